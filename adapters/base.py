@@ -1,0 +1,110 @@
+"""The adapter interface: how ctl talks to a kind of infrastructure.
+
+A *provider* (``local``, ``random``, ``aws`` …) is a package-level object found through the
+``ctl.adapters`` entry-point group; it owns a set of *resource types* and *data sources*. The engine
+only ever calls the methods below, always from a worker thread of the apply walker, so
+implementations must be thread-safe across different resources (one client per provider
+configuration is shared by all of its resources).
+
+Contracts every resource type keeps (the shared contract suite in ``tests/adapters`` checks them):
+
+* ``read`` returns ``None`` when the object is gone — never raises for "not found".
+* ``create`` returns the full attribute dict, computed attributes included.
+* ``delete`` of an object that is already gone succeeds (deletes are idempotent).
+* Errors a user can act on are raised as ``AdapterError`` (a ``CtlError``) with the resource address.
+* Cloud SDKs are imported inside ``configure`` or the operations, never at module import, so that
+  ``ctl --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import CtlError
+
+
+class AdapterError(CtlError):
+    """An operation on a real object failed; the message says which object and what to do."""
+
+
+@dataclass
+class AdapterContext:
+    """What an operation may use: the configured provider client, paths, and a cancel flag."""
+
+    provider_config: dict[str, Any]
+    client: Any = None  # whatever Provider.configure returned; shared by the provider's resources
+    workdir: Path = field(default_factory=Path.cwd)  # the configuration directory
+    address: str = ""  # the resource address the operation is for (for error messages)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+class ResourceType:
+    """Base class for a managed resource type or (with ``mode = "data"``) a data source.
+
+    Subclasses set the class attributes and override the operations they support.
+    ``schema`` is a JSON Schema (draft 2020-12) of the *arguments* (``properties``; ``required``)
+    plus the computed attributes. Nested blocks are arrays of objects, as in Terraform's state.
+    """
+
+    name: str = ""
+    mode: str = "managed"  # "managed" | "data"
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    computed: frozenset[str] = frozenset()  # attributes the adapter sets (unknown until apply)
+    replace_on: frozenset[str] = frozenset()  # argument names whose change forces replacement
+    sensitive: frozenset[str] = frozenset()  # attributes that are always sensitive
+    schema_version: int = 0
+    id_attribute: str = "id"
+
+    def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
+        """Fill in computed attributes of a planned object.
+
+        Default: on create every computed attribute not given in configuration is unknown; on
+        update computed attributes keep their prior values. Override when a computed value can
+        be known at plan time or changes with an update.
+        """
+        from engine.lang.values import UNKNOWN
+
+        out = dict(planned)
+        for attr in self.computed:
+            if out.get(attr) is not None:
+                continue
+            out[attr] = UNKNOWN if prior is None else prior.get(attr)
+        return out
+
+    def read(self, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
+        """Refresh: the object's current attributes, or None when it no longer exists."""
+        return attrs
+
+    def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
+        raise AdapterError(f"{self.name} cannot be created", address=ctx.address)
+
+    def update(self, ctx: AdapterContext, prior: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
+        raise AdapterError(f"{self.name} cannot be updated in place", address=ctx.address)
+
+    def delete(self, ctx: AdapterContext, prior: dict[str, Any]) -> None:
+        return None
+
+    def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
+        raise AdapterError(f"{self.name} does not support import", address=ctx.address)
+
+
+@dataclass
+class Provider:
+    """A family of resource types, registered under the ``ctl.adapters`` entry-point group."""
+
+    name: str  # local name, e.g. "aws"; resource types are prefixed "<name>_"
+    source: str  # e.g. "registry.terraform.io/hashicorp/aws" (written into state as Terraform does)
+    resources: dict[str, ResourceType] = field(default_factory=dict)
+    data_sources: dict[str, ResourceType] = field(default_factory=dict)
+    config_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+
+    def configure(self, config: dict[str, Any], workdir: Path) -> Any:
+        """Build the client shared by this provider's resources (SDK imports belong here)."""
+        return None
+
+    def state_name(self) -> str:
+        """The ``provider`` string Terraform writes into state: ``provider["<source>"]``."""
+        return f'provider["{self.source}"]'

@@ -1,0 +1,214 @@
+"""One error model for everything a user can cause.
+
+Every failure a user can trigger (bad configuration, a held lock, a stale plan, a cloud error) is a
+``CtlError``. It carries what the CLI needs to print one short, useful message — a summary, optional
+detail and hint, where it happened (a source range or a resource address) and the process exit
+code — so the CLI has exactly one error boundary and never shows a traceback by accident.
+Several problems found in one run travel together as a ``DiagnosticsError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The process exit codes: public API that CI scripts depend on."""
+
+    OK = 0
+    ERROR = 1
+    CHANGES_PRESENT = 2
+    POLICY_DENIED = 3
+    LOCK_HELD = 4
+    USAGE = 64
+    INTERRUPTED = 130
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A position in a source file: 1-based line and column, 0-based byte offset."""
+
+    line: int
+    column: int
+    byte: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRange:
+    """Where something is written; printed as ``file:line:col``."""
+
+    filename: str
+    start: Pos
+    end: Pos
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.start.line}:{self.start.column}"
+
+    def to_json(self) -> dict:
+        return {
+            "filename": self.filename,
+            "start": {"line": self.start.line, "column": self.start.column, "byte": self.start.byte},
+            "end": {"line": self.end.line, "column": self.end.column, "byte": self.end.byte},
+        }
+
+    def sort_key(self) -> tuple[str, int, int]:
+        return (self.filename, self.start.line, self.start.column)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem (or warning) found in a run, in the shape ``validate --json`` reports."""
+
+    severity: str  # "error" | "warning"
+    summary: str
+    detail: str = ""
+    range: SourceRange | None = None
+    address: str | None = None
+    hint: str = ""
+    snippet: str | None = None
+
+    def sort_key(self) -> tuple[int, str, int, int, str]:
+        if self.range is not None:
+            return (0, *self.range.sort_key(), self.summary)
+        return (1, self.address or "", 0, 0, self.summary)
+
+    def location(self) -> str:
+        """``file:line:col`` or the resource address, whichever is known."""
+        if self.range is not None:
+            return str(self.range)
+        return self.address or ""
+
+    def to_json(self) -> dict:
+        out: dict = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
+        if self.address:
+            out["address"] = self.address
+        if self.range is not None:
+            out["range"] = self.range.to_json()
+        if self.snippet is not None:
+            out["snippet"] = {"code": self.snippet}
+        return out
+
+
+class CtlError(Exception):
+    """Base of every error a user can cause; carries its own message, location and exit code."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(
+        self,
+        summary: str,
+        *,
+        detail: str = "",
+        hint: str = "",
+        range: SourceRange | None = None,
+        address: str | None = None,
+        snippet: str | None = None,
+        exit_code: ExitCode | None = None,
+    ) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.detail = detail
+        self.hint = hint
+        self.range = range
+        self.address = address
+        self.snippet = snippet
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        where = str(self.range) if self.range else (self.address or "")
+        return f"{where}: {self.summary}" if where else self.summary
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [
+            Diagnostic(
+                severity="error",
+                summary=self.summary,
+                detail=self.detail,
+                range=self.range,
+                address=self.address,
+                hint=self.hint,
+                snippet=self.snippet,
+            )
+        ]
+
+
+class DiagnosticsError(CtlError):
+    """Several problems found in one run, reported together, sorted by position."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        diags = sorted(diagnostics, key=lambda d: d.sort_key())
+        first = next((d for d in diags if d.severity == "error"), diags[0] if diags else None)
+        super().__init__(
+            first.summary if first else "invalid configuration",
+            detail=first.detail if first else "",
+            hint=first.hint if first else "",
+            range=first.range if first else None,
+            address=first.address if first else None,
+        )
+        self._diagnostics = diags
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return list(self._diagnostics)
+
+
+class UsageError(CtlError):
+    """The command line itself is wrong (exit 64, never click's 2, which means 'changes present')."""
+
+    exit_code = ExitCode.USAGE
+
+
+class LockHeld(CtlError):
+    """Somebody else holds the state lock."""
+
+    exit_code = ExitCode.LOCK_HELD
+
+
+class PolicyDenied(CtlError):
+    """A mandatory policy failed."""
+
+    exit_code = ExitCode.POLICY_DENIED
+
+
+class Interrupted(CtlError):
+    """The run was stopped by SIGINT/SIGTERM after persisting what it had."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+
+@dataclass
+class Diagnostics:
+    """Collects problems so a run can report all of them at once instead of stopping at the first."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, summary: str, **kw: object) -> None:
+        self.items.append(Diagnostic("error", summary, **kw))  # type: ignore[arg-type]
+
+    def warning(self, summary: str, **kw: object) -> None:
+        self.items.append(Diagnostic("warning", summary, **kw))  # type: ignore[arg-type]
+
+    def add(self, err: CtlError) -> None:
+        self.items.extend(err.diagnostics())
+
+    def extend(self, diags: Iterable[Diagnostic]) -> None:
+        self.items.extend(diags)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.items)
+
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "warning"]
+
+    def raise_if_errors(self) -> None:
+        if self.has_errors:
+            raise DiagnosticsError(self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items, key=lambda d: d.sort_key())

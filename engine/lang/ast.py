@@ -1,0 +1,242 @@
+"""Syntax tree of the expression language, independent of the parser that produced it.
+
+HCL source (through tree-sitter), ``*.tf.json`` and YAML strings (templates) all become these
+nodes, so one evaluator serves every input syntax. Every node carries its source range, which is
+what lets an error point at ``file:line:col``. Template strip markers (``~``) are applied by the
+parser, so the evaluator never sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    rng: SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class Literal(Expr):
+    """A constant: null, bool, number or string."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class AttrStep:
+    """``.name`` in a traversal."""
+
+    name: str
+    rng: SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStep:
+    """``[key]`` in a traversal (also the legacy ``.0`` form)."""
+
+    key: Expr
+    rng: SourceRange
+
+
+Step = AttrStep | IndexStep
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeTraversal(Expr):
+    """A name looked up in scope followed by steps: ``var.x``, ``aws_s3_bucket.a[0].arn``, ``each.key``."""
+
+    root: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeTraversal(Expr):
+    """Steps applied to the result of another expression: ``f(x)[0].y``, ``(var.m).k``."""
+
+    source: Expr
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Splat(Expr):
+    """``source[*].a.b`` (full) or ``source.*.a`` (attribute-only): apply ``each`` to every element.
+
+    A non-list, non-null source is treated as a one-element list; null gives an empty list.
+    """
+
+    source: Expr
+    each: tuple[Step, ...]
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCall(Expr):
+    name: str
+    args: tuple[Expr, ...]
+    expand_final: bool  # f(a, b...) — the last argument is a list spread into arguments
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional(Expr):
+    cond: Expr
+    true: Expr
+    false: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryOp(Expr):
+    """``op`` is one of ``+ - * / % == != < <= > >= && ||``."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp(Expr):
+    """``op`` is ``-`` or ``!``."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class TupleCons(Expr):
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectItem:
+    """``key = value``; a bare identifier key is already a ``Literal`` string."""
+
+    key: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectCons(Expr):
+    items: tuple[ObjectItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForExpr(Expr):
+    """``[for k, v in coll : value if cond]`` or ``{for k, v in coll : key => value... if cond}``.
+
+    ``key_expr`` is None for the tuple form. ``key_var`` is None when only one variable is named
+    (it then binds the value). ``group`` is the ``...`` grouping mode of the object form.
+    """
+
+    key_var: str | None
+    value_var: str
+    collection: Expr
+    key_expr: Expr | None
+    value_expr: Expr
+    cond: Expr | None
+    group: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateIf:
+    cond: Expr
+    then: tuple[TemplatePart, ...]
+    otherwise: tuple[TemplatePart, ...]
+    rng: SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFor:
+    key_var: str | None
+    value_var: str
+    collection: Expr
+    body: tuple[TemplatePart, ...]
+    rng: SourceRange
+
+
+# A template part is literal text (str), an interpolated expression, or a directive.
+TemplatePart = str | Expr | TemplateIf | TemplateFor
+
+
+@dataclass(frozen=True, slots=True)
+class Template(Expr):
+    """A string template; the result is always a string."""
+
+    parts: tuple[TemplatePart, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateWrap(Expr):
+    """A template that is exactly one interpolation (``"${x}"``): yields ``x`` unconverted."""
+
+    inner: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Parens(Expr):
+    """``(expr)``: kept so an object key in parentheses is evaluated, not taken literally."""
+
+    inner: Expr
+
+
+def walk(node: Any):  # noqa: ANN201 - generator of every Expr below (and including) node
+    """Yield every expression node in the tree, depth first."""
+    if isinstance(node, Expr):
+        yield node
+    if isinstance(node, Literal):
+        return
+    if isinstance(node, ScopeTraversal | RelativeTraversal | Splat):
+        if isinstance(node, RelativeTraversal | Splat):
+            yield from walk(node.source)
+        steps = node.each if isinstance(node, Splat) else node.steps
+        for s in steps:
+            if isinstance(s, IndexStep):
+                yield from walk(s.key)
+    elif isinstance(node, FunctionCall):
+        for a in node.args:
+            yield from walk(a)
+    elif isinstance(node, Conditional):
+        yield from walk(node.cond)
+        yield from walk(node.true)
+        yield from walk(node.false)
+    elif isinstance(node, BinaryOp):
+        yield from walk(node.left)
+        yield from walk(node.right)
+    elif isinstance(node, UnaryOp):
+        yield from walk(node.operand)
+    elif isinstance(node, TupleCons):
+        for i in node.items:
+            yield from walk(i)
+    elif isinstance(node, ObjectCons):
+        for it in node.items:
+            yield from walk(it.key)
+            yield from walk(it.value)
+    elif isinstance(node, ForExpr):
+        yield from walk(node.collection)
+        if node.key_expr is not None:
+            yield from walk(node.key_expr)
+        yield from walk(node.value_expr)
+        if node.cond is not None:
+            yield from walk(node.cond)
+    elif isinstance(node, Template):
+        for p in node.parts:
+            yield from _walk_part(p)
+    elif isinstance(node, TemplateWrap | Parens):
+        yield from walk(node.inner)
+
+
+def _walk_part(p: TemplatePart):  # noqa: ANN202
+    if isinstance(p, str):
+        return
+    if isinstance(p, TemplateIf):
+        yield from walk(p.cond)
+        for x in (*p.then, *p.otherwise):
+            yield from _walk_part(x)
+    elif isinstance(p, TemplateFor):
+        yield from walk(p.collection)
+        for x in p.body:
+            yield from _walk_part(x)
+    else:
+        yield from walk(p)

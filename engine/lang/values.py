@@ -1,0 +1,225 @@
+"""The runtime value model of the expression language.
+
+Values are plain Python data so that evaluating tens of thousands of resources stays cheap:
+``None`` (null), ``bool``, ``int``/``float`` (number), ``str``, ``list`` (tuple/list/set) and ``dict``
+(object/map). Two wrappers add what plain data cannot say:
+
+* ``Unknown`` — a value that is only known after apply (a computed attribute, ``timestamp()``
+  during plan). Any operation with an unknown operand yields an unknown result; collections may hold
+  unknown elements while their shape is known.
+* ``Marked`` — a value carrying marks, today only ``"sensitive"``. The mark survives every
+  operation: an operator or function with a marked operand returns a marked result, so secrets are
+  masked in every output that shows them.
+
+``bool`` is checked before numbers everywhere, because in Python ``True`` is an ``int``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SENSITIVE = "sensitive"
+
+
+class Unknown:
+    """A value not known until apply. ``type_hint`` is a type name when one is known, else None."""
+
+    __slots__ = ("type_hint",)
+
+    def __init__(self, type_hint: str | None = None) -> None:
+        self.type_hint = type_hint
+
+    def __repr__(self) -> str:
+        return "(known after apply)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unknown)
+
+    def __hash__(self) -> int:
+        return hash("ctl-unknown")
+
+
+UNKNOWN = Unknown()
+
+
+class Marked:
+    """A value with marks (``{"sensitive"}``); never nested directly inside another Marked."""
+
+    __slots__ = ("marks", "value")
+
+    def __init__(self, value: Any, marks: frozenset[str] = frozenset({SENSITIVE})) -> None:
+        if isinstance(value, Marked):
+            marks = marks | value.marks
+            value = value.value
+        self.value = value
+        self.marks = marks
+
+    def __repr__(self) -> str:
+        return "(sensitive value)" if SENSITIVE in self.marks else f"Marked({self.value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Marked) and other.value == self.value and other.marks == self.marks
+
+    def __hash__(self) -> int:
+        return hash(("ctl-marked", repr(self.value)))
+
+
+def is_unknown(v: Any) -> bool:
+    """True when ``v`` itself (not something inside it) is unknown; looks through marks."""
+    if isinstance(v, Marked):
+        v = v.value
+    return isinstance(v, Unknown)
+
+
+def contains_unknown(v: Any) -> bool:
+    """True when ``v`` or anything inside it is unknown."""
+    if isinstance(v, Unknown):
+        return True
+    if isinstance(v, Marked):
+        return contains_unknown(v.value)
+    if isinstance(v, list):
+        return any(contains_unknown(x) for x in v)
+    if isinstance(v, dict):
+        return any(contains_unknown(x) for x in v.values())
+    return False
+
+
+def mark(v: Any, marks: frozenset[str] = frozenset({SENSITIVE})) -> Any:
+    """Add marks to ``v`` (no-op for empty marks)."""
+    if not marks:
+        return v
+    return Marked(v, marks)
+
+
+def unmark(v: Any) -> tuple[Any, frozenset[str]]:
+    """Strip the marks on ``v`` itself (not inside it); returns (value, marks)."""
+    if isinstance(v, Marked):
+        return v.value, v.marks
+    return v, frozenset()
+
+
+def is_marked(v: Any) -> bool:
+    """True when ``v`` or anything inside it carries a mark."""
+    if isinstance(v, Marked):
+        return True
+    if isinstance(v, list):
+        return any(is_marked(x) for x in v)
+    if isinstance(v, dict):
+        return any(is_marked(x) for x in v.values())
+    return False
+
+
+def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
+    """Remove every mark inside ``v``; returns (plain value, union of all marks found)."""
+    if isinstance(v, Marked):
+        inner, marks = deep_unmark(v.value)
+        return inner, marks | v.marks
+    if isinstance(v, list):
+        if not any(is_marked(x) for x in v):
+            return v, frozenset()
+        out_l = []
+        acc: frozenset[str] = frozenset()
+        for x in v:
+            ux, m = deep_unmark(x)
+            out_l.append(ux)
+            acc |= m
+        return out_l, acc
+    if isinstance(v, dict):
+        if not any(is_marked(x) for x in v.values()):
+            return v, frozenset()
+        out_d = {}
+        acc = frozenset()
+        for k, x in v.items():
+            ux, m = deep_unmark(x)
+            out_d[k] = ux
+            acc |= m
+        return out_d, acc
+    return v, frozenset()
+
+
+Path = tuple[str | int, ...]
+
+
+def unmark_paths(v: Any, prefix: Path = ()) -> tuple[Any, list[Path]]:
+    """Remove marks and report the path of every sensitive value (for state/plan ``*_sensitive``)."""
+    if isinstance(v, Marked):
+        inner, _ = deep_unmark(v.value)
+        return inner, [prefix] if SENSITIVE in v.marks else []
+    if isinstance(v, list):
+        out_l, paths = [], []
+        for i, x in enumerate(v):
+            ux, p = unmark_paths(x, (*prefix, i))
+            out_l.append(ux)
+            paths.extend(p)
+        return out_l, paths
+    if isinstance(v, dict):
+        out_d, paths = {}, []
+        for k, x in v.items():
+            ux, p = unmark_paths(x, (*prefix, k))
+            out_d[k] = ux
+            paths.extend(p)
+        return out_d, paths
+    return v, []
+
+
+def apply_paths(v: Any, paths: list[Path], marks: frozenset[str] = frozenset({SENSITIVE})) -> Any:
+    """Re-mark the values at ``paths`` (the inverse of ``unmark_paths``, used when reading state)."""
+    for path in paths:
+        v = _mark_at(v, list(path), marks)
+    return v
+
+
+def _mark_at(v: Any, path: list[str | int], marks: frozenset[str]) -> Any:
+    if not path:
+        return Marked(v, marks)
+    head, rest = path[0], path[1:]
+    if isinstance(v, dict) and head in v:
+        out = dict(v)
+        out[head] = _mark_at(v[head], rest, marks)  # type: ignore[index]
+        return out
+    if isinstance(v, list) and isinstance(head, int) and 0 <= head < len(v):
+        out_l = list(v)
+        out_l[head] = _mark_at(v[head], rest, marks)
+        return out_l
+    return v
+
+
+def normalize_number(n: int | float) -> int | float:
+    """Integral floats become ints so ``10/2`` prints as ``5`` like Terraform, not ``5.0``."""
+    if isinstance(n, float) and n.is_integer() and abs(n) < 2**63:
+        return int(n)
+    return n
+
+
+def type_name(v: Any) -> str:
+    """The Terraform-style type name of a value, for error messages and ``type()``."""
+    if isinstance(v, Marked):
+        return type_name(v.value)
+    if v is None:
+        return "null"
+    if isinstance(v, Unknown):
+        return v.type_hint or "dynamic"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "tuple"
+    if isinstance(v, dict):
+        return "object"
+    return type(v).__name__
+
+
+def to_display(v: Any) -> Any:
+    """A JSON-safe copy with secrets masked and unknowns spelled out (for logs and messages)."""
+    if isinstance(v, Marked):
+        return "(sensitive value)" if SENSITIVE in v.marks else to_display(v.value)
+    if isinstance(v, Unknown):
+        return "(known after apply)"
+    if isinstance(v, list):
+        return [to_display(x) for x in v]
+    if isinstance(v, dict):
+        return {k: to_display(x) for k, x in v.items()}
+    return v
