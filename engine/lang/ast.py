@@ -181,7 +181,7 @@ class Parens(Expr):
     inner: Expr
 
 
-def walk(node: Any):  # noqa: ANN201 - generator of every Expr below (and including) node
+def walk(node: Any):
     """Yield every expression node in the tree, depth first."""
     if isinstance(node, Expr):
         yield node
@@ -227,7 +227,7 @@ def walk(node: Any):  # noqa: ANN201 - generator of every Expr below (and includ
         yield from walk(node.inner)
 
 
-def _walk_part(p: TemplatePart):  # noqa: ANN202
+def _walk_part(p: TemplatePart):
     if isinstance(p, str):
         return
     if isinstance(p, TemplateIf):

@@ -1,0 +1,246 @@
+"""Operators of the expression language and the scalar coercions they share with type conversion.
+
+Kept apart from the tree walker so the rules (HCL's: numeric strings are numbers for arithmetic,
+no truthiness, structural equality, a remainder with the sign of the dividend) live in one place
+and ``types.convert`` applies exactly the same string/number/bool coercions as the operators do.
+
+Operands reach these functions already evaluated; failures raise ``OperandError``, which knows
+only which operand was wrong — the evaluator turns it into an ``EvalError`` pointing at that
+operand's source range.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from decimal import Context, Decimal
+from typing import Any
+
+from engine.lang.values import Unknown, deep_unmark, mark, normalize_number, unmark
+
+_NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+class OperandError(Exception):
+    """An operator was given an unsuitable operand; ``side`` is "left", "right" or "" (both/none)."""
+
+    def __init__(self, summary: str, detail: str, side: str = "") -> None:
+        super().__init__(f"{summary}: {detail}")
+        self.summary = summary
+        self.detail = detail
+        self.side = side
+
+
+def parse_number(s: str) -> int | float | None:
+    """The number a string spells, or None; strict (no spaces, no hex) like Terraform."""
+    if not _NUMBER_RE.fullmatch(s):
+        return None
+    if "." in s or "e" in s or "E" in s:
+        return normalize_number(float(s))
+    return int(s)
+
+
+def format_number(n: int | float) -> str:
+    """A number as Terraform prints it in strings: ``1``, ``1.5``, never ``1.0`` or ``1e+20``."""
+    if isinstance(n, float):
+        if math.isnan(n) or math.isinf(n):
+            return str(n)
+        if n.is_integer():
+            return str(int(n))
+        text = repr(n)
+        if "e" in text or "E" in text:
+            text = format(Decimal(text), "f")
+        return text
+    return str(n)
+
+
+def to_number(v: Any) -> int | float | None:
+    """``v`` (unmarked, known) as a number, converting numeric strings; None when it is not one."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return v
+    if isinstance(v, str):
+        return parse_number(v)
+    return None
+
+
+def to_bool(v: Any) -> bool | None:
+    """``v`` (unmarked, known) as a bool, accepting only "true"/"false" strings; else None."""
+    if isinstance(v, bool):
+        return v
+    if v == "true":
+        return True
+    if v == "false":
+        return False
+    return None
+
+
+def scalar_to_string(v: Any) -> str | None:
+    """A string, number or bool as a string (how it appears in a template); None otherwise."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return format_number(v)
+    return None
+
+
+def equals(a: Any, b: Any) -> bool | Unknown:
+    """Structural equality of two unmarked values; unknown when the answer depends on an unknown.
+
+    ``1 == 1.0`` holds, ``"1" == 1`` and ``true == 1`` do not (no conversion, unlike arithmetic).
+    """
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return Unknown("bool")
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float):
+        return isinstance(b, int | float) and a == b
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return _all_equal(zip(a, b, strict=True))
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or a.keys() != b.keys():
+            return False
+        return _all_equal((a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _all_equal(pairs: Any) -> bool | Unknown:
+    """Element-wise equality: any definite difference wins over an unknown element."""
+    unknown = False
+    for x, y in pairs:
+        r = equals(x, y)
+        if r is False:
+            return False
+        if isinstance(r, Unknown):
+            unknown = True
+    return Unknown("bool") if unknown else True
+
+
+def _number_operand(v: Any, side: str) -> int | float | Unknown:
+    if isinstance(v, Unknown):
+        return v
+    n = to_number(v)
+    if n is None:
+        raise OperandError(
+            "Invalid operand", f"Unsuitable value for {side} operand: a number is required.", side
+        )
+    return n
+
+
+def _remainder(a: int | float, b: int | float) -> int | float:
+    """``a % b`` with the sign of the dividend (``-5 % 3 == -2``), as Terraform computes it."""
+    if isinstance(a, int) and isinstance(b, int):
+        r = abs(a) % abs(b)
+        return -r if a < 0 else r
+    return math.fmod(a, b)
+
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "%": _remainder,
+}
+_DECIMAL = Context(prec=40)
+
+
+def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
+    """Integers stay exact; anything fractional goes through decimal so ``0.1 + 0.2`` is ``0.3``.
+
+    Terraform computes with arbitrary-precision decimals; doing the same for the few fractional
+    operations keeps results (and therefore plans) identical to what users expect.
+    """
+    if type(a) is int and type(b) is int and op != "/":
+        return _ARITH[op](a, b)
+    if op == "%" or not (math.isfinite(a) and math.isfinite(b)):
+        return normalize_number(_ARITH[op](a, b))
+    da = Decimal(repr(a)) if isinstance(a, float) else Decimal(a)
+    db = Decimal(repr(b)) if isinstance(b, float) else Decimal(b)
+    fn = {"+": _DECIMAL.add, "-": _DECIMAL.subtract, "*": _DECIMAL.multiply, "/": _DECIMAL.divide}[op]
+    r = fn(da, db)
+    if r == r.to_integral_value() and (abs(r) < 2**63 or (type(a) is int and type(b) is int)):
+        return int(r)
+    return float(r)
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+ARITHMETIC_OPS = frozenset(_ARITH)
+COMPARISON_OPS = frozenset(_COMPARE)
+EQUALITY_OPS = frozenset({"==", "!="})
+LOGICAL_OPS = frozenset({"&&", "||"})
+
+
+def binary(op: str, left: Any, right: Any) -> Any:
+    """Apply an arithmetic, comparison or equality operator, propagating unknowns and marks.
+
+    Operand types are checked before unknowns are considered, so ``"abc" + unknown`` is still an
+    error at plan time rather than a surprise at apply time.
+    """
+    if op in EQUALITY_OPS:
+        ua, ma = deep_unmark(left)
+        ub, mb = deep_unmark(right)
+        r = equals(ua, ub)
+        if op == "!=" and not isinstance(r, Unknown):
+            r = not r
+        return mark(r, ma | mb)
+    a, ma = unmark(left)
+    b, mb = unmark(right)
+    na = _number_operand(a, "left")
+    nb = _number_operand(b, "right")
+    if op in _ARITH:
+        if isinstance(na, Unknown) or isinstance(nb, Unknown):
+            result: Any = Unknown("number")
+        else:
+            if op in ("/", "%") and nb == 0:
+                raise OperandError(
+                    "Operation failed", "Error during operation: can't divide by zero.", "right"
+                )
+            result = _arithmetic(op, na, nb)
+    elif op in _COMPARE:
+        if isinstance(na, Unknown) or isinstance(nb, Unknown):
+            result = Unknown("bool")
+        else:
+            result = _COMPARE[op](na, nb)
+    else:
+        raise OperandError("Unsupported operator", f'The operator "{op}" is not supported.')
+    return mark(result, ma | mb)
+
+
+def bool_operand(v: Any, side: str) -> bool | Unknown:
+    """An unmarked operand of ``&&``, ``||`` or ``!``: a bool (or "true"/"false"), never truthiness."""
+    if isinstance(v, Unknown):
+        return v
+    b = to_bool(v)
+    if b is None:
+        raise OperandError(
+            "Invalid operand", f"Unsuitable value for {side} operand: a bool is required.", side
+        )
+    return b
+
+
+def unary(op: str, operand: Any) -> Any:
+    """``-x`` (number) or ``!x`` (bool), propagating unknowns and marks."""
+    v, marks = unmark(operand)
+    if op == "-":
+        n = _number_operand(v, "unary")
+        result: Any = Unknown("number") if isinstance(n, Unknown) else normalize_number(-n)
+    elif op == "!":
+        b = bool_operand(v, "unary")
+        result = Unknown("bool") if isinstance(b, Unknown) else not b
+    else:
+        raise OperandError("Unsupported operator", f'The operator "{op}" is not supported.')
+    return mark(result, marks)

@@ -1,0 +1,395 @@
+"""Type constraints (``variable { type = ... }``) and Terraform's rules for converting values to them.
+
+A constraint is parsed once from the expression tree (never by evaluating it: ``list(string)`` is
+syntax, not a function call) and then applied to every value a user supplies. Conversion is
+lenient the way Terraform is (``"5"`` becomes a number, ``true`` becomes ``"true"``, a tuple becomes
+a list), fills optional attributes with their defaults, and otherwise fails with a message naming
+the exact place inside the value that is wrong, so a user can find it in a large tfvars file.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import CtlError, SourceRange
+from engine.lang import ast
+from engine.lang.eval import EvalContext, evaluate
+from engine.lang.operators import parse_number, scalar_to_string, to_bool
+from engine.lang.values import Marked, Unknown, contains_unknown, deep_unmark, mark, normalize_number, unmark
+
+
+class Type:
+    """Base of every type constraint; ``str()`` prints it in Terraform syntax."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Primitive(Type):
+    name: str  # "string" | "number" | "bool"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Any_(Type):
+    """The ``any`` keyword: the value's own type is kept."""
+
+    def __str__(self) -> str:
+        return "any"
+
+
+@dataclass(frozen=True)
+class ListType(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"list({self.elem})"
+
+
+@dataclass(frozen=True)
+class SetType(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"set({self.elem})"
+
+
+@dataclass(frozen=True)
+class MapType(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"map({self.elem})"
+
+
+@dataclass(frozen=True)
+class TupleType(Type):
+    elems: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return f"tuple([{', '.join(str(e) for e in self.elems)}])"
+
+
+@dataclass(frozen=True)
+class ObjectType(Type):
+    """``attrs`` maps every attribute to its type; ``optional`` maps the optional ones to their
+    default value (already converted to the attribute's type), or None when there is none."""
+
+    attrs: dict[str, Type]
+    optional: dict[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.attrs.items(), key=lambda kv: kv[0])))
+
+    def __str__(self) -> str:
+        parts = []
+        for name in sorted(self.attrs):
+            t = str(self.attrs[name])
+            if name in self.optional:
+                default = self.optional[name]
+                t = f"optional({t})" if default is None else f"optional({t}, {_literal(default)})"
+            parts.append(f"{name}={t}")
+        return f"object({{{', '.join(parts)}}})"
+
+
+STRING = Primitive("string")
+NUMBER = Primitive("number")
+BOOL = Primitive("bool")
+ANY = Any_()
+
+
+def _literal(v: Any) -> str:
+    """A default value written the way it would appear in configuration."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {_literal(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_literal(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+class TypeConstraintError(CtlError):
+    """A ``type = ...`` argument is not a valid type constraint."""
+
+
+class ConversionError(CtlError):
+    """A value does not fit a type; ``path`` (``["a"][0]``) says where inside the value."""
+
+    def __init__(self, message: str, path: str = "", *, range: SourceRange | None = None) -> None:
+        super().__init__(f"{path}: {message}" if path else message, range=range)
+        self.message = message
+        self.path = path
+
+
+# --- parsing type constraints --------------------------------------------------------------------
+
+_KEYWORDS: dict[str, Type] = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
+_COLLECTIONS: dict[str, Callable[[Type], Type]] = {"list": ListType, "set": SetType, "map": MapType}
+
+
+def _invalid(expr: ast.Expr, detail: str, hint: str = "") -> TypeConstraintError:
+    return TypeConstraintError("Invalid type specification", detail=detail, hint=hint, range=expr.rng)
+
+
+def parse_type(expr: ast.Expr) -> Type:
+    """The type constraint written as ``expr`` (the value of a ``type`` argument)."""
+    t = type(expr)
+    if t is ast.Parens:
+        return parse_type(expr.inner)  # type: ignore[attr-defined]
+    if t is ast.ScopeTraversal and not expr.steps:  # type: ignore[attr-defined]
+        return _parse_keyword(expr)  # type: ignore[arg-type]
+    if t is ast.FunctionCall:
+        return _parse_call(expr)  # type: ignore[arg-type]
+    if t in (ast.Literal, ast.Template, ast.TemplateWrap):
+        raise TypeConstraintError(
+            "Invalid quoted type constraints",
+            detail="Type constraints are written as keywords and type constructors, not strings.",
+            hint="Remove the quotes, e.g. type = string or type = list(string).",
+            range=expr.rng,
+        )
+    raise _invalid(
+        expr,
+        "A type is a keyword (string, number, bool, any) or a type constructor such as list(string).",
+    )
+
+
+def _parse_keyword(expr: ast.ScopeTraversal) -> Type:
+    name = expr.root
+    if name in _KEYWORDS:
+        return _KEYWORDS[name]
+    if name in _COLLECTIONS:
+        raise _invalid(
+            expr, f'The "{name}" type needs its element type.', hint=f"Write {name}(any) or {name}(string)."
+        )
+    if name in ("object", "tuple", "optional"):
+        raise _invalid(expr, f'The "{name}" type constructor needs an argument.')
+    raise _invalid(expr, f'The keyword "{name}" is not a valid type.')
+
+
+def _single_arg(expr: ast.FunctionCall) -> ast.Expr:
+    if expr.expand_final or len(expr.args) != 1:
+        raise _invalid(expr, f'The "{expr.name}" type constructor takes exactly one argument.')
+    return expr.args[0]
+
+
+def _parse_call(expr: ast.FunctionCall) -> Type:
+    name = expr.name
+    if name in _COLLECTIONS:
+        return _COLLECTIONS[name](parse_type(_single_arg(expr)))
+    if name == "object":
+        return _parse_object(_single_arg(expr))
+    if name == "tuple":
+        arg = _single_arg(expr)
+        if not isinstance(arg, ast.TupleCons):
+            raise _invalid(
+                arg, "The tuple type constructor requires a list of element types: tuple([string, number])."
+            )
+        return TupleType(tuple(parse_type(e) for e in arg.items))
+    if name == "optional":
+        raise _invalid(expr, 'The keyword "optional" is valid only as a modifier for object type attributes.')
+    raise _invalid(expr, f'Keyword "{name}" is not a valid type constructor.')
+
+
+def _attr_name(key: ast.Expr) -> str | None:
+    if isinstance(key, ast.Literal) and isinstance(key.value, str):
+        return key.value
+    if isinstance(key, ast.ScopeTraversal) and not key.steps:
+        return key.root
+    return None
+
+
+def _parse_object(arg: ast.Expr) -> ObjectType:
+    if not isinstance(arg, ast.ObjectCons):
+        raise _invalid(
+            arg, "The object type constructor requires an object of attribute types: object({name = string})."
+        )
+    attrs: dict[str, Type] = {}
+    optional: dict[str, Any] = {}
+    for item in arg.items:
+        name = _attr_name(item.key)
+        if name is None:
+            raise _invalid(item.key, "Object type attribute names must be plain identifiers.")
+        if name in attrs:
+            raise _invalid(item.key, f'The attribute "{name}" is declared more than once.')
+        value = item.value
+        if isinstance(value, ast.FunctionCall) and value.name == "optional":
+            attrs[name], optional[name] = _parse_optional(value)
+        else:
+            attrs[name] = parse_type(value)
+    return ObjectType(attrs, optional)
+
+
+def _parse_optional(expr: ast.FunctionCall) -> tuple[Type, Any]:
+    """``optional(T)`` or ``optional(T, default)``; the default is a constant, converted to ``T`` now."""
+    if expr.expand_final or not 1 <= len(expr.args) <= 2:
+        raise _invalid(expr, 'The "optional" modifier takes a type and, optionally, a default value.')
+    t = parse_type(expr.args[0])
+    if len(expr.args) == 1:
+        return t, None
+    default_expr = expr.args[1]
+    raw = evaluate(default_expr, EvalContext({}, functions={}))
+    try:
+        return t, convert(raw, t)
+    except ConversionError as e:
+        raise TypeConstraintError(
+            "Invalid default value for optional attribute",
+            detail=f"The default value does not fit {t}: {e.summary}.",
+            range=default_expr.rng,
+        ) from None
+
+
+# --- converting values ---------------------------------------------------------------------------
+
+
+def convert(value: Any, t: Type, *, path: str = "") -> Any:
+    """``value`` converted to type ``t`` by Terraform's rules; raises ``ConversionError``.
+
+    null fits every type, unknown values stay unknown (carrying the type as a hint), and marks
+    are kept where they were.
+    """
+    if type(value) is Marked:
+        return Marked(convert(value.value, t, path=path), value.marks)
+    if value is None:
+        return None
+    if isinstance(value, Unknown):
+        return value if isinstance(t, Any_) else Unknown(str(t))
+    return _CONVERTERS[type(t)](value, t, path)
+
+
+def _key_path(path: str, key: str | int) -> str:
+    return f"{path}[{json.dumps(key)}]"
+
+
+def _to_primitive(v: Any, t: Primitive, path: str) -> Any:
+    if t.name == "string":
+        s = scalar_to_string(v)
+        if s is None:
+            raise ConversionError("string required", path)
+        return s
+    if t.name == "number":
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return normalize_number(v)
+        if isinstance(v, str):
+            n = parse_number(v)
+            if n is None:
+                raise ConversionError("a number is required", path)
+            return n
+        raise ConversionError("number required", path)
+    b = to_bool(v)
+    if b is None:
+        raise ConversionError("a bool is required" if isinstance(v, str) else "bool required", path)
+    return b
+
+
+def _to_any(v: Any, t: Any_, path: str) -> Any:
+    return v
+
+
+def _elements(v: Any, t: ListType | SetType, path: str) -> list:
+    kind = "list" if isinstance(t, ListType) else "set"
+    if not isinstance(v, list):
+        raise ConversionError(f"{kind} of {t.elem} required", path)
+    if isinstance(t.elem, Any_):
+        return _unify(v, path, kind)
+    return [convert(x, t.elem, path=_key_path(path, i)) for i, x in enumerate(v)]
+
+
+def _unify(items: list, path: str, kind: str) -> list:
+    """Elements of ``list(any)``/``map(any)`` share one type: mixed strings and numbers or bools
+    all become strings, as Terraform does; numbers mixed with bools cannot be unified."""
+    kinds = set()
+    for x in items:
+        u, _ = unmark(x)
+        if isinstance(u, bool):
+            kinds.add("bool")
+        elif isinstance(u, int | float):
+            kinds.add("number")
+        elif isinstance(u, str):
+            kinds.add("string")
+        elif u is not None and not isinstance(u, Unknown):
+            return items  # structural elements are kept as they are
+    if len(kinds) < 2:
+        return items
+    if "string" not in kinds:
+        raise ConversionError(f"all {kind} elements must have the same type", path)
+    return [convert(x, STRING, path=path) for x in items]
+
+
+def _to_list(v: Any, t: ListType, path: str) -> list:
+    return _elements(v, t, path)
+
+
+def _set_sort_key(v: Any) -> tuple:
+    u, _ = deep_unmark(v)
+    if isinstance(u, bool):
+        return (2, u)
+    if isinstance(u, int | float):
+        return (0, u)
+    if isinstance(u, str):
+        return (1, u)
+    return (3, json.dumps(u, sort_keys=True, default=repr))
+
+
+def _to_set(v: Any, t: SetType, path: str) -> list:
+    """Sets are lists in the value model: sorted and without duplicates (unknowns go last)."""
+    known: dict[tuple, Any] = {}
+    unknown = []
+    for x in _elements(v, t, path):
+        if contains_unknown(x):
+            unknown.append(x)
+            continue
+        key = _set_sort_key(x)
+        if key in known:
+            known[key] = mark(known[key], unmark(x)[1])
+        else:
+            known[key] = x
+    return [known[k] for k in sorted(known)] + unknown
+
+
+def _to_map(v: Any, t: MapType, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise ConversionError(f"map of {t.elem} required", path)
+    if isinstance(t.elem, Any_):
+        keys = list(v)
+        return dict(zip(keys, _unify([v[k] for k in keys], path, "map"), strict=True))
+    return {k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}
+
+
+def _to_object(v: Any, t: ObjectType, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise ConversionError("object required", path)
+    out: dict[str, Any] = {}
+    for name, at in t.attrs.items():
+        given = v.get(name)
+        if given is None and name in t.optional:
+            default = t.optional[name]
+            out[name] = copy.deepcopy(default)
+        elif name in v:
+            out[name] = convert(given, at, path=_key_path(path, name))
+        else:
+            raise ConversionError(f'attribute "{name}" is required', path)
+    return out
+
+
+def _to_tuple(v: Any, t: TupleType, path: str) -> list:
+    if not isinstance(v, list):
+        raise ConversionError("tuple required", path)
+    if len(v) != len(t.elems):
+        raise ConversionError(f"a tuple of {len(t.elems)} elements is required, got {len(v)}", path)
+    return [convert(x, et, path=_key_path(path, i)) for i, (x, et) in enumerate(zip(v, t.elems, strict=True))]
+
+
+_CONVERTERS: dict[type, Callable[[Any, Any, str], Any]] = {
+    Primitive: _to_primitive,
+    Any_: _to_any,
+    ListType: _to_list,
+    SetType: _to_set,
+    MapType: _to_map,
+    ObjectType: _to_object,
+    TupleType: _to_tuple,
+}
