@@ -1,5 +1,111 @@
-"""Entry point of the ``ctl`` command (filled in by the CLI modules)."""
+"""The ``ctl`` command: global options, command registration and the one error boundary.
 
+``app`` is what the console script calls. It runs the Typer application without click's own
+error handling so that every failure maps to ctl's exit codes: a usage error exits 64 (click's 2
+would read as "changes present" to CI scripts), a ``CtlError`` prints one short message and exits
+with its code, and only ``CTL_LOG=debug`` shows a traceback for an unexpected crash.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
 import typer
 
-app = typer.Typer(name="ctl", no_args_is_help=True)
+from cli import output
+from cli.common import remember_args
+from cli.state import GlobalOptions
+from engine.errors import CtlError, ExitCode
+from engine.version import VERSION
+
+typer_app = typer.Typer(
+    name="ctl",
+    help="Declarative infrastructure: plan and apply Terraform-style HCL/YAML configurations.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"ctl {VERSION}\n")
+        raise typer.Exit(0)
+
+
+@typer_app.callback()
+def _global(
+    ctx: typer.Context,
+    chdir: Path = typer.Option(Path("."), "--chdir", "-C", help="Configuration directory (like Terraform's -chdir)."),
+    no_color: bool = typer.Option(False, "--no-color", help="Plain output without colour."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Declarative infrastructure: plan and apply Terraform-style HCL/YAML configurations.
+
+    Example: ctl --chdir infra validate
+    """
+    root = chdir if chdir.is_absolute() else Path.cwd() / chdir
+    ctx.obj = GlobalOptions(root=root.resolve(), no_color=no_color or bool(os.environ.get("CTL_NO_COLOR")))
+    output.configure(no_color=ctx.obj.no_color, root=ctx.obj.root)
+
+
+def _register() -> None:
+    from cli import graph_cmd, validate_cmd
+
+    validate_cmd.register(typer_app)
+    graph_cmd.register(typer_app)
+
+
+_register()
+
+
+class _App:
+    """Runs the Typer app under ctl's error boundary and exit-code contract."""
+
+    def __call__(self, args: list[str] | None = None) -> None:
+        code = run(args)
+        sys.exit(code)
+
+
+def run(args: list[str] | None = None) -> int:
+    """Run ``ctl`` with ``args`` and return its exit code (never raises for user errors)."""
+    command = typer.main.get_command(typer_app)
+    remember_args(list(sys.argv[1:] if args is None else args))
+    try:
+        rv = command.main(args=args, prog_name="ctl", standalone_mode=False)
+        return int(rv) if isinstance(rv, int) else 0
+    except CtlError as err:
+        output.print_error(err)
+        return int(err.exit_code)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.UsageError as exc:
+        output.stderr().print(f"[bold red]Usage error:[/] {click.utils.escape(exc.format_message()) if hasattr(click.utils, 'escape') else exc.format_message()}")
+        if exc.ctx is not None:
+            sys.stderr.write(f"Run '{exc.ctx.command_path} --help' for usage.\n")
+        return int(ExitCode.USAGE)
+    except click.Abort:
+        sys.stderr.write("\nInterrupted.\n")
+        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted.\n")
+        return int(ExitCode.INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        return int(ExitCode.ERROR)
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+    except Exception as exc:  # the last line of defence: one line unless CTL_LOG=debug
+        if os.environ.get("CTL_LOG", "").lower() == "debug":
+            raise
+        sys.stderr.write(f"Error: internal error: {type(exc).__name__}: {exc}\n"
+                         "Run again with CTL_LOG=debug to see the traceback, and please report it.\n")
+        return int(ExitCode.ERROR)
+
+
+app = _App()

@@ -1,0 +1,68 @@
+"""Options shared by several commands (variables, input) and small helpers around them."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import typer
+
+from engine.config.model import Variable
+
+VAR_HELP = "Set a root module variable: NAME=VALUE (repeatable; later wins)."
+VAR_FILE_HELP = "Read variable values from a .tfvars or .tfvars.json file (repeatable)."
+
+_raw_args: list[str] = []
+
+
+def remember_args(args: list[str]) -> None:
+    """Keep the raw command line so --var and --var-file can be applied in the order given."""
+    _raw_args[:] = args
+
+
+def ordered_var_args(vars_: list[str] | None, var_files: list[str] | None) -> list[tuple[str, str]]:
+    """``--var``/``--var-file`` in command-line order (click groups them by option)."""
+    vars_ = list(vars_ or [])
+    files = list(var_files or [])
+    out: list[tuple[str, str]] = []
+    args = _raw_args
+    i = 0
+    while i < len(args):
+        a = args[i]
+        for flag, kind, pool in (("--var-file", "var-file", files), ("--var", "var", vars_)):
+            value = None
+            if a == flag and i + 1 < len(args):
+                value = args[i + 1]
+                i += 1
+            elif a.startswith(flag + "="):
+                value = a[len(flag) + 1 :]
+            if value is not None and value in pool:
+                pool.remove(value)
+                out.append((kind, value))
+                break
+        i += 1
+    out += [("var-file", f) for f in files] + [("var", v) for v in vars_]
+    return out
+
+
+def input_enabled(flag: bool | None) -> bool:
+    """Prompting is off with --input=false, CTL_INPUT=false, CI set, or stdin not a terminal."""
+    if flag is False:
+        return False
+    env = os.environ.get("CTL_INPUT", os.environ.get("TF_INPUT", ""))
+    if env.lower() in ("0", "false", "no"):
+        return False
+    if os.environ.get("CI"):
+        return False
+    return sys.stdin.isatty()
+
+
+def prompt_variable(var: Variable) -> str:
+    desc = f" ({var.description})" if var.description else ""
+    return str(typer.prompt(f"var.{var.name}{desc}", hide_input=var.sensitive))
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")

@@ -1,0 +1,1 @@
+"""Applying a plan: running its operations concurrently in dependency order."""

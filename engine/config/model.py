@@ -1,0 +1,181 @@
+"""The configuration model: what a module declares, independent of the syntax it was written in.
+
+Values here are still unevaluated expressions (``engine.lang.ast``): evaluation needs variable
+values, state and the dependency order, which later stages provide. Every construct keeps its
+source range so every later error can point back at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.config.syntax import Attribute, Block, Body
+from engine.errors import SourceRange
+from engine.lang.ast import Expr
+from engine.lang.types import Type
+
+
+@dataclass(slots=True)
+class Validation:
+    condition: Expr
+    error_message: Expr
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class Variable:
+    name: str
+    rng: SourceRange
+    type: Type | None = None
+    default: Expr | None = None
+    description: str = ""
+    sensitive: bool = False
+    nullable: bool = True
+    validations: list[Validation] = field(default_factory=list)
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(slots=True)
+class Local:
+    name: str
+    expr: Expr
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class Condition:
+    """A ``precondition``/``postcondition`` block."""
+
+    condition: Expr
+    error_message: Expr
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class Output:
+    name: str
+    expr: Expr
+    rng: SourceRange
+    sensitive: bool = False
+    description: str = ""
+    depends_on: list[Expr] = field(default_factory=list)
+    preconditions: list[Condition] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Lifecycle:
+    create_before_destroy: bool = False
+    prevent_destroy: bool = False
+    ignore_changes: list[str] | str = field(default_factory=list)  # attribute names, or "all"
+    replace_triggered_by: list[Expr] = field(default_factory=list)
+    preconditions: list[Condition] = field(default_factory=list)
+    postconditions: list[Condition] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Resource:
+    """A ``resource`` or ``data`` block (before ``count``/``for_each`` expansion)."""
+
+    mode: str  # "managed" | "data"
+    type: str
+    name: str
+    body: Body  # the arguments: attributes and nested blocks (meta-arguments removed)
+    rng: SourceRange
+    type_rng: SourceRange
+    count: Attribute | None = None
+    for_each: Attribute | None = None
+    provider: tuple[str, str | None] | None = None  # (local name, alias)
+    provider_rng: SourceRange | None = None
+    depends_on: list[Expr] = field(default_factory=list)
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    provisioners: list[Block] = field(default_factory=list)
+    connection: Block | None = None
+
+    @property
+    def address(self) -> str:
+        """``aws_s3_bucket.logs`` / ``data.local_file.x`` (relative to its module)."""
+        prefix = "data." if self.mode == "data" else ""
+        return f"{prefix}{self.type}.{self.name}"
+
+    @property
+    def provider_name(self) -> str:
+        """The local provider name this resource uses (explicit, or implied by its type prefix)."""
+        if self.provider is not None:
+            return self.provider[0]
+        return self.type.split("_", 1)[0]
+
+
+@dataclass(slots=True)
+class ModuleCall:
+    name: str
+    source: str
+    rng: SourceRange
+    source_rng: SourceRange
+    inputs: dict[str, Attribute] = field(default_factory=dict)
+    count: Attribute | None = None
+    for_each: Attribute | None = None
+    depends_on: list[Expr] = field(default_factory=list)
+    providers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ProviderConfig:
+    name: str
+    alias: str | None
+    body: Body
+    rng: SourceRange
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}.{self.alias}" if self.alias else self.name
+
+
+@dataclass(slots=True)
+class Moved:
+    from_addr: str
+    to_addr: str
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class Backend:
+    type: str
+    body: Body
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class RequiredProvider:
+    name: str
+    source: str
+    version: str
+    rng: SourceRange
+
+
+@dataclass(slots=True)
+class Module:
+    """One directory of configuration files: the root module or a child module."""
+
+    dir: Path
+    files: list[str] = field(default_factory=list)
+    variables: dict[str, Variable] = field(default_factory=dict)
+    locals: dict[str, Local] = field(default_factory=dict)
+    outputs: dict[str, Output] = field(default_factory=dict)
+    resources: dict[str, Resource] = field(default_factory=dict)  # keyed by address
+    module_calls: dict[str, ModuleCall] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)  # keyed "aws" / "aws.west"
+    moved: list[Moved] = field(default_factory=list)
+    backend: Backend | None = None
+    required_version: str | None = None
+    required_providers: dict[str, RequiredProvider] = field(default_factory=dict)
+    children: dict[str, Module] = field(default_factory=dict)  # module call name -> loaded module
+
+    def walk(self, path: tuple[str, ...] = ()):
+        """Every module in the tree with its call path (``()`` for the root)."""
+        yield path, self
+        for name, child in self.children.items():
+            yield from child.walk((*path, name))

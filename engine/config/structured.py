@@ -1,0 +1,177 @@
+"""``*.tf.json`` and YAML specs: Terraform's JSON configuration syntax, read with positions.
+
+Both formats are read through PyYAML's composer (the C one when available): it gives the line and
+column of every node, which ``json.load`` cannot, so errors inside JSON and YAML files point at the
+exact place too. JSON is first checked with ``json.loads`` so its syntax errors read as JSON errors.
+
+Terraform's JSON syntax does not mark which keys are nested blocks; the decoder passes a
+``BlockSchema`` saying so, and strings are templates (``"logs-${var.env}"``) unless the schema
+marks the attribute literal (a variable's ``default``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from engine.config.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
+from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from engine.lang import ast
+from engine.lang.hcl import parse_template
+from engine.lang.values import normalize_number
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OCTAL_LIKE = re.compile(r"^0[0-9]+$")
+
+
+def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
+    """Parse a ``*.tf.json`` file into a body; a JSON error names its line and column."""
+    text = src.decode("utf-8-sig")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        pos = Pos(exc.lineno, exc.colno, exc.pos)
+        raise DiagnosticsError(
+            [Diagnostic("error", f"Invalid JSON: {exc.msg}", range=SourceRange(filename, pos, pos))]
+        ) from None
+    return _parse_structured(text, filename, schema, what="JSON")
+
+
+def parse_yaml_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
+    """Parse a YAML spec (same structure as the JSON syntax) into a body."""
+    return _parse_structured(src.decode("utf-8-sig"), filename, schema, what="YAML")
+
+
+def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: str) -> Body:
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        pos = Pos(line, col, mark.index if mark else 0)
+        problem = exc.problem or exc.context or "syntax error"
+        raise DiagnosticsError(
+            [Diagnostic("error", f"Invalid {what}: {problem}", range=SourceRange(filename, pos, pos))]
+        ) from None
+    reader = _Reader(filename)
+    if root is None:
+        p = Pos(1, 1, 0)
+        return Body({}, [], SourceRange(filename, p, p))
+    if not isinstance(root, yaml.MappingNode):
+        raise reader.error(root, f"The top level of a {what} configuration must be an object")
+    return reader.body(root, schema)
+
+
+class _Reader:
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+
+    def rng(self, node: yaml.Node) -> SourceRange:
+        s, e = node.start_mark, node.end_mark
+        return SourceRange(
+            self.filename, Pos(s.line + 1, s.column + 1, s.index), Pos(e.line + 1, e.column + 1, e.index)
+        )
+
+    def error(self, node: yaml.Node, summary: str) -> DiagnosticsError:
+        return DiagnosticsError([Diagnostic("error", summary, range=self.rng(node))])
+
+    def body(self, node: yaml.Node, schema: BlockSchema) -> Body:
+        if not isinstance(node, yaml.MappingNode):
+            raise self.error(node, "A block body must be an object")
+        attributes: dict[str, Attribute] = {}
+        blocks: list[Block] = []
+        dupes: list[tuple[Attribute, Attribute]] = []
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key == "//":  # JSON syntax comments
+                continue
+            nested = schema.blocks.get(key)
+            if nested is not None:
+                labels, inner = nested
+                self._blocks(key, key_node, value_node, labels, inner, [], [], blocks)
+                continue
+            literal = key in schema.literal_attributes
+            attr = Attribute(key, self.expr(value_node, literal=literal), self._span(key_node, value_node), self.rng(key_node))
+            if key in attributes:
+                dupes.append((attributes[key], attr))
+            else:
+                attributes[key] = attr
+        return Body(attributes, blocks, self.rng(node), dupes)
+
+    def _span(self, first: yaml.Node, last: yaml.Node) -> SourceRange:
+        a, b = self.rng(first), self.rng(last)
+        return SourceRange(self.filename, a.start, b.end)
+
+    def _blocks(
+        self,
+        block_type: str,
+        type_node: yaml.Node,
+        node: yaml.Node,
+        labels_left: int,
+        schema: BlockSchema,
+        labels: list[str],
+        label_rngs: list[SourceRange],
+        out: list[Block],
+    ) -> None:
+        if labels_left > 0:
+            if not isinstance(node, yaml.MappingNode):
+                raise self.error(node, f'"{block_type}" needs an object keyed by its label')
+            for key_node, value_node in node.value:
+                self._blocks(
+                    block_type, type_node, value_node, labels_left - 1, schema,
+                    [*labels, str(key_node.value)], [*label_rngs, self.rng(key_node)], out,
+                )
+            return
+        bodies = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        header = label_rngs[-1] if label_rngs else self.rng(type_node)
+        for body_node in bodies:
+            out.append(Block(block_type, list(labels), self.body(body_node, schema), header, list(label_rngs)))
+
+    def expr(self, node: yaml.Node, *, literal: bool = False) -> ast.Expr:
+        rng = self.rng(node)
+        if isinstance(node, yaml.ScalarNode):
+            value = self.scalar(node)
+            if isinstance(value, str) and not literal:
+                col = rng.start.column + (1 if node.style in ('"', "'") else 0)
+                return parse_template(value, self.filename, rng.start.line, col)
+            return ast.Literal(rng, value)
+        if isinstance(node, yaml.SequenceNode):
+            return ast.TupleCons(rng, tuple(self.expr(n, literal=literal) for n in node.value))
+        if isinstance(node, yaml.MappingNode):
+            items = tuple(
+                ast.ObjectItem(ast.Literal(self.rng(k), str(k.value)), self.expr(v, literal=literal))
+                for k, v in node.value
+                if str(k.value) != "//"
+            )
+            return ast.ObjectCons(rng, items)
+        raise self.error(node, "Unsupported value")
+
+    @staticmethod
+    def scalar(node: yaml.ScalarNode) -> Any:
+        """YAML 1.2 core-schema scalars: only true/false are booleans, ``0644`` stays a string."""
+        raw = node.value
+        if node.style in ('"', "'", "|", ">"):
+            return raw
+        tag = node.tag.rsplit(":", 1)[-1]
+        if tag == "null" or raw in ("", "~"):
+            return None
+        if tag == "bool":
+            low = raw.lower()
+            return low == "true" if low in ("true", "false") else raw
+        if tag == "int" and not _OCTAL_LIKE.match(raw):
+            try:
+                return int(raw.replace("_", ""), 0)
+            except ValueError:
+                return raw
+        if tag == "float":
+            try:
+                return normalize_number(float(raw))
+            except ValueError:
+                return raw
+        return raw
+
+
+__all__ = ["EMPTY_SCHEMA", "parse_json_file", "parse_yaml_file"]

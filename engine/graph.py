@@ -1,0 +1,333 @@
+"""The static dependency graph of a configuration, and the order it is evaluated in.
+
+One node per declared thing per module (variable, local, output, resource, data source, module
+call, provider configuration); edges come from the references in its expressions and from
+``depends_on``. Instances (``count``/``for_each``) are expanded later, while walking in this order,
+because how many instances exist can itself depend on other nodes.
+
+Resolving references here is also where "Reference to undeclared …" errors come from, each with the
+position of the reference, and where a cycle is reported as ``a -> b -> a`` with the file:line of
+every reference on it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from engine.config.model import Module, Resource
+from engine.config.syntax import Body
+from engine.errors import Diagnostics, SourceRange
+from engine.lang import ast
+from engine.lang.eval import references
+
+ModPath = tuple[str, ...]
+
+# Node kinds
+VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER = (
+    "var", "local", "output", "resource", "modcall", "modout", "provider",
+)
+
+_CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Node:
+    path: ModPath
+    kind: str
+    name: str
+
+    def __str__(self) -> str:
+        prefix = "".join(f"module.{p}." for p in self.path)
+        if self.kind == RESOURCE:
+            return prefix + self.name
+        if self.kind == MODCALL:
+            return f"{prefix}module.{self.name}"
+        if self.kind == MODOUT:
+            return f"{prefix}module.{self.name} (outputs)"
+        if self.kind == PROVIDER:
+            return f"{prefix}provider.{self.name}"
+        return f"{prefix}{self.kind}.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    target: Node
+    rng: SourceRange | None  # where the reference is written (None for implicit edges)
+
+
+@dataclass
+class Graph:
+    nodes: dict[Node, object] = field(default_factory=dict)  # node -> its config object
+    deps: dict[Node, list[Edge]] = field(default_factory=dict)
+    modules: dict[ModPath, Module] = field(default_factory=dict)
+
+    def add(self, node: Node, obj: object) -> None:
+        self.nodes[node] = obj
+        self.deps.setdefault(node, [])
+
+    def depend(self, node: Node, target: Node, rng: SourceRange | None) -> None:
+        if target != node:
+            self.deps[node].append(Edge(target, rng))
+
+    def dependencies(self, node: Node) -> set[Node]:
+        return {e.target for e in self.deps.get(node, ())}
+
+    def order(self) -> list[Node]:
+        """Topological order (dependencies first), ties broken by name for stable output."""
+        indegree = {n: 0 for n in self.nodes}
+        users: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n, edges in self.deps.items():
+            for t in {e.target for e in edges}:
+                indegree[n] += 1
+                users[t].append(n)
+        ready = [n for n, d in indegree.items() if d == 0]
+        heapq.heapify(ready)
+        out: list[Node] = []
+        while ready:
+            n = heapq.heappop(ready)
+            out.append(n)
+            for u in users[n]:
+                indegree[u] -= 1
+                if indegree[u] == 0:
+                    heapq.heappush(ready, u)
+        return out
+
+    def find_cycle(self) -> list[tuple[Node, SourceRange | None]] | None:
+        """One cycle as [(node, where it references the next node), …], or None."""
+        color: dict[Node, int] = {}
+        for start in sorted(self.nodes):
+            if color.get(start):
+                continue
+            stack: list[tuple[Node, Iterator[Edge]]] = [(start, iter(self.deps[start]))]
+            path: list[Node] = [start]
+            via: list[SourceRange | None] = []
+            color[start] = 1
+            while stack:
+                node, it = stack[-1]
+                edge = next(it, None)
+                if edge is None:
+                    color[node] = 2
+                    stack.pop()
+                    path.pop()
+                    if via:
+                        via.pop()
+                    continue
+                t = edge.target
+                if color.get(t) == 1:
+                    i = path.index(t)
+                    cycle_nodes = path[i:]
+                    cycle_rngs = [*via[i:], edge.rng]
+                    return list(zip(cycle_nodes, cycle_rngs, strict=True))
+                if not color.get(t) and t in self.deps:
+                    color[t] = 1
+                    stack.append((t, iter(self.deps[t])))
+                    path.append(t)
+                    via.append(edge.rng)
+        return None
+
+
+def build_graph(root: Module, diags: Diagnostics) -> Graph:
+    """The dependency graph of the whole module tree; unresolved references become diagnostics."""
+    g = Graph()
+    for path, module in root.walk():
+        g.modules[path] = module
+        _add_module_nodes(g, path, module)
+    for path, module in root.walk():
+        _add_module_edges(g, path, module, diags)
+    cycle = g.find_cycle()
+    if cycle:
+        names = " -> ".join(str(n) for n, _ in cycle) + f" -> {cycle[0][0]}"
+        wheres = "; ".join(f"{n} refers to the next at {r}" for n, r in cycle if r is not None)
+        first_rng = next((r for _, r in cycle if r is not None), None)
+        diags.error(f"Cycle: {names}", detail=wheres, range=first_rng)
+    return g
+
+
+def _add_module_nodes(g: Graph, path: ModPath, module: Module) -> None:
+    for name, var in module.variables.items():
+        g.add(Node(path, VAR, name), var)
+    for name, local in module.locals.items():
+        g.add(Node(path, LOCAL, name), local)
+    for name, out in module.outputs.items():
+        g.add(Node(path, OUTPUT, name), out)
+    for addr, res in module.resources.items():
+        g.add(Node(path, RESOURCE, addr), res)
+    for name, call in module.module_calls.items():
+        g.add(Node(path, MODCALL, name), call)
+        g.add(Node(path, MODOUT, name), call)
+    for key, prov in module.providers.items():
+        g.add(Node(path, PROVIDER, key), prov)
+
+
+def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
+    resolver = _Resolver(g, path, module, diags)
+    for name, var in module.variables.items():
+        node = Node(path, VAR, name)
+        if path:  # a child module's variable gets its value from the call in the parent
+            g.depend(node, Node(path[:-1], MODCALL, path[-1]), None)
+        for v in var.validations:
+            # A validation may only refer to its own variable (Terraform's rule before 1.9).
+            resolver.link(node, [v.condition, v.error_message], allowed_roots=frozenset({"var"}))
+    for name, local in module.locals.items():
+        resolver.link(Node(path, LOCAL, name), [local.expr])
+    for name, out in module.outputs.items():
+        node = Node(path, OUTPUT, name)
+        exprs = [out.expr, *out.depends_on]
+        for c in out.preconditions:
+            exprs += [c.condition, c.error_message]
+        resolver.link(node, exprs)
+    for addr, res in module.resources.items():
+        node = Node(path, RESOURCE, addr)
+        resolver.link(node, _resource_exprs(res), bound=_dynamic_iterators(res.body), counted=res.count is not None,
+                      eached=res.for_each is not None)
+        prov = _provider_node(g, path, res)
+        if prov is not None:
+            g.depend(node, prov, None)
+    for name, call in module.module_calls.items():
+        call_node = Node(path, MODCALL, name)
+        exprs = [a.expr for a in call.inputs.values()] + list(call.depends_on)
+        exprs += [a.expr for a in (call.count, call.for_each) if a is not None]
+        resolver.link(call_node, exprs, counted=call.count is not None, eached=call.for_each is not None)
+        out_node = Node(path, MODOUT, name)
+        g.depend(out_node, call_node, None)
+        child = module.children.get(name)
+        if child is not None:
+            for out_name in child.outputs:
+                g.depend(out_node, Node((*path, name), OUTPUT, out_name), None)
+    for key, prov in module.providers.items():
+        resolver.link(Node(path, PROVIDER, key), [a.expr for a in prov.body.attributes.values()])
+
+
+def _provider_node(g: Graph, path: ModPath, res: Resource) -> Node | None:
+    """The provider configuration a resource uses: its module's own, else the nearest ancestor's."""
+    name = res.provider[0] if res.provider else res.provider_name
+    alias = res.provider[1] if res.provider else None
+    key = f"{name}.{alias}" if alias else name
+    p = path
+    while True:
+        node = Node(p, PROVIDER, key)
+        if node in g.nodes:
+            return node
+        if not p:
+            return None
+        p = p[:-1]
+
+
+def _resource_exprs(res: Resource) -> list[ast.Expr]:
+    exprs: list[ast.Expr] = list(_body_exprs(res.body))
+    exprs += [a.expr for a in (res.count, res.for_each) if a is not None]
+    exprs += res.depends_on
+    lc = res.lifecycle
+    exprs += lc.replace_triggered_by
+    for c in (*lc.preconditions, *lc.postconditions):
+        exprs += [c.condition, c.error_message]
+    return exprs
+
+
+def _body_exprs(body: Body) -> Iterable[ast.Expr]:
+    for attr in body.attributes.values():
+        yield attr.expr
+    for block in body.blocks:
+        yield from _body_exprs(block.body)
+
+
+def _dynamic_iterators(body: Body) -> frozenset[str]:
+    """Names bound by ``dynamic`` blocks (the label, or ``iterator = name``) anywhere in a body."""
+    names: set[str] = set()
+    for block in body.blocks:
+        if block.type == "dynamic" and block.labels:
+            it = block.body.attr("iterator")
+            name = block.labels[0]
+            if it is not None and isinstance(it.expr, ast.ScopeTraversal):
+                name = it.expr.root
+            names.add(name)
+        names |= _dynamic_iterators(block.body)
+    return frozenset(names)
+
+
+class _Resolver:
+    """Turns the references of expressions in one module into graph edges, or into errors."""
+
+    def __init__(self, g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
+        self.g, self.path, self.module, self.diags = g, path, module, diags
+        self.where = "module." + ".module.".join(path) if path else "the root module"
+
+    def link(
+        self,
+        node: Node,
+        exprs: Iterable[ast.Expr],
+        *,
+        bound: frozenset[str] = frozenset(),
+        allowed_roots: frozenset[str] | None = None,
+        counted: bool = False,
+        eached: bool = False,
+    ) -> None:
+        for expr in exprs:
+            for ref in references(expr):
+                if ref.root in bound:
+                    continue
+                if allowed_roots is not None and ref.root not in allowed_roots:
+                    self.diags.error(
+                        "Invalid reference in variable validation",
+                        detail="A validation condition may only refer to the variable being validated.",
+                        range=ref.rng,
+                    )
+                    continue
+                target = self.resolve(ref, counted=counted, eached=eached)
+                if target is not None:
+                    self.g.depend(node, target, ref.rng)
+
+    def resolve(self, ref: object, *, counted: bool, eached: bool) -> Node | None:
+        root: str = ref.root  # type: ignore[attr-defined]
+        parts: tuple = ref.parts  # type: ignore[attr-defined]
+        rng: SourceRange = ref.rng  # type: ignore[attr-defined]
+        m, path, err = self.module, self.path, self.diags.error
+        first = parts[0] if parts and isinstance(parts[0], str) else None
+        if root in _CONTEXT_ROOTS:
+            if root == "count" and not counted:
+                err('Reference to "count" in non-counted context',
+                    detail='"count.index" is only available in blocks that set "count".', range=rng)
+            elif root == "each" and not eached:
+                err('Reference to "each" in context without for_each',
+                    detail='"each.key" and "each.value" are only available in blocks that set "for_each".', range=rng)
+            return None
+        if root == "var":
+            if first is None or first not in m.variables:
+                err(f'Reference to undeclared input variable "{first}"',
+                    detail=f'An input variable with the name "{first}" has not been declared in {self.where}.',
+                    range=rng)
+                return None
+            return Node(path, VAR, first)
+        if root == "local":
+            if first is None or first not in m.locals:
+                err(f'Reference to undeclared local value "{first}"',
+                    detail=f'A local value with the name "{first}" has not been declared in {self.where}.', range=rng)
+                return None
+            return Node(path, LOCAL, first)
+        if root == "module":
+            if first is None or first not in m.module_calls:
+                err(f'Reference to undeclared module "{first}"',
+                    detail=f'No module call named "{first}" is declared in {self.where}.', range=rng)
+                return None
+            return Node(path, MODOUT, first)
+        if root == "data":
+            second = parts[1] if len(parts) > 1 and isinstance(parts[1], str) else None
+            addr = f"data.{first}.{second}"
+            if first is None or second is None or addr not in m.resources:
+                err(f'Reference to undeclared resource "{addr}"',
+                    detail=f'A data resource "{first}" "{second}" has not been declared in {self.where}.', range=rng)
+                return None
+            return Node(path, RESOURCE, addr)
+        if first is None:
+            err("Invalid reference",
+                detail=f'"{root}" is not a known name; a resource reference needs its type and name, like '
+                       f'"{root}.example".', range=rng)
+            return None
+        addr = f"{root}.{first}"
+        if addr not in m.resources:
+            err(f'Reference to undeclared resource "{addr}"',
+                detail=f'A managed resource "{root}" "{first}" has not been declared in {self.where}.', range=rng)
+            return None
+        return Node(path, RESOURCE, addr)

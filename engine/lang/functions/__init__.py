@@ -1,0 +1,17 @@
+"""The built-in function library of the expression language (Terraform's functions, same results).
+
+The evaluator needs only this surface::
+
+    call_function(name, args, ctx)  -> value      # raises FunctionError
+    function_names()                -> frozenset   # includes the special forms try/can
+    arity(name)                     -> (min, max or None)
+
+Functions are grouped by family in sibling modules (``numeric``, ``strings``, ``collections``, …);
+``registry`` collects them and applies the rules every function shares (unknowns, sensitive
+marks, error wording).
+"""
+
+from engine.lang.functions._core import FunctionContext, FunctionError
+from engine.lang.functions.registry import arity, call_function, function_names
+
+__all__ = ["FunctionContext", "FunctionError", "arity", "call_function", "function_names"]

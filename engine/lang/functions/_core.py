@@ -1,0 +1,111 @@
+"""The pieces every function family shares: the public error and context types, and the spec record.
+
+Function bodies never build user-facing messages about *which* function or parameter failed: they
+raise the small internal ``ArgError`` (a bad argument, by index) or ``CallError`` (the call as a whole
+failed), and ``registry.call_function`` turns those into one ``FunctionError`` worded the same way
+for every function. That keeps the ~120 function bodies short and the messages consistent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import CtlError
+
+
+class FunctionError(CtlError):
+    """A function call a user wrote failed; ``arg_index`` (0-based) says which argument was bad, if any."""
+
+    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: object) -> None:
+        super().__init__(summary, **kw)  # type: ignore[arg-type]
+        self.arg_index = arg_index
+
+
+@dataclass
+class FunctionContext:
+    """What a function may know about the world outside its arguments.
+
+    File functions resolve relative paths against ``base_dir`` (the working directory of the run,
+    as Terraform resolves them against the current directory) and refuse anything that resolves
+    outside it, so a configuration cannot read arbitrary files from the machine running it.
+    """
+
+    base_dir: Path
+    module_dir: Path
+    plan_mode: bool = False
+    plan_timestamp: str = ""
+    render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)
+
+
+class ArgError(Exception):
+    """Internal: argument ``index`` (0-based) is unacceptable for the reason in ``message``."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.message = message
+
+
+class CallError(Exception):
+    """Internal: the call failed for a reason not tied to one argument."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+Impl = Callable[[list, FunctionContext], object]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSpec:
+    """One function: its body, parameter names (for messages) and how it treats unknown/marked values.
+
+    ``unknown_ok`` functions receive arguments that may contain ``Unknown`` and decide themselves
+    (``length`` of a list of unknowns is known). ``raw`` functions also receive marked arguments
+    untouched, because their whole job is marks (``sensitive``, ``nonsensitive``).
+    """
+
+    name: str
+    impl: Impl
+    params: tuple[str, ...]
+    variadic: str | None
+    min_args: int
+    max_args: int | None
+    unknown_ok: bool = False
+    raw: bool = False
+
+    def param_name(self, index: int) -> str:
+        if index < len(self.params):
+            return self.params[index]
+        return self.variadic or f"arg{index + 1}"
+
+
+def fn(
+    impl: Impl,
+    *params: str,
+    optional: tuple[str, ...] = (),
+    variadic: str | None = None,
+    min_variadic: int = 0,
+    unknown_ok: bool = False,
+    raw: bool = False,
+) -> Callable[[str], FunctionSpec]:
+    """Declare a function compactly; the registry supplies the name when it collects the tables."""
+    min_args = len(params) + (min_variadic if variadic else 0)
+    max_args = None if variadic else len(params) + len(optional)
+
+    def build(name: str) -> FunctionSpec:
+        return FunctionSpec(
+            name=name,
+            impl=impl,
+            params=params + optional,
+            variadic=variadic,
+            min_args=min_args,
+            max_args=max_args,
+            unknown_ok=unknown_ok,
+            raw=raw,
+        )
+
+    return build

@@ -1,0 +1,54 @@
+"""JSON text exactly as Terraform's ``jsonencode`` writes it (also used by ``format("%#v")``).
+
+Compact separators, object keys in lexical order, non-ASCII characters kept as UTF-8, and
+``<``, ``>``, ``&``, U+2028, U+2029 escaped as ``\\u003c`` etc. Numbers never use an exponent
+(``1e21`` is written in full), which Python's encoder would otherwise do. The fast C encoder is
+used whenever no number needs that special spelling, which is the common case.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.lang.functions._args import num_to_str
+
+_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def _needs_slow_path(v: Any) -> bool:
+    """True when a float inside ``v`` would be spelled with an exponent by Python."""
+    if isinstance(v, float):
+        text = repr(v)
+        return "e" in text or "n" in text or text.endswith(".0")
+    if isinstance(v, list):
+        return any(_needs_slow_path(x) for x in v)
+    if isinstance(v, dict):
+        return any(_needs_slow_path(x) for x in v.values())
+    return False
+
+
+def _encode_slow(v: Any) -> str:
+    if v is None or isinstance(v, bool | str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, int | float):
+        return num_to_str(v)
+    if isinstance(v, list):
+        return "[" + ",".join(_encode_slow(x) for x in v) + "]"
+    if isinstance(v, dict):
+        items = sorted(v.items())
+        return (
+            "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _encode_slow(x) for k, x in items) + "}"
+        )
+    raise TypeError(f"cannot encode {type(v).__name__} as JSON")
+
+
+def encode(v: Any) -> str:
+    """Terraform-compatible minified JSON for a plain (unmarked, known) value."""
+    if _needs_slow_path(v):
+        text = _encode_slow(v)
+    else:
+        text = json.dumps(v, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text.translate(_ESCAPES)

@@ -1,0 +1,59 @@
+"""Path confinement for every function that touches the filesystem.
+
+A configuration may read files that belong to it and nothing else: a relative path resolves
+against ``FunctionContext.base_dir`` (the run's working directory, as Terraform resolves against
+the current directory), and the *resolved* path — after ``..`` and symlinks — must stay inside
+``base_dir``. Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a symlink planted in a module
+could leak secrets into plans and state.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.lang.functions._core import ArgError, FunctionContext
+
+
+def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
+    """The real, absolute path for ``path``; refused when it leaves the configuration directory."""
+    if path == "":
+        raise ArgError(i, "path must not be empty")
+    if "\x00" in path:
+        raise ArgError(i, "path must not contain NUL characters")
+    p = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
+    base = Path(os.path.realpath(ctx.base_dir))
+    full = Path(os.path.realpath(p if p.is_absolute() else base / p))
+    if full != base and base not in full.parents:
+        raise ArgError(i, f'path "{path}" is outside the configuration directory')
+    return full
+
+
+def read_bytes(path: str, i: int, ctx: FunctionContext) -> bytes:
+    """The contents of a regular file inside the configuration directory."""
+    full = resolve(path, i, ctx)
+    if full.is_dir():
+        raise ArgError(i, f'"{path}" is a directory, not a file')
+    try:
+        return full.read_bytes()
+    except FileNotFoundError as exc:
+        raise ArgError(
+            i,
+            f'no file exists at "{path}"; this function works only with files that are part of the '
+            "configuration, not files created while applying it",
+        ) from exc
+    except OSError as exc:
+        raise ArgError(i, f'failed to read "{path}": {exc.strerror}') from exc
+
+
+def read_text(path: str, i: int, ctx: FunctionContext) -> str:
+    """UTF-8 file contents; other encodings must go through filebase64 instead."""
+    raw = read_bytes(path, i, ctx)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArgError(
+            i,
+            f'contents of "{path}" are not valid UTF-8; use filebase64 to read it as Base64 or '
+            "filesha256 and similar to hash it",
+        ) from exc

@@ -1,0 +1,164 @@
+"""YAML in and out the way Terraform's ``yamldecode``/``yamlencode`` do it, on top of PyYAML.
+
+Decoding follows YAML 1.2's core schema rather than PyYAML's YAML 1.1 defaults: only ``true`` and
+``false`` are booleans (``yes``, ``on`` and ``no`` stay strings, which matters for Kubernetes and
+CI files), ``0o17`` is octal while ``017`` is decimal, and dates stay strings. Cyclic aliases, tags
+outside the core set and multiple documents are errors. Encoding writes block style with every
+string double-quoted and keys sorted, byte-for-byte like Terraform's examples.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import re
+from typing import Any
+
+import yaml
+
+from engine.lang.functions._args import num_to_str
+from engine.lang.values import normalize_number
+
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+class YamlError(ValueError):
+    """The text is not YAML this language can represent."""
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with the YAML 1.2 core schema's implicit types instead of YAML 1.1's."""
+
+
+_Loader.yaml_implicit_resolvers = {}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+
+
+def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+    return loader.construct_scalar(node).lower() == "true"  # type: ignore[union-attr]
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    text = str(loader.construct_scalar(node))  # type: ignore[arg-type]
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text)
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
+    text = str(loader.construct_scalar(node)).lower()  # type: ignore[arg-type]
+    if "inf" in text or "nan" in text:
+        raise YamlError(f"cannot represent {text!r}: numbers must be finite")
+    return normalize_number(float(text))
+
+
+def _construct_binary(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    raw = yaml.SafeLoader.construct_yaml_binary(loader, node)  # type: ignore[arg-type]
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)  # type: ignore[arg-type]
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.UTC)
+        text = value.isoformat()
+        return text.replace("+00:00", "Z")
+    return f"{value.isoformat()}T00:00:00Z"
+
+
+def _unsupported(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise YamlError(f'unsupported tag "{node.tag}"')
+
+
+_Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+_Loader.add_constructor(None, _unsupported)  # type: ignore[arg-type]
+
+
+def _key_text(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if k is None:
+        return "null"
+    if isinstance(k, int | float):
+        return num_to_str(k)
+    raise YamlError("mapping keys must be strings, numbers, booleans or null")
+
+
+def _plain(v: Any, active: set[int]) -> Any:
+    """Convert PyYAML's result to the value model, refusing self-referencing structures."""
+    if isinstance(v, list | dict):
+        if id(v) in active:
+            raise YamlError("cannot refer to an anchor from inside its own definition")
+        active.add(id(v))
+        try:
+            if isinstance(v, list):
+                return [_plain(x, active) for x in v]
+            return {_key_text(k): _plain(x, active) for k, x in v.items()}
+        finally:
+            active.discard(id(v))
+    return v
+
+
+def decode(text: str) -> Any:
+    """Parse one YAML document into plain values."""
+    try:
+        docs = list(yaml.load_all(text, Loader=_Loader))
+    except YamlError:
+        raise
+    except yaml.YAMLError as exc:
+        raise YamlError(str(exc).replace("\n", " ")) from exc
+    if len(docs) > 1:
+        raise YamlError("only one YAML document is allowed")
+    return _plain(docs[0], set()) if docs else None
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, double-quoted strings, no anchors/aliases for repeated objects."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+
+
+def _represent_float(dumper: yaml.SafeDumper, data: float) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:float", num_to_str(data))
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(float, _represent_float)
+
+
+def encode(v: Any) -> str:
+    """YAML text for a plain value, ending with a newline."""
+    text = yaml.dump(
+        v,
+        Dumper=_Dumper,
+        default_flow_style=False,
+        sort_keys=True,
+        allow_unicode=True,
+        width=1 << 30,
+    )
+    if text.endswith("\n...\n"):
+        text = text[: -len("...\n")]
+    return text

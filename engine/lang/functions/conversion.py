@@ -1,0 +1,139 @@
+"""Type conversion and sensitivity functions: issensitive nonsensitive sensitive tobool tolist tomap
+tonumber toset tostring type.
+
+The ``to*`` functions pass ``null`` through unchanged and convert only where Terraform's
+conversion rules allow it (``tonumber("5")`` works, ``tostring([])`` does not).
+``sensitive``/``nonsensitive``/``issensitive`` are the only functions that see marks: for every
+other function the registry removes marks before the call and puts them back on the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.lang.functions._args import describe, make_set, parse_number, unify, want_str
+from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.values import (
+    SENSITIVE,
+    UNKNOWN,
+    Unknown,
+    contains_unknown,
+    deep_unmark,
+    mark,
+)
+
+
+def _sensitive(a: list, _c: FunctionContext) -> object:
+    plain, marks = deep_unmark(a[0])
+    return mark(plain, marks | {SENSITIVE})
+
+
+def _nonsensitive(a: list, _c: FunctionContext) -> object:
+    plain, marks = deep_unmark(a[0])
+    return mark(plain, marks - {SENSITIVE})
+
+
+def _issensitive(a: list, _c: FunctionContext) -> object:
+    plain, marks = deep_unmark(a[0])
+    if SENSITIVE in marks:
+        return True
+    return UNKNOWN if contains_unknown(plain) else False
+
+
+def _tobool(a: list, _c: FunctionContext) -> bool | None:
+    v = a[0]
+    if v is None or isinstance(v, bool):
+        return v
+    if v in ("true", "false"):
+        return v == "true"
+    if isinstance(v, str):
+        raise ArgError(0, f'cannot convert "{v}" to bool; only the strings "true" or "false" are allowed')
+    raise ArgError(0, f"cannot convert {describe(v)} to bool")
+
+
+def _tonumber(a: list, _c: FunctionContext) -> int | float | None:
+    v = a[0]
+    if v is None or (isinstance(v, int | float) and not isinstance(v, bool)):
+        return v
+    if isinstance(v, str):
+        n = parse_number(v)
+        if n is None:
+            raise ArgError(
+                0, f'cannot convert "{v}" to number; the string must be a decimal representation of a number'
+            )
+        return n
+    raise ArgError(0, f"cannot convert {describe(v)} to number")
+
+
+def _tostring(a: list, _c: FunctionContext) -> str | None:
+    v = a[0]
+    if v is None:
+        return None
+    if isinstance(v, list | dict):
+        raise ArgError(0, f"cannot convert {describe(v)} to string")
+    return want_str(v, 0)
+
+
+def _tolist(a: list, _c: FunctionContext) -> object:
+    v = a[0]
+    if v is None or isinstance(v, Unknown):
+        return v
+    if not isinstance(v, list):
+        raise ArgError(0, f"cannot convert {describe(v)} to list")
+    return unify(list(v), 0)
+
+
+def _toset(a: list, _c: FunctionContext) -> list | None:
+    v = a[0]
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise ArgError(0, f"cannot convert {describe(v)} to set")
+    return make_set(v, 0)
+
+
+def _tomap(a: list, _c: FunctionContext) -> object:
+    v = a[0]
+    if v is None or isinstance(v, Unknown):
+        return v
+    if not isinstance(v, dict):
+        raise ArgError(0, f"cannot convert {describe(v)} to map")
+    keys = list(v)
+    return dict(zip(keys, unify([v[k] for k in keys], 0), strict=True))
+
+
+def type_string(v: Any) -> str:
+    """The type of ``v`` the way the console prints it, on one line: ``tuple([string, number])``."""
+    if isinstance(v, Unknown):
+        return v.type_hint or "dynamic"
+    if v is None:
+        return "dynamic"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "tuple([" + ", ".join(type_string(x) for x in v) + "])"
+    if isinstance(v, dict):
+        return "object({" + ", ".join(f"{k}: {type_string(v[k])}" for k in sorted(v)) + "})"
+    return describe(v)
+
+
+def _type(a: list, _c: FunctionContext) -> str:
+    return type_string(a[0])
+
+
+FUNCTIONS = {
+    "issensitive": fn(_issensitive, "value", raw=True),
+    "nonsensitive": fn(_nonsensitive, "value", raw=True),
+    "sensitive": fn(_sensitive, "value", raw=True),
+    "tobool": fn(_tobool, "v"),
+    "tolist": fn(_tolist, "v", unknown_ok=True),
+    "tomap": fn(_tomap, "v", unknown_ok=True),
+    "tonumber": fn(_tonumber, "v"),
+    "toset": fn(_toset, "v"),
+    "tostring": fn(_tostring, "v"),
+    "type": fn(_type, "value", unknown_ok=True),
+}

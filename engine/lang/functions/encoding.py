@@ -1,0 +1,145 @@
+"""Encoding functions: base64decode base64encode csvdecode jsondecode jsonencode textdecodebase64
+textencodebase64 urlencode yamldecode yamlencode.
+
+Strings in the language are Unicode text, so every decoder refuses bytes that are not valid UTF-8
+instead of producing a string that would break later (state files, JSON plans).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import csv
+import io
+import json
+import urllib.parse
+from typing import Any
+
+from engine.lang.functions import _json, _yaml
+from engine.lang.functions._args import want_str
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.values import normalize_number
+
+
+def _b64decode(text: str, i: int) -> bytes:
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError) as exc:
+        raise ArgError(i, "failed to decode base64 data") from exc
+
+
+def _base64decode(a: list, _c: FunctionContext) -> str:
+    raw = _b64decode(want_str(a[0], 0), 0)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArgError(0, "the result of decoding the provided string is not valid UTF-8") from exc
+
+
+def _base64encode(a: list, _c: FunctionContext) -> str:
+    return base64.b64encode(want_str(a[0], 0).encode("utf-8")).decode("ascii")
+
+
+def _codec(name: str, i: int) -> str:
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        raise ArgError(i, f'"{name}" is not a supported IANA encoding name or alias')
+    return info.name
+
+
+def _textencodebase64(a: list, _c: FunctionContext) -> str:
+    text, name = want_str(a[0], 0), want_str(a[1], 1)
+    codec = _codec(name, 1)
+    try:
+        raw = text.encode(codec)
+    except UnicodeEncodeError as exc:
+        raise ArgError(
+            0, f"the given string contains characters that cannot be represented in {name}"
+        ) from exc
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _textdecodebase64(a: list, _c: FunctionContext) -> str:
+    raw = _b64decode(want_str(a[0], 0), 0)
+    name = want_str(a[1], 1)
+    codec = _codec(name, 1)
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise ArgError(0, f"the given value has an invalid {name} encoding") from exc
+
+
+def _csvdecode(a: list, _c: FunctionContext) -> list[dict[str, str]]:
+    text = want_str(a[0], 0)
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline=""), strict=True) if r]
+    except csv.Error as exc:
+        raise ArgError(0, f"invalid CSV: {exc}") from exc
+    if not rows:
+        raise ArgError(0, "missing header line")
+    header = rows[0]
+    out: list[dict[str, str]] = []
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ArgError(0, f"record on line {n}: wrong number of fields")
+        out.append(dict(zip(header, row, strict=True)))
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _jsondecode(a: list, _c: FunctionContext) -> Any:
+    text = want_str(a[0], 0)
+    try:
+        return json.loads(
+            text,
+            parse_float=lambda s: normalize_number(float(s)),
+            parse_constant=_reject_constant,
+        )
+    except ValueError as exc:
+        raise ArgError(0, f"invalid JSON: {exc}") from exc
+
+
+def _jsonencode(a: list, _c: FunctionContext) -> str:
+    try:
+        return _json.encode(a[0])
+    except (TypeError, ValueError) as exc:
+        raise ArgError(0, f"cannot encode as JSON: {exc}") from exc
+
+
+def _urlencode(a: list, _c: FunctionContext) -> str:
+    return urllib.parse.quote_plus(want_str(a[0], 0), safe="")
+
+
+def _yamldecode(a: list, _c: FunctionContext) -> Any:
+    try:
+        return _yaml.decode(want_str(a[0], 0))
+    except _yaml.YamlError as exc:
+        raise CallError(str(exc)) from exc
+
+
+def _yamlencode(a: list, _c: FunctionContext) -> str:
+    try:
+        return _yaml.encode(a[0])
+    except (TypeError, ValueError) as exc:
+        raise ArgError(0, f"cannot encode as YAML: {exc}") from exc
+
+
+FUNCTIONS = {
+    "base64decode": fn(_base64decode, "str"),
+    "base64encode": fn(_base64encode, "str"),
+    "csvdecode": fn(_csvdecode, "str"),
+    "jsondecode": fn(_jsondecode, "str"),
+    "jsonencode": fn(_jsonencode, "val"),
+    "textdecodebase64": fn(_textdecodebase64, "source", "encoding"),
+    "textencodebase64": fn(_textencodebase64, "string", "encoding"),
+    "urlencode": fn(_urlencode, "str"),
+    "yamldecode": fn(_yamldecode, "src"),
+    "yamlencode": fn(_yamlencode, "value"),
+}

@@ -1,0 +1,99 @@
+"""Numeric functions: abs ceil floor log max min parseint pow signum.
+
+Integral results are returned as ``int`` so they print as ``4``, not ``4.0``, as in Terraform.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.lang.functions._args import want_int, want_num, want_str
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.values import normalize_number
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_DIGIT_VALUE = {c: i for i, c in enumerate(_DIGITS)}
+_MAX_EXACT_POW_BITS = 1 << 16
+
+
+def _abs(a: list, _c: FunctionContext) -> int | float:
+    return normalize_number(abs(want_num(a[0], 0)))
+
+
+def _ceil(a: list, _c: FunctionContext) -> int:
+    n = want_num(a[0], 0)
+    return n if isinstance(n, int) else math.ceil(n)
+
+
+def _floor(a: list, _c: FunctionContext) -> int:
+    n = want_num(a[0], 0)
+    return n if isinstance(n, int) else math.floor(n)
+
+
+def _log(a: list, _c: FunctionContext) -> int | float:
+    num, base = want_num(a[0], 0), want_num(a[1], 1)
+    if num <= 0:
+        raise ArgError(0, "the logarithm is only defined for numbers greater than zero")
+    if base <= 0 or base == 1:
+        raise ArgError(1, "the base must be greater than zero and not equal to one")
+    return normalize_number(math.log(num) / math.log(base))
+
+
+def _max(a: list, _c: FunctionContext) -> int | float:
+    return normalize_number(max(want_num(x, i) for i, x in enumerate(a)))
+
+
+def _min(a: list, _c: FunctionContext) -> int | float:
+    return normalize_number(min(want_num(x, i) for i, x in enumerate(a)))
+
+
+def _pow(a: list, _c: FunctionContext) -> int | float:
+    base, exp = want_num(a[0], 0), want_num(a[1], 1)
+    exact = isinstance(base, int) and isinstance(exp, int) and exp >= 0
+    if exact and (abs(base) <= 1 or exp * abs(base).bit_length() <= _MAX_EXACT_POW_BITS):
+        return base**exp
+    try:
+        result = math.pow(base, exp)
+    except (OverflowError, ValueError) as exc:
+        raise CallError(f"result of {base} to the power {exp} is not a finite number") from exc
+    return normalize_number(result)
+
+
+def _signum(a: list, _c: FunctionContext) -> int:
+    n = want_num(a[0], 0)
+    return (n > 0) - (n < 0)
+
+
+def _parseint(a: list, _c: FunctionContext) -> int:
+    if not isinstance(a[0], str):
+        raise ArgError(0, f"string required, got {'null' if a[0] is None else 'number'}")
+    text = want_str(a[0], 0)
+    base = want_int(a[1], 1)
+    if not 2 <= base <= 62:
+        raise ArgError(1, "base must be a whole number between 2 and 62 inclusive")
+    body, sign = text, 1
+    if body[:1] in ("+", "-"):
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if not body:
+        raise ArgError(0, f'cannot parse "{text}" as a base {base} integer')
+    value = 0
+    for ch in body:
+        d = _DIGIT_VALUE.get(ch.lower() if base <= 36 else ch)
+        if d is None or d >= base:
+            raise ArgError(0, f'cannot parse "{text}" as a base {base} integer')
+        value = value * base + d
+    return sign * value
+
+
+FUNCTIONS = {
+    "abs": fn(_abs, "num"),
+    "ceil": fn(_ceil, "num"),
+    "floor": fn(_floor, "num"),
+    "log": fn(_log, "num", "base"),
+    "max": fn(_max, variadic="numbers", min_variadic=1),
+    "min": fn(_min, variadic="numbers", min_variadic=1),
+    "parseint": fn(_parseint, "number", "base"),
+    "pow": fn(_pow, "num", "power"),
+    "signum": fn(_signum, "num"),
+}

@@ -1,0 +1,183 @@
+"""The function table and the one entry point the evaluator calls, ``call_function``.
+
+Everything that is the same for every function happens here, once: arity checks, unknown
+propagation (any unknown argument makes the result unknown, unless the function declared it can
+do better), sensitivity (marks are stripped before the call and the union is put back on the
+result, so no function can leak a secret by forgetting), and turning internal argument/call
+errors into one consistently worded ``FunctionError``. Dispatch is a dict lookup and a scalar
+fast path skips all scanning, since this runs for every call in every resource.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.lang.functions import (
+    collections,
+    conversion,
+    crypto,
+    datetime,
+    encoding,
+    filesystem,
+    formatting,
+    network,
+    numeric,
+    regex,
+    sets,
+    strings,
+)
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
+from engine.lang.values import UNKNOWN, Marked, Unknown, deep_unmark, mark
+
+# Evaluated lazily by the evaluator (their arguments may fail), so they have no body here.
+_SPECIAL_FORMS = {"try": (1, None), "can": (1, 1)}
+
+_FAMILIES = (
+    numeric,
+    strings,
+    formatting,
+    regex,
+    collections,
+    sets,
+    encoding,
+    filesystem,
+    datetime,
+    crypto,
+    network,
+    conversion,
+)
+
+
+def _build() -> dict[str, FunctionSpec]:
+    table: dict[str, FunctionSpec] = {}
+    for family in _FAMILIES:
+        for name, build in family.FUNCTIONS.items():
+            if name in table:
+                raise RuntimeError(f"function {name} is defined twice")
+            table[name] = build(name)
+    return table
+
+
+_REGISTRY: dict[str, FunctionSpec] = _build()
+_NAMES: frozenset[str] = frozenset(_REGISTRY) | frozenset(_SPECIAL_FORMS)
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def function_names() -> frozenset[str]:
+    """Every function name the language knows, including the special forms ``try`` and ``can``."""
+    return _NAMES
+
+
+def arity(name: str) -> tuple[int, int | None]:
+    """(minimum, maximum or None for variadic) argument counts of ``name``."""
+    spec = _REGISTRY.get(name)
+    if spec is not None:
+        return spec.min_args, spec.max_args
+    if name in _SPECIAL_FORMS:
+        return _SPECIAL_FORMS[name]
+    raise _unknown_function(name)
+
+
+def _unknown_function(name: str) -> FunctionError:
+    close = difflib.get_close_matches(name, _NAMES, n=1)
+    hint = f'Did you mean "{close[0]}"?' if close else ""
+    return FunctionError(f'Call to unknown function "{name}"', hint=hint)
+
+
+def _plural(n: int) -> str:
+    return f"{n} argument" if n == 1 else f"{n} arguments"
+
+
+def _arity_error(spec: FunctionSpec, got: int) -> FunctionError:
+    lo, hi = spec.min_args, spec.max_args
+    if hi is None:
+        want = f"at least {_plural(lo)}"
+    elif lo == hi:
+        want = f"exactly {_plural(lo)}"
+    else:
+        want = f"{lo} to {hi} arguments"
+    index = min(got, hi) if hi is not None and got > hi else None
+    return FunctionError(f'Function "{spec.name}" expects {want}, got {got}', arg_index=index)
+
+
+def _scan(v: Any) -> tuple[bool, bool]:
+    """(contains an unknown, contains a mark) in one walk."""
+    if isinstance(v, Unknown):
+        return True, False
+    if isinstance(v, Marked):
+        return _scan(v.value)[0], True
+    unknown = marked = False
+    if isinstance(v, list):
+        children: Any = v
+    elif isinstance(v, dict):
+        children = v.values()
+    else:
+        return False, False
+    for x in children:
+        if type(x) in _SCALARS:
+            continue
+        u, m = _scan(x)
+        unknown |= u
+        marked |= m
+        if unknown and marked:
+            break
+    return unknown, marked
+
+
+def _invoke(spec: FunctionSpec, args: list, ctx: FunctionContext) -> object:
+    try:
+        return spec.impl(args, ctx)
+    except ArgError as exc:
+        summary = f'Invalid value for argument {exc.index + 1} ("{spec.param_name(exc.index)}") of {spec.name}(): {exc.message}'
+        raise FunctionError(summary, arg_index=exc.index) from None
+    except CallError as exc:
+        raise FunctionError(f'Call to function "{spec.name}" failed: {exc.message}') from None
+    except (OverflowError, ZeroDivisionError, RecursionError) as exc:
+        raise FunctionError(f'Call to function "{spec.name}" failed: {exc}') from None
+
+
+def _default_context() -> FunctionContext:
+    """For callers without a configuration (a bare expression): confine files to the working directory."""
+    cwd = Path(os.getcwd())
+    return FunctionContext(base_dir=cwd, module_dir=cwd)
+
+
+def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
+    """Call built-in function ``name``; raises ``FunctionError`` for anything the user got wrong."""
+    if ctx is None:
+        ctx = _default_context()
+    spec = _REGISTRY.get(name)
+    if spec is None:
+        if name in _SPECIAL_FORMS:
+            raise FunctionError(
+                f'"{name}" must be evaluated by the expression evaluator, not called directly'
+            )
+        raise _unknown_function(name)
+    n = len(args)
+    if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
+        raise _arity_error(spec, n)
+    if spec.raw:
+        return _invoke(spec, args, ctx)
+    has_unknown = has_marks = False
+    for a in args:
+        if type(a) in _SCALARS:
+            continue
+        u, m = _scan(a)
+        has_unknown |= u
+        has_marks |= m
+    if not has_marks:
+        if has_unknown and not spec.unknown_ok:
+            return UNKNOWN
+        return _invoke(spec, args, ctx)
+    marks: frozenset[str] = frozenset()
+    plain: list = []
+    for a in args:
+        p, m = deep_unmark(a)
+        plain.append(p)
+        marks |= m
+    if has_unknown and not spec.unknown_ok:
+        return mark(UNKNOWN, marks)
+    return mark(_invoke(spec, plain, ctx), marks)

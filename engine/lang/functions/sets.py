@@ -1,0 +1,47 @@
+"""Set functions: setintersection setproduct setsubtract setunion.
+
+Sets are lists without duplicates in a stable order (strings lexically, numbers numerically), so
+``for_each = setunion(...)`` produces the same instance keys on every run. Element types are
+unified first, so ``setunion(["a"], [1])`` is ``["1", "a"]`` as in Terraform.
+"""
+
+from __future__ import annotations
+
+from engine.lang.functions._args import make_set, typed_key, unify, want_list
+from engine.lang.functions._core import FunctionContext, fn
+
+
+def _setintersection(a: list, _c: FunctionContext) -> list:
+    first = make_set(want_list(a[0], 0), 0)
+    for i in range(1, len(a)):
+        other = {typed_key(x) for x in make_set(want_list(a[i], i), i)}
+        first = [x for x in first if typed_key(x) in other]
+    return first
+
+
+def _setsubtract(a: list, _c: FunctionContext) -> list:
+    remove = {typed_key(x) for x in make_set(want_list(a[1], 1), 1)}
+    return [x for x in make_set(want_list(a[0], 0), 0) if typed_key(x) not in remove]
+
+
+def _setunion(a: list, _c: FunctionContext) -> list:
+    items: list = []
+    for i, v in enumerate(a):
+        items.extend(want_list(v, i))
+    return make_set(items, 0)
+
+
+def _setproduct(a: list, _c: FunctionContext) -> list:
+    product: list[list] = [[]]
+    for i, v in enumerate(a):
+        items = unify(list(want_list(v, i)), i)
+        product = [[*prefix, x] for prefix in product for x in items]
+    return product
+
+
+FUNCTIONS = {
+    "setintersection": fn(_setintersection, "first_set", variadic="other_sets"),
+    "setproduct": fn(_setproduct, variadic="sets", min_variadic=2),
+    "setsubtract": fn(_setsubtract, "a", "b"),
+    "setunion": fn(_setunion, "first_set", variadic="other_sets"),
+}

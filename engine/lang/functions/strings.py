@@ -1,0 +1,138 @@
+"""String functions: chomp endswith indent join lower split startswith strcontains strrev substr
+title trim trimprefix trimspace trimsuffix upper.
+
+``format``/``formatlist`` live in ``formatting.py`` and ``regex``/``regexall``/``replace`` in
+``regex.py``; they are string functions too but each needs a small engine of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.lang.functions._args import want_int, want_str, want_str_list
+from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._text import graphemes
+
+_TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
+# What Go's unicode.IsSpace (and so Terraform's trimspace) counts as white space.
+_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def _chomp(a: list, _c: FunctionContext) -> str:
+    return _TRAILING_NEWLINES.sub("", want_str(a[0], 0))
+
+
+def _endswith(a: list, _c: FunctionContext) -> bool:
+    return want_str(a[0], 0).endswith(want_str(a[1], 1))
+
+
+def _startswith(a: list, _c: FunctionContext) -> bool:
+    return want_str(a[0], 0).startswith(want_str(a[1], 1))
+
+
+def _strcontains(a: list, _c: FunctionContext) -> bool:
+    return want_str(a[1], 1) in want_str(a[0], 0)
+
+
+def _indent(a: list, _c: FunctionContext) -> str:
+    spaces = want_int(a[0], 0)
+    if spaces < 0:
+        raise ArgError(0, "the number of spaces must not be negative")
+    return want_str(a[1], 1).replace("\n", "\n" + " " * spaces)
+
+
+def _join(a: list, _c: FunctionContext) -> str:
+    sep = want_str(a[0], 0)
+    parts: list[str] = []
+    for i in range(1, len(a)):
+        parts.extend(want_str_list(a[i], i))
+    return sep.join(parts)
+
+
+def _split(a: list, _c: FunctionContext) -> list[str]:
+    sep, text = want_str(a[0], 0), want_str(a[1], 1)
+    if sep == "":
+        return list(text)
+    return text.split(sep)
+
+
+def _lower(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).lower()
+
+
+def _upper(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).upper()
+
+
+def _strrev(a: list, _c: FunctionContext) -> str:
+    return "".join(reversed(graphemes(want_str(a[0], 0))))
+
+
+def _substr(a: list, _c: FunctionContext) -> str:
+    text = want_str(a[0], 0)
+    offset, length = want_int(a[1], 1), want_int(a[2], 2)
+    chars = graphemes(text)
+    if offset < 0:
+        offset = max(len(chars) + offset, 0)
+    if offset >= len(chars):
+        return ""
+    if length < 0:
+        return "".join(chars[offset:])
+    return "".join(chars[offset : offset + length])
+
+
+def _is_word_char(c: str) -> bool:
+    """Mirror of the rule Terraform's title uses: letters, digits and underscore continue a word."""
+    if c.isascii():
+        return c.isalnum() or c == "_"
+    return c.isalpha() or c.isdigit() or not c.isspace()
+
+
+def _title(a: list, _c: FunctionContext) -> str:
+    text = want_str(a[0], 0)
+    out: list[str] = []
+    prev = " "
+    for c in text:
+        if not _is_word_char(prev):
+            t = c.title()
+            out.append(t if len(t) == 1 else c)
+        else:
+            out.append(c)
+        prev = c
+    return "".join(out)
+
+
+def _trim(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).strip(want_str(a[1], 1))
+
+
+def _trimprefix(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).removeprefix(want_str(a[1], 1))
+
+
+def _trimsuffix(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).removesuffix(want_str(a[1], 1))
+
+
+def _trimspace(a: list, _c: FunctionContext) -> str:
+    return want_str(a[0], 0).strip(_SPACE)
+
+
+FUNCTIONS = {
+    "chomp": fn(_chomp, "str"),
+    "endswith": fn(_endswith, "str", "suffix"),
+    "indent": fn(_indent, "spaces", "str"),
+    "join": fn(_join, "separator", variadic="lists", min_variadic=1),
+    "lower": fn(_lower, "str"),
+    "split": fn(_split, "separator", "str"),
+    "startswith": fn(_startswith, "str", "prefix"),
+    "strcontains": fn(_strcontains, "str", "substr"),
+    "strrev": fn(_strrev, "str"),
+    "substr": fn(_substr, "str", "offset", "length"),
+    "title": fn(_title, "str"),
+    "trim": fn(_trim, "str", "cutset"),
+    "trimprefix": fn(_trimprefix, "str", "prefix"),
+    "trimspace": fn(_trimspace, "str"),
+    "trimsuffix": fn(_trimsuffix, "str", "suffix"),
+    "upper": fn(_upper, "str"),
+}

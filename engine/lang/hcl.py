@@ -1,0 +1,664 @@
+"""HCL native syntax: tree-sitter's concrete syntax tree turned into bodies and expression trees.
+
+tree-sitter-hcl parses megabytes per second and gives exact positions for every token, which is
+what lets every later error say ``file:line:col``. This module walks its tree once and produces
+``engine.config.syntax`` bodies whose attribute values are ``engine.lang.ast`` expressions.
+
+Two details of the grammar shape the code: template literal tokens omit whitespace, so literal
+text is cut from the source bytes *between* interpolations; and operands of operators are flat
+node sequences (a primary followed by ``get_attr``/``index``/``splat`` siblings).
+
+The same converter parses strings from JSON/YAML files (``parse_template``) and expressions given
+on the command line or in environment variables (``parse_expression``), mapping positions back
+to where that text came from.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import tree_sitter_hcl
+from tree_sitter import Language, Node, Parser
+
+from engine.config.syntax import Attribute, Block, Body
+from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from engine.lang import ast
+from engine.lang.values import normalize_number
+
+_LANGUAGE = Language(tree_sitter_hcl.language())
+_local = threading.local()
+
+_BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
+_SUB_DELIM = "__CTL_TEMPLATE_END__"
+
+
+def _parser() -> Parser:
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = Parser(_LANGUAGE)
+    return parser
+
+
+def parse_hcl_file(src: bytes, filename: str) -> Body:
+    """Parse one ``.tf`` (or ``.tfvars``) file; a syntax error raises with its exact position."""
+    tree = _parser().parse(src)
+    conv = _Converter(src, filename)
+    root = tree.root_node
+    if root.has_error:
+        conv.raise_syntax_error(root)
+    body = next((c for c in root.children if c.type == "body"), None)
+    if body is None:
+        return Body({}, [], conv.rng(root))
+    return conv.body(body)
+
+
+def parse_expression(text: str, filename: str, line: int = 1, column: int = 1) -> ast.Expr:
+    """Parse an expression that stands alone (``-var`` values, JSON ``depends_on`` entries, types)."""
+    prefix = "__x = "
+    src = (prefix + text + "\n").encode()
+    conv = _Converter(src, filename, file_line=line, file_col=column, col_shift=len(prefix))
+    return conv.single_attribute_expr(src)
+
+
+def parse_template(text: str, filename: str, line: int = 1, column: int = 1) -> ast.Expr:
+    """Parse a string from JSON/YAML as a template (``"logs-${var.env}"``).
+
+    Strings without ``${``/``%{`` skip the parser entirely: that is most strings, and it keeps large
+    JSON configurations fast. Others are parsed as a heredoc, which needs no escaping, so each line
+    of the string keeps its columns.
+    """
+    if "${" not in text and "%{" not in text:
+        return ast.Literal(_rng_at(filename, line, column), text)
+    if _SUB_DELIM in text:
+        text = text.replace(_SUB_DELIM, "")
+    src = f"__x = <<{_SUB_DELIM}\n{text}\n{_SUB_DELIM}\n".encode()
+    conv = _Converter(src, filename, file_line=line, file_col=column, base_row=1, col_shift=0)
+    expr = conv.single_attribute_expr(src)
+    return _drop_final_newline(expr, _rng_at(filename, line, column))
+
+
+def _rng_at(filename: str, line: int, column: int) -> SourceRange:
+    p = Pos(line, column, 0)
+    return SourceRange(filename, p, p)
+
+
+def _drop_final_newline(expr: ast.Expr, rng: SourceRange) -> ast.Expr:
+    """A heredoc always ends in a newline that the original JSON/YAML string did not have."""
+    if not isinstance(expr, ast.Template) or not expr.parts:
+        return expr
+    parts = list(expr.parts)
+    last = parts[-1]
+    if isinstance(last, str) and last.endswith("\n"):
+        last = last[:-1]
+        if last:
+            parts[-1] = last
+        else:
+            parts.pop()
+    if len(parts) == 1 and isinstance(parts[0], ast.Expr):
+        return ast.TemplateWrap(rng, parts[0])
+    if len(parts) == 1 and isinstance(parts[0], str):
+        return ast.Literal(rng, parts[0])
+    return ast.Template(rng, tuple(parts))
+
+
+class _Converter:
+    """Turns one parsed source into syntax-tree objects, mapping positions to the original file."""
+
+    def __init__(
+        self,
+        src: bytes,
+        filename: str,
+        *,
+        file_line: int = 1,
+        file_col: int = 1,
+        base_row: int = 0,
+        col_shift: int = 0,
+    ) -> None:
+        self.src = src
+        self.filename = filename
+        self.file_line = file_line
+        self.file_col = file_col
+        self.base_row = base_row
+        self.col_shift = col_shift
+        self._expr_handlers = {
+            "literal_value": self._literal_value,
+            "collection_value": self._collection_value,
+            "template_expr": self._template_expr,
+            "function_call": self._function_call,
+            "for_expr": self._for_expr,
+            "operation": self._operation,
+            "conditional": self._conditional,
+            "expression": self.expr,
+            "string_lit": self._string_lit,
+            "tuple": self._tuple,
+            "object": self._object,
+            "quoted_template": self._quoted_template,
+            "heredoc_template": self._heredoc_template,
+            "binary_operation": self._binary,
+            "unary_operation": self._unary,
+        }
+
+    # ---- positions -------------------------------------------------------------------------
+
+    def _pos(self, point: Any, byte: int) -> Pos:
+        row, col = point
+        if row == self.base_row:
+            return Pos(self.file_line, self.file_col + col - self.col_shift, byte)
+        return Pos(self.file_line + row - self.base_row, col + 1, byte)
+
+    def rng(self, node: Node) -> SourceRange:
+        return SourceRange(
+            self.filename,
+            self._pos(node.start_point, node.start_byte),
+            self._pos(node.end_point, node.end_byte),
+        )
+
+    def _span(self, first: Node, last: Node) -> SourceRange:
+        return SourceRange(
+            self.filename,
+            self._pos(first.start_point, first.start_byte),
+            self._pos(last.end_point, last.end_byte),
+        )
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # ---- errors ----------------------------------------------------------------------------
+
+    def raise_syntax_error(self, root: Node) -> None:
+        bad = _first_error(root)
+        node = bad or root
+        line_no = node.start_point[0]
+        lines = self.src.split(b"\n")
+        snippet = lines[line_no].decode("utf-8", "replace") if line_no < len(lines) else ""
+        if bad is not None and bad.is_missing:
+            summary = f'Invalid syntax: missing "{bad.type}"'
+        else:
+            token = self.text(node).strip().split("\n")[0][:40]
+            summary = f'Invalid syntax: unexpected "{token}"' if token else "Invalid syntax"
+        rng = self.rng(node)
+        raise DiagnosticsError(
+            [
+                Diagnostic(
+                    "error",
+                    summary,
+                    detail="This is not valid HCL; check for unbalanced braces, brackets or quotes.",
+                    range=rng,
+                    snippet=snippet,
+                )
+            ]
+        )
+
+    def single_attribute_expr(self, src: bytes) -> ast.Expr:
+        tree = _parser().parse(src)
+        root = tree.root_node
+        if root.has_error:
+            self.raise_syntax_error(root)
+        body = next((c for c in root.children if c.type == "body"), None)
+        attr = next((c for c in body.children if c.type == "attribute"), None) if body else None
+        if attr is None:
+            self.raise_syntax_error(root)
+        assert attr is not None
+        expr_node = next(c for c in attr.children if c.type == "expression")
+        return self.expr(expr_node)
+
+    # ---- bodies ----------------------------------------------------------------------------
+
+    def body(self, node: Node) -> Body:
+        attributes: dict[str, Attribute] = {}
+        blocks: list[Block] = []
+        dupes: list[tuple[Attribute, Attribute]] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "attribute":
+                attr = self._attribute(child)
+                if attr.name in attributes:
+                    dupes.append((attributes[attr.name], attr))
+                else:
+                    attributes[attr.name] = attr
+            elif kind == "block":
+                blocks.append(self._block(child))
+        return Body(attributes, blocks, self.rng(node), dupes)
+
+    def _attribute(self, node: Node) -> Attribute:
+        ident = node.children[0]
+        expr_node = next(c for c in node.children if c.type == "expression")
+        return Attribute(self.text(ident), self.expr(expr_node), self.rng(node), self.rng(ident))
+
+    def _block(self, node: Node) -> Block:
+        children = node.children
+        type_node = children[0]
+        labels: list[str] = []
+        label_rngs: list[SourceRange] = []
+        body_node = None
+        last_header = type_node
+        for child in children[1:]:
+            kind = child.type
+            if kind == "string_lit":
+                labels.append(self._string_lit_text(child))
+                label_rngs.append(self.rng(child))
+                last_header = child
+            elif kind == "identifier":
+                labels.append(self.text(child))
+                label_rngs.append(self.rng(child))
+                last_header = child
+            elif kind == "body":
+                body_node = child
+        header = self._span(type_node, last_header)
+        if body_node is not None:
+            body = self.body(body_node)
+        else:
+            body = Body({}, [], self.rng(node))
+        return Block(self.text(type_node), labels, body, header, label_rngs)
+
+    # ---- expressions -----------------------------------------------------------------------
+
+    def expr(self, node: Node) -> ast.Expr:
+        """Convert an ``expression`` node (or any expression-valued node)."""
+        if node.type != "expression":
+            handler = self._expr_handlers.get(node.type)
+            if handler is not None and node.type != "expression":
+                return handler(node)
+            return self._sequence([node], self.rng(node))
+        children = node.children
+        if children and children[0].type == "(":
+            inner = next(c for c in children if c.type == "expression")
+            return ast.Parens(self.rng(node), self.expr(inner))
+        if len(children) == 1:
+            only = children[0]
+            handler = self._expr_handlers.get(only.type)
+            if handler is not None:
+                return handler(only)
+        return self._sequence(children, self.rng(node))
+
+    def _sequence(self, nodes: list[Node], rng: SourceRange) -> ast.Expr:
+        """A primary expression followed by attribute/index/splat steps."""
+        first, rest = nodes[0], nodes[1:]
+        if first.type == "variable_expr":
+            root = self.text(first)
+            steps, tail = self._steps(rest)
+            base: ast.Expr = ast.ScopeTraversal(self._span(first, rest[len(steps) - 1]) if steps else self.rng(first), root, tuple(steps))
+        else:
+            handler = self._expr_handlers.get(first.type)
+            if handler is None:
+                raise self._unsupported(first)
+            base = handler(first)
+            steps, tail = self._steps(rest)
+            if steps:
+                base = ast.RelativeTraversal(self._span(first, rest[len(steps) - 1]), base, tuple(steps))
+        if tail is not None:
+            splat_node = tail
+            inner = splat_node.children[0]  # full_splat | attr_splat
+            each, more = self._steps(inner.children[1:])
+            if more is not None:
+                raise self._unsupported(more)
+            base = ast.Splat(self._span(first, splat_node), base, tuple(each), inner.type == "full_splat")
+        return base
+
+    def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], Node | None]:
+        steps: list[ast.Step] = []
+        for i, node in enumerate(nodes):
+            kind = node.type
+            if kind == "get_attr":
+                ident = node.children[-1]
+                steps.append(ast.AttrStep(self.text(ident), self.rng(node)))
+            elif kind == "index":
+                idx = node.children[0]
+                if idx.type == "legacy_index":
+                    number = int(self.text(idx).lstrip("."))
+                    steps.append(ast.IndexStep(ast.Literal(self.rng(idx), number), self.rng(idx)))
+                else:
+                    key_node = next(c for c in idx.children if c.type == "expression")
+                    steps.append(ast.IndexStep(self.expr(key_node), self.rng(idx)))
+            elif kind == "splat":
+                if i != len(nodes) - 1:
+                    raise self._unsupported(nodes[i + 1])
+                return steps, node
+            elif kind in ("comment",):
+                continue
+            else:
+                raise self._unsupported(node)
+        return steps, None
+
+    def _unsupported(self, node: Node) -> DiagnosticsError:
+        return DiagnosticsError(
+            [Diagnostic("error", f'Unsupported expression syntax "{self.text(node)[:40]}"', range=self.rng(node))]
+        )
+
+    def _literal_value(self, node: Node) -> ast.Expr:
+        lit = node.children[0]
+        kind = lit.type
+        rng = self.rng(node)
+        if kind == "numeric_lit":
+            text = self.text(lit)
+            if any(ch in text for ch in ".eE"):
+                return ast.Literal(rng, normalize_number(float(text)))
+            return ast.Literal(rng, int(text))
+        if kind == "bool_lit":
+            return ast.Literal(rng, self.text(lit) == "true")
+        if kind == "null_lit":
+            return ast.Literal(rng, None)
+        if kind == "string_lit":
+            return self._string_lit(lit)
+        raise self._unsupported(node)
+
+    def _string_lit(self, node: Node) -> ast.Expr:
+        return ast.Literal(self.rng(node), self._string_lit_text(node))
+
+    def _string_lit_text(self, node: Node) -> str:
+        children = node.children
+        start = children[0].end_byte
+        end = children[-1].start_byte if len(children) > 1 else node.end_byte
+        return _unescape(self.src[start:end].decode("utf-8", "replace"), quoted=True)
+
+    def _collection_value(self, node: Node) -> ast.Expr:
+        return self.expr(node.children[0])
+
+    def _tuple(self, node: Node) -> ast.Expr:
+        items = tuple(self.expr(c) for c in node.children if c.type == "expression")
+        return ast.TupleCons(self.rng(node), items)
+
+    def _object(self, node: Node) -> ast.Expr:
+        items: list[ast.ObjectItem] = []
+        for elem in node.children:
+            if elem.type != "object_elem":
+                continue
+            exprs = [c for c in elem.children if c.type == "expression"]
+            key_node, value_node = exprs[0], exprs[-1]
+            key = self.expr(key_node)
+            if isinstance(key, ast.ScopeTraversal) and not key.steps:
+                key = ast.Literal(key.rng, key.root)
+            items.append(ast.ObjectItem(key, self.expr(value_node)))
+        return ast.ObjectCons(self.rng(node), tuple(items))
+
+    def _function_call(self, node: Node) -> ast.Expr:
+        children = node.children
+        name = self.text(children[0])
+        args: list[ast.Expr] = []
+        expand = False
+        for child in children:
+            if child.type == "function_arguments":
+                for arg in child.children:
+                    if arg.type == "expression":
+                        args.append(self.expr(arg))
+                    elif arg.type == "ellipsis":
+                        expand = True
+        return ast.FunctionCall(self.rng(node), name, tuple(args), expand)
+
+    def _conditional(self, node: Node) -> ast.Expr:
+        exprs = [c for c in node.children if c.type == "expression"]
+        return ast.Conditional(self.rng(node), self.expr(exprs[0]), self.expr(exprs[1]), self.expr(exprs[2]))
+
+    def _operation(self, node: Node) -> ast.Expr:
+        return self.expr(node.children[0])
+
+    def _binary(self, node: Node) -> ast.Expr:
+        children = node.children
+        split = next(
+            i for i, c in enumerate(children) if i > 0 and not c.is_named and c.type in _BINARY_OPS
+        )
+        left = self._operand(children[:split])
+        right = self._operand(children[split + 1 :])
+        return ast.BinaryOp(self.rng(node), children[split].type, left, right)
+
+    def _unary(self, node: Node) -> ast.Expr:
+        children = node.children
+        return ast.UnaryOp(self.rng(node), children[0].type, self._operand(children[1:]))
+
+    def _operand(self, nodes: list[Node]) -> ast.Expr:
+        if nodes[0].type == "(":
+            inner = next(c for c in nodes if c.type == "expression")
+            parens: ast.Expr = ast.Parens(self._span(nodes[0], nodes[-1]), self.expr(inner))
+            return parens
+        if len(nodes) == 1:
+            return self.expr(nodes[0])
+        return self._sequence(nodes, self._span(nodes[0], nodes[-1]))
+
+    def _for_expr(self, node: Node) -> ast.Expr:
+        inner = node.children[0]
+        intro = next(c for c in inner.children if c.type == "for_intro")
+        idents = [self.text(c) for c in intro.children if c.type == "identifier"]
+        coll = self.expr(next(c for c in intro.children if c.type == "expression"))
+        key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
+        body_exprs = [c for c in inner.children if c.type == "expression"]
+        cond_node = next((c for c in inner.children if c.type == "for_cond"), None)
+        cond = None
+        if cond_node is not None:
+            cond = self.expr(next(c for c in cond_node.children if c.type == "expression"))
+        if inner.type == "for_object_expr":
+            group = any(c.type == "ellipsis" for c in inner.children)
+            return ast.ForExpr(
+                self.rng(node), key_var, value_var, coll, self.expr(body_exprs[0]), self.expr(body_exprs[1]), cond, group
+            )
+        return ast.ForExpr(self.rng(node), key_var, value_var, coll, None, self.expr(body_exprs[0]), cond, False)
+
+    # ---- templates -------------------------------------------------------------------------
+
+    def _template_expr(self, node: Node) -> ast.Expr:
+        return self.expr(node.children[0])
+
+    def _quoted_template(self, node: Node) -> ast.Expr:
+        children = node.children
+        start = children[0].end_byte
+        end = children[-1].start_byte
+        parts = self._parts(children[1:-1], start, end, quoted=True, indent=0)
+        return _finish_template(self.rng(node), parts)
+
+    def _heredoc_template(self, node: Node) -> ast.Expr:
+        children = node.children
+        idents = [c for c in children if c.type == "heredoc_identifier"]
+        opener = idents[0]
+        start = self.src.index(b"\n", opener.end_byte) + 1
+        closer = idents[-1] if len(idents) > 1 else children[-1]
+        end = self.src.rfind(b"\n", 0, closer.start_byte) + 1
+        if end < start:
+            end = start
+        indent = 0
+        if children[0].children and children[0].children[0].type == "<<-":
+            indent = _common_indent(self.src[start:end].decode("utf-8", "replace"))
+        inner = [c for c in children if c.type in ("template_interpolation", "template_directive")]
+        parts = self._parts(inner, start, end, quoted=False, indent=indent)
+        rng = self.rng(node)
+        if not parts:
+            return ast.Literal(rng, "")
+        if len(parts) == 1 and isinstance(parts[0], str):
+            return ast.Literal(rng, parts[0])
+        return ast.Template(rng, tuple(parts))
+
+    def _parts(
+        self,
+        nodes: list[Node],
+        start: int,
+        end: int,
+        *,
+        quoted: bool,
+        indent: int,
+        strip_first: bool = False,
+        strip_last: bool = False,
+    ) -> list[ast.TemplatePart]:
+        """Literal text from the byte gaps around interpolations and directives, in order.
+
+        ``strip_first``/``strip_last`` apply the ``~`` markers of the enclosing directive tags.
+        """
+        raw: list[Any] = []  # str gaps and (node, strip_left, strip_right)
+        cursor = start
+        for node in nodes:
+            kind = node.type
+            if kind not in ("template_interpolation", "template_directive"):
+                continue
+            raw.append(self.src[cursor : node.start_byte].decode("utf-8", "replace"))
+            raw.append(node)
+            cursor = node.end_byte
+        raw.append(self.src[cursor:end].decode("utf-8", "replace"))
+        at_line_start = [True] + [False] * (len(raw) - 1)
+        parts: list[ast.TemplatePart] = []
+        for i, item in enumerate(raw):
+            if isinstance(item, str):
+                text = item
+                if indent:
+                    text = _dedent(text, indent, at_line_start[i])
+                text = _unescape(text, quoted=quoted)
+                left_strip = strip_first if i == 0 else _strip_right(raw[i - 1])
+                right_strip = strip_last if i == len(raw) - 1 else _strip_left(raw[i + 1])
+                if left_strip:
+                    text = text.lstrip()
+                if right_strip:
+                    text = text.rstrip()
+                if text:
+                    parts.append(text)
+            elif item.type == "template_interpolation":
+                inner = next(c for c in item.children if c.type == "expression")
+                parts.append(self.expr(inner))
+            else:
+                parts.append(self._directive(item, quoted=quoted, indent=indent))
+        return _merge_strings(parts)
+
+    def _directive(self, node: Node, *, quoted: bool, indent: int) -> ast.TemplatePart:
+        inner = node.children[0]
+        children = inner.children
+        if inner.type == "template_if":
+            intro = children[0]
+            cond = self.expr(next(c for c in intro.children if c.type == "expression"))
+            else_intro = next((c for c in children if c.type == "template_else_intro"), None)
+            end_tag = children[-1]
+            then_end = else_intro if else_intro is not None else end_tag
+            then_nodes = [c for c in children if intro.end_byte <= c.start_byte and c.end_byte <= then_end.start_byte]
+            then = self._parts(
+                then_nodes, intro.end_byte, then_end.start_byte, quoted=quoted, indent=0,
+                strip_first=_tag_strips(intro)[1], strip_last=_tag_strips(then_end)[0],
+            )
+            otherwise: list[ast.TemplatePart] = []
+            if else_intro is not None:
+                else_nodes = [
+                    c for c in children if else_intro.end_byte <= c.start_byte and c.end_byte <= end_tag.start_byte
+                ]
+                otherwise = self._parts(
+                    else_nodes, else_intro.end_byte, end_tag.start_byte, quoted=quoted, indent=0,
+                    strip_first=_tag_strips(else_intro)[1], strip_last=_tag_strips(end_tag)[0],
+                )
+            return ast.TemplateIf(cond, tuple(then), tuple(otherwise), self.rng(node))
+        if inner.type == "template_for":
+            intro, end_tag = children[0], children[-1]
+            idents = [self.text(c) for c in intro.children if c.type == "identifier"]
+            coll = self.expr(next(c for c in intro.children if c.type == "expression"))
+            key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
+            body_nodes = [c for c in children if intro.end_byte <= c.start_byte and c.end_byte <= end_tag.start_byte]
+            body = self._parts(
+                body_nodes, intro.end_byte, end_tag.start_byte, quoted=quoted, indent=0,
+                strip_first=_tag_strips(intro)[1], strip_last=_tag_strips(end_tag)[0],
+            )
+            return ast.TemplateFor(key_var, value_var, coll, tuple(body), self.rng(node))
+        raise self._unsupported(node)
+
+
+def _finish_template(rng: SourceRange, parts: list[ast.TemplatePart]) -> ast.Expr:
+    if not parts:
+        return ast.Literal(rng, "")
+    if len(parts) == 1:
+        only = parts[0]
+        if isinstance(only, str):
+            return ast.Literal(rng, only)
+        if isinstance(only, ast.Expr):
+            return ast.TemplateWrap(rng, only)
+    return ast.Template(rng, tuple(parts))
+
+
+def _merge_strings(parts: list[ast.TemplatePart]) -> list[ast.TemplatePart]:
+    out: list[ast.TemplatePart] = []
+    for p in parts:
+        if isinstance(p, str) and out and isinstance(out[-1], str):
+            out[-1] = out[-1] + p
+        else:
+            out.append(p)
+    return out
+
+
+def _tag_strips(tag: Node) -> tuple[bool, bool]:
+    """(strip before the tag, strip after it) from ``%{~ … ~}`` markers."""
+    children = tag.children
+    left = len(children) > 1 and children[1].type == "strip_marker"
+    right = len(children) > 1 and children[-2].type == "strip_marker"
+    return left, right
+
+
+def _strip_left(item: Any) -> bool:
+    """Does this interpolation/directive strip whitespace *before* it (``${~`` / ``%{~``)?"""
+    if isinstance(item, str):
+        return False
+    if item.type == "template_interpolation":
+        return len(item.children) > 1 and item.children[1].type == "strip_marker"
+    first_tag = item.children[0].children[0]
+    return _tag_strips(first_tag)[0]
+
+
+def _strip_right(item: Any) -> bool:
+    """Does this interpolation/directive strip whitespace *after* it (``~}``)?"""
+    if isinstance(item, str):
+        return False
+    if item.type == "template_interpolation":
+        return len(item.children) > 1 and item.children[-2].type == "strip_marker"
+    last_tag = item.children[0].children[-1]
+    return _tag_strips(last_tag)[1]
+
+
+def _first_error(node: Node) -> Node | None:
+    if node.type == "ERROR" or node.is_missing:
+        # Point at the first token inside an ERROR node: that is where the parse went wrong.
+        return node
+    for child in node.children:
+        if child.has_error or child.is_missing or child.type == "ERROR":
+            found = _first_error(child)
+            if found is not None:
+                return found
+    return None
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unescape(text: str, *, quoted: bool) -> str:
+    if "$${" in text:
+        text = text.replace("$${", "${")
+    if "%%{" in text:
+        text = text.replace("%%{", "%{")
+    if not quoted or "\\" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+                i += 2
+                continue
+            if nxt == "u" and i + 6 <= n:
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            if nxt == "U" and i + 10 <= n:
+                out.append(chr(int(text[i + 2 : i + 10], 16)))
+                i += 10
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _common_indent(text: str) -> int:
+    widths = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n") if line.strip()]
+    return min(widths) if widths else 0
+
+
+def _dedent(text: str, indent: int, at_line_start: bool) -> str:
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if i == 0 and not at_line_start:
+            continue
+        cut = 0
+        while cut < indent and cut < len(line) and line[cut] in " \t":
+            cut += 1
+        lines[i] = line[cut:]
+    return "\n".join(lines)

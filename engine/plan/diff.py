@@ -1,0 +1,57 @@
+"""Comparing values attribute by attribute, the way a plan needs to.
+
+Secrets compare by their real value (a mark alone is no change), and an unknown planned value
+always counts as a change: it will only be known once the operation has run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.lang.values import SENSITIVE, Marked, Unknown, apply_paths, mark, unmark_paths
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Deep equality ignoring marks; anything unknown is never equal to something known."""
+    if isinstance(a, Marked):
+        a = a.value
+    if isinstance(b, Marked):
+        b = b.value
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return False
+        return all(equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+def changed_attributes(prior: dict[str, Any], planned: dict[str, Any]) -> list[str]:
+    """Top-level attribute names whose planned value differs from the prior one."""
+    keys = sorted(set(prior) | set(planned))
+    return [k for k in keys if not equal(prior.get(k), planned.get(k))]
+
+
+def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
+    """Call an adapter with unmarked values and put the marks back on what it returns.
+
+    Adapters never see ``Marked`` wrappers; the secrets in their results stay marked by path.
+    """
+    plain, paths = unmark_paths(marked)
+    result = fn(*args, plain)
+    return apply_paths(result, paths) if paths else result
+
+
+def mark_sensitive(attrs: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    """Mark the attributes an adapter declares always sensitive (``random_password.result``)."""
+    if not names:
+        return attrs
+    out = dict(attrs)
+    for n in names:
+        if n in out and out[n] is not None and not isinstance(out[n], Marked):
+            out[n] = mark(out[n], frozenset({SENSITIVE}))
+    return out

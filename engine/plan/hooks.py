@@ -1,0 +1,292 @@
+"""The plan walk's decision for each resource instance: create, update, replace, read or nothing.
+
+Called by ``ConfigWalk`` once per instance, in dependency order, with the instance's evaluated
+arguments. It asks the adapter to fill in computed attributes, compares with the refreshed prior
+object, applies ``ignore_changes``/``replace_triggered_by``/``prevent_destroy``/``--replace``, checks
+preconditions, records the change, and returns the planned value that later references see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.base import ResourceType
+from adapters.registry import Registry
+from engine import schema
+from engine.errors import CtlError, Diagnostics
+from engine.graph import RESOURCE, Graph, Node
+from engine.lang.eval import evaluate, references
+from engine.lang.values import UNKNOWN, contains_unknown, to_display, unmark
+from engine.plan.diff import call_plain, changed_attributes, equal, mark_sensitive
+from engine.plan.model import (
+    ACTIONS_CREATE,
+    ACTIONS_DELETE,
+    ACTIONS_NOOP,
+    ACTIONS_READ,
+    ACTIONS_REPLACE,
+    ACTIONS_REPLACE_CBD,
+    ACTIONS_UPDATE,
+    ResourceChange,
+)
+from engine.plan.targets import Selection
+from engine.providers import Providers
+from engine.state.address import InstanceAddress
+from engine.state.model import InstanceState, State
+from engine.walk import ResourceInstance, WalkHooks
+
+
+class PlanHooks(WalkHooks):
+    plan_mode = True
+
+    def __init__(
+        self,
+        registry: Registry,
+        diags: Diagnostics,
+        *,
+        graph: Graph,
+        prior: State,
+        providers: Providers,
+        mode: str,
+        replace: list[str],
+        selection: Selection | None,
+        previous_addresses: dict[str, str],
+        resource_deps: dict[Node, list[str]],
+    ) -> None:
+        self.registry = registry
+        self.diags = diags
+        self.graph = graph
+        self.prior = prior
+        self.providers = providers
+        self.mode = mode
+        self.replace = set(replace)
+        self.selection = selection
+        self.previous = previous_addresses
+        self.resource_deps = resource_deps
+        self.changes: dict[str, ResourceChange] = {}
+        self.visited: set[str] = set()
+        self.data_reads: dict[str, InstanceState] = {}
+
+    # ---- entry point -----------------------------------------------------------------------
+
+    def resource_value(self, inst: ResourceInstance) -> Any:
+        res = inst.resource
+        self.visited.add(inst.address)
+        rt = self.registry.resource_type(res.type, res.mode)
+        prior_obj = self.prior.instance(inst.address)
+        prior = prior_obj.marked_attributes() if prior_obj is not None else None
+        if rt is None or inst.config is None:
+            return prior if prior is not None else UNKNOWN
+        config = schema.normalize(rt, inst.config)
+        self.diags.extend(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        node = Node(inst.scope.path, RESOURCE, res.address)
+        if self.selection is not None and not self.selection.allows(inst.address, node):
+            return prior if prior is not None else UNKNOWN
+        if res.mode == "data":
+            return self._data(inst, rt, config, node)
+        if self.mode == "refresh-only":
+            return prior if prior is not None else UNKNOWN
+        if self.mode == "destroy":
+            if prior is not None:
+                self._record(inst, rt, ACTIONS_DELETE, prior, None, node)
+                self._check_prevent_destroy(inst)
+            return prior if prior is not None else UNKNOWN
+        return self._managed(inst, rt, config, prior, node)
+
+    # ---- managed resources -----------------------------------------------------------------
+
+    def _managed(self, inst: ResourceInstance, rt: ResourceType, config: dict[str, Any],
+                 prior: dict[str, Any] | None, node: Node) -> Any:
+        ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
+        lc = inst.resource.lifecycle
+        try:
+            planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
+        except CtlError as err:
+            self.diags.add(err)
+            return prior if prior is not None else UNKNOWN
+        planned = mark_sensitive(planned, rt.sensitive)
+        if prior is None:
+            self._preconditions(inst)
+            self._record(inst, rt, ACTIONS_CREATE, None, planned, node)
+            self._postconditions(inst, planned)
+            return planned
+        if prior is not None and lc.ignore_changes:
+            planned = _ignore(planned, prior, lc.ignore_changes, rt)
+        changed = changed_attributes(_plain(prior) or {}, _plain_keep_unknown(planned))
+        changed = [k for k in changed if k in rt.schema.get("properties", {})]
+        forcing = [k for k in changed if k in rt.replace_on]
+        reason = "replace_because_cannot_update" if forcing else None
+        if inst.address in self.replace:
+            reason = "replace_by_request"
+        elif not forcing and self._triggered(inst):
+            reason = "replace_by_triggers"
+        if reason is not None:
+            try:
+                fresh = call_plain(rt.plan, ctx, None, marked=config)
+            except CtlError as err:
+                self.diags.add(err)
+                return prior
+            fresh = mark_sensitive(fresh, rt.sensitive)
+            actions = ACTIONS_REPLACE_CBD if lc.create_before_destroy else ACTIONS_REPLACE
+            self._check_prevent_destroy(inst)
+            self._preconditions(inst)
+            self._record(inst, rt, actions, prior, fresh, node, replace_paths=[[k] for k in forcing],
+                         reason=reason)
+            self._postconditions(inst, fresh)
+            return fresh
+        if not changed:
+            self._preconditions(inst)
+            self._record(inst, rt, ACTIONS_NOOP, prior, prior, node)
+            self._postconditions(inst, prior)
+            return prior
+        self._preconditions(inst)
+        self._record(inst, rt, ACTIONS_UPDATE, prior, planned, node)
+        self._postconditions(inst, planned)
+        return planned
+
+    def _triggered(self, inst: ResourceInstance) -> bool:
+        """``replace_triggered_by``: a referenced resource instance is being changed."""
+        for expr in inst.resource.lifecycle.replace_triggered_by:
+            for ref in references(expr):
+                if ref.root in ("count", "each", "self", "var", "local", "path", "terraform"):
+                    continue
+                parts = [p for p in ref.parts if isinstance(p, str)]
+                if not parts:
+                    continue
+                target = f"{ref.root}.{parts[0]}"
+                prefix = inst.module_address + "." if inst.module_address else ""
+                for addr, change in self.changes.items():
+                    if addr.startswith(prefix + target) and change.actions not in (ACTIONS_NOOP, ACTIONS_READ):
+                        rest = addr[len(prefix + target):]
+                        if rest == "" or rest.startswith("["):
+                            return True
+        return False
+
+    def _check_prevent_destroy(self, inst: ResourceInstance) -> None:
+        if inst.resource.lifecycle.prevent_destroy:
+            self.diags.error(
+                "Instance cannot be destroyed",
+                detail=f"{inst.address} has lifecycle.prevent_destroy set, but the plan would destroy it.",
+                hint="Remove prevent_destroy, or change the plan so it keeps this object.",
+                range=inst.resource.rng,
+                address=inst.address,
+            )
+
+    # ---- data sources ----------------------------------------------------------------------
+
+    def _data(self, inst: ResourceInstance, rt: ResourceType, config: dict[str, Any], node: Node) -> Any:
+        pending = self._dependency_pending(node)
+        if contains_unknown(config) or pending:
+            planned = call_plain(rt.plan, self.providers.context(rt, inst.address, inst.scope.path, inst.resource),
+                                 None, marked=config)
+            reason = "read_because_dependency_pending" if pending else "read_because_config_unknown"
+            self._record(inst, rt, ACTIONS_READ, None, planned, node, reason=reason)
+            return planned
+        try:
+            ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
+            result = call_plain(rt.read, ctx, marked=config)
+        except CtlError as err:
+            err.address = err.address or inst.address
+            self.diags.add(err)
+            return UNKNOWN
+        if result is None:
+            self.diags.error(f"{inst.address}: the data source found nothing", address=inst.address)
+            return UNKNOWN
+        result = mark_sensitive(result, rt.sensitive)
+        self.data_reads[inst.address] = InstanceState.from_marked(result, schema_version=rt.schema_version)
+        return result
+
+    def _dependency_pending(self, node: Node) -> bool:
+        deps = self.resource_deps.get(node, [])
+        if not deps:
+            return False
+        for addr, change in self.changes.items():
+            if change.actions in (ACTIONS_NOOP, ACTIONS_READ):
+                continue
+            if static_address(addr) in deps:
+                return True
+        return False
+
+    # ---- conditions ------------------------------------------------------------------------
+
+    def _preconditions(self, inst: ResourceInstance) -> None:
+        self._conditions(inst, inst.resource.lifecycle.preconditions, None, "precondition")
+
+    def _postconditions(self, inst: ResourceInstance, planned: Any) -> None:
+        self._conditions(inst, inst.resource.lifecycle.postconditions, planned, "postcondition")
+
+    def _conditions(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str) -> None:
+        if not conditions:
+            return
+        ctx = inst.eval_ctx(self_value)
+        for cond in conditions:
+            try:
+                ok, _ = unmark(evaluate(cond.condition, ctx))
+            except CtlError as err:
+                self.diags.add(err)
+                continue
+            if contains_unknown(ok):
+                continue  # checked again during apply
+            if ok is not True:
+                try:
+                    msg, _ = unmark(evaluate(cond.error_message, ctx))
+                except CtlError:
+                    msg = "(error_message could not be evaluated)"
+                self.diags.error(f"Resource {kind} failed", detail=f"{inst.address}: {to_display(msg)}",
+                                 range=cond.rng, address=inst.address)
+
+    # ---- recording -------------------------------------------------------------------------
+
+    def _record(self, inst: ResourceInstance, rt: ResourceType, actions: tuple[str, ...],
+                before: dict[str, Any] | None, after: dict[str, Any] | None, node: Node,
+                *, replace_paths: list[list[str | int]] | None = None, reason: str | None = None) -> None:
+        res = inst.resource
+        self.changes[inst.address] = ResourceChange(
+            address=inst.address,
+            module_address=inst.module_address,
+            mode=res.mode,
+            type=res.type,
+            name=res.name,
+            index=None if inst.key is None else inst.key,
+            provider=self.providers.state_provider(rt, res),
+            actions=actions,
+            before=before,
+            after=after,
+            replace_paths=replace_paths or [],
+            action_reason=reason,
+            previous_address=self.previous.get(inst.address),
+            dependencies=self.resource_deps.get(node, []),
+            create_before_destroy=res.lifecycle.create_before_destroy,
+            schema_version=rt.schema_version,
+        )
+
+
+def _ignore(planned: dict[str, Any], prior: dict[str, Any], ignore: list[str] | str, rt: ResourceType) -> dict[str, Any]:
+    out = dict(planned)
+    names = list(rt.schema.get("properties", {})) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
+    for name in names:
+        if name in prior and name not in rt.computed:
+            out[name] = prior[name]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    from engine.lang.values import deep_unmark
+
+    if value is None:
+        return None
+    plain, _ = deep_unmark(value)
+    return plain
+
+
+def _plain_keep_unknown(value: Any) -> Any:
+    return _plain(value)
+
+
+def static_address(addr: str) -> str:
+    """``module.net["a"].aws_x.y[0]`` -> ``module.net.aws_x.y``: the resource block it came from."""
+    a = InstanceAddress.parse(addr)
+    mods = "".join(f"module.{name}." for name, _ in a.module)
+    return f"{mods}{'data.' if a.mode == 'data' else ''}{a.type}.{a.name}"
+
+
+__all__ = ["PlanHooks", "equal"]

@@ -1,0 +1,326 @@
+"""Plans and states in Terraform's machine-readable shapes (``show -json``).
+
+conftest, checkov, jq scripts and review bots already read Terraform's plan JSON (format 1.2) and
+its state values representation, so ctl prints exactly those shapes and those tools work unchanged.
+Two things differ from Terraform, both on purpose:
+
+* Secrets are masked as ``"(sensitive value)"`` in every value unless ``show_sensitive`` is asked
+  for; the ``*_sensitive`` maps still say where they were, so a tool can tell what was hidden.
+* ``ctl_version`` is added next to ``terraform_version`` (unknown keys are ignored by readers).
+
+Values arrive in the expression language's model: ``Unknown`` leaves become ``true`` in
+``after_unknown`` and are left out of ``after``; ``Marked`` leaves become ``true`` in the
+``*_sensitive`` maps.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.lang.values import SENSITIVE, Marked, Unknown
+from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
+from engine.state.address import format_module, parse_module
+from engine.state.model import TERRAFORM_COMPAT_VERSION, State, output_type
+
+PLAN_FORMAT_VERSION = "1.2"
+STATE_FORMAT_VERSION = "1.0"
+MASK = "(sensitive value)"
+
+_OMIT = object()  # an unknown leaf: left out of objects, null inside lists
+_PROVIDER_RE = re.compile(r'provider\["([^"]+)"\]')
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+
+def value_shapes(value: Any, *, show_sensitive: bool = False) -> tuple[Any, Any, Any]:
+    """``(plain, unknown_shape, sensitive_shape)`` of one value, as Terraform's plan JSON wants them.
+
+    ``plain`` has unknown leaves left out (``null`` in lists) and secrets masked unless
+    ``show_sensitive``. The shapes follow the value with ``true`` at unknown (resp. sensitive)
+    leaves and leave out everything else; with nothing to flag they are ``{}`` for an object,
+    ``[false, …]`` for a list and ``false`` otherwise — what Terraform prints.
+    """
+    plain = _plain(value, mask=not show_sensitive)
+    return (None if plain is _OMIT else plain), _top(value, _is_unknown), _top(value, _is_sensitive)
+
+
+def _plain(v: Any, *, mask: bool) -> Any:
+    if isinstance(v, Marked):
+        if isinstance(v.value, Unknown):
+            return _OMIT
+        if mask and SENSITIVE in v.marks:
+            return MASK
+        return _plain(v.value, mask=mask)
+    if isinstance(v, Unknown):
+        return _OMIT
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            px = _plain(x, mask=mask)
+            if px is not _OMIT:
+                out[k] = px
+        return out
+    if isinstance(v, list | tuple):
+        return [None if (px := _plain(x, mask=mask)) is _OMIT else px for x in v]
+    return v
+
+
+def _is_unknown(v: Any) -> bool:
+    return isinstance(v, Unknown) or (isinstance(v, Marked) and isinstance(v.value, Unknown))
+
+
+def _is_sensitive(v: Any) -> bool:
+    return isinstance(v, Marked) and SENSITIVE in v.marks
+
+
+def _shape(v: Any, flagged: Any) -> Any:
+    """``True`` at flagged leaves; ``None`` when nothing inside ``v`` is flagged."""
+    if flagged(v):
+        return True
+    if isinstance(v, Marked):
+        v = v.value
+    if isinstance(v, dict):
+        out = {k: s for k, x in v.items() if (s := _shape(x, flagged)) is not None}
+        return out or None
+    if isinstance(v, list | tuple):
+        items = [_shape(x, flagged) for x in v]
+        if all(s is None for s in items):
+            return None
+        return [False if s is None else s for s in items]
+    return None
+
+
+def _top(v: Any, flagged: Any) -> Any:
+    shape = _shape(v, flagged)
+    if shape is not None:
+        return shape
+    inner = v.value if isinstance(v, Marked) else v
+    if isinstance(inner, dict):
+        return {}
+    if isinstance(inner, list | tuple):
+        return [False] * len(inner)
+    return False
+
+
+# -- plan -----------------------------------------------------------------------------------------
+
+
+def plan_to_json(
+    plan: Plan,
+    *,
+    show_sensitive: bool = False,
+    configuration: dict | None = None,
+    ctl_version: str = "0.1.0",
+) -> dict:
+    """The ``show -json PLANFILE`` document (Terraform's plan representation, format 1.2)."""
+    return {
+        "format_version": PLAN_FORMAT_VERSION,
+        "terraform_version": TERRAFORM_COMPAT_VERSION,
+        "ctl_version": ctl_version,
+        "variables": {
+            name: {"value": value_shapes(v, show_sensitive=show_sensitive)[0]}
+            for name, v in plan.variables.items()
+        },
+        "planned_values": _planned_values(plan, show_sensitive),
+        "resource_drift": [_resource_change(c, show_sensitive) for c in plan.drift],
+        "resource_changes": [_resource_change(c, show_sensitive) for c in plan.changes],
+        "output_changes": {
+            name: _output_change(oc, show_sensitive) for name, oc in sorted(plan.outputs.items())
+        },
+        "prior_state": state_to_json(
+            plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version
+        ),
+        "configuration": configuration if configuration is not None else {},
+        "relevant_attributes": [],
+        "checks": [],
+        "timestamp": plan.timestamp,
+        "applyable": plan.has_changes and not plan.errored,
+        "complete": True,
+        "errored": plan.errored,
+    }
+
+
+def provider_name(provider: str) -> str:
+    """``provider["registry.terraform.io/hashicorp/aws"].east`` -> ``registry.terraform.io/hashicorp/aws``."""
+    m = _PROVIDER_RE.search(provider)
+    return m.group(1) if m else provider
+
+
+def _resource_change(c: ResourceChange, show_sensitive: bool) -> dict:
+    before, _, before_sensitive = value_shapes(c.before, show_sensitive=show_sensitive)
+    after, after_unknown, after_sensitive = value_shapes(c.after, show_sensitive=show_sensitive)
+    if c.after is None:
+        after_unknown = {}  # Terraform: nothing is unknown about a deleted object
+    change: dict[str, Any] = {
+        "actions": list(c.actions),
+        "before": before,
+        "after": after,
+        "after_unknown": after_unknown,
+        "before_sensitive": before_sensitive,
+        "after_sensitive": after_sensitive,
+    }
+    if c.replace_paths:
+        change["replace_paths"] = [list(p) for p in c.replace_paths]
+    doc: dict[str, Any] = {"address": c.address}
+    if c.previous_address:
+        doc["previous_address"] = c.previous_address
+    if c.module_address:
+        doc["module_address"] = c.module_address
+    doc.update(mode=c.mode, type=c.type, name=c.name)
+    if c.index is not None:
+        doc["index"] = c.index
+    doc["provider_name"] = provider_name(c.provider)
+    doc["change"] = change
+    if c.action_reason:
+        doc["action_reason"] = c.action_reason
+    return doc
+
+
+def _output_change(oc: OutputChange, show_sensitive: bool) -> dict:
+    mask = oc.sensitive and not show_sensitive
+
+    def shown(v: Any) -> Any:
+        plain = value_shapes(v, show_sensitive=show_sensitive)[0]
+        return MASK if mask and plain is not None else plain
+
+    after_unknown = _shape(oc.after, _is_unknown)
+    return {
+        "actions": list(oc.actions),
+        "before": shown(oc.before),
+        "after": shown(oc.after),
+        "after_unknown": False if after_unknown is None else after_unknown,
+        "before_sensitive": oc.sensitive or _shape(oc.before, _is_sensitive) is not None,
+        "after_sensitive": oc.sensitive or _shape(oc.after, _is_sensitive) is not None,
+    }
+
+
+def _planned_values(plan: Plan, show_sensitive: bool) -> dict:
+    outputs: dict[str, dict] = {}
+    for name, oc in sorted(plan.outputs.items()):
+        if DELETE in oc.actions and oc.after is None:
+            continue
+        sensitive = oc.sensitive or _shape(oc.after, _is_sensitive) is not None
+        entry: dict[str, Any] = {"sensitive": sensitive}
+        if _shape(oc.after, _is_unknown) is None:
+            plain = value_shapes(oc.after, show_sensitive=True)[0]
+            entry["type"] = output_type(plain)
+            entry["value"] = MASK if sensitive and not show_sensitive else plain
+        outputs[name] = entry
+    tree = _ModuleTree()
+    for c in plan.changes:
+        if c.after is None or c.actions == (DELETE,):
+            continue
+        values, _, sensitive_values = value_shapes(c.after, show_sensitive=show_sensitive)
+        tree.add(
+            c.module_address,
+            {
+                "address": c.address,
+                "mode": c.mode,
+                "type": c.type,
+                "name": c.name,
+                "index": c.index,
+                "provider_name": provider_name(c.provider),
+                "schema_version": c.schema_version,
+                "values": values,
+                "sensitive_values": sensitive_values,
+            },
+        )
+    return {"outputs": outputs, "root_module": tree.to_json()}
+
+
+# -- state ----------------------------------------------------------------------------------------
+
+
+def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = "0.1.0") -> dict:
+    """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform)."""
+    doc: dict[str, Any] = {
+        "format_version": STATE_FORMAT_VERSION,
+        "terraform_version": state.terraform_version or TERRAFORM_COMPAT_VERSION,
+        "ctl_version": ctl_version,
+    }
+    if state.is_empty and not state.outputs:
+        return doc
+    values: dict[str, Any] = {}
+    if state.outputs:
+        values["outputs"] = {
+            name: {
+                "sensitive": out.sensitive,
+                "value": MASK if out.sensitive and not show_sensitive else out.value,
+                "type": out.type if out.type is not None else output_type(out.value),
+            }
+            for name, out in sorted(state.outputs.items())
+        }
+    tree = _ModuleTree()
+    providers = {res.key: res.provider for res in state.resources}
+    for addr, inst in state.instances(include_deposed=True):
+        attrs, _, sensitive_values = value_shapes(inst.marked_attributes(), show_sensitive=show_sensitive)
+        entry: dict[str, Any] = {
+            "address": str(addr),
+            "mode": addr.mode,
+            "type": addr.type,
+            "name": addr.name,
+            "index": addr.key,
+            "provider_name": provider_name(providers[addr.resource_key]),
+            "schema_version": inst.schema_version,
+            "values": attrs,
+            "sensitive_values": sensitive_values,
+        }
+        if inst.dependencies:
+            entry["depends_on"] = list(inst.dependencies)
+        if inst.status == "tainted":
+            entry["tainted"] = True
+        if inst.deposed:
+            entry["deposed_key"] = inst.deposed
+        tree.add(addr.module_str, entry)
+    values["root_module"] = tree.to_json()
+    doc["values"] = values
+    return doc
+
+
+class _ModuleTree:
+    """Resources grouped into Terraform's nested ``root_module``/``child_modules`` structure."""
+
+    def __init__(self, address: str = "") -> None:
+        self.address = address
+        self.resources: list[dict] = []
+        self.children: dict[str, _ModuleTree] = {}
+
+    def add(self, module_address: str, resource: dict) -> None:
+        if resource.get("index") is None:
+            resource.pop("index", None)
+        node = self
+        path = parse_module(module_address)
+        for depth in range(1, len(path) + 1):
+            addr = format_module(path[:depth])
+            node = node.children.setdefault(addr, _ModuleTree(addr))
+        node.resources.append(resource)
+
+    def to_json(self) -> dict:
+        doc: dict[str, Any] = {}
+        if self.address:
+            doc["address"] = self.address
+        if self.resources:
+            doc["resources"] = sorted(self.resources, key=_resource_order)
+        if self.children:
+            doc["child_modules"] = [self.children[a].to_json() for a in sorted(self.children)]
+        return doc
+
+
+def _resource_order(res: dict) -> tuple[Any, ...]:
+    """Resources by mode, type and name, then count indexes numerically, then for_each keys."""
+    index = res.get("index")
+    key = (0, 0, "") if index is None else (1, index, "") if isinstance(index, int) else (2, 0, index)
+    return (res["mode"] != "managed", res["type"], res["name"], key, res.get("deposed_key", ""))
+
+
+__all__ = [
+    "MASK",
+    "PLAN_FORMAT_VERSION",
+    "STATE_FORMAT_VERSION",
+    "plan_to_json",
+    "provider_name",
+    "state_to_json",
+    "value_shapes",
+]

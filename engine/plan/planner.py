@@ -1,0 +1,281 @@
+"""Making a plan: configuration + refreshed state -> the changes that would reconcile them.
+
+1. Load and evaluate the configuration once to get provider configurations (validate mode).
+2. Apply ``moved`` blocks to the state (renames, never destroy and re-create).
+3. Refresh every object in state through its adapter, concurrently (unless ``--refresh=false``).
+4. Walk the configuration again in plan mode: each instance is diffed against its prior object.
+5. Objects in state that the configuration no longer has are planned for deletion.
+6. Root outputs are compared with the state's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from adapters.registry import Registry
+from engine.config.loader import config_files
+from engine.config.model import Module, Resource, Variable
+from engine.errors import CtlError, Diagnostics, DiagnosticsError
+from engine.graph import RESOURCE, Graph, Node
+from engine.lang.values import SENSITIVE, mark
+from engine.plan.diff import equal
+from engine.plan.hooks import PlanHooks, static_address
+from engine.plan.model import (
+    ACTIONS_CREATE,
+    ACTIONS_DELETE,
+    ACTIONS_NOOP,
+    ACTIONS_UPDATE,
+    OutputChange,
+    Plan,
+    ResourceChange,
+)
+from engine.plan.refresh import ResourceLookup, config_key, refresh
+from engine.plan.targets import Selection
+from engine.providers import Providers
+from engine.state.address import InstanceAddress
+from engine.state.model import State
+from engine.validate import load_and_evaluate
+
+
+@dataclass
+class PlanOptions:
+    mode: str = "normal"  # "normal" | "destroy" | "refresh-only"
+    refresh: bool = True
+    targets: list[str] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)
+    replace: list[str] = field(default_factory=list)
+    parallelism: int = 10
+    var_args: list[tuple[str, str]] = field(default_factory=list)
+    prompt: Callable[[Variable], str] | None = None
+    environ: Mapping[str, str] | None = None
+    workspace: str = "default"
+
+
+@dataclass
+class PlanResult:
+    plan: Plan
+    diags: Diagnostics
+    timings: dict[str, float]
+    graph: Graph
+    root: Module
+
+
+def config_hash(root: Module) -> str:
+    """A hash of every configuration file of every module: a saved plan needs the same files."""
+    h = hashlib.sha256()
+    for _, module in root.walk():
+        for p in config_files(module.dir):
+            h.update(str(p.relative_to(root.dir) if p.is_relative_to(root.dir) else p).encode())
+            h.update(b"\0")
+            h.update(p.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+def make_plan(
+    root_dir: Path,
+    state: State,
+    stored_lineage: str,
+    stored_serial: int,
+    opts: PlanOptions,
+    registry: Registry | None = None,
+) -> PlanResult:
+    """Compute a plan; configuration errors raise ``DiagnosticsError`` with every problem found."""
+    registry = registry or Registry.discover()
+    timings: dict[str, float] = {}
+    first = load_and_evaluate(root_dir, var_args=opts.var_args, environ=opts.environ, prompt=opts.prompt,
+                              registry=registry, workspace=opts.workspace, require_all_variables=True)
+    timings.update(first.timings)
+    if first.diags.has_errors or first.walk is None or first.graph is None or first.root is None:
+        raise DiagnosticsError(first.diags.items)
+    root, graph, walk0 = first.root, first.graph, first.walk
+    warnings = first.diags.warnings()
+    root_vars = dict(walk0.root_vars)
+
+    t = time.perf_counter()
+    prior, previous = apply_moved(state, root)
+    config_of = _config_lookup(root)
+    providers = Providers(registry, walk0.provider_configs, root.dir)
+    diags = Diagnostics()
+    drift: list[ResourceChange] = []
+    if opts.refresh and not prior.is_empty:
+        prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism)
+        if diags.has_errors:
+            raise DiagnosticsError(diags.items)
+    timings["refresh"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    instance_nodes = _instance_nodes(walk0)
+    selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
+    hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
+                      replace=opts.replace, selection=selection, previous_addresses=previous,
+                      resource_deps=resource_dependencies(graph))
+    from engine.lang.templatefile import render
+    from engine.walk import ConfigWalk
+
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,
+                      plan_mode=True, plan_timestamp=stamp, render_template=render)
+    walk.run()
+    if diags.has_errors:
+        raise DiagnosticsError([*warnings, *diags.items])
+    changes = dict(hooks.changes)
+    if opts.mode != "refresh-only":
+        _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode)
+    for addr, obj in hooks.data_reads.items():
+        prior.set_instance(addr, obj)
+    outputs = _output_changes(prior, walk.root_outputs, opts.mode)
+    timings["plan"] = time.perf_counter() - t
+    plan = Plan(
+        changes=sorted(changes.values(), key=lambda c: _sort_key(c.address)),
+        drift=drift,
+        outputs=outputs,
+        prior_state=prior,
+        lineage=stored_lineage,
+        serial=stored_serial,
+        config_hash=config_hash(root),
+        variables={k: mark(v) if root.variables[k].sensitive else v for k, v in root_vars.items()},
+        workspace=opts.workspace,
+        mode=opts.mode,
+        timestamp=stamp,
+        targets=list(opts.targets),
+        excludes=list(opts.excludes),
+    )
+    diags.extend(warnings)
+    return PlanResult(plan, diags, timings, graph, root)
+
+
+def _sort_key(address: str) -> tuple[Any, ...]:
+    return (address.count("module."), address)
+
+
+def apply_moved(state: State, root: Module) -> tuple[State, dict[str, str]]:
+    """Rename objects as the configuration's ``moved`` blocks say; returns new -> old addresses."""
+    moves = [(path, m) for path, module in root.walk() for m in module.moved]
+    if not moves:
+        return state, {}
+    new = state.copy()
+    previous: dict[str, str] = {}
+    for path, mv in moves:
+        prefix = "".join(f"module.{p}." for p in path)
+        src, dst = prefix + mv.from_addr, prefix + mv.to_addr
+        for addr, inst in list(new.instances()):
+            text = str(addr)
+            if text == src or text.startswith(src + "["):
+                target = dst + text[len(src):]
+                if new.instance(target) is not None:
+                    continue  # already moved, or the destination exists: nothing to rename
+                res = new.resource(addr)
+                provider = res.provider if res is not None else None
+                new.remove_instance(addr)
+                new.set_instance(target, inst, provider=provider)
+                previous[target] = text
+    return new, previous
+
+
+def _config_lookup(root: Module) -> ResourceLookup:
+    out: ResourceLookup = {}
+    for path, module in root.walk():
+        for addr, res in module.resources.items():
+            out[(path, addr)] = res
+    return out
+
+
+def _instance_nodes(walk: Any) -> dict[str, Node]:
+    out: dict[str, Node] = {}
+    for node, insts in walk.instances.items():
+        for inst in insts:
+            out[inst.address] = node
+    return out
+
+
+def resource_dependencies(graph: Graph) -> dict[Node, list[str]]:
+    """For each resource node, the resources it depends on (through locals, modules…), by address."""
+    memo: dict[Node, frozenset[Node]] = {}
+
+    def deps_of(node: Node) -> frozenset[Node]:
+        if node in memo:
+            return memo[node]
+        memo[node] = frozenset()  # cycles were rejected earlier; this guards recursion anyway
+        acc: set[Node] = set()
+        for e in graph.deps.get(node, ()):
+            t = e.target
+            if t.kind == RESOURCE:
+                acc.add(t)
+            else:
+                acc |= deps_of(t)
+        memo[node] = frozenset(acc)
+        return memo[node]
+
+    out: dict[Node, list[str]] = {}
+    for node in graph.nodes:
+        if node.kind == RESOURCE:
+            out[node] = sorted({str(n) for n in deps_of(node)})
+    return out
+
+
+def _plan_orphans(prior: State, visited: set[str], changes: dict[str, ResourceChange],
+                  config_of: ResourceLookup, selection: Selection | None, mode: str) -> None:
+    for addr, inst in prior.instances():
+        text = str(addr)
+        if text in visited or addr.mode != "managed":
+            continue
+        if selection is not None and not selection.allows(text, None):
+            continue
+        res_cfg: Resource | None = config_of.get(config_key(addr))
+        if res_cfg is None:
+            reason = "delete_because_no_resource_config"
+            if addr.module and not _module_declared(addr, config_of):
+                reason = "delete_because_no_module"
+        elif res_cfg.count is not None:
+            reason = "delete_because_count_index"
+        elif res_cfg.for_each is not None:
+            reason = "delete_because_each_key"
+        else:
+            reason = "delete_because_wrong_repetition"
+        res = prior.resource(addr)
+        changes[text] = ResourceChange(
+            address=text, module_address=addr.module_str, mode=addr.mode, type=addr.type, name=addr.name,
+            index=addr.key, provider=res.provider if res else "", actions=ACTIONS_DELETE,
+            before=inst.marked_attributes(), after=None, action_reason=reason,
+            dependencies=list(inst.dependencies),
+        )
+        if res_cfg is not None and res_cfg.lifecycle.prevent_destroy and mode != "destroy":
+            raise CtlError("Instance cannot be destroyed",
+                           detail=f"{text} has lifecycle.prevent_destroy set, but the plan would destroy it.",
+                           range=res_cfg.rng, address=text)
+
+
+def _module_declared(addr: InstanceAddress, config_of: ResourceLookup) -> bool:
+    path = tuple(n for n, _ in addr.module)
+    return any(p[: len(path)] == path for p, _ in config_of)
+
+
+def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: str) -> dict[str, OutputChange]:
+    out: dict[str, OutputChange] = {}
+    if mode == "destroy":
+        for name, old in prior.outputs.items():
+            before = mark(old.value) if old.sensitive else old.value
+            out[name] = OutputChange(name, ACTIONS_DELETE, before, None, old.sensitive)
+        return out
+    for name, (value, sensitive) in outputs.items():
+        old = prior.outputs.get(name)
+        if old is None:
+            out[name] = OutputChange(name, ACTIONS_CREATE, None, value, sensitive)
+            continue
+        before = mark(old.value, frozenset({SENSITIVE})) if old.sensitive else old.value
+        actions = ACTIONS_NOOP if equal(before, value) else ACTIONS_UPDATE
+        out[name] = OutputChange(name, actions, before, value, sensitive)
+    for name, old in prior.outputs.items():
+        if name not in outputs:
+            out[name] = OutputChange(name, ACTIONS_DELETE, old.value, None, old.sensitive)
+    return out
+
+
+__all__ = ["PlanOptions", "PlanResult", "make_plan", "resource_dependencies", "static_address"]

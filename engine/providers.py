@@ -1,0 +1,90 @@
+"""Configured providers: one client per provider configuration, shared by all of its resources.
+
+A resource uses the provider configuration named by its ``provider`` meta-argument or implied by
+its type prefix, looked up in its own module and then in each ancestor (child modules inherit the
+root's default providers, as in Terraform). Clients are built lazily and once, under a lock,
+because refresh and apply call in from many worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from adapters.base import AdapterContext, Provider, ResourceType
+from adapters.registry import Registry
+from engine.config.model import Resource
+from engine.errors import CtlError
+from engine.lang.values import deep_unmark
+
+ModPath = tuple[str, ...]
+
+
+class Providers:
+    """Builds adapter contexts for resources; each provider configuration is configured once."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        configs: dict[tuple[ModPath, str], dict[str, Any]],
+        workdir: Path,
+        cancelled: threading.Event | None = None,
+    ) -> None:
+        self.registry = registry
+        self.configs = configs
+        self.workdir = workdir
+        self.cancelled = cancelled or threading.Event()
+        self._clients: dict[tuple[ModPath, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def key_for(self, path: ModPath, name: str, alias: str | None) -> tuple[ModPath, str]:
+        key = f"{name}.{alias}" if alias else name
+        p = path
+        while True:
+            if (p, key) in self.configs:
+                return (p, key)
+            if not p:
+                return ((), key)
+            p = p[:-1]
+
+    def context(
+        self, rt: ResourceType, address: str, path: ModPath = (), resource: Resource | None = None
+    ) -> AdapterContext:
+        """The context an adapter operation on ``address`` runs with."""
+        if resource is not None and resource.provider is not None:
+            name, alias = resource.provider
+        else:
+            name, alias = self.registry.provider_for_type(rt.name), None
+        key = self.key_for(path, name, alias)
+        config = self.configs.get(key, {})
+        client = self._client(key, name, config)
+        return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
+                              cancelled=self.cancelled)
+
+    def _client(self, key: tuple[ModPath, str], name: str, config: dict[str, Any]) -> Any:
+        with self._lock:
+            if key in self._clients:
+                return self._clients[key]
+            provider: Provider | None = self.registry.provider(name)
+            client = None
+            if provider is not None:
+                plain, _ = deep_unmark(config)
+                try:
+                    client = provider.configure(plain, self.workdir)
+                except CtlError:
+                    raise
+                except Exception as exc:  # an SDK error while building the client
+                    raise CtlError(f'Cannot configure provider "{key[1]}": {exc}') from None
+            self._clients[key] = client
+            return client
+
+    def state_provider(self, rt: ResourceType, resource: Resource | None) -> str:
+        """The ``provider`` string written into state for a resource."""
+        name = resource.provider[0] if resource is not None and resource.provider else \
+            self.registry.provider_for_type(rt.name)
+        alias = resource.provider[1] if resource is not None and resource.provider else None
+        provider = self.registry.provider(name)
+        source = provider.source if provider is not None else f"registry.terraform.io/hashicorp/{name}"
+        text = f'provider["{source}"]'
+        return f"{text}.{alias}" if alias else text

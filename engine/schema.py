@@ -1,0 +1,160 @@
+"""Checking resource arguments against their adapter's JSON Schema, and shaping them like state.
+
+Adapters describe their arguments with JSON Schema, checked with ``jsonschema``. Values not known
+until apply cannot be checked yet, so errors located at (or inside) an unknown value are dropped.
+Each error names the resource address, the attribute path, and the attribute's file:line.
+
+``normalize`` gives a configuration the shape Terraform's state has: every declared attribute
+present (null when unset) and a nested block written as a single JSON/YAML object wrapped in a list.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from adapters.base import ResourceType
+from engine.config.syntax import Body
+from engine.errors import Diagnostic, SourceRange
+from engine.lang.values import Unknown, deep_unmark, type_name
+
+
+@cache
+def _validator(rt: ResourceType) -> Draft202012Validator:
+    return Draft202012Validator(rt.schema)
+
+
+def normalize(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]:
+    props: dict[str, Any] = rt.schema.get("properties", {})
+    out = dict(config)
+    for name, prop in props.items():
+        if name not in out:
+            out[name] = None
+            continue
+        value = out[name]
+        if isinstance(value, dict) and _is_block_list(prop):
+            out[name] = [value]
+    return out
+
+
+def _is_block_list(prop: dict[str, Any]) -> bool:
+    t = prop.get("type")
+    is_array = t == "array" or (isinstance(t, list) and "array" in t)
+    return is_array and prop.get("items", {}).get("type") == "object"
+
+
+def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: SourceRange) -> list[Diagnostic]:
+    """Schema problems of one instance's arguments (computed-only attributes excluded)."""
+    plain, _ = deep_unmark(config)
+    args = {k: v for k, v in plain.items() if v is not None or k in _required(rt)}
+    for computed in rt.computed:
+        if computed in args and config.get(computed) is None:
+            args.pop(computed, None)
+    unknown_args = args
+    args = _fill_unknowns(args, rt.schema)
+    out: list[Diagnostic] = []
+    for err in _validator(rt).iter_errors(args):
+        path = list(err.absolute_path)
+        if _at_unknown(unknown_args, path) or _involves_unknown(err):
+            continue
+        out.append(_diagnostic(err, path, address, body, fallback))
+    return out
+
+
+_PLACEHOLDERS: dict[str, Any] = {"string": "", "number": 0, "integer": 0, "boolean": False,
+                                  "array": [], "object": {}}
+
+
+def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
+    """Unknown values replaced by a value of the type the schema expects there.
+
+    A value not known until apply cannot be checked, but its presence still counts (for
+    ``required`` and for "one of these arguments" rules), so it stands in as a typed placeholder.
+    """
+    if isinstance(value, Unknown):
+        t = sub.get("type", "string")
+        if isinstance(t, list):
+            t = next((x for x in t if x != "null"), "string")
+        return _PLACEHOLDERS.get(t, "")
+    if isinstance(value, dict):
+        props = sub.get("properties", {})
+        extra = sub.get("additionalProperties")
+        other = extra if isinstance(extra, dict) else {}
+        return {k: _fill_unknowns(v, props.get(k, other)) for k, v in value.items()}
+    if isinstance(value, list):
+        items = sub.get("items", {})
+        return [_fill_unknowns(v, items if isinstance(items, dict) else {}) for v in value]
+    return value
+
+
+def _required(rt: ResourceType) -> frozenset[str]:
+    return frozenset(rt.schema.get("required", ()))
+
+
+def _at_unknown(value: Any, path: list[Any]) -> bool:
+    for step in path:
+        if isinstance(value, Unknown):
+            return True
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(value, Unknown)
+
+
+def _involves_unknown(err: ValidationError) -> bool:
+    return isinstance(err.instance, Unknown)
+
+
+def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body, fallback: SourceRange) -> Diagnostic:
+    attr_path = _format_path(path)
+    rng = fallback
+    if path and isinstance(path[0], str):
+        attr = body.attributes.get(path[0])
+        if attr is not None:
+            rng = attr.expr.rng
+        else:
+            block = next((b for b in body.blocks if b.type == path[0]), None)
+            if block is not None:
+                rng = block.rng
+    validator = err.validator
+    if validator == "required":
+        missing = str(err.message).split("'")[1] if "'" in err.message else err.message
+        summary = f'Missing required argument "{missing}"'
+        detail = f'The argument "{missing}" is required for {address}, but it is not set.'
+    elif validator == "additionalProperties":
+        extra = _extra_names(err)
+        if extra and not path:
+            attr = body.attributes.get(extra[0])
+            if attr is not None:
+                rng = attr.name_rng
+        summary = f'Unsupported argument "{extra[0] if extra else "?"}"'
+        detail = f"{address} has no argument named like this."
+    elif validator == "type":
+        want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
+        summary = f'Inappropriate value for attribute "{attr_path}"'
+        detail = f"{_tf_type(want)} required, got {type_name(err.instance)}."
+    else:
+        summary = f'Invalid value for attribute "{attr_path}"'
+        detail = err.message
+    return Diagnostic("error", summary, detail=f"{address}: {detail}", range=rng, address=address)
+
+
+def _extra_names(err: ValidationError) -> list[str]:
+    allowed = set(err.schema.get("properties", {}))
+    inst = err.instance if isinstance(err.instance, dict) else {}
+    return sorted(k for k in inst if k not in allowed)
+
+
+def _tf_type(json_type: str) -> str:
+    return {"integer": "whole number", "object": "object", "array": "list"}.get(json_type, json_type)
+
+
+def _format_path(path: list[Any]) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out

@@ -1,0 +1,16 @@
+"""State: the model in Terraform's version 4 shape, its codec, the apply journal, locking, and the
+manager that loads and saves it through a backend's ``StateStore``."""
+
+from engine.state.address import AddressError, InstanceAddress
+from engine.state.model import InstanceState, OutputValue, ResourceState, State, from_json, new_state
+
+__all__ = [
+    "AddressError",
+    "InstanceAddress",
+    "InstanceState",
+    "OutputValue",
+    "ResourceState",
+    "State",
+    "from_json",
+    "new_state",
+]

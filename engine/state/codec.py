@@ -1,0 +1,313 @@
+"""State bytes <-> ``State``: Terraform's version 4 JSON, written for stable diffs, read defensively.
+
+Writing follows Terraform's own layout (key order, ``omitempty`` fields, resources sorted by module,
+mode, type and name, instances by key) so a state file diffs cleanly in review and tools that read
+Terraform state read ours. Reading refuses anything that is not a version 4 state with a message
+that names the file — a corrupt or foreign state must stop a run before it can be overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from backends.base import BackendError
+from engine.lang.values import Path
+from engine.state.address import AddressError, parse_module
+from engine.state.model import (
+    InstanceState,
+    OutputValue,
+    ResourceState,
+    State,
+    instance_sort_key,
+    output_type,
+)
+
+STATE_VERSION = 4
+_TOP_KEYS = (
+    "version",
+    "terraform_version",
+    "ctl_version",
+    "serial",
+    "lineage",
+    "outputs",
+    "resources",
+    "check_results",
+)
+_INSTANCE_KEYS = (
+    "index_key",
+    "status",
+    "deposed",
+    "schema_version",
+    "attributes",
+    "sensitive_attributes",
+    "private",
+    "dependencies",
+    "create_before_destroy",
+)
+_OLDER_HINT = "ctl reads state format version 4 (Terraform 0.12 and later); upgrade it with Terraform first."
+_NEWER_HINT = "This state was written by a newer tool; use that tool, or a ctl release that reads it."
+_RESTORE_HINT = (
+    "Restore the previous copy (ctl.tfstate.backup for a local state, an earlier object "
+    "version for a remote one) or fix the file by hand."
+)
+
+
+@lru_cache(maxsize=1)
+def ctl_version() -> str:
+    """The installed ctl version, written as ``ctl_version`` so a state tells who wrote it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ctl")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+# -- sensitive paths ------------------------------------------------------------------------------
+
+
+def paths_to_json(paths: list[Path]) -> list[list[dict[str, Any]]]:
+    """``[("result",), ("tags", 0)]`` -> Terraform's ``sensitive_attributes`` steps."""
+    out = []
+    for path in paths:
+        steps: list[dict[str, Any]] = []
+        for step in path:
+            if isinstance(step, int) and not isinstance(step, bool):
+                steps.append({"type": "index", "value": {"value": step, "type": "number"}})
+            else:
+                steps.append({"type": "get_attr", "value": str(step)})
+        out.append(steps)
+    return out
+
+
+def paths_from_json(raw: Any) -> list[Path]:
+    """Terraform's ``sensitive_attributes`` steps -> ``values.Path`` tuples; ValueError if malformed."""
+    if not isinstance(raw, list):
+        raise ValueError("sensitive_attributes is not a list")
+    paths: list[Path] = []
+    for raw_path in raw:
+        if not isinstance(raw_path, list):
+            raise ValueError("a sensitive attribute path is not a list of steps")
+        paths.append(tuple(_step_from_json(step) for step in raw_path))
+    return paths
+
+
+def _step_from_json(step: Any) -> str | int:
+    if not isinstance(step, dict):
+        raise ValueError("a path step is not an object")
+    kind, value = step.get("type"), step.get("value")
+    if kind == "get_attr" and isinstance(value, str):
+        return value
+    if kind == "index" and isinstance(value, dict):
+        key = value.get("value")
+        if value.get("type") == "number" and isinstance(key, int | float) and not isinstance(key, bool):
+            return int(key)
+        if value.get("type") == "string" and isinstance(key, str):
+            return key
+    raise ValueError(f"unsupported path step {json.dumps(step)}")
+
+
+# -- encoding -------------------------------------------------------------------------------------
+
+
+def encode_state(state: State) -> bytes:
+    """The bytes of a state file (UTF-8, 2-space indent, trailing newline)."""
+    doc: dict[str, Any] = {
+        "version": STATE_VERSION,
+        "terraform_version": state.terraform_version,
+        "ctl_version": ctl_version(),
+        "serial": state.serial,
+        "lineage": state.lineage,
+        "outputs": {name: _encode_output(state.outputs[name]) for name in sorted(state.outputs)},
+        "resources": [_encode_resource(r) for r in sorted(state.resources, key=lambda r: r.key)],
+        "check_results": state.check_results,
+    }
+    for k, v in state.extra.items():
+        doc.setdefault(k, v)
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False).encode() + b"\n"
+
+
+def _encode_output(out: OutputValue) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "value": out.value,
+        "type": out.type if out.type is not None else output_type(out.value),
+    }
+    if out.sensitive:
+        doc["sensitive"] = True
+    return doc
+
+
+def _encode_resource(res: ResourceState) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    if res.module:
+        doc["module"] = res.module
+    doc.update(mode=res.mode, type=res.type, name=res.name)
+    if res.each:
+        doc["each"] = res.each
+    doc["provider"] = res.provider
+    doc["instances"] = [_encode_instance(i) for i in sorted(res.instances, key=instance_sort_key)]
+    return doc
+
+
+def _encode_instance(inst: InstanceState) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    if inst.index_key is not None:
+        doc["index_key"] = inst.index_key
+    if inst.status:
+        doc["status"] = inst.status
+    if inst.deposed:
+        doc["deposed"] = inst.deposed
+    doc["schema_version"] = inst.schema_version
+    if inst.attributes or "attributes_flat" not in inst.extra:
+        doc["attributes"] = inst.attributes
+    raw = inst._tf_paths
+    if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
+        doc["sensitive_attributes"] = raw[1]
+    else:
+        doc["sensitive_attributes"] = paths_to_json(list(inst.sensitive_attributes))
+    for k, v in inst.extra.items():
+        doc.setdefault(k, v)
+    if inst.private:
+        doc["private"] = inst.private
+    if inst.dependencies:
+        doc["dependencies"] = list(inst.dependencies)
+    if inst.create_before_destroy:
+        doc["create_before_destroy"] = True
+    return doc
+
+
+# -- decoding -------------------------------------------------------------------------------------
+
+
+def decode_state(data: bytes, source: str) -> State:
+    """Parse state bytes; raises ``BackendError`` naming ``source`` for corrupt or foreign data."""
+    try:
+        doc = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise BackendError(
+            f"state at {source} is corrupt: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            hint=_RESTORE_HINT,
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BackendError(
+            f"state at {source} is corrupt: not UTF-8 text ({exc.reason})", hint=_RESTORE_HINT
+        ) from None
+    if not isinstance(doc, dict) or "version" not in doc:
+        raise BackendError(
+            f'{source} is not a state file: it has no "version" field',
+            hint="Point ctl at a state written by ctl or Terraform 0.12 or later.",
+        )
+    version = doc["version"]
+    if version != STATE_VERSION:
+        older = isinstance(version, int) and version < STATE_VERSION
+        raise BackendError(
+            f"state format version {json.dumps(version)} in {source} is not supported",
+            hint=_OLDER_HINT if older else _NEWER_HINT,
+        )
+    reader = _Reader(source)
+    if not doc.get("lineage"):
+        raise BackendError(f"{source} is not a state file: it has no lineage", hint=_RESTORE_HINT)
+    lineage = reader.need(doc, "lineage", str, "")
+    serial = reader.need(doc, "serial", int, "")
+    if serial < 0:
+        raise reader.corrupt("serial", "is negative")
+    outputs_raw = reader.opt(doc, "outputs", dict, "", {})
+    resources_raw = reader.opt(doc, "resources", list, "", [])
+    return State(
+        serial=serial,
+        lineage=lineage,
+        outputs={name: reader.output(name, o) for name, o in outputs_raw.items()},
+        resources=[reader.resource(i, r) for i, r in enumerate(resources_raw)],
+        terraform_version=reader.opt(doc, "terraform_version", str, "", "") or "",
+        check_results=doc.get("check_results"),
+        extra={k: v for k, v in doc.items() if k not in _TOP_KEYS},
+    )
+
+
+class _Reader:
+    """Field access with errors that say where in the document the problem is."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def corrupt(self, where: str, what: str) -> BackendError:
+        return BackendError(f"state at {self.source} is corrupt: {where} {what}", hint=_RESTORE_HINT)
+
+    def need(self, obj: dict, key: str, typ: type | tuple[type, ...], where: str) -> Any:
+        if key not in obj:
+            raise self.corrupt(f"{where}{key}", "is missing")
+        return self._check(obj[key], typ, f"{where}{key}")
+
+    def opt(self, obj: dict, key: str, typ: type | tuple[type, ...], where: str, default: Any) -> Any:
+        value = obj.get(key)
+        return default if value is None else self._check(value, typ, f"{where}{key}")
+
+    def _check(self, value: Any, typ: type | tuple[type, ...], where: str) -> Any:
+        bad_bool = isinstance(value, bool) and typ in (int, str, dict, list)
+        if bad_bool or not isinstance(value, typ):
+            names = {dict: "an object", list: "a list", str: "a string", int: "a whole number"}
+            expected = names.get(typ, "valid") if isinstance(typ, type) else "valid"
+            raise self.corrupt(where, f"is not {expected}")
+        return value
+
+    def output(self, name: str, raw: Any) -> OutputValue:
+        where = f"outputs.{name}."
+        self._check(raw, dict, where.rstrip("."))
+        if "value" not in raw:
+            raise self.corrupt(f"{where}value", "is missing")
+        return OutputValue(raw["value"], raw.get("type"), bool(raw.get("sensitive", False)))
+
+    def resource(self, i: int, raw: Any) -> ResourceState:
+        where = f"resources[{i}]."
+        self._check(raw, dict, f"resources[{i}]")
+        module = self.opt(raw, "module", str, where, None)
+        if module:
+            try:
+                parse_module(module)
+            except AddressError:
+                raise self.corrupt(f"{where}module", f"{module!r} is not a module address") from None
+        each = self.opt(raw, "each", str, where, None)
+        if each not in (None, "list", "map"):
+            raise self.corrupt(f"{where}each", f'is {each!r}, expected "list" or "map"')
+        instances = self.opt(raw, "instances", list, where, [])
+        res = ResourceState(
+            mode=self.need(raw, "mode", str, where),
+            type=self.need(raw, "type", str, where),
+            name=self.need(raw, "name", str, where),
+            provider=self.need(raw, "provider", str, where),
+            module=module or None,
+            each=each,
+            instances=[self.instance(f"{where}instances[{j}].", inst) for j, inst in enumerate(instances)],
+        )
+        if res.mode not in ("managed", "data"):
+            raise self.corrupt(f"{where}mode", f'is {res.mode!r}, expected "managed" or "data"')
+        return res
+
+    def instance(self, where: str, raw: Any) -> InstanceState:
+        self._check(raw, dict, where.rstrip("."))
+        key = raw.get("index_key")
+        if key is not None and (isinstance(key, bool) or not isinstance(key, int | str)):
+            raise self.corrupt(f"{where}index_key", "is neither a number nor a string")
+        raw_paths = raw.get("sensitive_attributes")
+        try:
+            paths = paths_from_json(raw_paths) if raw_paths is not None else []
+        except ValueError as exc:
+            raise self.corrupt(f"{where}sensitive_attributes", f"is invalid: {exc}") from None
+        deps = self.opt(raw, "dependencies", list, where, [])
+        if not all(isinstance(d, str) for d in deps):
+            raise self.corrupt(f"{where}dependencies", "is not a list of addresses")
+        return InstanceState(
+            index_key=key,
+            schema_version=self.opt(raw, "schema_version", int, where, 0),
+            attributes=self.opt(raw, "attributes", dict, where, {}),
+            sensitive_attributes=paths,
+            dependencies=deps,
+            create_before_destroy=bool(raw.get("create_before_destroy", False)),
+            status=self.opt(raw, "status", str, where, None),
+            private=self.opt(raw, "private", str, where, None),
+            deposed=self.opt(raw, "deposed", str, where, None),
+            extra={k: v for k, v in raw.items() if k not in _INSTANCE_KEYS},
+            _tf_paths=(tuple(paths), raw_paths) if raw_paths is not None else None,
+        )

@@ -1,0 +1,297 @@
+"""The apply journal: a durable, append-only log of what an apply is doing, one line per event.
+
+Writing the whole state after every operation would make an apply of N resources write O(N²)
+bytes. Instead the apply appends a small entry per event — an *intent* before calling the cloud,
+a *result* after — and writes the full state only at the end (and every so often, see
+``StateManager.maybe_compact``). After a crash, ``replay`` rebuilds the state from the last full
+snapshot plus the journal, and every intent without a result becomes an ``Orphan``: an operation
+that may or may not have happened, which the next run must reconcile (for a create, by looking
+the object up by its planned identity).
+
+Each entry also records the lineage and serial of the snapshot it builds on, so entries that a
+later snapshot already contains (a crash between writing the state and clearing the journal) are
+never applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from backends.base import StateStore
+from engine.errors import CtlError
+from engine.state.address import InstanceAddress
+from engine.state.codec import paths_from_json, paths_to_json
+from engine.state.model import InstanceState, OutputValue, State
+
+OPS = ("create", "update", "delete", "read")
+
+
+@dataclass(frozen=True, slots=True)
+class Orphan:
+    """An operation that was started (intent recorded) but whose outcome was never recorded."""
+
+    address: str
+    op: str
+    planned_identity: Any = None
+    deposed: str | None = None
+
+
+class Journal:
+    """Appends entries for one workspace; ``lineage``/``base_serial`` tie them to a snapshot."""
+
+    def __init__(
+        self,
+        store: StateStore,
+        workspace: str,
+        *,
+        lineage: str | None = None,
+        base_serial: int | None = None,
+        next_seq: int = 1,
+    ) -> None:
+        self.store = store
+        self.workspace = workspace
+        self.lineage = lineage
+        self.base_serial = base_serial
+        self.next_seq = next_seq
+        self.appended = 0  # entries since the last full state write (read by maybe_compact)
+
+    def record_intent(
+        self,
+        address: str | InstanceAddress,
+        op: str,
+        *,
+        planned_identity: Any = None,
+        deposed: str | None = None,
+    ) -> int:
+        """Record that ``op`` on ``address`` is about to start; returns the entry's sequence number."""
+        entry: dict[str, Any] = {"kind": "intent", "op": _check_op(op), "address": str(address)}
+        if planned_identity is not None:
+            entry["planned_identity"] = planned_identity
+        if deposed:
+            entry["deposed"] = deposed
+        return self._append(entry)
+
+    def record_result(
+        self,
+        address: str | InstanceAddress,
+        op: str,
+        instance: InstanceState | None = None,
+        *,
+        provider: str | None = None,
+    ) -> int:
+        """Record the outcome: the new object for create/update/read, nothing for delete."""
+        entry: dict[str, Any] = {"kind": "result", "op": _check_op(op), "address": str(address)}
+        if op == "delete":
+            if instance is not None and instance.deposed:
+                entry["deposed"] = instance.deposed
+            return self._append(entry)
+        if instance is None:
+            raise ValueError(f"a {op} result needs the resulting instance")
+        entry.update(_instance_fields(instance))
+        if provider:
+            entry["provider"] = provider
+        return self._append(entry)
+
+    def record_removed(self, address: str | InstanceAddress, *, deposed: str | None = None) -> int:
+        """Record that the object at ``address`` is gone (a completed delete)."""
+        entry: dict[str, Any] = {"kind": "result", "op": "delete", "address": str(address)}
+        if deposed:
+            entry["deposed"] = deposed
+        return self._append(entry)
+
+    def record_failed(self, address: str | InstanceAddress, op: str, *, deposed: str | None = None) -> int:
+        """Record that ``op`` failed cleanly: the intent is settled and the state is unchanged."""
+        entry: dict[str, Any] = {
+            "kind": "result",
+            "op": _check_op(op),
+            "address": str(address),
+            "failed": True,
+        }
+        if deposed:
+            entry["deposed"] = deposed
+        return self._append(entry)
+
+    def record_output(self, name: str, output: OutputValue | None) -> int:
+        """Record a root output's new value (``None`` removes it)."""
+        entry: dict[str, Any] = {"kind": "output", "address": f"output.{name}", "name": name}
+        if output is not None:
+            entry.update(value=output.value, type=output.type, sensitive=output.sensitive)
+        else:
+            entry["removed"] = True
+        return self._append(entry)
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The stored entries in order (lines that are not entries are skipped, see ``parse_entries``)."""
+        return parse_entries(self.store.journal_read(self.workspace))
+
+    def clear(self) -> None:
+        self.store.journal_clear(self.workspace)
+        self.appended = 0
+
+    def _append(self, entry: dict[str, Any]) -> int:
+        seq = self.next_seq
+        full: dict[str, Any] = {"seq": seq, **entry, "time": _now()}
+        if self.lineage is not None:
+            full["lineage"] = self.lineage
+        if self.base_serial is not None:
+            full["serial"] = self.base_serial
+        line = json.dumps(full, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+        self.store.journal_append(self.workspace, line)
+        self.next_seq = seq + 1
+        self.appended += 1
+        return seq
+
+
+def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
+    """Decode journal lines; a line that is not a JSON entry (a write torn by a crash) is skipped.
+
+    Skipping is safe: an entry is written before the operation it announces starts (intent) or
+    after it finished (result), so a lost intent means nothing started and a lost result leaves its
+    intent unmatched, which replay reports as an orphan.
+    """
+    out = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("kind"), str)
+            and isinstance(entry.get("address"), str)
+        ):
+            out.append(entry)
+    return out
+
+
+def replay(state: State, entries: list[dict[str, Any]]) -> tuple[State, list[Orphan]]:
+    """Apply the journal's results to a copy of ``state``; report intents that have no result."""
+    new_state, orphans, _ = replay_counted(state, entries)
+    return new_state, orphans
+
+
+def replay_counted(state: State, entries: list[dict[str, Any]]) -> tuple[State, list[Orphan], int]:
+    """``replay`` plus the number of entries that changed the state (``StateManager.replayed``)."""
+    out = state.copy()
+    pending: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
+    applied = 0
+    for entry in entries:
+        lineage = entry.get("lineage")
+        if lineage is not None and lineage != state.lineage:
+            continue  # written against another state altogether
+        slot = (entry["address"], str(entry.get("op")), entry.get("deposed"))
+        if entry["kind"] == "intent":
+            pending.setdefault(slot, []).append(entry)
+            continue
+        change = _decode_change(entry)
+        if change is None:
+            continue  # unusable entry: its intent, if any, stays an orphan
+        if entry["kind"] == "result" and pending.get(slot):
+            pending[slot].pop(0)
+        serial = entry.get("serial")
+        if entry.get("failed") or (isinstance(serial, int) and serial < state.serial):
+            continue  # nothing changed, or the snapshot already contains the change
+        _apply(out, change)
+        applied += 1
+    waiting = sorted((e for queue in pending.values() for e in queue), key=lambda e: e.get("seq", 0))
+    orphans = [
+        Orphan(e["address"], str(e.get("op")), e.get("planned_identity"), e.get("deposed")) for e in waiting
+    ]
+    return out, orphans, applied
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """One validated state change from a journal entry."""
+
+    kind: str  # "set" | "remove" | "output"
+    address: InstanceAddress | None = None
+    instance: InstanceState | None = None
+    provider: str | None = None
+    deposed: str | None = None
+    output_name: str = ""
+    output: OutputValue | None = None
+
+
+def _decode_change(entry: dict[str, Any]) -> _Change | None:
+    """The change an entry describes, or None when the entry is malformed."""
+    kind, op = entry["kind"], entry.get("op")
+    try:
+        if kind == "output":
+            name = entry.get("name")
+            if not isinstance(name, str):
+                return None
+            if entry.get("removed"):
+                return _Change("output", output_name=name)
+            value = OutputValue(entry.get("value"), entry.get("type"), bool(entry.get("sensitive")))
+            return _Change("output", output_name=name, output=value)
+        if kind != "result" or op not in OPS:
+            return None
+        addr = InstanceAddress.parse(entry["address"])
+        deposed = entry.get("deposed") if isinstance(entry.get("deposed"), str) else None
+        if op == "delete" or entry.get("failed"):
+            return _Change("remove", addr, deposed=deposed)
+        provider = entry.get("provider") if isinstance(entry.get("provider"), str) else None
+        return _Change("set", addr, _instance_from(entry), provider)
+    except (CtlError, ValueError, TypeError):
+        return None
+
+
+def _apply(state: State, change: _Change) -> None:
+    if change.kind == "output":
+        if change.output is None:
+            state.outputs.pop(change.output_name, None)
+        else:
+            state.outputs[change.output_name] = change.output
+    elif change.kind == "remove" and change.address is not None:
+        state.remove_instance(change.address, change.deposed)
+    elif change.address is not None and change.instance is not None:
+        state.set_instance(change.address, change.instance, provider=change.provider)
+
+
+def _instance_fields(inst: InstanceState) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "attributes": inst.attributes,
+        "sensitive_attributes": paths_to_json(list(inst.sensitive_attributes)),
+        "dependencies": list(inst.dependencies),
+        "schema_version": inst.schema_version,
+    }
+    if inst.create_before_destroy:
+        fields["create_before_destroy"] = True
+    if inst.private:
+        fields["private"] = inst.private
+    if inst.status:
+        fields["status"] = inst.status
+    if inst.deposed:
+        fields["deposed"] = inst.deposed
+    return fields
+
+
+def _instance_from(entry: dict[str, Any]) -> InstanceState:
+    """Rebuild an instance; ValueError/TypeError when the entry is malformed (never guess secrets)."""
+    attributes = entry.get("attributes")
+    if not isinstance(attributes, dict):
+        raise ValueError("a result without attributes")
+    return InstanceState(
+        schema_version=int(entry.get("schema_version") or 0),
+        attributes=attributes,
+        sensitive_attributes=paths_from_json(entry.get("sensitive_attributes") or []),
+        dependencies=[str(d) for d in entry.get("dependencies") or []],
+        create_before_destroy=bool(entry.get("create_before_destroy")),
+        status=entry.get("status") if isinstance(entry.get("status"), str) else None,
+        private=entry.get("private") if isinstance(entry.get("private"), str) else None,
+        deposed=entry.get("deposed") if isinstance(entry.get("deposed"), str) else None,
+    )
+
+
+def _check_op(op: str) -> str:
+    if op not in OPS:
+        raise ValueError(f"unknown journal operation {op!r}; expected one of {', '.join(OPS)}")
+    return op
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,188 @@
+"""Loading and saving one workspace's state safely: CAS writes, lineage checks, journal, compaction.
+
+``StateManager`` is the only way the engine reads or writes state. It remembers the version token
+of the snapshot it read so every write is a compare-and-swap against it (a concurrent writer is
+detected, never overwritten), keeps the lineage fixed, bumps the serial on every write, and, if a
+write fails, saves what it would have written as ``errored.tfstate`` so no result of an apply is
+ever lost.
+
+During an apply the journal carries the per-operation results; the full state is written at the
+end and at compaction points (every ``compact_entries`` entries or ``compact_seconds`` seconds), so
+the bytes written stay linear in the number of operations.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from backends.base import DEFAULT_WORKSPACE, StateStore
+from engine.errors import CtlError
+from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
+from engine.state.model import State, new_state
+
+ERRORED_STATE_FILE = "errored.tfstate"
+COMPACT_EVERY_ENTRIES = 1000
+COMPACT_EVERY_SECONDS = 30.0
+
+
+class LineageMismatch(CtlError):
+    """A write would replace the stored state with a different state (another lineage)."""
+
+
+class StateManager:
+    """Reads, replays and writes one workspace's state through a ``StateStore``."""
+
+    def __init__(
+        self,
+        store: StateStore,
+        workspace: str = DEFAULT_WORKSPACE,
+        *,
+        errored_dir: Path | None = None,
+        compact_entries: int = COMPACT_EVERY_ENTRIES,
+        compact_seconds: float = COMPACT_EVERY_SECONDS,
+    ) -> None:
+        self.store = store
+        self.workspace = workspace
+        self.errored_dir = errored_dir
+        self.compact_entries = compact_entries
+        self.compact_seconds = compact_seconds
+        self.orphans: list[Orphan] = []
+        self.replayed = False
+        self.journal = Journal(store, workspace)
+        self._loaded = False
+        self._version: str | None = None
+        self._lineage: str | None = None
+        self._serial = 0
+        self._last_bytes: bytes | None = None
+        self._last_compact = time.monotonic()
+
+    @property
+    def source(self) -> str:
+        """The state's location for messages, with the workspace when it is not the default."""
+        where = self.store.describe()
+        return where if self.workspace == DEFAULT_WORKSPACE else f'{where} (workspace "{self.workspace}")'
+
+    @property
+    def version(self) -> str | None:
+        """The version token of the stored state this manager last read or wrote (None: none yet)."""
+        return self._version
+
+    @property
+    def serial(self) -> int:
+        return self._serial
+
+    @property
+    def lineage(self) -> str | None:
+        """The stored state's lineage (None while nothing is stored)."""
+        return self._lineage
+
+    def load(self) -> State:
+        """Read the snapshot and replay any journal left by an interrupted apply.
+
+        After it, ``replayed`` tells whether the journal changed the state and ``orphans`` lists
+        operations that were started but never recorded as finished.
+        """
+        snap = self.store.read(self.workspace)
+        entries = parse_entries(self.store.journal_read(self.workspace))
+        if snap is None:
+            state = new_state()
+            # A first apply that crashed before its first write: keep the lineage its journal used.
+            lineage = next((e["lineage"] for e in entries if isinstance(e.get("lineage"), str)), None)
+            if lineage:
+                state.lineage = lineage
+            self._version, self._lineage, self._last_bytes = None, None, None
+        else:
+            state = State.from_json(snap.data, self.source)
+            self._version, self._lineage, self._last_bytes = snap.version, state.lineage, snap.data
+        self._serial = state.serial
+        state, self.orphans, applied = replay_counted(state, entries)
+        self.replayed = applied > 0
+        seqs = [e["seq"] for e in entries if isinstance(e.get("seq"), int)]
+        self.journal.lineage = state.lineage
+        self.journal.base_serial = state.serial
+        self.journal.next_seq = max(seqs, default=0) + 1
+        self.journal.appended = len(entries)
+        self._loaded = True
+        return state
+
+    def persist(self, state: State) -> None:
+        """Write ``state`` with the next serial as a compare-and-swap on the version read.
+
+        Writes nothing when the state is unchanged. Refuses a different lineage. On any failure the
+        would-be state is saved as ``errored.tfstate`` and the error re-raised with a hint.
+        """
+        if not self._loaded:
+            raise RuntimeError("StateManager.persist called before load")
+        if self._lineage is not None and state.lineage != self._lineage:
+            raise LineageMismatch(
+                f"refusing to write a state with lineage {state.lineage} over the state at {self.source}, "
+                f"which has lineage {self._lineage}",
+                hint="They are different states; check the backend configuration and the workspace.",
+            )
+        if (
+            state.serial == self._serial
+            and self._last_bytes is not None
+            and state.to_json() == self._last_bytes
+        ):
+            return
+        old_serial = state.serial
+        state.serial = max(state.serial, self._serial) + 1
+        data = state.to_json()
+        try:
+            version = self.store.write(self.workspace, data, expected=self._version)
+        except (CtlError, OSError) as exc:
+            state.serial = old_serial
+            raise self._errored(exc, data) from None
+        self._version, self._lineage, self._serial, self._last_bytes = (
+            version,
+            state.lineage,
+            state.serial,
+            data,
+        )
+        self.journal.base_serial = state.serial
+        self.journal.lineage = state.lineage
+
+    def compact(self, state: State) -> None:
+        """Write the full state, then clear the journal it now contains."""
+        self.persist(state)
+        self.journal.clear()
+        self._last_compact = time.monotonic()
+
+    def maybe_compact(self, state: State) -> bool:
+        """Compact when enough entries or time have accumulated; True when it did."""
+        n = self.journal.appended
+        due = n >= self.compact_entries or (
+            n > 0 and time.monotonic() - self._last_compact >= self.compact_seconds
+        )
+        if due:
+            self.compact(state)
+        return due
+
+    def _errored(self, exc: CtlError | OSError, data: bytes) -> CtlError:
+        """Save the would-be state next to the configuration and build the error to raise."""
+        folder = self.errored_dir or Path.cwd()
+        target = folder / ERRORED_STATE_FILE
+        summary = (
+            exc.summary if isinstance(exc, CtlError) else f"cannot write the state at {self.source}: {exc}"
+        )
+        try:
+            fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as save_exc:
+            hint = f"The new state could not be saved to {target} either ({save_exc.strerror}); the stored state is unchanged."
+        else:
+            hint = (
+                f"The state this run produced is saved in {target}. Check the stored state, then upload "
+                f"it with `ctl state push {target}`."
+            )
+        cls = type(exc) if isinstance(exc, CtlError) else CtlError
+        err = cls(summary, detail=getattr(exc, "detail", ""), hint=hint)
+        if hasattr(exc, "holder"):
+            err.holder = exc.holder  # type: ignore[attr-defined]
+        return err

@@ -1,0 +1,143 @@
+"""``ctl validate``: load, resolve, evaluate and schema-check a configuration, reporting everything.
+
+Validation runs the same pipeline a plan does, without state: variables get their given values
+(or stay unknown when none is given), resources are evaluated with their computed attributes
+unknown, and every problem found along the way is reported at once, sorted by position.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adapters.registry import Registry
+from engine import schema
+from engine.config.loader import load_config
+from engine.config.model import Module, Variable
+from engine.config.variables import RawValue, collect_values, resolve_root_variables
+from engine.errors import CtlError, Diagnostics
+from engine.graph import Graph, build_graph
+from engine.lang.values import UNKNOWN
+from engine.walk import ConfigWalk, ResourceInstance, WalkHooks
+
+
+@dataclass
+class Loaded:
+    """A configuration loaded, resolved and (when possible) evaluated."""
+
+    root: Module | None
+    graph: Graph | None
+    walk: ConfigWalk | None
+    diags: Diagnostics
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class ValidateHooks(WalkHooks):
+    """Resources are their configuration with computed attributes unknown; schemas are checked."""
+
+    def __init__(self, registry: Registry, diags: Diagnostics) -> None:
+        self.registry = registry
+        self.diags = diags
+
+    def resource_value(self, inst: ResourceInstance) -> Any:
+        res = inst.resource
+        rt = self.registry.resource_type(res.type, res.mode)
+        if rt is None or inst.config is None:
+            return UNKNOWN
+        config = schema.normalize(rt, inst.config)
+        self.diags.extend(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        for attr in rt.computed:
+            if config.get(attr) is None:
+                config[attr] = UNKNOWN
+        return config
+
+
+def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -> None:
+    """Every resource and data type must be provided by an installed adapter."""
+    for _, module in root.walk():
+        for res in module.resources.values():
+            if registry.resource_type(res.type, res.mode) is None:
+                kind = "data source" if res.mode == "data" else "resource type"
+                diags.error(
+                    f"Unsupported {kind} {res.type}: no adapter provides it",
+                    detail=f"No installed adapter package provides the {kind} \"{res.type}\".",
+                    hint="Check the spelling, or install the adapter package that provides it.",
+                    range=res.type_rng,
+                )
+
+
+def load_and_evaluate(
+    root_dir: Path,
+    *,
+    var_args: list[tuple[str, str]] | None = None,
+    environ: Mapping[str, str] | None = None,
+    prompt: Callable[[Variable], str] | None = None,
+    hooks_factory: Callable[[Registry, Diagnostics], WalkHooks] | None = None,
+    registry: Registry | None = None,
+    workspace: str = "default",
+    require_all_variables: bool = False,
+    plan_mode: bool = False,
+) -> Loaded:
+    """The shared front half of validate and plan: everything up to an evaluated configuration."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    root, diags = load_config(root_dir)
+    timings["parse"] = time.perf_counter() - t0
+    registry = registry or Registry.discover()
+    if diags.has_errors and not root.files:
+        return Loaded(root, None, None, diags, timings)
+    t1 = time.perf_counter()
+    check_resource_types(root, registry, diags)
+    graph = build_graph(root, diags)
+    timings["graph"] = time.perf_counter() - t1
+    if graph.find_cycle() is not None:
+        return Loaded(root, graph, None, diags, timings)
+    t2 = time.perf_counter()
+    try:
+        given: dict[str, RawValue] = collect_values(root.dir, var_args or [], environ)
+    except CtlError as err:
+        diags.add(err)
+        given = {}
+    if not require_all_variables:
+        for name, var in root.variables.items():
+            if name not in given and var.default is None:
+                given[name] = RawValue(value=UNKNOWN, source="unknown")
+    root_vars = resolve_root_variables(root.variables, given, diags, prompt=prompt)
+    hooks = hooks_factory(registry, diags) if hooks_factory else ValidateHooks(registry, diags)
+    walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=workspace, hooks=hooks,
+                      plan_mode=plan_mode, render_template=_template_renderer())
+    static_count = len(diags.items)
+    walk.run()
+    _drop_echoes(diags, static_count)
+    timings["evaluate"] = time.perf_counter() - t2
+    return Loaded(root, graph, walk, diags, timings)
+
+
+def _drop_echoes(diags: Diagnostics, static_count: int) -> None:
+    """Evaluation errors at a place already reported (an undeclared reference) say nothing new."""
+    reported = [d.range for d in diags.items[:static_count] if d.range is not None]
+    if not reported:
+        return
+
+    def echoed(d: Any) -> bool:
+        r = d.range
+        return r is not None and any(
+            s.filename == r.filename and s.start.byte <= r.start.byte <= s.end.byte
+            and s.start.line == r.start.line for s in reported
+        )
+
+    diags.items[static_count:] = [d for d in diags.items[static_count:] if not echoed(d)]
+
+
+def _template_renderer() -> Callable[..., Any]:
+    from engine.lang.templatefile import render
+
+    return render
+
+
+def validate(root_dir: Path, **kw: Any) -> Loaded:
+    """Everything ``ctl validate`` reports, as diagnostics."""
+    return load_and_evaluate(root_dir, **kw)

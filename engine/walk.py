@@ -1,0 +1,479 @@
+"""Evaluating a configuration: expanding modules and resources into instances, in dependency order.
+
+The walk is a set of small per-node steps (a variable, a local, a resource's instances …) over the
+static graph of ``engine.graph``. ``validate`` and ``plan`` drive the steps in topological order on
+one thread; ``apply`` drives the same steps from the concurrent walker, so a resource's arguments
+are evaluated only after everything they refer to has its final value.
+
+What a resource "is" to the expressions that refer to it is up to the caller (``WalkHooks``): its
+configuration with computed attributes unknown (validate), its planned value (plan), or the value
+the adapter returned (apply).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.config.model import Module, ModuleCall, Resource
+from engine.config.syntax import Body
+from engine.config.variables import check_validations, finalize
+from engine.errors import CtlError, Diagnostics, SourceRange
+from engine.graph import RESOURCE, Graph, ModPath, Node
+from engine.lang import ast
+from engine.lang.eval import EvalContext, evaluate
+from engine.lang.functions import FunctionContext
+from engine.lang.values import (
+    SENSITIVE,
+    UNKNOWN,
+    Marked,
+    Unknown,
+    contains_unknown,
+    is_marked,
+    mark,
+    unmark,
+)
+from engine.state.address import format_key as _state_format_key
+
+Key = int | str | None
+ModKey = tuple[tuple[str, Key], ...]
+
+
+class UnknownKey(str):
+    """The instance key of a resource whose count/for_each is not known yet (``validate`` only)."""
+
+    __slots__ = ()
+
+
+UNKNOWN_KEY = UnknownKey("*")
+
+
+def format_key(key: Key) -> str:
+    """``[0]``, ``["a"]`` (spelled exactly as state addresses are), or ``[*]`` when not known yet."""
+    if isinstance(key, UnknownKey):
+        return "[*]"
+    return _state_format_key(key)
+
+
+def module_address(mod: ModKey) -> str:
+    return ".".join(f"module.{name}{format_key(k)}" for name, k in mod)
+
+
+def instance_address(mod: ModKey, res: Resource, key: Key) -> str:
+    prefix = module_address(mod)
+    return f"{prefix + '.' if prefix else ''}{res.address}{format_key(key)}"
+
+
+@dataclass
+class ModuleScope:
+    """The values visible to expressions inside one module instance."""
+
+    key: ModKey
+    module: Module
+    path: ModPath
+    vars: dict[str, Any] = field(default_factory=dict)
+    locals: dict[str, Any] = field(default_factory=dict)
+    modules: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)  # values passed by the module call
+    ctx: EvalContext = field(init=False)
+    variables: dict[str, Any] = field(init=False)
+
+    def bind(self, fixed: dict[str, Any], func_ctx: FunctionContext) -> None:
+        self.variables = {
+            **fixed,
+            "var": self.vars,
+            "local": self.locals,
+            "module": self.modules,
+            "data": self.data,
+            "path": {"module": str(self.module.dir), "root": fixed["path"]["root"], "cwd": fixed["path"]["cwd"]},
+        }
+        self.ctx = EvalContext(variables=self.variables, func_ctx=func_ctx)
+
+    def set_resource(self, res: Resource, key: Key, value: Any, expansion: str) -> None:
+        """Store an instance's value where references find it: object, list (count) or map."""
+        table = self.data if res.mode == "data" else self.variables
+        by_type = table.setdefault(res.type, {})
+        if isinstance(key, UnknownKey):
+            by_type[res.name] = UNKNOWN  # how many instances there will be is not known yet
+        elif expansion == "single":
+            by_type[res.name] = value
+        elif expansion == "count":
+            items = by_type.setdefault(res.name, [])
+            assert isinstance(key, int)
+            while len(items) <= key:
+                items.append(None)
+            items[key] = value
+        else:
+            by_type.setdefault(res.name, {})[key] = value
+
+    def init_resource(self, res: Resource, expansion: str) -> None:
+        table = self.data if res.mode == "data" else self.variables
+        by_type = table.setdefault(res.type, {})
+        by_type[res.name] = None if expansion == "single" else ([] if expansion == "count" else {})
+
+
+@dataclass
+class ResourceInstance:
+    """One instance of a resource after expansion, with its evaluated arguments."""
+
+    address: str
+    resource: Resource
+    scope: ModuleScope
+    key: Key
+    expansion: str  # "single" | "count" | "for_each"
+    config: dict[str, Any] | None  # None when the arguments could not be evaluated
+    bindings: dict[str, Any] | None = None  # count.index / each.key / each.value
+
+    @property
+    def module_address(self) -> str:
+        return module_address(self.scope.key)
+
+    def eval_ctx(self, self_value: Any = None) -> EvalContext:
+        """The scope its arguments and conditions are evaluated in (``self`` for postconditions)."""
+        bindings = dict(self.bindings or {})
+        if self_value is not None:
+            bindings["self"] = self_value
+        return self.scope.ctx.child(bindings) if bindings else self.scope.ctx
+
+
+class WalkHooks:
+    """What a walk does with each resource instance; the default is what ``validate`` needs."""
+
+    plan_mode = False  # unknown count/for_each is an error when planning, one placeholder otherwise
+
+    def resource_value(self, inst: ResourceInstance) -> Any:
+        """The value references to this instance see."""
+        return _with_unknown_computed(inst)
+
+
+ComputedLookup = Callable[[Resource], frozenset[str]]
+
+
+def _with_unknown_computed(inst: ResourceInstance) -> Any:
+    if inst.config is None:
+        return UNKNOWN
+    return inst.config
+
+
+class ConfigWalk:
+    """Evaluates the nodes of a configuration graph, instance by instance."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        root_vars: dict[str, Any],
+        diags: Diagnostics,
+        *,
+        root_dir: Path,
+        workspace: str = "default",
+        hooks: WalkHooks | None = None,
+        plan_mode: bool = False,
+        plan_timestamp: str = "",
+        render_template: Callable[..., Any] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.diags = diags
+        self.hooks = hooks or WalkHooks()
+        self.root_vars = root_vars
+        self.root_dir = root_dir
+        self.func_ctx = FunctionContext(base_dir=root_dir, module_dir=root_dir, plan_mode=plan_mode,
+                                        plan_timestamp=plan_timestamp)
+        self._render = render_template
+        self._attach_renderer(self.func_ctx)
+        self.fixed = {
+            "path": {"module": str(root_dir), "root": str(root_dir), "cwd": os.getcwd()},
+            "terraform": {"workspace": workspace},
+        }
+        root_scope = ModuleScope((), graph.modules[()], ())
+        root_scope.bind(self.fixed, self.func_ctx)
+        self.scopes: dict[ModPath, list[ModuleScope]] = {(): [root_scope]}
+        self.instances: dict[Node, list[ResourceInstance]] = {}
+        self.root_outputs: dict[str, tuple[Any, bool]] = {}
+        self.provider_configs: dict[tuple[ModPath, str], dict[str, Any]] = {}
+        self.failed: set[Node] = set()
+
+    # ---- driving ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Evaluate every node in dependency order (validate and plan)."""
+        for node in self.graph.order():
+            self.step(node)
+
+    def step(self, node: Node) -> None:
+        kind = node.kind
+        if kind == RESOURCE:
+            for inst in self.expand_resource(node):
+                value = self.hooks.resource_value(inst)
+                inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
+        else:
+            getattr(self, f"_step_{kind}")(node)
+
+    def scopes_at(self, path: ModPath) -> list[ModuleScope]:
+        return self.scopes.get(path, [])
+
+    # ---- per-kind steps --------------------------------------------------------------------
+
+    def _step_var(self, node: Node) -> None:
+        var = self.graph.nodes[node]
+        for scope in self.scopes_at(node.path):
+            if not node.path:
+                value = self.root_vars.get(node.name)
+            else:
+                given = node.name in scope.inputs
+                try:
+                    value = finalize(var, None, scope.inputs.get(node.name), given=given)  # type: ignore[arg-type]
+                except CtlError as err:
+                    self.diags.add(err)
+                    value = UNKNOWN
+            scope.vars[node.name] = value
+            if var.validations:  # type: ignore[attr-defined]
+                check_validations(var, value, scope.vars, self.diags,  # type: ignore[arg-type]
+                                  lambda b, s=scope: s.ctx.child(b))
+
+    def _step_local(self, node: Node) -> None:
+        local = self.graph.nodes[node]
+        for scope in self.scopes_at(node.path):
+            scope.locals[node.name] = self._eval(local.expr, scope.ctx)  # type: ignore[attr-defined]
+
+    def _step_output(self, node: Node) -> None:
+        out = self.graph.nodes[node]
+        for scope in self.scopes_at(node.path):
+            value = self._eval(out.expr, scope.ctx)  # type: ignore[attr-defined]
+            if not node.path and is_marked(value) and not out.sensitive:  # type: ignore[attr-defined]
+                self.diags.error(
+                    "Output refers to sensitive values",
+                    detail="Add sensitive = true to the output block to confirm it may show a secret "
+                           "(it is then masked in plans and output).",
+                    range=out.rng,  # type: ignore[attr-defined]
+                )
+            if out.sensitive:  # type: ignore[attr-defined]
+                value = mark(value)
+            scope.outputs[node.name] = value
+            if not node.path:
+                self.root_outputs[node.name] = (value, bool(out.sensitive))  # type: ignore[attr-defined]
+
+    def _step_provider(self, node: Node) -> None:
+        prov = self.graph.nodes[node]
+        scopes = self.scopes_at(node.path)
+        if scopes:
+            cfg = self.eval_body(prov.body, scopes[0].ctx, skip={"alias"})  # type: ignore[attr-defined]
+            self.provider_configs[(node.path, node.name)] = cfg
+
+    def _step_modcall(self, node: Node) -> None:
+        call: ModuleCall = self.graph.nodes[node]  # type: ignore[assignment]
+        child_path = (*node.path, node.name)
+        child_module = self.graph.modules.get(child_path)
+        if child_module is None:
+            return
+        self._check_inputs(call, child_module)
+        children: list[ModuleScope] = []
+        for scope in self.scopes_at(node.path):
+            expansion, keys = self._expand(call.count, call.for_each, scope.ctx, f"module.{call.name}")
+            for key, bindings in keys:
+                child = ModuleScope((*scope.key, (call.name, key)), child_module, child_path)
+                child.bind(self.fixed, self._module_func_ctx(child_module))
+                ctx = scope.ctx.child(bindings) if bindings else scope.ctx
+                for name, attr in call.inputs.items():
+                    child.inputs[name] = self._eval(attr.expr, ctx)
+                child.inputs["__expansion__"] = expansion
+                children.append(child)
+        self.scopes[child_path] = children
+
+    def _step_modout(self, node: Node) -> None:
+        child_path = (*node.path, node.name)
+        for scope in self.scopes_at(node.path):
+            mine = [c for c in self.scopes_at(child_path) if c.key[:-1] == scope.key]
+            expansion = mine[0].inputs.get("__expansion__", "single") if mine else "single"
+            if expansion == "single":
+                scope.modules[node.name] = dict(mine[0].outputs) if mine else {}
+            elif expansion == "count":
+                scope.modules[node.name] = [dict(c.outputs) for c in mine]
+            else:
+                scope.modules[node.name] = {c.key[-1][1]: dict(c.outputs) for c in mine}
+
+    def _check_inputs(self, call: ModuleCall, child: Module) -> None:
+        for name, attr in call.inputs.items():
+            if name not in child.variables:
+                self.diags.error(f'Unsupported argument "{name}"',
+                                 detail=f'Module "{call.name}" declares no variable named "{name}".',
+                                 range=attr.name_rng)
+        for name, var in child.variables.items():
+            if var.default is None and name not in call.inputs:
+                self.diags.error(f'Missing required argument "{name}"',
+                                 detail=f'Module "{call.name}" requires a value for variable "{name}".',
+                                 range=call.rng)
+
+    def _module_func_ctx(self, module: Module) -> FunctionContext:
+        fc = FunctionContext(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
+                             plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp)
+        self._attach_renderer(fc)
+        return fc
+
+    def _attach_renderer(self, fc: FunctionContext) -> None:
+        """Give ``templatefile()`` the template engine, bound to this function context."""
+        render = self._render
+        if render is not None:
+            fc.render_template = lambda text, filename, variables: render(  # type: ignore[attr-defined]
+                text, filename, variables, fc
+            )
+
+    # ---- resources -------------------------------------------------------------------------
+
+    def expand_resource(self, node: Node) -> list[ResourceInstance]:
+        """Every instance of a resource across its module instances, arguments evaluated."""
+        res: Resource = self.graph.nodes[node]  # type: ignore[assignment]
+        out: list[ResourceInstance] = []
+        for scope in self.scopes_at(node.path):
+            expansion, keys = self._expand(res.count, res.for_each, scope.ctx, res.address)
+            scope.init_resource(res, expansion)
+            for key, bindings in keys:
+                ctx = scope.ctx.child(bindings) if bindings else scope.ctx
+                config = self.eval_resource_body(res, ctx)
+                addr = instance_address(scope.key, res, key)
+                out.append(ResourceInstance(addr, res, scope, key, expansion, config, bindings))
+        self.instances[node] = out
+        return out
+
+    def eval_resource_body(self, res: Resource, ctx: EvalContext) -> dict[str, Any] | None:
+        before = len(self.diags.items)
+        config = self.eval_body(res.body, ctx)
+        if any(d.severity == "error" for d in self.diags.items[before:]):
+            return None
+        return config
+
+    def eval_body(self, body: Body, ctx: EvalContext, skip: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+        """Arguments as a value: attributes, and nested blocks as lists of objects (as in state)."""
+        out: dict[str, Any] = {}
+        for name, attr in body.attributes.items():
+            if name not in skip:
+                out[name] = self._eval(attr.expr, ctx)
+        for block in body.blocks:
+            if block.type == "dynamic":
+                self._dynamic(block, ctx, out)
+            else:
+                out.setdefault(block.type, []).append(self.eval_body(block.body, ctx))
+        return out
+
+    def _dynamic(self, block: Any, ctx: EvalContext, out: dict[str, Any]) -> None:
+        label = block.labels[0] if block.labels else "dynamic"
+        body = block.body
+        for_each = body.attr("for_each")
+        contents = body.blocks_of("content")
+        if for_each is None or not contents:
+            self.diags.error(f'A dynamic "{label}" block needs "for_each" and a "content" block', range=block.rng)
+            return
+        iterator = label
+        it_attr = body.attr("iterator")
+        if it_attr is not None and isinstance(it_attr.expr, ast.ScopeTraversal):
+            iterator = it_attr.expr.root
+        coll = self._eval(for_each.expr, ctx)
+        coll, marks = unmark(coll)
+        target = out.setdefault(label, [])
+        if isinstance(coll, Unknown):
+            target.append(UNKNOWN)
+            return
+        if coll is None:
+            return
+        if isinstance(coll, dict):
+            items = sorted(coll.items())
+        elif isinstance(coll, list):
+            items = list(enumerate(coll))
+        else:
+            self.diags.error("Invalid dynamic for_each value: a map, set or list is required", range=for_each.expr.rng)
+            return
+        for k, v in items:
+            child = ctx.child({iterator: {"key": k, "value": v}})
+            value = self.eval_body(contents[0].body, child)
+            target.append(mark(value, marks) if marks else value)
+
+    def _expand(
+        self, count: Any, for_each: Any, ctx: EvalContext, what: str
+    ) -> tuple[str, list[tuple[Key, dict[str, Any] | None]]]:
+        """("single"|"count"|"for_each", [(key, bindings for count/each)])."""
+        if count is not None:
+            n = self._eval(count.expr, ctx)
+            n, _ = unmark(n)
+            if isinstance(n, Unknown):
+                return "count", self._unknown_expansion(count.expr.rng, what, "count")
+            if isinstance(n, str) and n.strip().lstrip("-").isdigit():
+                n = int(n)
+            if isinstance(n, bool) or not isinstance(n, int | float) or n < 0 or int(n) != n:
+                self.diags.error(
+                    "Invalid count argument",
+                    detail=f"The count of {what} must be a whole number of zero or more, not {n!r}.",
+                    range=count.expr.rng,
+                )
+                return "count", []
+            return "count", [(i, {"count": {"index": i}}) for i in range(int(n))]
+        if for_each is not None:
+            coll = self._eval(for_each.expr, ctx)
+            if isinstance(coll, Marked) or is_marked(coll):
+                self.diags.error(
+                    "Invalid for_each argument",
+                    detail="Sensitive values, or values derived from them, cannot be used as for_each arguments: "
+                           "they would be shown as instance keys.",
+                    range=for_each.expr.rng,
+                )
+                return "for_each", []
+            if isinstance(coll, Unknown):
+                return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
+            if isinstance(coll, dict):
+                if any(isinstance(k, Unknown) for k in coll):
+                    return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
+                return "for_each", [(k, {"each": {"key": k, "value": coll[k]}}) for k in sorted(coll)]
+            if isinstance(coll, list):
+                if contains_unknown(coll):
+                    return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
+                if not all(isinstance(x, str) for x in coll):
+                    self.diags.error(
+                        "Invalid for_each argument",
+                        detail="for_each needs a map, or a set of strings (use toset([...]) for a list of strings).",
+                        range=for_each.expr.rng,
+                    )
+                    return "for_each", []
+                return "for_each", [(k, {"each": {"key": k, "value": k}}) for k in sorted(set(coll))]
+            self.diags.error(
+                "Invalid for_each argument",
+                detail=f"for_each needs a map or a set of strings, not {'null' if coll is None else type(coll).__name__}.",
+                range=for_each.expr.rng,
+            )
+            return "for_each", []
+        return "single", [(None, None)]
+
+    def _unknown_expansion(self, rng: SourceRange, what: str, arg: str) -> list[tuple[Key, dict[str, Any] | None]]:
+        if self.hooks.plan_mode:
+            self.diags.error(
+                f"Invalid {arg} argument",
+                detail=f'The "{arg}" of {what} depends on values that cannot be known until apply, so ctl '
+                       "cannot tell how many instances to plan.",
+                hint="Apply the resources it depends on first with --target, or derive it from variables.",
+                range=rng,
+            )
+            return []
+        binding = {"count": {"index": UNKNOWN}} if arg == "count" else {"each": {"key": UNKNOWN, "value": UNKNOWN}}
+        return [(UNKNOWN_KEY, binding)]
+
+    def _eval(self, expr: ast.Expr, ctx: EvalContext) -> Any:
+        try:
+            return evaluate(expr, ctx)
+        except CtlError as err:
+            self.diags.add(err)
+            return UNKNOWN
+
+
+__all__ = [
+    "SENSITIVE",
+    "UNKNOWN_KEY",
+    "ConfigWalk",
+    "ModuleScope",
+    "ResourceInstance",
+    "WalkHooks",
+    "format_key",
+    "instance_address",
+    "module_address",
+]
