@@ -17,6 +17,7 @@ import typer
 
 from cli import output
 from cli.common import remember_args
+from cli.run_options import normalize_bool_flags
 from cli.state import GlobalOptions
 from engine.errors import CtlError, ExitCode
 from engine.version import VERSION
@@ -55,9 +56,14 @@ def _global(
 
 
 def _register() -> None:
-    from cli import graph_cmd, validate_cmd
+    from cli import apply_cmd, graph_cmd, init_cmd, output_cmd, plan_cmd, show_cmd, validate_cmd
 
+    init_cmd.register(typer_app)
     validate_cmd.register(typer_app)
+    plan_cmd.register(typer_app)
+    apply_cmd.register(typer_app)
+    show_cmd.register(typer_app)
+    output_cmd.register(typer_app)
     graph_cmd.register(typer_app)
 
 
@@ -75,7 +81,9 @@ class _App:
 def run(args: list[str] | None = None) -> int:
     """Run ``ctl`` with ``args`` and return its exit code (never raises for user errors)."""
     command = typer.main.get_command(typer_app)
-    remember_args(list(sys.argv[1:] if args is None else args))
+    raw = normalize_bool_flags(list(sys.argv[1:] if args is None else args))
+    remember_args(raw)
+    args = raw
     try:
         rv = command.main(args=args, prog_name="ctl", standalone_mode=False)
         return int(rv) if isinstance(rv, int) else 0

@@ -387,8 +387,14 @@ class _Converter:
         return ast.FunctionCall(self.rng(node), name, tuple(args), expand)
 
     def _conditional(self, node: Node) -> ast.Expr:
-        exprs = [c for c in node.children if c.type == "expression"]
-        return ast.Conditional(self.rng(node), self.expr(exprs[0]), self.expr(exprs[1]), self.expr(exprs[2]))
+        # tree-sitter-hcl groups a chain ``a ? x : b ? y : z`` to the left, as ``(a ? x : b) ? y : z``;
+        # HCL reads it to the right, as ``a ? x : (b ? y : z)``. Rebuild the chain the HCL way.
+        pairs, otherwise = _conditional_chain(node)
+        result = self.expr(otherwise)
+        for cond, value in reversed(pairs):
+            rng = SourceRange(self.filename, self.rng(cond).start, self.rng(node).end)
+            result = ast.Conditional(rng, self.expr(cond), self.expr(value), result)
+        return result
 
     def _operation(self, node: Node) -> ast.Expr:
         return self.expr(node.children[0])
@@ -442,7 +448,7 @@ class _Converter:
         children = node.children
         start = children[0].end_byte
         end = children[-1].start_byte
-        parts = self._parts(children[1:-1], start, end, quoted=True, indent=0)
+        parts = self._parts(children[1:-1], start, end, quoted=True, flush=False)
         return _finish_template(self.rng(node), parts)
 
     def _heredoc_template(self, node: Node) -> ast.Expr:
@@ -454,11 +460,9 @@ class _Converter:
         end = self.src.rfind(b"\n", 0, closer.start_byte) + 1
         if end < start:
             end = start
-        indent = 0
-        if children[0].children and children[0].children[0].type == "<<-":
-            indent = _common_indent(self.src[start:end].decode("utf-8", "replace"))
+        flush = bool(children[0].children) and children[0].children[0].type == "<<-"
         inner = [c for c in children if c.type in ("template_interpolation", "template_directive")]
-        parts = self._parts(inner, start, end, quoted=False, indent=indent)
+        parts = self._parts(inner, start, end, quoted=False, flush=flush)
         rng = self.rng(node)
         if not parts:
             return ast.Literal(rng, "")
@@ -466,90 +470,179 @@ class _Converter:
             return ast.Literal(rng, parts[0])
         return ast.Template(rng, tuple(parts))
 
-    def _parts(
-        self,
-        nodes: list[Node],
-        start: int,
-        end: int,
-        *,
-        quoted: bool,
-        indent: int,
-        strip_first: bool = False,
-        strip_last: bool = False,
-    ) -> list[ast.TemplatePart]:
-        """Literal text from the byte gaps around interpolations and directives, in order.
+    def _parts(self, nodes: list[Node], start: int, end: int, *, quoted: bool, flush: bool) -> list[ast.TemplatePart]:
+        """The parts of a template, with ``~`` strip markers and ``<<-`` indentation applied.
 
-        ``strip_first``/``strip_last`` apply the ``~`` markers of the enclosing directive tags.
+        HCL applies both to a flat sequence of tokens, before directives are nested: a strip
+        marker trims only the literal token right next to it, and outside quoted strings literal
+        tokens end at each newline. So ``%{ for x in xs ~}`` at the end of a heredoc line eats
+        that line's newline but not the next line's indentation, and that next line (no longer
+        at the start of a line) keeps its indentation in a ``<<-`` heredoc.
         """
-        raw: list[Any] = []  # str gaps and (node, strip_left, strip_right)
+        tokens: list[Any] = []
+        self._flatten(nodes, start, end, quoted, tokens)
+        for i, tok in enumerate(tokens):
+            if isinstance(tok, _Lit):
+                continue
+            if tok.strip_left and i > 0 and isinstance(tokens[i - 1], _Lit):
+                tokens[i - 1].val = tokens[i - 1].val.rstrip()
+            if tok.strip_right and i + 1 < len(tokens) and isinstance(tokens[i + 1], _Lit):
+                tokens[i + 1].val = tokens[i + 1].val.lstrip()
+        if flush:
+            _flush_heredoc(tokens)
+        parts, _ = self._nest(tokens, 0, ())
+        return parts
+
+    def _flatten(self, nodes: list[Node], start: int, end: int, quoted: bool, out: list[Any]) -> None:
+        """Literal tokens, interpolations and directive tags in source order."""
         cursor = start
         for node in nodes:
             kind = node.type
             if kind not in ("template_interpolation", "template_directive"):
                 continue
-            raw.append(self.src[cursor : node.start_byte].decode("utf-8", "replace"))
-            raw.append(node)
+            self._literal_tokens(cursor, node.start_byte, quoted, out)
             cursor = node.end_byte
-        raw.append(self.src[cursor:end].decode("utf-8", "replace"))
-        at_line_start = [True] + [False] * (len(raw) - 1)
-        parts: list[ast.TemplatePart] = []
-        for i, item in enumerate(raw):
-            if isinstance(item, str):
-                text = item
-                if indent:
-                    text = _dedent(text, indent, at_line_start[i])
-                text = _unescape(text, quoted=quoted)
-                left_strip = strip_first if i == 0 else _strip_right(raw[i - 1])
-                right_strip = strip_last if i == len(raw) - 1 else _strip_left(raw[i + 1])
-                if left_strip:
-                    text = text.lstrip()
-                if right_strip:
-                    text = text.rstrip()
-                if text:
-                    parts.append(text)
-            elif item.type == "template_interpolation":
-                inner = next(c for c in item.children if c.type == "expression")
-                parts.append(self.expr(inner))
+            if kind == "template_interpolation":
+                inner = next(c for c in node.children if c.type == "expression")
+                ch = node.children
+                left = len(ch) > 1 and ch[1].type == "strip_marker"
+                right = len(ch) > 1 and ch[-2].type == "strip_marker"
+                out.append(_Tag("interp", left, right, self.expr(inner), node))
+                continue
+            inner_node = node.children[0]
+            children = inner_node.children
+            if inner_node.type == "template_if":
+                intro = children[0]
+                else_intro = next((c for c in children if c.type == "template_else_intro"), None)
+                end_tag = children[-1]
+                then_end = else_intro if else_intro is not None else end_tag
+                cond = self.expr(next(c for c in intro.children if c.type == "expression"))
+                out.append(_Tag("if", *_tag_strips(intro), cond, node))
+                self._flatten(_between(children, intro, then_end), intro.end_byte, then_end.start_byte, quoted, out)
+                if else_intro is not None:
+                    out.append(_Tag("else", *_tag_strips(else_intro), None, else_intro))
+                    self._flatten(
+                        _between(children, else_intro, end_tag), else_intro.end_byte, end_tag.start_byte, quoted, out
+                    )
+                out.append(_Tag("endif", *_tag_strips(end_tag), None, end_tag))
+            elif inner_node.type == "template_for":
+                intro, end_tag = children[0], children[-1]
+                idents = [self.text(c) for c in intro.children if c.type == "identifier"]
+                coll = self.expr(next(c for c in intro.children if c.type == "expression"))
+                key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
+                out.append(_Tag("for", *_tag_strips(intro), (key_var, value_var, coll), node))
+                self._flatten(_between(children, intro, end_tag), intro.end_byte, end_tag.start_byte, quoted, out)
+                out.append(_Tag("endfor", *_tag_strips(end_tag), None, end_tag))
             else:
-                parts.append(self._directive(item, quoted=quoted, indent=indent))
-        return _merge_strings(parts)
+                raise self._unsupported(node)
+        self._literal_tokens(cursor, end, quoted, out)
 
-    def _directive(self, node: Node, *, quoted: bool, indent: int) -> ast.TemplatePart:
-        inner = node.children[0]
-        children = inner.children
-        if inner.type == "template_if":
-            intro = children[0]
-            cond = self.expr(next(c for c in intro.children if c.type == "expression"))
-            else_intro = next((c for c in children if c.type == "template_else_intro"), None)
-            end_tag = children[-1]
-            then_end = else_intro if else_intro is not None else end_tag
-            then_nodes = [c for c in children if intro.end_byte <= c.start_byte and c.end_byte <= then_end.start_byte]
-            then = self._parts(
-                then_nodes, intro.end_byte, then_end.start_byte, quoted=quoted, indent=0,
-                strip_first=_tag_strips(intro)[1], strip_last=_tag_strips(then_end)[0],
-            )
-            otherwise: list[ast.TemplatePart] = []
-            if else_intro is not None:
-                else_nodes = [
-                    c for c in children if else_intro.end_byte <= c.start_byte and c.end_byte <= end_tag.start_byte
-                ]
-                otherwise = self._parts(
-                    else_nodes, else_intro.end_byte, end_tag.start_byte, quoted=quoted, indent=0,
-                    strip_first=_tag_strips(else_intro)[1], strip_last=_tag_strips(end_tag)[0],
-                )
-            return ast.TemplateIf(cond, tuple(then), tuple(otherwise), self.rng(node))
-        if inner.type == "template_for":
-            intro, end_tag = children[0], children[-1]
-            idents = [self.text(c) for c in intro.children if c.type == "identifier"]
-            coll = self.expr(next(c for c in intro.children if c.type == "expression"))
-            key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
-            body_nodes = [c for c in children if intro.end_byte <= c.start_byte and c.end_byte <= end_tag.start_byte]
-            body = self._parts(
-                body_nodes, intro.end_byte, end_tag.start_byte, quoted=quoted, indent=0,
-                strip_first=_tag_strips(intro)[1], strip_last=_tag_strips(end_tag)[0],
-            )
-            return ast.TemplateFor(key_var, value_var, coll, tuple(body), self.rng(node))
-        raise self._unsupported(node)
+    def _literal_tokens(self, start: int, end: int, quoted: bool, out: list[Any]) -> None:
+        if end <= start:
+            return
+        text = self.src[start:end].decode("utf-8", "replace")
+        if quoted:
+            out.append(_Lit(_unescape(text, quoted=True)))
+            return
+        for line in text.split("\n"):  # outside quoted strings a literal token ends at each newline
+            out.append(_Lit(_unescape(line, quoted=False) + "\n"))
+        last = out[-1]
+        last.val = last.val[:-1]  # the split added one newline too many
+        if not last.val:
+            out.pop()
+
+    def _nest(self, tokens: list[Any], i: int, stop: tuple[str, ...]) -> tuple[list[ast.TemplatePart], int]:
+        """Build nested if/for parts from the flat token list, up to a tag kind in ``stop``."""
+        parts: list[ast.TemplatePart] = []
+        while i < len(tokens):
+            tok = tokens[i]
+            if isinstance(tok, _Lit):
+                if tok.val:
+                    parts.append(tok.val)
+                i += 1
+                continue
+            if tok.kind in stop:
+                return _merge_strings(parts), i
+            if tok.kind == "interp":
+                parts.append(tok.data)
+                i += 1
+            elif tok.kind == "if":
+                then, i = self._nest(tokens, i + 1, ("else", "endif"))
+                otherwise: list[ast.TemplatePart] = []
+                if tokens[i].kind == "else":
+                    otherwise, i = self._nest(tokens, i + 1, ("endif",))
+                parts.append(ast.TemplateIf(tok.data, tuple(then), tuple(otherwise), self.rng(tok.node)))
+                i += 1
+            elif tok.kind == "for":
+                body, i = self._nest(tokens, i + 1, ("endfor",))
+                key_var, value_var, coll = tok.data
+                parts.append(ast.TemplateFor(key_var, value_var, coll, tuple(body), self.rng(tok.node)))
+                i += 1
+            else:
+                raise self._unsupported(tok.node)
+        return _merge_strings(parts), i
+
+
+class _Lit:
+    """A literal token of a template (mutable: strip markers and ``<<-`` trim it in place)."""
+
+    __slots__ = ("val",)
+
+    def __init__(self, val: str) -> None:
+        self.val = val
+
+
+class _Tag:
+    """An interpolation or a directive tag (``if``, ``else``, ``endif``, ``for``, ``endfor``)."""
+
+    __slots__ = ("data", "kind", "node", "strip_left", "strip_right")
+
+    def __init__(self, kind: str, strip_left: bool, strip_right: bool, data: Any, node: Node) -> None:
+        self.kind = kind
+        self.strip_left = strip_left
+        self.strip_right = strip_right
+        self.data = data
+        self.node = node
+
+
+def _conditional_chain(node: Node) -> tuple[list[tuple[Node, Node]], Node]:
+    """A left-grouped chain of conditionals as [(condition, value), …] and the final else branch."""
+    cond, value, otherwise = [c for c in node.children if c.type == "expression"]
+    if len(cond.children) == 1 and cond.children[0].type == "conditional":
+        pairs, last = _conditional_chain(cond.children[0])
+        return [*pairs, (last, value)], otherwise
+    return [(cond, value)], otherwise
+
+
+def _between(children: list[Node], first: Node, last: Node) -> list[Node]:
+    return [c for c in children if first.end_byte <= c.start_byte and c.end_byte <= last.start_byte]
+
+
+def _flush_heredoc(tokens: list[Any]) -> None:
+    """``<<-``: remove the smallest indentation of the line-leading literal tokens from each of them.
+
+    A line that starts with an interpolation or directive counts as indentation zero; a line of
+    only whitespace does not count (and keeps its whitespace).
+    """
+    min_spaces: int | None = None
+    at_line_start = True
+    adjust: list[_Lit] = []
+    for tok in tokens:
+        if at_line_start:
+            at_line_start = False
+            if isinstance(tok, _Lit):
+                stripped = tok.val.lstrip()
+                if stripped or not tok.val.endswith("\n"):
+                    spaces = len(tok.val) - len(stripped)
+                    adjust.append(tok)
+                    min_spaces = spaces if min_spaces is None else min(min_spaces, spaces)
+            else:
+                min_spaces = 0
+        if isinstance(tok, _Lit) and tok.val.endswith("\n"):
+            at_line_start = True
+    if min_spaces:
+        for tok in adjust:
+            tok.val = tok.val[min_spaces:]
 
 
 def _finish_template(rng: SourceRange, parts: list[ast.TemplatePart]) -> ast.Expr:
@@ -580,26 +673,6 @@ def _tag_strips(tag: Node) -> tuple[bool, bool]:
     left = len(children) > 1 and children[1].type == "strip_marker"
     right = len(children) > 1 and children[-2].type == "strip_marker"
     return left, right
-
-
-def _strip_left(item: Any) -> bool:
-    """Does this interpolation/directive strip whitespace *before* it (``${~`` / ``%{~``)?"""
-    if isinstance(item, str):
-        return False
-    if item.type == "template_interpolation":
-        return len(item.children) > 1 and item.children[1].type == "strip_marker"
-    first_tag = item.children[0].children[0]
-    return _tag_strips(first_tag)[0]
-
-
-def _strip_right(item: Any) -> bool:
-    """Does this interpolation/directive strip whitespace *after* it (``~}``)?"""
-    if isinstance(item, str):
-        return False
-    if item.type == "template_interpolation":
-        return len(item.children) > 1 and item.children[-2].type == "strip_marker"
-    last_tag = item.children[0].children[-1]
-    return _tag_strips(last_tag)[1]
 
 
 def _first_error(node: Node) -> Node | None:
@@ -645,20 +718,3 @@ def _unescape(text: str, *, quoted: bool) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _common_indent(text: str) -> int:
-    widths = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n") if line.strip()]
-    return min(widths) if widths else 0
-
-
-def _dedent(text: str, indent: int, at_line_start: bool) -> str:
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if i == 0 and not at_line_start:
-            continue
-        cut = 0
-        while cut < indent and cut < len(line) and line[cut] in " \t":
-            cut += 1
-        lines[i] = line[cut:]
-    return "\n".join(lines)

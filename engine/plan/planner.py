@@ -40,7 +40,7 @@ from engine.plan.targets import Selection
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import State
-from engine.validate import load_and_evaluate
+from engine.validate import Loaded, load_and_evaluate
 
 
 @dataclass
@@ -85,12 +85,19 @@ def make_plan(
     stored_serial: int,
     opts: PlanOptions,
     registry: Registry | None = None,
+    *,
+    first: Loaded | None = None,
 ) -> PlanResult:
-    """Compute a plan; configuration errors raise ``DiagnosticsError`` with every problem found."""
+    """Compute a plan; configuration errors raise ``DiagnosticsError`` with every problem found.
+
+    ``first`` is the configuration already loaded and evaluated in validate mode (the caller needed
+    it to find the backend); it is loaded here when not given.
+    """
     registry = registry or Registry.discover()
     timings: dict[str, float] = {}
-    first = load_and_evaluate(root_dir, var_args=opts.var_args, environ=opts.environ, prompt=opts.prompt,
-                              registry=registry, workspace=opts.workspace, require_all_variables=True)
+    if first is None:
+        first = load_and_evaluate(root_dir, var_args=opts.var_args, environ=opts.environ, prompt=opts.prompt,
+                                  registry=registry, workspace=opts.workspace, require_all_variables=True)
     timings.update(first.timings)
     if first.diags.has_errors or first.walk is None or first.graph is None or first.root is None:
         raise DiagnosticsError(first.diags.items)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from functools import lru_cache
 from typing import Any
 
 from engine.lang.functions import _json
@@ -171,44 +172,54 @@ def _format_one(verb: _Verb, v: Any) -> str:
     raise CallError(f"unsupported format verb {mode!r} in {verb.raw!r}")
 
 
-def format_string(spec: str, args: list) -> str:
-    """Render ``spec`` with ``args`` (plain, known values)."""
-    out: list[str] = []
-    pos = 0
-    next_arg = 0
-    used = 0
+@lru_cache(maxsize=2048)
+def _parse(spec: str) -> tuple[tuple[str | tuple[int, _Verb, int], ...], int]:
+    """Split ``spec`` into literal text and (argument index, verb, offset); also how many arguments it uses.
+
+    Which argument each verb consumes depends only on the spec, so a spec used for thousands of
+    resources is parsed once.
+    """
+    parts: list[str | tuple[int, _Verb, int]] = []
+    pos = next_arg = used = 0
     while True:
         j = spec.find("%", pos)
         if j < 0:
-            out.append(spec[pos:])
+            parts.append(spec[pos:])
             break
-        out.append(spec[pos:j])
+        parts.append(spec[pos:j])
         m = _VERB.match(spec, j)
         assert m is not None
         flags, index, width, prec, mode = m.groups()
         if mode is None:
             raise CallError(f"invalid format string starting at offset {j}")
-        if mode == "%" and m.end() == j + 2:
-            out.append("%")
-            pos = m.end()
+        pos = m.end()
+        if mode == "%" and pos == j + 2:
+            parts.append("%")
             continue
         if index is not None:
             next_arg = int(index) - 1
-        if next_arg >= len(args):
-            raise CallError(
-                f"not enough arguments for {m.group(0)!r} at offset {j}: need {next_arg + 1}, have {len(args)}"
-            )
-        verb = _Verb(
-            m.group(0),
-            flags,
-            int(width) if width else None,
-            int(prec or 0) if prec is not None else None,
-            mode,
-        )
-        out.append(_format_one(verb, args[next_arg]))
+        width_n = int(width) if width else None
+        prec_n = int(prec or 0) if prec is not None else None
+        parts.append((next_arg, _Verb(m.group(0), flags, width_n, prec_n, mode), j))
         next_arg += 1
         used = max(used, next_arg)
-        pos = m.end()
+    return tuple(p for p in parts if p != ""), used
+
+
+def format_string(spec: str, args: list) -> str:
+    """Render ``spec`` with ``args`` (plain, known values)."""
+    parts, used = _parse(spec)
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        index, verb, offset = part
+        if index >= len(args):
+            raise CallError(
+                f"not enough arguments for {verb.raw!r} at offset {offset}: need {index + 1}, have {len(args)}"
+            )
+        out.append(_format_one(verb, args[index]))
     if used < len(args):
         if used == 0:
             raise CallError("too many arguments; no verbs in format string")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 
 from engine.lang.functions._args import want_int, want_str
 from engine.lang.functions._core import ArgError, FunctionContext, fn
@@ -19,15 +20,21 @@ _IPV4_LEADING_ZERO = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 def _parse(prefix_value: object, i: int) -> Network:
     text = want_str(prefix_value, i)
-    addr, slash, length = text.partition("/")
-    if not slash or not length.isdigit():
-        raise ArgError(i, f'invalid CIDR expression "{text}": a prefix like "10.0.0.0/16" is required')
-    if ":" not in addr:
-        addr = _IPV4_LEADING_ZERO.sub("", addr)
     try:
-        return ipaddress.ip_network(f"{addr}/{int(length)}", strict=False)
+        return _parse_text(text)
     except ValueError as exc:
         raise ArgError(i, f'invalid CIDR expression "{text}": {exc}') from exc
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Network:
+    """Parse a prefix once; plans use the same few base prefixes over and over."""
+    addr, slash, length = text.partition("/")
+    if not slash or not length.isdigit():
+        raise ValueError('a prefix like "10.0.0.0/16" is required')
+    if ":" not in addr:
+        addr = _IPV4_LEADING_ZERO.sub("", addr)
+    return ipaddress.ip_network(f"{addr}/{int(length)}", strict=False)
 
 
 def _host(net: Network, offset: int) -> str:

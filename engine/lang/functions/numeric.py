@@ -49,9 +49,9 @@ def _min(a: list, _c: FunctionContext) -> int | float:
 
 def _pow(a: list, _c: FunctionContext) -> int | float:
     base, exp = want_num(a[0], 0), want_num(a[1], 1)
-    exact = isinstance(base, int) and isinstance(exp, int) and exp >= 0
-    if exact and (abs(base) <= 1 or exp * abs(base).bit_length() <= _MAX_EXACT_POW_BITS):
-        return base**exp
+    if isinstance(base, int) and isinstance(exp, int) and exp >= 0:  # noqa: SIM102 - keeps mypy's narrowing
+        if abs(base) <= 1 or exp * abs(base).bit_length() <= _MAX_EXACT_POW_BITS:
+            return base**exp
     try:
         result = math.pow(base, exp)
     except (OverflowError, ValueError) as exc:

@@ -35,70 +35,112 @@ _MULTILINE_FLAG = re.compile(r"\(\?[a-zA-Z]*m")
 _TEMPLATE_REF = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+)|(\$))")
 
 
-def _translate(pattern: str) -> str:
-    """Rewrite an RE2 pattern into the equivalent Python ``re`` pattern."""
-    multiline = bool(_MULTILINE_FLAG.search(pattern))
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            if nxt == "Q":
-                end = pattern.find("\\E", i + 2)
-                literal = pattern[i + 2 :] if end < 0 else pattern[i + 2 : end]
-                out.append(re.escape(literal))
-                i = n if end < 0 else end + 2
+_FLAG_GROUP = re.compile(r"\(\?([imsU]*(?:-[imsU]*)?)\)")
+
+
+class _Translator:
+    """One left-to-right pass over an RE2 pattern, writing the Python equivalent.
+
+    RE2 lets ``(?i)`` appear mid-pattern, applying to the rest of the enclosing group; Python only
+    accepts flags at the very start, so such flags become scoped groups ``(?i:…)`` that are closed
+    (and reopened after each ``|``) at the right places.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.p = pattern
+        self.out: list[str] = []
+        self.multiline = bool(_MULTILINE_FLAG.search(pattern))
+        self.scoped: list[list[str]] = [[]]  # per open group: flags opened mid-group
+
+    def run(self) -> str:
+        i, n = 0, len(self.p)
+        while i < n:
+            c = self.p[i]
+            if c == "\\" and i + 1 < n:
+                i = self._escape(i, in_class=False)
+            elif c == "[":
+                i = self._char_class(i)
+            elif c == "(":
+                i = self._open_group(i)
+            elif c == ")":
+                self.out.append(")" * len(self.scoped.pop() if len(self.scoped) > 1 else []) + ")")
+                i += 1
+            elif c == "|":
+                flags = self.scoped[-1]
+                self.out.append(")" * len(flags) + "|" + "".join(f"(?{f}:" for f in flags))
+                i += 1
+            else:
+                self.out.append("\\Z" if c == "$" and not self.multiline else c)
+                i += 1
+        self.out.append(")" * len(self.scoped[0]))
+        return "".join(self.out)
+
+    def _escape(self, i: int, *, in_class: bool) -> int:
+        nxt = self.p[i + 1]
+        if nxt == "Q":
+            end = self.p.find("\\E", i + 2)
+            self.out.append(re.escape(self.p[i + 2 :] if end < 0 else self.p[i + 2 : end]))
+            return len(self.p) if end < 0 else end + 2
+        if nxt in "pP":
+            raise ValueError("Unicode character classes (\\p, \\P) are not supported")
+        self.out.append("\\Z" if nxt == "z" and not in_class else "\\" + nxt)
+        return i + 2
+
+    def _char_class(self, i: int) -> int:
+        p, n = self.p, len(self.p)
+        self.out.append("[")
+        i += 1
+        if i < n and p[i] == "^":
+            self.out.append("^")
+            i += 1
+        if i < n and p[i] == "]":
+            self.out.append("\\]")
+            i += 1
+        while i < n and p[i] != "]":
+            c = p[i]
+            if c == "\\" and i + 1 < n:
+                i = self._escape(i, in_class=True)
                 continue
-            if nxt in "pP":
-                raise ValueError("Unicode character classes (\\p, \\P) are not supported")
-            out.append("\\Z" if nxt == "z" and not in_class else c + nxt)
-            i += 2
-            continue
-        if in_class:
-            if c == "[" and pattern.startswith("[:", i):
-                end = pattern.find(":]", i + 2)
-                name = pattern[i + 2 : end] if end > 0 else ""
-                negate = name.startswith("^")
-                cls = _POSIX.get(name.lstrip("^"))
-                if cls is None or negate:
+            if p.startswith("[:", i):
+                end = p.find(":]", i + 2)
+                name = p[i + 2 : end] if end > 0 else ""
+                cls = _POSIX.get(name)
+                if cls is None:
                     raise ValueError(f"unsupported character class [:{name}:]")
-                out.append(cls)
+                self.out.append(cls)
                 i = end + 2
                 continue
-            if c == "]":
-                in_class = False
-                out.append(c)
-            elif c in "[&~|":
-                out.append("\\" + c)
+            self.out.append("\\" + c if c in "[&~|" else c)
+            i += 1
+        if i >= n:
+            raise ValueError("missing closing ]")
+        self.out.append("]")
+        return i + 1
+
+    def _open_group(self, i: int) -> int:
+        flags = _FLAG_GROUP.match(self.p, i)
+        if flags is not None:
+            if "U" in flags.group(1):
+                raise ValueError("the U (ungreedy) flag is not supported")
+            if not self.out:
+                self.out.append(flags.group(0))
             else:
-                out.append(c)
-            i += 1
-            continue
-        if c == "[":
-            in_class = True
-            out.append(c)
-            i += 1
-            if i < n and pattern[i] == "^":
-                out.append("^")
-                i += 1
-            if i < n and pattern[i] == "]":
-                out.append("\\]")
-                i += 1
-            continue
-        if c == "(" and pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!"):
-            out.append("(?P<")
-            i += 3
-            continue
-        if c == "(" and pattern.startswith("(?U", i):
+                self.out.append(f"(?{flags.group(1)}:")
+                self.scoped[-1].append(flags.group(1))
+            return flags.end()
+        if self.p.startswith("(?U", i):
             raise ValueError("the U (ungreedy) flag is not supported")
-        if c == "$" and not multiline:
-            out.append("\\Z")
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+        self.scoped.append([])
+        if self.p.startswith("(?<", i) and self.p[i + 3 : i + 4] not in ("=", "!"):
+            self.out.append("(?P<")
+            return i + 3
+        self.out.append("(")
+        return i + 1
+
+
+def _translate(pattern: str) -> str:
+    """Rewrite an RE2 pattern into the equivalent Python ``re`` pattern."""
+    return _Translator(pattern).run()
 
 
 @lru_cache(maxsize=1024)

@@ -63,7 +63,7 @@ def _build() -> dict[str, FunctionSpec]:
 
 _REGISTRY: dict[str, FunctionSpec] = _build()
 _NAMES: frozenset[str] = frozenset(_REGISTRY) | frozenset(_SPECIAL_FORMS)
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def function_names() -> frozenset[str]:
@@ -175,9 +175,9 @@ def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
     marks: frozenset[str] = frozenset()
     plain: list = []
     for a in args:
-        p, m = deep_unmark(a)
-        plain.append(p)
-        marks |= m
+        value, found = deep_unmark(a)
+        plain.append(value)
+        marks |= found
     if has_unknown and not spec.unknown_ok:
         return mark(UNKNOWN, marks)
     return mark(_invoke(spec, plain, ctx), marks)

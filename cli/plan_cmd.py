@@ -1,0 +1,80 @@
+"""``ctl plan``: show what apply would change, optionally saving the plan for a later apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from cli import output, run_options
+from cli.common import VAR_FILE_HELP, VAR_HELP
+from cli.state import options
+from engine.errors import ExitCode, UsageError
+
+_HELP = """Show the changes that apply would make, after refreshing the state.
+
+Exit codes: 0 success, 1 error, 2 changes present (with --detailed-exitcode), 4 lock held.
+
+Example: ctl plan --out tfplan && ctl apply tfplan
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plan", help=_HELP)(plan_command)
+
+
+def plan_command(
+    ctx: typer.Context,
+    out: Path = typer.Option(None, "--out", help="Save the plan to this file for `ctl apply FILE`."),
+    destroy: bool = typer.Option(False, "--destroy", help="Plan to destroy everything in the state."),
+    refresh_only: bool = typer.Option(False, "--refresh-only", help="Only record changes made outside ctl."),
+    refresh: bool = typer.Option(True, "--refresh/--no-refresh", help="Read real objects first (--refresh=false skips)."),
+    target: list[str] = typer.Option(None, "--target", help=run_options.TARGET_HELP),
+    exclude: list[str] = typer.Option(None, "--exclude", help=run_options.EXCLUDE_HELP),
+    replace: list[str] = typer.Option(None, "--replace", help=run_options.REPLACE_HELP),
+    var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
+    var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
+    detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when there are changes."),
+    lock: bool = typer.Option(False, "--lock/--no-lock", help="Hold the state lock while planning."),
+    lock_timeout: str = typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP),
+    parallelism: int = typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP),
+    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing variables (--input=false never asks)."),
+    show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
+) -> int:
+    from cli.render_plan import render_drift, render_plan
+    from engine.operations import plan_only
+    from engine.plan.planfile import save_plan
+
+    if destroy and refresh_only:
+        raise UsageError("--destroy and --refresh-only cannot be combined")
+    opts = options(ctx)
+    mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
+    run = run_options.build(opts.root, mode=mode, refresh=refresh, targets=target, excludes=exclude,
+                            replace=replace, var=var, var_file=var_file, input_flag=input_, lock=lock,
+                            lock_timeout_text=lock_timeout, parallelism_value=parallelism, take_lock=lock)
+    result, rec = plan_only(run)
+    report_recovery(rec)
+    plan = result.plan
+    output.print_diagnostics(result.diags.warnings())
+    color = output.color_enabled(__import__("sys").stdout)
+    con = output.stdout()
+    if plan.drift:
+        con.out(render_drift(plan.drift, color=color), highlight=False)
+    con.out(render_plan(plan, color=color), highlight=False)
+    if out is not None:
+        save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
+        con.print(f"\nSaved the plan to: {out}\n\nTo perform exactly these actions, run:\n  ctl apply {out}")
+    if detailed_exitcode and plan.has_changes:
+        return int(ExitCode.CHANGES_PRESENT)
+    return int(ExitCode.OK)
+
+
+def report_recovery(rec: object) -> None:
+    """Tell the user about a journal left behind by an interrupted apply."""
+    from engine.operations import Recovery, describe_orphans
+
+    assert isinstance(rec, Recovery)
+    if rec.replayed:
+        output.warn("Recovered the results of an interrupted apply from its journal.")
+    for orphan, line in zip(rec.orphans, describe_orphans(rec), strict=True):
+        output.warn(f"{line}; if the object exists, adopt it with: ctl import '{orphan.address}' ID")

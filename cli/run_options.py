@@ -1,0 +1,95 @@
+"""Options shared by plan, apply and destroy, turned into the engine's option objects."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from cli import output
+from cli.common import input_enabled, ordered_var_args, prompt_variable
+from engine.errors import UsageError
+from engine.operations import RunOptions
+from engine.plan.planner import PlanOptions
+from engine.session import LockOptions, selected_workspace
+from engine.state.locking import parse_duration
+
+TARGET_HELP = "Limit the operation to this resource or module and what it depends on (repeatable)."
+EXCLUDE_HELP = "Leave out this resource or module and everything that depends on it (repeatable)."
+REPLACE_HELP = "Force replacement of this resource instance (repeatable)."
+PARALLELISM_HELP = "How many operations run at once (default 10, or CTL_PARALLELISM)."
+LOCK_TIMEOUT_HELP = "How long to retry a held state lock, e.g. 30s (default 0, or CTL_LOCK_TIMEOUT)."
+
+_BOOL_FLAGS = ("lock", "refresh", "input", "auto-approve", "detailed-exitcode", "color")
+
+
+def normalize_bool_flags(args: list[str]) -> list[str]:
+    """Accept Terraform's ``-lock=false`` spelling: ``--lock=false`` becomes ``--no-lock``."""
+    out = []
+    for a in args:
+        for flag in _BOOL_FLAGS:
+            for prefix in (f"--{flag}=", f"-{flag}="):
+                if a.startswith(prefix):
+                    value = a[len(prefix):].lower()
+                    if value in ("false", "0", "no"):
+                        a = f"--no-{flag}"
+                    elif value in ("true", "1", "yes"):
+                        a = f"--{flag}"
+        out.append(a)
+    return out
+
+
+def parallelism(value: int | None) -> int:
+    if value is None:
+        env = os.environ.get("CTL_PARALLELISM", "")
+        value = int(env) if env.isdigit() else 10
+    if value < 1:
+        raise UsageError("--parallelism must be at least 1")
+    return value
+
+
+def lock_timeout(value: str | None) -> float:
+    text = value if value is not None else os.environ.get("CTL_LOCK_TIMEOUT", "0s")
+    try:
+        return parse_duration(text)
+    except Exception:
+        raise UsageError(f'Invalid --lock-timeout "{text}"', hint="Use a duration such as 30s, 5m or 1h.") from None
+
+
+def build(
+    root: Path,
+    *,
+    mode: str = "normal",
+    refresh: bool = True,
+    targets: list[str] | None = None,
+    excludes: list[str] | None = None,
+    replace: list[str] | None = None,
+    var: list[str] | None = None,
+    var_file: list[str] | None = None,
+    input_flag: bool | None = None,
+    lock: bool = True,
+    lock_timeout_text: str | None = None,
+    parallelism_value: int | None = None,
+    take_lock: bool = True,
+) -> RunOptions:
+    if not lock and take_lock:
+        output.warn("Not locking the state (--lock=false): concurrent runs may overwrite each other's changes.")
+    par = parallelism(parallelism_value)
+    plan = PlanOptions(
+        mode=mode,
+        refresh=refresh,
+        targets=list(targets or []),
+        excludes=list(excludes or []),
+        replace=list(replace or []),
+        parallelism=par,
+        var_args=ordered_var_args(var, var_file),
+        prompt=prompt_variable if input_enabled(input_flag) else None,
+        workspace=selected_workspace(root),
+    )
+    return RunOptions(root=root, plan=plan, lock=LockOptions(enabled=lock, timeout=lock_timeout(lock_timeout_text)),
+                      take_lock=take_lock, parallelism=par)
+
+
+def multi(help_text: str, name: str) -> list[str]:
+    return typer.Option(None, name, help=help_text)

@@ -1,0 +1,434 @@
+"""Applying a plan: every operation as soon as what it depends on is done, and never losing one.
+
+The apply graph holds three kinds of node besides the operations themselves:
+``eval`` (a variable, local, output or module call, evaluated with the *final* values of what it
+refers to), ``expand`` (a resource's instances and their arguments, evaluated once everything they
+reference is applied), and ``close`` (publishing a resource's results to the expressions that refer
+to it). Operations: ``op`` (create, update or read) and ``del`` (delete, also the first half of a
+replacement). The concurrent walker runs them; its owner thread is the only writer of the state.
+
+Before an operation starts, an intent is appended (fsync'd) to the journal; when it ends, its
+result. A crash in between leaves an intent without a result, which the next run reports. The full
+state is written at the end (and compacted every 1,000 journal entries or 30 s), so the bytes written
+grow linearly with the number of operations.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.registry import Registry
+from engine import schema
+from engine.apply.walker import WalkResult, walk
+from engine.errors import CtlError, Diagnostics
+from engine.graph import RESOURCE, Graph, Node
+from engine.lang.eval import evaluate
+from engine.lang.values import Unknown, contains_unknown, to_display, unmark
+from engine.plan.diff import call_plain, mark_sensitive
+from engine.plan.hooks import static_address
+from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
+from engine.providers import Providers
+from engine.state.address import InstanceAddress
+from engine.state.manager import StateManager
+from engine.state.model import InstanceState, OutputValue, State, output_type
+from engine.walk import ConfigWalk, ResourceInstance
+
+ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
+Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
+
+
+class PostconditionFailed(CtlError):
+    """The operation succeeded but a postcondition is false: the object is recorded, dependents wait."""
+
+    def __init__(self, message: str, *, result: dict[str, Any], **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.result = result
+
+
+@dataclass
+class ApplyResult:
+    state: State
+    applied: list[str] = field(default_factory=list)
+    failed: dict[str, BaseException] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    cancelled: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "destroy": 0})
+    diags: Diagnostics = field(default_factory=Diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failed or self.skipped or self.interrupted or self.diags.has_errors)
+
+
+class Applier:
+    """Applies one plan to the state held by ``manager`` (the caller holds the lock)."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        manager: StateManager,
+        *,
+        graph: Graph | None,
+        walk_: ConfigWalk | None,
+        registry: Registry,
+        providers: Providers,
+        parallelism: int = 10,
+        events: Events | None = None,
+        stop: threading.Event | None = None,
+        abandon: threading.Event | None = None,
+    ) -> None:
+        self.plan = plan
+        self.manager = manager
+        self.graph = graph
+        self.cwalk = walk_
+        self.registry = registry
+        self.providers = providers
+        self.parallelism = parallelism
+        self.events = events or (lambda _e, _a, _d: None)
+        self.stop = stop or threading.Event()
+        self.abandon = abandon or threading.Event()
+        self.state = plan.prior_state.copy()
+        self.state.serial = manager.serial
+        self.changes = {c.address: c for c in plan.changes if not c.is_noop}
+        self.expanded: dict[str, ResourceInstance] = {}
+        self.results: dict[str, Any] = {}
+        self.started: dict[ApplyNode, float] = {}
+        self.diags = Diagnostics()
+        self.deposed: dict[str, str] = {}
+
+    # ---- the graph -------------------------------------------------------------------------
+
+    def build(self) -> dict[ApplyNode, set[ApplyNode]]:
+        deps: dict[ApplyNode, set[ApplyNode]] = {}
+        by_resource: dict[str, list[str]] = {}
+        for addr in self.changes:
+            by_resource.setdefault(static_address(addr), []).append(addr)
+        if self.graph is not None and self.plan.mode == "normal":
+            for node, edges in self.graph.deps.items():
+                targets = {_ref(e.target) for e in edges}
+                if node.kind == RESOURCE:
+                    deps[("expand", str(node))] = targets
+                    close = {("expand", str(node))}
+                    for addr in by_resource.get(str(node), []):
+                        change = self.changes[addr]
+                        if change.actions != (DELETE,):
+                            close.add(("op", addr))
+                    deps[("close", str(node))] = close
+                else:
+                    deps[("eval", str(node))] = targets
+        for addr, change in self.changes.items():
+            base = static_address(addr)
+            if DELETE in change.actions:
+                d = deps.setdefault(("del", addr), set())
+                if change.actions == (CREATE, DELETE):
+                    d.add(("op", addr))
+            if change.actions != (DELETE,):
+                o = deps.setdefault(("op", addr), set())
+                o.add(("expand", base))
+                if change.actions == (DELETE, CREATE):
+                    o.add(("del", addr))
+        self._order_deletes(deps)
+        return deps
+
+    def _order_deletes(self, deps: dict[ApplyNode, set[ApplyNode]]) -> None:
+        """A delete waits for the deletes of everything that depends on the object."""
+        deleting = {a: c for a, c in self.changes.items() if DELETE in c.actions}
+        users: dict[str, list[str]] = {}
+        for addr in deleting:
+            inst = self.state.instance(addr)
+            dependencies = inst.dependencies if inst is not None else self.changes[addr].dependencies
+            for dep in dependencies:
+                users.setdefault(dep, []).append(addr)
+        for addr in deleting:
+            for user in users.get(static_address(addr), []):
+                if user != addr:
+                    deps[("del", addr)].add(("del", user))
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def run(self) -> ApplyResult:
+        deps = self.build()
+        for node in list(deps):
+            deps[node] = {d for d in deps[node] if d in deps}
+        result: WalkResult[ApplyNode] = walk(
+            deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
+            on_done=self._on_done, stop=self.stop, abandon=self.abandon,
+        )
+        return self._finish(result)
+
+    def _run_node(self, node: ApplyNode) -> Any:
+        kind, name = node
+        if kind == "eval":
+            return self._eval_node(name)
+        if kind == "expand":
+            return self._expand(name)
+        if kind == "close":
+            return self._close(name)
+        if kind == "del":
+            return self._delete(name)
+        return self._operate(name)
+
+    def _static(self, name: str) -> Node:
+        assert self.graph is not None
+        for n in self.graph.nodes:
+            if str(n) == name:
+                return n
+        raise KeyError(name)
+
+    def _eval_node(self, name: str) -> None:
+        assert self.cwalk is not None
+        before = len(self.cwalk.diags.items)
+        self.cwalk.step(self._static(name))
+        new = [d for d in self.cwalk.diags.items[before:] if d.severity == "error"]
+        if new:
+            raise CtlError(new[0].summary, detail=new[0].detail, range=new[0].range)
+
+    def _expand(self, name: str) -> None:
+        assert self.cwalk is not None
+        node = self._static(name)
+        before = len(self.cwalk.diags.items)
+        for inst in self.cwalk.expand_resource(node):
+            self.expanded[inst.address] = inst
+        new = [d for d in self.cwalk.diags.items[before:] if d.severity == "error"]
+        if new:
+            raise CtlError(new[0].summary, detail=new[0].detail, range=new[0].range)
+
+    def _close(self, name: str) -> None:
+        assert self.cwalk is not None
+        node = self._static(name)
+        for inst in self.cwalk.instances.get(node, []):
+            if inst.address in self.results:
+                value = self.results[inst.address]
+            else:
+                obj = self.state.instance(inst.address)
+                value = obj.marked_attributes() if obj is not None else None
+            inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
+
+    def _operate(self, addr: str) -> dict[str, Any]:
+        change = self.changes[addr]
+        inst = self.expanded.get(addr)
+        if inst is None or inst.config is None:
+            raise CtlError(f"{addr}: its configuration could not be evaluated", address=addr)
+        rt = self.registry.resource_type(change.type, change.mode)
+        if rt is None:
+            raise CtlError(f"{addr}: no adapter provides {change.type}", address=addr)
+        ctx = self.providers.context(rt, addr, inst.scope.path, inst.resource)
+        config = schema.normalize(rt, inst.config)
+        if change.mode == "data":
+            result = call_plain(rt.read, ctx, marked=config)
+            if result is None:
+                raise CtlError(f"{addr}: the data source found nothing", address=addr)
+            return mark_sensitive(result, rt.sensitive)
+        creating = CREATE in change.actions
+        prior = None if creating else change.before
+        prior_plain, _ = unmark(prior) if prior is not None else (None, None)
+        planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
+        lc = inst.resource.lifecycle
+        if prior is not None and lc.ignore_changes:
+            from engine.plan.hooks import _ignore
+
+            planned = _ignore(planned, prior, lc.ignore_changes, rt)
+        unknown = [k for k, v in planned.items() if k not in rt.computed and contains_unknown(v)]
+        if unknown:
+            raise CtlError(f"{addr}: {', '.join(unknown)} still unknown when applying", address=addr,
+                           detail="A value this resource needs was not produced by the resources it depends on.")
+        self._check(inst, inst.resource.lifecycle.preconditions, None, "precondition")
+        if creating:
+            result = call_plain(rt.create, ctx, marked=_known(planned))
+        else:
+            result = call_plain(rt.update, ctx, _plain(prior), marked=_known(planned))
+        result = mark_sensitive(_remark(result, planned), rt.sensitive)
+        failure = self._check(inst, lc.postconditions, result, "postcondition", raise_=False)
+        if failure is not None:
+            raise PostconditionFailed(failure, result=result, address=addr)
+        return result
+
+    def _delete(self, addr: str) -> None:
+        change = self.changes[addr]
+        rt = self.registry.resource_type(change.type, change.mode)
+        if rt is None:
+            raise CtlError(f"{addr}: no adapter provides {change.type}", address=addr)
+        inst = self.expanded.get(addr)
+        path = inst.scope.path if inst is not None else tuple(n for n, _ in InstanceAddress.parse(addr).module)
+        ctx = self.providers.context(rt, addr, path, inst.resource if inst is not None else None)
+        rt.delete(ctx, _plain(change.before) or {})
+
+    def _check(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str,
+               *, raise_: bool = True) -> str | None:
+        if not conditions:
+            return None
+        ctx = inst.eval_ctx(self_value)
+        for cond in conditions:
+            ok, _ = unmark(evaluate(cond.condition, ctx))
+            if isinstance(ok, Unknown) or ok is True:
+                continue
+            msg, _ = unmark(evaluate(cond.error_message, ctx))
+            text = f"Resource {kind} failed: {inst.address}: {to_display(msg)}"
+            if raise_:
+                raise CtlError(text, range=cond.rng, address=inst.address)
+            return text
+        return None
+
+    # ---- the owner thread: journal, state, events ------------------------------------------
+
+    def _on_start(self, node: ApplyNode) -> None:
+        kind, addr = node
+        if kind not in ("op", "del"):
+            return
+        change = self.changes[addr]
+        op = DELETE if kind == "del" else _op_of(change)
+        if kind == "del" and change.actions == (CREATE, DELETE):
+            pass  # the old object was deposed when the new one was created
+        self.manager.journal.record_intent(addr, op, planned_identity=_identity(change))
+        self.started[node] = time.monotonic()
+        self.events("apply_start", addr, {"action": op})
+
+    def _on_done(self, node: ApplyNode, result: Any, exc: BaseException | None) -> None:
+        kind, addr = node
+        if kind not in ("op", "del"):
+            if exc is not None:
+                self.diags.add(exc if isinstance(exc, CtlError) else CtlError(str(exc)))
+            return
+        change = self.changes[addr]
+        op = DELETE if kind == "del" else _op_of(change)
+        elapsed = time.monotonic() - self.started.get(node, time.monotonic())
+        if isinstance(exc, PostconditionFailed):
+            result, exc_after = exc.result, exc
+        else:
+            exc_after = None
+        if exc is not None and exc_after is None:
+            self.manager.journal.record_failed(addr, op)
+            self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})
+            return
+        if kind == "del":
+            deposed = self.deposed.pop(addr, None)
+            self.state.remove_instance(addr, deposed)
+            self.manager.journal.record_removed(addr, deposed=deposed)
+        else:
+            if change.actions == (CREATE, DELETE):
+                self._depose(addr)
+            obj = InstanceState.from_marked(
+                result, schema_version=change.schema_version, dependencies=list(change.dependencies),
+                create_before_destroy=change.create_before_destroy,
+            )
+            self.state.set_instance(addr, obj, provider=change.provider)
+            self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)
+            self.results[addr] = result
+        self.manager.maybe_compact(self.state)
+        ident = None if kind == "del" or not isinstance(result, dict) else result.get("id")
+        self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
+        if exc_after is not None:
+            raise_later = exc_after
+            self.diags.add(raise_later)
+
+    def _depose(self, addr: str) -> None:
+        """Keep the old object of a create-before-destroy replacement as a deposed object."""
+        old = self.state.instance(addr)
+        if old is None:
+            return
+        key = secrets.token_hex(4)
+        self.state.set_instance(addr, old.replace(deposed=key))
+        self.deposed[addr] = key
+
+    def _finish(self, result: WalkResult[ApplyNode]) -> ApplyResult:
+        out = ApplyResult(self.state, diags=self.diags)
+        for (kind, addr), _ in result.succeeded.items():
+            if kind in ("op", "del"):
+                out.applied.append(addr)
+        for (kind, addr), exc in result.failed.items():
+            if (kind in ("op", "del") and not isinstance(exc, PostconditionFailed)) or isinstance(exc, PostconditionFailed):
+                out.failed[addr] = exc
+        for (kind, addr), (_, blocker) in result.skipped.items():
+            if kind in ("op", "del"):
+                out.skipped[addr] = blocker
+        out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
+        out.interrupted = self.stop.is_set() or self.abandon.is_set()
+        self._record_outputs(result)
+        self._count(out)
+        return out
+
+    def _record_outputs(self, result: WalkResult[ApplyNode]) -> None:
+        if self.plan.mode == "destroy":
+            self.state.outputs = {}
+            return
+        if self.cwalk is None:
+            return
+        for name, (value, sensitive) in self.cwalk.root_outputs.items():
+            plain, _ = unmark(value)
+            if contains_unknown(value):
+                continue
+            from engine.lang.values import deep_unmark
+
+            plain, _ = deep_unmark(value)
+            self.state.outputs[name] = OutputValue(plain, output_type(plain), sensitive)
+        for name in list(self.state.outputs):
+            if name not in self.cwalk.root_outputs and name in self.plan.outputs:
+                del self.state.outputs[name]
+
+    def _count(self, out: ApplyResult) -> None:
+        done = set(out.applied)
+        for addr, change in self.changes.items():
+            if change.is_replace:
+                if addr in done:
+                    out.counts["add"] += 1
+                    out.counts["destroy"] += 1
+            elif addr in done:
+                key = {CREATE: "add", UPDATE: "change", DELETE: "destroy"}.get(change.actions[0])
+                if key:
+                    out.counts[key] += 1
+
+
+def _ref(target: Node) -> ApplyNode:
+    return ("close", str(target)) if target.kind == RESOURCE else ("eval", str(target))
+
+
+def _op_of(change: ResourceChange) -> str:
+    if change.mode == "data":
+        return READ
+    if CREATE in change.actions:
+        return CREATE
+    return UPDATE
+
+
+def _identity(change: ResourceChange) -> Any:
+    """What the adapter can look for after a crash: the known arguments of the planned object."""
+    after = change.after if change.after is not None else change.before
+    if not isinstance(after, dict):
+        return None
+    out = {}
+    for k, v in after.items():
+        plain, marks = unmark(v)
+        if marks or contains_unknown(plain):
+            continue
+        out[k] = plain
+    return out
+
+
+def _plain(value: Any) -> Any:
+    from engine.lang.values import deep_unmark
+
+    if value is None:
+        return None
+    return deep_unmark(value)[0]
+
+
+def _known(planned: dict[str, Any]) -> dict[str, Any]:
+    """Computed attributes still unknown are left for the adapter to fill in (as None)."""
+    return {k: (None if isinstance(unmark(v)[0], Unknown) else v) for k, v in planned.items()}
+
+
+def _remark(result: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
+    """Secrets that were marked in the planned arguments stay marked in the result."""
+    from engine.lang.values import Marked
+
+    out = dict(result)
+    for k, v in planned.items():
+        if isinstance(v, Marked) and k in out and not isinstance(out[k], Marked):
+            out[k] = Marked(out[k], v.marks)
+    return out

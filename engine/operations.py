@@ -1,0 +1,204 @@
+"""The workflows behind ``plan``, ``apply`` and ``destroy``: locking, loading, recovering, persisting.
+
+The CLI parses options and renders; these functions do the work in the order that keeps state
+safe: take the lock (unless only reading), load the state and replay any journal left by an
+interrupted apply (writing the recovered state at once when holding the lock), plan, ask, apply,
+and persist — also when interrupted or when operations failed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adapters.registry import Registry
+from backends.base import StateStore
+from engine.apply.applier import Applier, ApplyResult, Events
+from engine.errors import CtlError, DiagnosticsError, ExitCode
+from engine.lang.templatefile import render
+from engine.plan.model import Plan
+from engine.plan.planfile import load_plan
+from engine.plan.planner import PlanOptions, PlanResult, config_hash, make_plan
+from engine.providers import Providers
+from engine.session import LockOptions, locked, manager_for, open_store, selected_workspace
+from engine.state.journal import Orphan
+from engine.state.manager import StateManager
+from engine.state.model import State
+from engine.validate import Loaded, load_and_evaluate
+from engine.walk import ConfigWalk, WalkHooks
+
+
+@dataclass
+class Recovery:
+    """What loading the state found of an interrupted apply."""
+
+    replayed: bool = False
+    orphans: list[Orphan] = field(default_factory=list)
+    found: dict[str, str] = field(default_factory=dict)  # address -> id of an object found again
+
+
+@dataclass
+class RunOptions:
+    root: Path
+    plan: PlanOptions
+    lock: LockOptions = field(default_factory=LockOptions)
+    take_lock: bool = True
+    parallelism: int = 10
+
+
+@dataclass
+class Prepared:
+    loaded: Loaded
+    store: StateStore
+    workspace: str
+
+
+def prepare(opts: RunOptions) -> Prepared:
+    """Load and evaluate the configuration; errors raise with every diagnostic."""
+    loaded = load_and_evaluate(opts.root, var_args=opts.plan.var_args, environ=opts.plan.environ,
+                               prompt=opts.plan.prompt, workspace=opts.plan.workspace,
+                               require_all_variables=True)
+    if loaded.diags.has_errors or loaded.root is None:
+        raise DiagnosticsError(loaded.diags.items)
+    store = open_store(opts.root, loaded.root)
+    return Prepared(loaded, store, opts.plan.workspace)
+
+
+def load_state(manager: StateManager, *, holding_lock: bool) -> tuple[State, Recovery]:
+    """Load state, replaying a journal; with the lock held, write the recovered state right away."""
+    state = manager.load()
+    rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
+    if holding_lock and (manager.replayed or manager.journal.appended):
+        manager.compact(state)
+    return state, rec
+
+
+def plan_only(opts: RunOptions, registry: Registry | None = None) -> tuple[PlanResult, Recovery]:
+    """``ctl plan``: one consistent snapshot; locks only when asked (``--lock``)."""
+    prep = prepare(opts)
+    manager = manager_for(prep.store, prep.workspace, opts.root)
+    lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
+    with locked(prep.store, prep.workspace, "OperationTypePlan", lock):
+        state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled)
+        result = make_plan(opts.root, state, manager.lineage or state.lineage,
+                           manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded)
+    return result, rec
+
+
+def apply_run(
+    opts: RunOptions,
+    *,
+    saved_plan: Path | None,
+    confirm: Callable[[Plan], bool],
+    events: Events | None = None,
+    stop: threading.Event | None = None,
+    abandon: threading.Event | None = None,
+    on_plan: Callable[[PlanResult, Recovery], None] | None = None,
+) -> tuple[Plan, ApplyResult | None]:
+    """``ctl apply``/``destroy``: plan (or load a saved plan), confirm, apply, persist."""
+    registry = Registry.discover()
+    loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
+    if loaded_plan is not None:
+        opts.plan.workspace = loaded_plan.workspace
+        opts.plan.var_args = []
+    prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan)
+    manager = manager_for(prep.store, prep.workspace, opts.root)
+    operation = "OperationTypeApply"
+    with locked(prep.store, prep.workspace, operation, opts.lock):
+        state, rec = load_state(manager, holding_lock=opts.lock.enabled)
+        if loaded_plan is not None:
+            _check_saved(loaded_plan, manager, state, prep.loaded)
+            plan = loaded_plan
+            plan_result = None
+        else:
+            plan_result = make_plan(opts.root, state, manager.lineage or state.lineage,
+                                    manager.serial if manager.lineage else -1, opts.plan, registry,
+                                    first=prep.loaded)
+            plan = plan_result.plan
+            if on_plan is not None:
+                on_plan(plan_result, rec)
+            if not plan.has_changes:
+                return plan, None
+            if not confirm(plan):
+                raise CtlError("Apply cancelled.", hint="Nothing was changed.")
+        result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
+        manager.compact(result.state)
+    return plan, result
+
+
+def _prepare_for_saved(opts: RunOptions, plan: Plan) -> Prepared:
+    """The configuration for a saved plan: its variable values come from the plan itself."""
+    loaded = load_and_evaluate(opts.root, workspace=plan.workspace)
+    if loaded.diags.has_errors or loaded.root is None:
+        raise DiagnosticsError(loaded.diags.items)
+    return Prepared(loaded, open_store(opts.root, loaded.root), plan.workspace)
+
+
+def _check_saved(plan: Plan, manager: StateManager, state: State, loaded: Loaded) -> None:
+    """A saved plan applies only to the state and configuration it was made from."""
+    if manager.lineage is not None and plan.lineage != manager.lineage:
+        raise CtlError("Saved plan does not match the state",
+                       detail=f"The plan was made for state lineage {plan.lineage}; the state at "
+                              f"{manager.source} has lineage {manager.lineage}.",
+                       hint="Run ctl plan again against this state.")
+    current = manager.serial if manager.lineage is not None else -1
+    if plan.serial != current:
+        raise CtlError("Saved plan is stale",
+                       detail=f"The state changed since the plan was made (serial {plan.serial} -> {current}).",
+                       hint="Run ctl plan --out again and apply the new plan.")
+    assert loaded.root is not None
+    if config_hash(loaded.root) != plan.config_hash:
+        raise CtlError("Saved plan is stale: the configuration changed since the plan was made",
+                       hint="Run ctl plan --out again and apply the new plan.")
+
+
+def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, registry: Registry,
+           events: Events | None, stop: threading.Event | None, abandon: threading.Event | None) -> ApplyResult:
+    assert loaded.graph is not None and loaded.walk is not None and loaded.root is not None
+    if plan.mode == "refresh-only":
+        state = plan.prior_state.copy()
+        state.serial = manager.serial
+        return ApplyResult(state)
+    cancelled = threading.Event()
+    providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled)
+    from engine.errors import Diagnostics
+
+    diags = Diagnostics()
+    cwalk = ConfigWalk(loaded.graph, dict(plan.variables), diags, root_dir=loaded.root.dir,
+                       workspace=plan.workspace, hooks=WalkHooks(), plan_mode=False, render_template=render)
+    abandon = abandon or threading.Event()
+    applier = Applier(plan, manager, graph=loaded.graph, walk_=cwalk, registry=registry, providers=providers,
+                      parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon)
+    watcher = threading.Thread(target=_cancel_on_abandon, args=(abandon, cancelled), daemon=True)
+    watcher.start()
+    return applier.run()
+
+
+def _cancel_on_abandon(abandon: threading.Event, cancelled: threading.Event) -> None:
+    abandon.wait()
+    cancelled.set()
+
+
+def exit_code_for(result: ApplyResult | None) -> ExitCode:
+    if result is None:
+        return ExitCode.OK
+    if result.interrupted:
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK if result.ok else ExitCode.ERROR
+
+
+def current_workspace(root: Path) -> str:
+    return selected_workspace(root)
+
+
+def describe_orphans(rec: Recovery) -> list[str]:
+    lines = []
+    for o in rec.orphans:
+        lines.append(f"{o.address}: possibly {'created' if o.op == 'create' else o.op + 'd'} by an interrupted apply")
+    return lines
+
+
+__all__: list[Any] = ["RunOptions", "apply_run", "plan_only", "prepare"]

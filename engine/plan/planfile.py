@@ -1,0 +1,297 @@
+"""Saved plans (``ctl plan --out FILE``): a JSON document that reproduces the Plan exactly.
+
+A saved plan is applied later, maybe on another machine, so it must carry everything the apply
+needs — unknown values, secrets with their marks, the state it was made against — and nothing may
+change on the way: ``load_plan(save_plan(p))`` equals ``p``. JSON (not pickle) keeps the file
+inspectable and safe to load. Secrets are stored in clear because apply needs them, so the file is
+written with mode 0600 and replaced atomically (a half-written plan must never be applied).
+
+Value encoding: ``Unknown`` -> ``{"__ctl_unknown__": true}``, a sensitive ``Marked`` value ->
+``{"__ctl_sensitive__": value}``; a user object whose keys could be mistaken for these is wrapped
+as ``{"__ctl_object__": {...}}``. The prior state is embedded as the state codec writes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from backends.base import BackendError
+from engine.errors import CtlError
+from engine.lang.values import SENSITIVE, Marked, Unknown
+from engine.plan.model import OutputChange, Plan, ResourceChange
+from engine.state.model import OutputValue, State
+from engine.version import VERSION
+
+PLAN_FORMAT = 1
+
+_UNKNOWN, _SENSITIVE, _MARKS, _OBJECT, _TYPE = (
+    "__ctl_unknown__",
+    "__ctl_sensitive__",
+    "__ctl_marks__",
+    "__ctl_object__",
+    "__ctl_type__",
+)
+_RESERVED_PREFIX = "__ctl_"
+# The state codec refuses a state without lineage; a plan made before any state existed may hold
+# one, so it travels under this stand-in and is restored on load.
+_NO_LINEAGE = "__ctl_no_lineage__"
+
+
+class PlanFileError(CtlError):
+    """A saved plan cannot be written or read."""
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    """Write ``plan`` to ``path`` atomically, readable only by its owner (plans may hold secrets)."""
+    try:
+        data = json.dumps(_encode_plan(plan), indent=1, ensure_ascii=False, allow_nan=False).encode()
+    except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
+        raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
+    directory = path.parent if str(path.parent) else Path(".")
+    tmp_name: str | None = None
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as fh:  # mkstemp creates the file with mode 0600
+            fh.write(data + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp_name, 0o600)
+        os.replace(tmp_name, path)
+        tmp_name = None
+    except OSError as exc:
+        raise PlanFileError(
+            f"cannot write the plan file {path}: {exc.strerror or exc}",
+            hint="Check that the directory exists and is writable.",
+        ) from None
+    finally:
+        if tmp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+
+
+def load_plan(path: Path) -> Plan:
+    """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PlanFileError(
+            f"the plan file {path} does not exist", hint="Create one with: ctl plan --out FILE"
+        ) from None
+    except OSError as exc:
+        raise PlanFileError(f"cannot read the plan file {path}: {exc.strerror or exc}") from None
+    if data.startswith(b"PK"):
+        raise PlanFileError(
+            f"{path} is not a ctl plan file (it looks like a Terraform plan)",
+            hint="ctl applies only plans saved with: ctl plan --out FILE",
+        )
+    try:
+        doc = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _corrupt(path, "it is not valid JSON") from None
+    if not isinstance(doc, dict) or "ctl_plan_format" not in doc:
+        raise PlanFileError(
+            f"{path} is not a ctl plan file", hint="ctl applies only plans saved with: ctl plan --out FILE"
+        )
+    version = doc["ctl_plan_format"]
+    if version != PLAN_FORMAT:
+        writer = doc.get("ctl_version")
+        by = f" (ctl {writer})" if isinstance(writer, str) else ""
+        raise PlanFileError(
+            f"the plan file {path} was written by another version of ctl{by}: plan format "
+            f"{json.dumps(version)}, this ctl reads format {PLAN_FORMAT}",
+            hint="Make a new plan with this version of ctl.",
+        )
+    try:
+        return _decode_plan(doc, str(path))
+    except BackendError as exc:
+        raise _corrupt(path, f"its prior state is unreadable ({exc.summary})") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _corrupt(path, f"a field is missing or malformed ({exc})") from None
+
+
+def _corrupt(path: Path, why: str) -> PlanFileError:
+    return PlanFileError(
+        f"the plan file {path} is corrupt: {why}", hint="Make a new plan with: ctl plan --out FILE"
+    )
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+
+def encode_value(v: Any) -> Any:
+    """A JSON-safe form of a value that keeps unknowns and marks (see the module docstring)."""
+    if isinstance(v, Unknown):
+        out: dict[str, Any] = {_UNKNOWN: True}
+        if v.type_hint is not None:
+            out[_TYPE] = v.type_hint
+        return out
+    if isinstance(v, Marked):
+        marked: dict[str, Any] = {_SENSITIVE: encode_value(v.value)}
+        if v.marks != frozenset({SENSITIVE}):
+            marked[_MARKS] = sorted(v.marks)
+        return marked
+    if isinstance(v, dict):
+        enc = {k: encode_value(x) for k, x in v.items()}
+        return {_OBJECT: enc} if any(k.startswith(_RESERVED_PREFIX) for k in v) else enc
+    if isinstance(v, list | tuple):
+        return [encode_value(x) for x in v]
+    return v
+
+
+def decode_value(v: Any) -> Any:
+    """The inverse of ``encode_value``."""
+    if isinstance(v, dict):
+        if v.get(_UNKNOWN) is True:
+            return Unknown(v.get(_TYPE))
+        if _SENSITIVE in v:
+            marks = frozenset(v[_MARKS]) if _MARKS in v else frozenset({SENSITIVE})
+            return Marked(decode_value(v[_SENSITIVE]), marks)
+        if _OBJECT in v and len(v) == 1:
+            return {k: decode_value(x) for k, x in v[_OBJECT].items()}
+        return {k: decode_value(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [decode_value(x) for x in v]
+    return v
+
+
+# -- plan -----------------------------------------------------------------------------------------
+
+
+def _encode_plan(plan: Plan) -> dict[str, Any]:
+    prior = plan.prior_state
+    state_doc = json.loads(prior.to_json() if prior.lineage else _with_lineage(prior, _NO_LINEAGE))
+    return {
+        "ctl_plan_format": PLAN_FORMAT,
+        "ctl_version": VERSION,
+        "workspace": plan.workspace,
+        "mode": plan.mode,
+        "timestamp": plan.timestamp,
+        "lineage": plan.lineage,
+        "serial": plan.serial,
+        "config_hash": plan.config_hash,
+        "errored": plan.errored,
+        "targets": list(plan.targets),
+        "excludes": list(plan.excludes),
+        "variables": {k: encode_value(v) for k, v in plan.variables.items()},
+        "changes": [_encode_change(c) for c in plan.changes],
+        "drift": [_encode_change(c) for c in plan.drift],
+        "outputs": {name: _encode_output(o) for name, o in plan.outputs.items()},
+        "policy_results": encode_value(plan.policy_results),
+        "policy_override": plan.policy_override,
+        "prior_state": state_doc,
+        # The state codec always writes an output's type; remember which had none.
+        "prior_state_untyped_outputs": sorted(n for n, o in prior.outputs.items() if o.type is None),
+    }
+
+
+def _with_lineage(state: State, lineage: str) -> bytes:
+    copy = state.copy()
+    copy.lineage = lineage
+    return copy.to_json()
+
+
+def _decode_plan(doc: dict[str, Any], source: str) -> Plan:
+    state_doc = doc["prior_state"]
+    prior = State.from_json(json.dumps(state_doc).encode(), f"{source} (prior state)")
+    if prior.lineage == _NO_LINEAGE:
+        prior.lineage = ""
+    for name in doc.get("prior_state_untyped_outputs", []):
+        if name in prior.outputs:
+            out = prior.outputs[name]
+            prior.outputs[name] = OutputValue(out.value, None, out.sensitive)
+    return Plan(
+        changes=[_decode_change(c) for c in doc["changes"]],
+        drift=[_decode_change(c) for c in doc["drift"]],
+        outputs={name: _decode_output(name, o) for name, o in doc["outputs"].items()},
+        prior_state=prior,
+        lineage=_typed(doc["lineage"], str),
+        serial=_typed(doc["serial"], int),
+        config_hash=_typed(doc["config_hash"], str),
+        variables={k: decode_value(v) for k, v in doc["variables"].items()},
+        workspace=_typed(doc["workspace"], str),
+        mode=_typed(doc["mode"], str),
+        timestamp=_typed(doc["timestamp"], str),
+        targets=list(doc["targets"]),
+        excludes=list(doc["excludes"]),
+        policy_results=decode_value(doc["policy_results"]),
+        policy_override=doc["policy_override"],
+        errored=bool(doc["errored"]),
+    )
+
+
+def _typed(value: Any, typ: type) -> Any:
+    if not isinstance(value, typ) or isinstance(value, bool):
+        raise TypeError(f"{value!r} is not a {typ.__name__}")
+    return value
+
+
+def _encode_change(c: ResourceChange) -> dict[str, Any]:
+    return {
+        "address": c.address,
+        "module_address": c.module_address,
+        "mode": c.mode,
+        "type": c.type,
+        "name": c.name,
+        "index": c.index,
+        "provider": c.provider,
+        "actions": list(c.actions),
+        "before": encode_value(c.before),
+        "after": encode_value(c.after),
+        "replace_paths": [list(p) for p in c.replace_paths],
+        "action_reason": c.action_reason,
+        "previous_address": c.previous_address,
+        "dependencies": list(c.dependencies),
+        "create_before_destroy": c.create_before_destroy,
+        "schema_version": c.schema_version,
+    }
+
+
+def _decode_change(d: dict[str, Any]) -> ResourceChange:
+    index = d["index"]
+    if index is not None and (isinstance(index, bool) or not isinstance(index, int | str)):
+        raise TypeError(f"instance index {index!r} is neither a number nor a string")
+    return ResourceChange(
+        address=_typed(d["address"], str),
+        module_address=_typed(d["module_address"], str),
+        mode=_typed(d["mode"], str),
+        type=_typed(d["type"], str),
+        name=_typed(d["name"], str),
+        index=index,
+        provider=_typed(d["provider"], str),
+        actions=tuple(_typed(a, str) for a in d["actions"]),
+        before=decode_value(d["before"]),
+        after=decode_value(d["after"]),
+        replace_paths=[list(p) for p in d["replace_paths"]],
+        action_reason=d["action_reason"],
+        previous_address=d["previous_address"],
+        dependencies=list(d["dependencies"]),
+        create_before_destroy=bool(d["create_before_destroy"]),
+        schema_version=_typed(d["schema_version"], int),
+    )
+
+
+def _encode_output(o: OutputChange) -> dict[str, Any]:
+    return {
+        "actions": list(o.actions),
+        "before": encode_value(o.before),
+        "after": encode_value(o.after),
+        "sensitive": o.sensitive,
+    }
+
+
+def _decode_output(name: str, d: dict[str, Any]) -> OutputChange:
+    return OutputChange(
+        name=name,
+        actions=tuple(_typed(a, str) for a in d["actions"]),
+        before=decode_value(d["before"]),
+        after=decode_value(d["after"]),
+        sensitive=bool(d["sensitive"]),
+    )
+
+
+__all__ = ["PLAN_FORMAT", "PlanFileError", "decode_value", "encode_value", "load_plan", "save_plan"]
