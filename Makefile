@@ -22,7 +22,7 @@ test: venv lint
 	$(BIN)/python -m pytest
 
 demo: venv
-	./examples/quickstart/run-demo.sh $(BIN)/ctl
+	./examples/quickstart/run-demo.sh $(abspath $(BIN))/ctl
 
 bench: venv
 	$(BIN)/python bench/parse_scale.py

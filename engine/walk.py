@@ -42,6 +42,15 @@ Key = int | str | None
 ModKey = tuple[tuple[str, Key], ...]
 
 
+def _relative(directory: Path, base: Path) -> str:
+    """``path.module``: the module's directory relative to the configuration directory."""
+    try:
+        rel = os.path.relpath(directory, base)
+    except ValueError:
+        return str(directory)
+    return rel
+
+
 class UnknownKey(str):
     """The instance key of a resource whose count/for_each is not known yet (``validate`` only)."""
 
@@ -90,7 +99,8 @@ class ModuleScope:
             "local": self.locals,
             "module": self.modules,
             "data": self.data,
-            "path": {"module": str(self.module.dir), "root": fixed["path"]["root"], "cwd": fixed["path"]["cwd"]},
+            "path": {"module": _relative(self.module.dir, Path(fixed["path"]["cwd"])), "root": fixed["path"]["root"],
+                     "cwd": fixed["path"]["cwd"]},
         }
         self.ctx = EvalContext(variables=self.variables, func_ctx=func_ctx)
 
@@ -185,8 +195,9 @@ class ConfigWalk:
                                         plan_timestamp=plan_timestamp)
         self._render = render_template
         self._attach_renderer(self.func_ctx)
+        # Like Terraform with -chdir: paths are relative to the configuration directory.
         self.fixed = {
-            "path": {"module": str(root_dir), "root": str(root_dir), "cwd": os.getcwd()},
+            "path": {"module": ".", "root": ".", "cwd": str(root_dir)},
             "terraform": {"workspace": workspace},
         }
         root_scope = ModuleScope((), graph.modules[()], ())
