@@ -116,7 +116,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
     restore = _install_signals(stop, abandon)
     started = time.monotonic()
     try:
-        plan, result = apply_run(run, saved_plan=planfile, confirm=confirm, events=_printer(con),
+        _plan, result = apply_run(run, saved_plan=planfile, confirm=confirm, events=_printer(con),
                                  stop=stop, abandon=abandon, on_plan=on_plan)
     finally:
         restore()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from engine.config.model import Variable
+if TYPE_CHECKING:
+    from engine.config.model import Variable
 
 VAR_HELP = "Set a root module variable: NAME=VALUE (repeatable; later wins)."
 VAR_FILE_HELP = "Read variable values from a .tfvars or .tfvars.json file (repeatable)."
@@ -59,7 +60,7 @@ def input_enabled(flag: bool | None) -> bool:
     return sys.stdin.isatty()
 
 
-def prompt_variable(var: Variable) -> str:
+def prompt_variable(var: "Variable") -> str:
     desc = f" ({var.description})" if var.description else ""
     return str(typer.prompt(f"var.{var.name}{desc}", hide_input=var.sensitive))
 

@@ -11,8 +11,6 @@ from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args
 from cli.state import options
 from engine.errors import DiagnosticsError, ExitCode
-from engine.graph_view import instance_graph, to_dot, to_mermaid
-from engine.validate import validate
 
 
 class GraphFormat(StrEnum):
@@ -37,6 +35,9 @@ def graph_command(
     var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
     var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
 ) -> int:
+    from engine.graph_view import instance_graph, to_dot, to_mermaid
+    from engine.validate import validate
+
     opts = options(ctx)
     loaded = validate(opts.root, var_args=ordered_var_args(var, var_file))
     if loaded.diags.has_errors or loaded.walk is None:

@@ -56,7 +56,18 @@ def _global(
 
 
 def _register() -> None:
-    from cli import apply_cmd, graph_cmd, init_cmd, output_cmd, plan_cmd, show_cmd, validate_cmd
+    from cli import (
+        apply_cmd,
+        graph_cmd,
+        import_cmd,
+        init_cmd,
+        output_cmd,
+        plan_cmd,
+        show_cmd,
+        state_cmd,
+        validate_cmd,
+        workspace_cmd,
+    )
 
     init_cmd.register(typer_app)
     validate_cmd.register(typer_app)
@@ -65,6 +76,9 @@ def _register() -> None:
     show_cmd.register(typer_app)
     output_cmd.register(typer_app)
     graph_cmd.register(typer_app)
+    state_cmd.register(typer_app)
+    workspace_cmd.register(typer_app)
+    import_cmd.register(typer_app)
 
 
 _register()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +35,7 @@ from engine.state.address import AddressError, InstanceAddress, format_key
 
 _ABSENT = object()
 _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, as Terraform does
-_SYMBOLS = {
+_SYMBOLS: dict[tuple[str, ...], str] = {
     ACTIONS_CREATE: "+",
     ACTIONS_UPDATE: "~",
     ACTIONS_DELETE: "-",
@@ -42,6 +43,21 @@ _SYMBOLS = {
     ACTIONS_REPLACE_CBD: "+/-",
     ACTIONS_READ: "<=",
     ACTIONS_NOOP: " ",
+}
+_HEADLINES: dict[tuple[str, ...], str] = {
+    ACTIONS_CREATE: "will be created",
+    ACTIONS_UPDATE: "will be updated in-place",
+    ACTIONS_DELETE: "will be destroyed",
+    ACTIONS_READ: "will be read during apply",
+}
+_REPLACE_HEADLINES = {
+    "replace_because_tainted": "is tainted, so must be replaced",
+    "replace_by_request": "will be replaced, as requested",
+    "replace_by_triggers": "will be replaced due to changes in replace_triggered_by",
+}
+_READ_REASONS = {
+    "read_because_config_unknown": "(config refers to values not yet known)",
+    "read_because_dependency_pending": "(depends on a resource or a module with changes pending)",
 }
 _LEGEND = (
     ("+", "create"),
@@ -52,12 +68,35 @@ _LEGEND = (
     ("<=", "read (data resources)"),
 )
 _ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", "bold": "1", "red": "31", "green": "32"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SENSITIVE_TEXT = "(sensitive value)"
 _UNKNOWN_TEXT = "(known after apply)"
 _INTRO = (
     "ctl used the selected adapters to generate the following execution plan. Resource actions are\n"
     "indicated with the following symbols:"
 )
+_REFRESH_ONLY = (
+    "This is a refresh-only plan, so ctl will not take any actions to undo these. If you were "
+    "expecting these changes then you can apply this plan to record the updated values in the "
+    "ctl state without changing any remote objects."
+)
+_NO_CHANGES = {
+    "normal": (
+        "Your infrastructure matches the configuration.",
+        "ctl has compared your real infrastructure against your configuration and found no "
+        "differences, so no changes are needed.",
+    ),
+    "refresh-only": (
+        "Your infrastructure still matches the configuration.",
+        "ctl has checked that the real remote objects still match the result of your most recent "
+        "changes, and found no differences.",
+    ),
+    "destroy": (
+        "No objects need to be destroyed.",
+        "Either you have not created any objects yet or the existing objects were already deleted "
+        "outside of ctl.",
+    ),
+}
 _UNLESS = (
     "Unless you have made equivalent changes to your configuration, or ignored the relevant "
     "attributes using ignore_changes, the following plan may include actions to undo or respond "
@@ -129,7 +168,8 @@ def _scalar(v: Any) -> str:
 
 
 def _text_lines(s: str) -> list[str]:
-    lines = s.split("\n")
+    """Heredoc lines, with control characters escaped so a value can never drive the terminal."""
+    lines = [_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", line) for line in s.split("\n")]
     return lines[:-1] if s.endswith("\n") else lines
 
 
@@ -262,21 +302,22 @@ class _Differ:
         ``top`` is the resource body itself: names are bare and identifying attributes stay.
         """
         shown: list[tuple[str, Any, Any]] = []
-        hidden = 0
+        hidden = width = 0
         for k in sorted(set(before) | set(after)):
             b, a = before.get(k, _ABSENT), after.get(k, _ABSENT)
             act = _action(b, a)
             if act is None:
                 continue
+            # Like Terraform, names align over every non-null entry, hidden ones included.
+            width = max(width, len(_label(k, top)))
             if act == " " and hide and not (top and k in _IDENTIFYING):
                 hidden += 1
                 continue
             shown.append((k, b, a))
-        labels = [k if top else json.dumps(k, ensure_ascii=False) for k, _, _ in shown]
-        width = max((len(label) for label in labels), default=0)
         lines: list[str] = []
-        for label, (k, b, a) in zip(labels, shown, strict=True):
-            lines += self.entry(indent, label.ljust(width) + " = ", b, a, (*path, k), in_deleted=in_deleted)
+        for k, b, a in shown:
+            label = _label(k, top).ljust(width) + " = "
+            lines += self.entry(indent, label, b, a, (*path, k), in_deleted=in_deleted)
         if hidden:
             noun = "unchanged attribute" if top else "unchanged element"
             lines.append(" " * indent + "    " + f"# ({_plural(hidden, noun)} hidden)")
@@ -319,6 +360,11 @@ class _Differ:
         return lines
 
 
+def _label(key: str, top: bool) -> str:
+    """Attribute names are bare; map keys are quoted (they may hold any characters)."""
+    return key if top else json.dumps(key, ensure_ascii=False)
+
+
 def _same_shape(a: Any, b: Any) -> bool:
     """Both collections of one kind: such list elements are diffed in place, not removed and re-added."""
     a, b = _unmark(a), _unmark(b)
@@ -339,41 +385,29 @@ def _resource_address(c: ResourceChange) -> str:
 
 def _reason(c: ResourceChange) -> str | None:
     """The second comment line explaining why, in Terraform's words."""
-    reason = c.action_reason
+    reason = c.action_reason or ""
+    key = "" if c.index is None else format_key(c.index)
     if reason == "delete_because_no_resource_config":
         return f"(because {_resource_address(c)} is not in configuration)"
     if reason == "delete_because_no_module":
         return f"(because {c.module_address or 'its module'} is not in configuration)"
-    if reason == "delete_because_each_key" and c.index is not None:
-        return f"(because key {format_key(c.index)} is not in for_each map)"
-    if reason == "delete_because_count_index" and c.index is not None:
-        return f"(because index {format_key(c.index)} is out of range for count)"
+    if reason == "delete_because_each_key" and key:
+        return f"(because key {key} is not in for_each map)"
+    if reason == "delete_because_count_index" and key:
+        return f"(because index {key} is out of range for count)"
     if reason == "delete_because_wrong_repetition":
         if c.index is None:
             return "(because resource uses count or for_each)"
         return f"(because resource does not use {'count' if isinstance(c.index, int) else 'for_each'})"
-    if reason == "read_because_config_unknown":
-        return "(config refers to values not yet known)"
-    if reason == "read_because_dependency_pending":
-        return "(depends on a resource or a module with changes pending)"
-    return None
+    return _READ_REASONS.get(reason)
 
 
 def _headline(c: ResourceChange, *, drift: bool) -> str:
     if drift:
         return "has been deleted" if c.actions == ACTIONS_DELETE else "has changed"
     if c.is_replace:
-        return {
-            "replace_because_tainted": "is tainted, so must be replaced",
-            "replace_by_request": "will be replaced, as requested",
-            "replace_by_triggers": "will be replaced due to changes in replace_triggered_by",
-        }.get(c.action_reason or "", "must be replaced")
-    return {
-        ACTIONS_CREATE: "will be created",
-        ACTIONS_UPDATE: "will be updated in-place",
-        ACTIONS_DELETE: "will be destroyed",
-        ACTIONS_READ: "will be read during apply",
-    }.get(c.actions, f"has moved to {c.address}")
+        return _REPLACE_HEADLINES.get(c.action_reason or "", "must be replaced")
+    return _HEADLINES.get(c.actions, f"has moved to {c.address}")
 
 
 def _block(c: ResourceChange, p: _Painter, *, drift: bool = False) -> list[str]:
@@ -412,41 +446,38 @@ def summary_line(plan: Plan) -> str:
 
 
 def render_drift(changes: list[ResourceChange], *, color: bool) -> str:
-    """The "objects have changed outside of ctl" section printed before a plan."""
-    return "\n".join(_drift_lines(changes, _Painter(color), _UNLESS)) + "\n"
-
-
-def _drift_lines(changes: list[ResourceChange], p: _Painter, closing: str) -> list[str]:
+    """The "objects have changed outside of ctl" section, printed just before ``render_plan``."""
+    p = _Painter(color)
     lines = [
         p("Note: Objects have changed outside of ctl", "bold"),
         "",
-        "ctl detected the following changes made outside of ctl since the last \"ctl apply\" "
+        'ctl detected the following changes made outside of ctl since the last "ctl apply" '
         "which may have affected this plan:",
         "",
     ]
     for c in changes:
         lines += [*_block(c, p, drift=True), ""]
-    return [*lines, closing]
+    return "\n".join([*lines, _UNLESS]) + "\n"
 
 
 def render_plan(plan: Plan, *, color: bool) -> str:
-    """The whole human plan: drift (if any), the legend, every change, the summary, outputs."""
+    """The plan after the drift section: the legend, every change, the summary, then outputs.
+
+    Drift is rendered separately by ``render_drift`` (printed first) because apply shows it before
+    asking for approval too; a refresh-only plan, whose whole content is drift, gets Terraform's
+    note on what applying it does.
+    """
     p = _Painter(color)
     out: list[str] = []
-    refresh_only = plan.mode == "refresh-only"
-    if plan.drift:
-        closing = (
-            "This is a refresh-only plan, so ctl will not take any actions to undo these. If you were "
-            "expecting these changes then you can apply this plan to record the updated values in the "
-            "ctl state without changing any remote objects."
-            if refresh_only
-            else _UNLESS
-        )
-        out += [*_drift_lines(plan.drift, p, closing), ""]
     changes = _shown(plan.changes)
     outputs = [o for _, o in sorted(plan.outputs.items()) if o.actions != ACTIONS_NOOP]
-    if not changes and not outputs:
+    if plan.mode == "refresh-only" and plan.drift:
+        out.append(_REFRESH_ONLY)
+        if changes or outputs:
+            out.append("")
+    elif not changes and not outputs:
         out += _no_changes(plan, p)
+    if not changes and not outputs:
         return "\n".join(out) + "\n"
     if changes:
         used = {_SYMBOLS.get(c.actions) for c in changes}
@@ -474,28 +505,8 @@ def _bold_summary(line: str, p: _Painter) -> str:
 
 
 def _no_changes(plan: Plan, p: _Painter) -> list[str]:
-    if plan.mode == "refresh-only":
-        if plan.drift:
-            return []
-        return [
-            p("No changes.", "green") + " Your infrastructure still matches the configuration.",
-            "",
-            "ctl has checked that the real remote objects still match the result of your most recent "
-            "changes, and found no differences.",
-        ]
-    if plan.mode == "destroy":
-        return [
-            p("No changes.", "green") + " No objects need to be destroyed.",
-            "",
-            "Either you have not created any objects yet or the existing objects were already deleted "
-            "outside of ctl.",
-        ]
-    return [
-        p("No changes.", "green") + " Your infrastructure matches the configuration.",
-        "",
-        "ctl has compared your real infrastructure against your configuration and found no "
-        "differences, so no changes are needed.",
-    ]
+    headline, detail = _NO_CHANGES.get(plan.mode, _NO_CHANGES["normal"])
+    return [p("No changes.", "green") + " " + headline, "", detail]
 
 
 def _output_lines(outputs: list[Any], p: _Painter) -> list[str]:
@@ -512,16 +523,18 @@ def _output_lines(outputs: list[Any], p: _Painter) -> list[str]:
 
 
 def render_instance(address: str, attrs: dict, *, color: bool) -> str:
-    """One object as ``ctl state show`` prints it: an HCL-like block, secrets masked."""
-    p = _Painter(color)
+    """One object as ``ctl state show`` prints it: an HCL-like block, secrets masked.
+
+    The ``# address:`` line above it is the caller's, as listing commands print it their own way.
+    """
     try:
         addr = InstanceAddress.parse(address)
         kind, rtype, name = ("data" if addr.mode == "data" else "resource"), addr.type, addr.name
     except AddressError:
         kind, rtype, name = "resource", address, ""
-    body = _Differ(p).dict_lines(attrs, attrs, 0, (), hide=False, top=True)
+    body = _Differ(_Painter(color)).dict_lines(attrs, attrs, 0, (), hide=False, top=True)
     title = f'{kind} "{rtype}" "{name}"' if name else f'{kind} "{rtype}"'
-    lines = [p(f"# {address}:", "bold"), title + (" {" if body else " {}"), *body]
+    lines = [title + (" {" if body else " {}"), *body]
     if body:
         lines.append("}")
     return "\n".join(lines) + "\n"

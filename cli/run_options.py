@@ -7,13 +7,14 @@ from pathlib import Path
 
 import typer
 
+from typing import TYPE_CHECKING
+
 from cli import output
 from cli.common import input_enabled, ordered_var_args, prompt_variable
 from engine.errors import UsageError
-from engine.operations import RunOptions
-from engine.plan.planner import PlanOptions
-from engine.session import LockOptions, selected_workspace
-from engine.state.locking import parse_duration
+
+if TYPE_CHECKING:
+    from engine.operations import RunOptions
 
 TARGET_HELP = "Limit the operation to this resource or module and what it depends on (repeatable)."
 EXCLUDE_HELP = "Leave out this resource or module and everything that depends on it (repeatable)."
@@ -50,6 +51,8 @@ def parallelism(value: int | None) -> int:
 
 
 def lock_timeout(value: str | None) -> float:
+    from engine.state.locking import parse_duration
+
     text = value if value is not None else os.environ.get("CTL_LOCK_TIMEOUT", "0s")
     try:
         return parse_duration(text)
@@ -73,6 +76,10 @@ def build(
     parallelism_value: int | None = None,
     take_lock: bool = True,
 ) -> RunOptions:
+    from engine.operations import RunOptions
+    from engine.plan.planner import PlanOptions
+    from engine.session import LockOptions, selected_workspace
+
     if not lock and take_lock:
         output.warn("Not locking the state (--lock=false): concurrent runs may overwrite each other's changes.")
     par = parallelism(parallelism_value)

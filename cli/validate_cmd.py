@@ -8,7 +8,6 @@ from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args, print_json
 from cli.state import options
 from engine.errors import ExitCode
-from engine.validate import validate
 
 
 def register(app: typer.Typer) -> None:
@@ -29,6 +28,8 @@ def validate_command(
     var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
     var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
 ) -> int:
+    from engine.validate import validate
+
     opts = options(ctx)
     loaded = validate(opts.root, var_args=ordered_var_args(var, var_file))
     diags = loaded.diags.sorted()

@@ -129,10 +129,14 @@ def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body,
         extra = _extra_names(err)
         if extra and not path:
             attr = body.attributes.get(extra[0])
+            block = next((b for b in body.blocks if extra[0] in (b.type, *(b.labels[:1] if b.type == "dynamic" else ()))),
+                         None)
             if attr is not None:
                 rng = attr.name_rng
+            elif block is not None:
+                rng = block.label_rngs[0] if block.type == "dynamic" and block.label_rngs else block.rng
         summary = f'Unsupported argument "{extra[0] if extra else "?"}"'
-        detail = f"{address} has no argument named like this."
+        detail = "This resource type has no argument or block named like this."
     elif validator == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         summary = f'Inappropriate value for attribute "{attr_path}"'

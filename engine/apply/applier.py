@@ -227,7 +227,6 @@ class Applier:
             return mark_sensitive(result, rt.sensitive)
         creating = CREATE in change.actions
         prior = None if creating else change.before
-        prior_plain, _ = unmark(prior) if prior is not None else (None, None)
         planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
         lc = inst.resource.lifecycle
         if prior is not None and lc.ignore_changes:

@@ -25,6 +25,7 @@ from engine.lang.values import normalize_number
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OCTAL_LIKE = re.compile(r"^0[0-9]+$")
+_YAML12_NUMBER = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
 
 
 def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
@@ -56,7 +57,7 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
         raise DiagnosticsError(
             [Diagnostic("error", f"Invalid {what}: {problem}", range=SourceRange(filename, pos, pos))]
         ) from None
-    reader = _Reader(filename)
+    reader = _Reader(filename, text)
     if root is None:
         p = Pos(1, 1, 0)
         return Body({}, [], SourceRange(filename, p, p))
@@ -66,8 +67,9 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
 
 
 class _Reader:
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, text: str = "") -> None:
         self.filename = filename
+        self.lines = text.split("\n")
 
     def rng(self, node: yaml.Node) -> SourceRange:
         s, e = node.start_mark, node.end_mark
@@ -135,6 +137,10 @@ class _Reader:
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node)
             if isinstance(value, str) and not literal:
+                if node.style == "|":
+                    # A literal block scalar: the text starts on the next line, at the block's indentation.
+                    line, indent = self._block_start(rng.start.line)
+                    return parse_template(value, self.filename, line, indent + 1, indent)
                 col = rng.start.column + (1 if node.style in ('"', "'") else 0)
                 return parse_template(value, self.filename, rng.start.line, col)
             return ast.Literal(rng, value)
@@ -148,6 +154,14 @@ class _Reader:
             )
             return ast.ObjectCons(rng, items)
         raise self.error(node, "Unsupported value")
+
+    def _block_start(self, indicator_line: int) -> tuple[int, int]:
+        """(line, indentation) of the first non-blank line after a ``|`` indicator on ``indicator_line``."""
+        for idx in range(indicator_line, len(self.lines)):
+            text = self.lines[idx]
+            if text.strip():
+                return idx + 1, len(text) - len(text.lstrip(" "))
+        return indicator_line + 1, 0
 
     @staticmethod
     def scalar(node: yaml.ScalarNode) -> Any:
@@ -166,6 +180,8 @@ class _Reader:
                 return int(raw.replace("_", ""), 0)
             except ValueError:
                 return raw
+        if tag == "str" and not node.style and _YAML12_NUMBER.match(raw):
+            return normalize_number(float(raw))  # YAML 1.2 numbers that YAML 1.1 reads as strings: 1e3
         if tag == "float":
             try:
                 return normalize_number(float(raw))

@@ -58,22 +58,25 @@ def parse_expression(text: str, filename: str, line: int = 1, column: int = 1) -
     prefix = "__x = "
     src = (prefix + text + "\n").encode()
     conv = _Converter(src, filename, file_line=line, file_col=column, col_shift=len(prefix))
+    conv.content = (len(prefix), text)
     return conv.single_attribute_expr(src)
 
 
-def parse_template(text: str, filename: str, line: int = 1, column: int = 1) -> ast.Expr:
+def parse_template(text: str, filename: str, line: int = 1, column: int = 1, indent: int = 0) -> ast.Expr:
     """Parse a string from JSON/YAML as a template (``"logs-${var.env}"``).
 
     Strings without ``${``/``%{`` skip the parser entirely: that is most strings, and it keeps large
     JSON configurations fast. Others are parsed as a heredoc, which needs no escaping, so each line
-    of the string keeps its columns.
+    of the string keeps its columns. ``indent`` is how far the second and later lines of the text are
+    indented in the file (a YAML block scalar).
     """
     if "${" not in text and "%{" not in text:
         return ast.Literal(_rng_at(filename, line, column), text)
     if _SUB_DELIM in text:
         text = text.replace(_SUB_DELIM, "")
     src = f"__x = <<{_SUB_DELIM}\n{text}\n{_SUB_DELIM}\n".encode()
-    conv = _Converter(src, filename, file_line=line, file_col=column, base_row=1, col_shift=0)
+    conv = _Converter(src, filename, file_line=line, file_col=column, base_row=1, col_shift=0, line_indent=indent)
+    conv.content = (src.index(b"\n") + 1, text)
     expr = conv.single_attribute_expr(src)
     return _drop_final_newline(expr, _rng_at(filename, line, column))
 
@@ -114,6 +117,7 @@ class _Converter:
         file_col: int = 1,
         base_row: int = 0,
         col_shift: int = 0,
+        line_indent: int = 0,
     ) -> None:
         self.src = src
         self.filename = filename
@@ -121,6 +125,11 @@ class _Converter:
         self.file_col = file_col
         self.base_row = base_row
         self.col_shift = col_shift
+        self.line_indent = line_indent
+        self._ascii = src.isascii()
+        # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
+        # text starts in ``src``, and the text itself.
+        self.content: tuple[int, str] | None = None
         self._expr_handlers = {
             "literal_value": self._literal_value,
             "collection_value": self._collection_value,
@@ -143,9 +152,12 @@ class _Converter:
 
     def _pos(self, point: Any, byte: int) -> Pos:
         row, col = point
+        if not self._ascii and col:
+            # tree-sitter counts columns in bytes; a column is counted in characters.
+            col = len(self.src[byte - col : byte].decode("utf-8", "replace"))
         if row == self.base_row:
             return Pos(self.file_line, self.file_col + col - self.col_shift, byte)
-        return Pos(self.file_line + row - self.base_row, col + 1, byte)
+        return Pos(self.file_line + row - self.base_row, col + 1 + self.line_indent, byte)
 
     def rng(self, node: Node) -> SourceRange:
         return SourceRange(
@@ -169,6 +181,38 @@ class _Converter:
     def raise_syntax_error(self, root: Node) -> None:
         bad = _first_error(root)
         node = bad or root
+        if self.content is not None and node.start_byte < self.content[0]:
+            # The parser gave up on the whole wrapped text: point at its start, never at the wrapper.
+            text = self.content[1]
+            start = Pos(self.file_line, self.file_col, 0)
+            raise DiagnosticsError(
+                [
+                    Diagnostic(
+                        "error",
+                        "Invalid syntax",
+                        detail=f'"{text[:60]}" is not a valid expression or template; check for an unclosed '
+                               "${, %{, bracket, brace or quote.",
+                        range=SourceRange(self.filename, start, start),
+                        snippet=text.split("\n")[0],
+                    )
+                ]
+            )
+        if self.content is not None and node.start_byte >= self.content[0] + len(self.content[1].encode()):
+            # Past the end of the wrapped text (something is missing at its end): point at its end.
+            lines = self.content[1].split("\n")
+            col = self.file_col + len(lines[0]) if len(lines) == 1 else len(lines[-1]) + 1
+            end = Pos(self.file_line + len(lines) - 1, col, 0)
+            raise DiagnosticsError(
+                [
+                    Diagnostic(
+                        "error",
+                        f'Invalid syntax: missing "{node.type}"' if node.is_missing else "Invalid syntax",
+                        detail="The text ends before the expression is complete.",
+                        range=SourceRange(self.filename, end, end),
+                        snippet=lines[-1],
+                    )
+                ]
+            )
         line_no = node.start_point[0]
         lines = self.src.split(b"\n")
         snippet = lines[line_no].decode("utf-8", "replace") if line_no < len(lines) else ""

@@ -1,0 +1,57 @@
+"""``ctl import ADDRESS ID``: adopt an object that already exists, so ctl manages it from now on.
+
+The usual reason is an object created outside ctl, or one an interrupted apply created without
+recording it (the journal recovery names the command to run).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from cli import output
+from cli.common import VAR_FILE_HELP, VAR_HELP, input_enabled, ordered_var_args, prompt_variable
+from cli.state import options
+from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
+from engine.errors import ExitCode
+
+_HELP = """Bring an existing object under ctl's management at ADDRESS.
+
+ADDRESS must be declared in the configuration (write the resource block first) and not be in the
+state yet. ID is the adapter's import ID (e.g. random_id: B64URL or PREFIX,B64URL).
+
+Example: ctl import 'random_id.suffix' 3q2-7w"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import", help=_HELP)(import_command)
+
+
+def import_command(
+    ctx: typer.Context,
+    address: str = typer.Argument(..., help="The resource instance address, e.g. random_id.a or x.y[0]."),
+    resource_id: str = typer.Argument(..., help="The ID of the existing object, in the adapter's format."),
+    var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
+    var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
+    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
+    lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing variables."),
+) -> int:
+    from rich.markup import escape
+
+    from engine.lang.values import Marked
+    from engine.state_ops import import_resource
+
+    con = output.stdout()
+    locks = lock_options(lock, lock_timeout)
+    con.print(f'{escape(address)}: Importing from ID "{escape(resource_id)}"...')
+    done = import_resource(options(ctx).root, address, resource_id, locks,
+                           var_args=ordered_var_args(var, var_file),
+                           prompt=prompt_variable if input_enabled(input_) else None)
+    con.print(f"{escape(done.address)}: Import prepared!\n  Prepared {done.type} for import")
+    ident = done.attributes.get("id")
+    shown = "(sensitive value)" if isinstance(ident, Marked) else ident
+    con.print(f"{done.address}: Refreshing state... [id={shown}]", markup=False)
+    con.print("\n[bold green]Import successful![/]\n\n"
+              "The resources that were imported are shown above. These resources are now in\n"
+              "your ctl state and will henceforth be managed by ctl.")
+    return int(ExitCode.OK)

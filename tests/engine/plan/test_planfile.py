@@ -1,0 +1,185 @@
+"""Saved plans: exact round trips, private files, and clear refusals of anything else."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from engine.lang.values import UNKNOWN, Marked, Unknown
+from engine.plan.model import (
+    ACTIONS_CREATE,
+    ACTIONS_DELETE,
+    ACTIONS_REPLACE_CBD,
+    ACTIONS_UPDATE,
+    OutputChange,
+    Plan,
+    ResourceChange,
+)
+from engine.plan.planfile import PlanFileError, load_plan, save_plan
+from engine.state.model import InstanceState, OutputValue, State
+
+RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
+
+
+def rich_plan() -> Plan:
+    """A plan using every feature a saved plan must keep."""
+    prior = State(
+        serial=7,
+        lineage="5e1f",
+        outputs={"untyped": OutputValue("v"), "pw": OutputValue("s", "string", True)},
+    )
+    prior.set_instance(
+        "random_id.a[1]",
+        InstanceState.from_marked({"id": "x", "secret": Marked("hunter2")}, dependencies=["random_id.b"]),
+    )
+    prior.set_instance('random_id.a["1"]', InstanceState(attributes={"id": "y"}))
+    changes = [
+        ResourceChange(
+            address="random_id.a[1]",
+            module_address="",
+            mode="managed",
+            type="random_id",
+            name="a",
+            index=1,
+            provider=RANDOM,
+            actions=ACTIONS_REPLACE_CBD,
+            before={"id": "x", "secret": Marked("hunter2")},
+            after={"id": UNKNOWN, "secret": Marked("hunter3"), "list": [1, Unknown("string")], "f": 1.5},
+            replace_paths=[["keepers", "k"], ["list", 0]],
+            action_reason="replace_because_cannot_update",
+            dependencies=["random_id.b"],
+            create_before_destroy=True,
+            schema_version=2,
+        ),
+        ResourceChange(
+            address='module.m["k"].random_id.a["1"]',
+            module_address='module.m["k"]',
+            mode="managed",
+            type="random_id",
+            name="a",
+            index="1",
+            provider=RANDOM,
+            actions=ACTIONS_DELETE,
+            before={"id": "y", "__ctl_unknown__": True},
+            after=None,
+            previous_address='random_id.a["1"]',
+        ),
+    ]
+    drift = [
+        ResourceChange(
+            "random_id.d", "", "managed", "random_id", "d", None, RANDOM, ACTIONS_UPDATE, {"v": 1}, {"v": 2}
+        ),
+    ]
+    outputs = {
+        "id": OutputChange("id", ACTIONS_CREATE, None, UNKNOWN),
+        "pw": OutputChange("pw", ACTIONS_UPDATE, Marked("a"), Marked("b"), sensitive=True),
+    }
+    return Plan(
+        changes=changes,
+        drift=drift,
+        outputs=outputs,
+        prior_state=prior,
+        lineage="5e1f",
+        serial=7,
+        config_hash="cafe",
+        variables={"n": 3, "token": Marked("tok"), "obj": {"a": [True, None]}},
+        workspace="staging",
+        mode="normal",
+        timestamp="2024-05-01T10:00:00Z",
+        targets=["random_id.a"],
+        excludes=["random_id.z"],
+        policy_results=[{"policy": "p", "passed": False}],
+        policy_override="ticket-1",
+        errored=False,
+    )
+
+
+def test_a_saved_plan_loads_back_exactly(tmp_path: Path) -> None:
+    plan = rich_plan()
+    save_plan(plan, tmp_path / "tfplan")
+    loaded = load_plan(tmp_path / "tfplan")
+    assert loaded == plan
+    rc = loaded.changes[0]
+    assert rc.actions == ("create", "delete") and isinstance(rc.actions, tuple)
+    assert isinstance(rc.after["id"], Unknown)
+    assert rc.after["list"][1].type_hint == "string"
+    assert rc.after["secret"] == Marked("hunter3")
+    assert loaded.changes[1].index == "1" and rc.index == 1
+    assert loaded.changes[1].before == {"id": "y", "__ctl_unknown__": True}
+    assert loaded.prior_state.instance("random_id.a[1]").marked_attributes()["secret"] == Marked("hunter2")
+    assert loaded.prior_state.outputs["untyped"].type is None
+
+
+def test_a_plan_made_before_any_state_existed_round_trips(tmp_path: Path) -> None:
+    plan = Plan([], [], {}, State(serial=0, lineage=""), lineage="", serial=-1, config_hash="c")
+    save_plan(plan, tmp_path / "p")
+    assert load_plan(tmp_path / "p") == plan
+
+
+def test_the_plan_file_is_private_and_replaced_atomically(tmp_path: Path) -> None:
+    target = tmp_path / "tfplan"
+    target.write_text("old")
+    target.chmod(0o644)
+    save_plan(rich_plan(), target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["tfplan"]
+    assert json.loads(target.read_text())["ctl_plan_format"] == 1
+
+
+def test_saving_into_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(PlanFileError, match="cannot write the plan file"):
+        save_plan(rich_plan(), tmp_path / "nope" / "tfplan")
+
+
+def test_a_missing_plan_file(tmp_path: Path) -> None:
+    with pytest.raises(PlanFileError, match=r"plan file .*missing\.plan does not exist"):
+        load_plan(tmp_path / "missing.plan")
+
+
+def test_a_corrupt_plan_file(tmp_path: Path) -> None:
+    path = tmp_path / "tfplan"
+    save_plan(rich_plan(), path)
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(PlanFileError, match=r"tfplan is corrupt"):
+        load_plan(path)
+
+
+def test_a_plan_file_with_a_missing_field_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "tfplan"
+    save_plan(rich_plan(), path)
+    doc = json.loads(path.read_text())
+    del doc["changes"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(PlanFileError, match="corrupt"):
+        load_plan(path)
+
+
+def test_a_state_file_is_not_a_plan(tmp_path: Path) -> None:
+    path = tmp_path / "terraform.tfstate"
+    path.write_bytes(State(serial=1, lineage="x").to_json())
+    with pytest.raises(PlanFileError, match=r"terraform\.tfstate is not a ctl plan file"):
+        load_plan(path)
+
+
+def test_a_terraform_binary_plan_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tfplan"
+    path.write_bytes(b"PK\x03\x04binary")
+    with pytest.raises(PlanFileError, match="Terraform plan"):
+        load_plan(path)
+
+
+def test_a_plan_from_another_version_of_ctl_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tfplan"
+    save_plan(rich_plan(), path)
+    doc = json.loads(path.read_text())
+    doc["ctl_plan_format"] = 2
+    doc["ctl_version"] = "9.0.0"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(PlanFileError) as err:
+        load_plan(path)
+    assert str(path) in err.value.summary
+    assert "written by another version of ctl" in err.value.summary
+    assert "9.0.0" in err.value.summary
