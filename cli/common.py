@@ -60,7 +60,7 @@ def input_enabled(flag: bool | None) -> bool:
     return sys.stdin.isatty()
 
 
-def prompt_variable(var: "Variable") -> str:
+def prompt_variable(var: Variable) -> str:
     desc = f" ({var.description})" if var.description else ""
     return str(typer.prompt(f"var.{var.name}{desc}", hide_input=var.sensitive))
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-
-from typing import TYPE_CHECKING
 
 from cli import output
 from cli.common import input_enabled, ordered_var_args, prompt_variable
