@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -48,7 +48,8 @@ def lock_options(lock: bool, timeout: str | None) -> LockOptions:
     return LockOptions(enabled=lock, timeout=lock_timeout(timeout))
 
 
-def _lock_timeout_option() -> str | None:
+def _lock_timeout_option() -> Any:
+    """The ``--lock-timeout`` option (a fresh object per command, as click requires)."""
     return typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP)
 
 

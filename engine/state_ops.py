@@ -314,6 +314,8 @@ def push(root_dir: Path, data: bytes, source: str, lock: LockOptions, *, force: 
     Refused without ``force``: another lineage (a different state altogether), a lower serial (an
     older copy), or the same serial with different content (a diverged copy). The serial written is
     never below the stored one, so a saved plan can never match a state it was not made from.
+    The write goes to the store directly (still a compare-and-swap on the version read) because
+    ``StateManager`` rightly refuses a new lineage, which is exactly what ``--force`` may replace.
     """
     pushed = State.from_json(data, source)
     store, workspace = open_backend(root_dir)
@@ -352,12 +354,15 @@ def _push_problem(pushed: State, current: State) -> str:
 # -- locks ------------------------------------------------------------------------------------------
 
 
-def _acquire(store: StateStore, workspace: str, operation: str, reason: str, timeout: float) -> LockInfo:
+def _acquire(store: StateStore, workspace: str, operation: str, reason: str, timeout: float,
+             *, pid: int | None = None) -> LockInfo:
     """Take the lock and keep it; a held lock is reported like every run reports it (exit 4)."""
     from engine.state.locking import acquire
 
+    info = LockInfo(Operation=operation, Info=reason) if pid is None else \
+        LockInfo(Operation=operation, Info=reason, PID=pid)
     try:
-        return acquire(store, workspace, LockInfo(Operation=operation, Info=reason), timeout)
+        return acquire(store, workspace, info, timeout)
     except LockHeld as exc:
         holder = getattr(exc, "holder", None)
         if holder is None:
@@ -371,7 +376,9 @@ def _acquire(store: StateStore, workspace: str, operation: str, reason: str, tim
 def lock(root_dir: Path, reason: str, timeout: float) -> LockInfo:
     """``ctl state lock``: acquire the workspace lock and leave it held for a wrapper to use."""
     store, workspace = open_backend(root_dir)
-    return _acquire(store, workspace, "OperationTypeStateLock", reason, timeout)
+    # PID 0: the lock outlives this process on purpose, so it must not look "left behind" by it.
+    taken = _acquire(store, workspace, "OperationTypeStateLock", reason, timeout, pid=0)
+    return store.lock_info(workspace) or taken  # as stored (the store fills in Path)
 
 
 def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> LockInfo:
@@ -383,9 +390,11 @@ def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> LockInfo:
                        hint="Nothing to unlock: the lock was already released.")
     if lock_id != held.ID and not force:
         detail, _ = describe_lock(held, store)
-        raise UnlockRefused(f"Lock ID {lock_id} does not match the lock held on the state",
-                       detail=detail, hint=f"Release that lock with `ctl state unlock {held.ID}` if no run "
-                                           "is using it, or add --force to release whatever lock is held.")
+        hint = (f"Release that lock with `ctl state unlock {held.ID}` if no run is using it, or add "
+                "--force to release whatever lock is held.") if held.ID else \
+            "The lock file cannot be read; release it with --force if no run is using the state."
+        raise UnlockRefused(f"Lock ID {lock_id} does not match the lock held on the state", detail=detail,
+                            hint=hint)
     store.unlock(workspace, lock_id, force=force)
     return held
 
