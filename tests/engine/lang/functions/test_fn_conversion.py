@@ -1,0 +1,119 @@
+"""Type conversion, type() and the sensitivity functions."""
+
+from pathlib import Path
+
+import pytest
+
+from engine.lang.functions import FunctionContext, FunctionError, call_function
+from engine.lang.values import UNKNOWN, Marked, Unknown, is_marked
+
+CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
+
+
+def call(name: str, *args: object) -> object:
+    return call_function(name, list(args), CTX)
+
+
+def test_tobool() -> None:
+    assert call("tobool", True) is True
+    assert call("tobool", "true") is True
+    assert call("tobool", None) is None
+    with pytest.raises(FunctionError, match='"true" or "false"'):
+        call("tobool", "no")
+    with pytest.raises(FunctionError):
+        call("tobool", 1)
+
+
+def test_tonumber() -> None:
+    assert call("tonumber", 1) == 1
+    assert call("tonumber", "1") == 1
+    assert call("tonumber", "2.5") == 2.5
+    assert call("tonumber", None) is None
+    with pytest.raises(FunctionError, match="cannot convert"):
+        call("tonumber", "no")
+
+
+def test_tostring() -> None:
+    assert call("tostring", "hello") == "hello"
+    assert call("tostring", 1) == "1"
+    assert call("tostring", True) == "true"
+    assert call("tostring", None) is None
+    with pytest.raises(FunctionError, match="cannot convert"):
+        call("tostring", [])
+
+
+def test_tolist() -> None:
+    assert call("tolist", ["a", "b", "c"]) == ["a", "b", "c"]
+    assert call("tolist", ["a", "b", 3]) == ["a", "b", "3"]
+    with pytest.raises(FunctionError):
+        call("tolist", {"a": 1})
+
+
+def test_toset() -> None:
+    assert call("toset", ["a", "b", "c"]) == ["a", "b", "c"]
+    assert call("toset", ["a", "b", 3]) == ["3", "a", "b"]
+    assert call("toset", ["c", "b", "b"]) == ["b", "c"]
+
+
+def test_tomap() -> None:
+    assert call("tomap", {"a": 1, "b": 2}) == {"a": 1, "b": 2}
+    assert call("tomap", {"a": "foo", "b": True}) == {"a": "foo", "b": "true"}
+    with pytest.raises(FunctionError):
+        call("tomap", ["a"])
+
+
+def test_type() -> None:
+    assert call("type", "x") == "string"
+    assert call("type", 1) == "number"
+    assert call("type", True) == "bool"
+    assert call("type", ["a", 1]) == "tuple([string, number])"
+    assert call("type", []) == "tuple([])"
+    assert call("type", {"b": "x", "a": {"c": True}}) == "object({a: object({c: bool}), b: string})"
+    assert call("type", [{"foo": "bar", "map": {"bleep": "bloop"}}, {"beep": "boop"}]) == (
+        "tuple([object({foo: string, map: object({bleep: string})}), object({beep: string})])"
+    )
+
+
+def test_type_of_an_unknown_value_is_known() -> None:
+    assert call("type", Unknown("string")) == "string"
+
+
+def test_sensitive_marks_the_value() -> None:
+    result = call("sensitive", "hello")
+    assert isinstance(result, Marked)
+    assert result.value == "hello"
+    assert is_marked(call("sensitive", []))
+
+
+def test_nonsensitive_removes_the_mark() -> None:
+    assert call("nonsensitive", call("sensitive", "hello")) == "hello"
+    assert call("nonsensitive", [Marked("a"), "b"]) == ["a", "b"]
+    assert call("nonsensitive", "plain") == "plain"
+
+
+def test_nonsensitive_of_a_derived_hash_is_plain() -> None:
+    digest = call("sha256", call("sensitive", "secret"))
+    assert is_marked(digest)
+    assert not is_marked(call("nonsensitive", digest))
+
+
+def test_issensitive() -> None:
+    assert call("issensitive", call("sensitive", "secret")) is True
+    assert call("issensitive", "hello") is False
+    assert call("issensitive", UNKNOWN) is UNKNOWN
+
+
+def test_sensitive_unknown_stays_unknown_and_sensitive() -> None:
+    result = call("sensitive", UNKNOWN)
+    assert isinstance(result, Marked)
+    assert isinstance(result.value, Unknown)
+
+
+def test_collections_without_a_common_element_type_are_refused() -> None:
+    with pytest.raises(FunctionError, match="same type") as exc:
+        call("tolist", ["a", ["b"]])
+    assert exc.value.arg_index == 0
+
+
+def test_toset_removes_duplicate_objects() -> None:
+    assert call("toset", [{"a": 1}, {"a": 1}, {"b": 2}]) == [{"a": 1}, {"b": 2}]
