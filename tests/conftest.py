@@ -1,0 +1,101 @@
+"""Shared helpers: write a small configuration directory from a dict of file names to contents."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Create ``files`` (relative path -> text, dedented) under ``root``; returns ``root``."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+@pytest.fixture
+def make_config(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """``make_config({"main.tf": "..."})`` writes a configuration into a fresh directory."""
+
+    def make(files: dict[str, str]) -> Path:
+        return write_tree(tmp_path / "cfg", files)
+
+    return make
+
+
+# --- Real servers for backend and cloud-adapter tests (see tests/servers.py) --------------------------
+# Session fixtures start a server the first time a test asks for it and stop it at the end of the run;
+# the `*_clean` variants reset the server's state before the test. A server that cannot start fails the
+# test when CI is set (a missing server is never a silent skip there) and skips it otherwise.
+
+import os  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from typing import TypeVar  # noqa: E402
+
+from tests.servers import Azurite, FakeGcsServer, MotoServer, Server, ServerError  # noqa: E402
+
+
+def running_in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+ServerT = TypeVar("ServerT", bound=Server)
+
+
+def _serve(server: ServerT) -> Iterator[ServerT]:
+    try:
+        server.start()
+        problem = ""
+    except ServerError as exc:
+        problem = f"{server.name} could not be started: {exc}"
+    if problem:
+        if running_in_ci():
+            pytest.fail(problem, pytrace=False)
+        pytest.skip(problem)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[MotoServer]:
+    """moto in server mode: `.url`, `.env` (AWS_* variables), `.client("s3")`, `.reset()`."""
+    yield from _serve(MotoServer())
+
+
+@pytest.fixture
+def moto_server_clean(moto_server: MotoServer) -> MotoServer:
+    moto_server.reset()
+    return moto_server
+
+
+@pytest.fixture(scope="session")
+def fake_gcs() -> Iterator[FakeGcsServer]:
+    """fake-gcs-server: `.url`, `.env` (STORAGE_EMULATOR_HOST), `.client()`, `.reset()`."""
+    yield from _serve(FakeGcsServer())
+
+
+@pytest.fixture
+def fake_gcs_clean(fake_gcs: FakeGcsServer) -> FakeGcsServer:
+    fake_gcs.reset()
+    return fake_gcs
+
+
+@pytest.fixture(scope="session")
+def azurite() -> Iterator[Azurite]:
+    """Azurite blob + queue: `.connection_string`, `.env`, `.blob_service()`, `.queue_service()`, `.reset()`."""
+    yield from _serve(Azurite())
+
+
+@pytest.fixture
+def azurite_clean(azurite: Azurite) -> Azurite:
+    azurite.reset()
+    return azurite
