@@ -55,6 +55,7 @@ class ResourceType:
     computed: frozenset[str] = frozenset()  # attributes the adapter sets (unknown until apply)
     replace_on: frozenset[str] = frozenset()  # argument names whose change forces replacement
     sensitive: frozenset[str] = frozenset()  # attributes that are always sensitive
+    sensitive_follows: dict[str, str] = {}  # attribute -> the attribute whose sensitivity it copies
     schema_version: int = 0
     id_attribute: str = "id"
 

@@ -70,8 +70,9 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         con.print(f"[bold {colour}]{label}:[/] {escape(where + ': ' if where else '')}[bold]{escape(d.summary)}[/]")
         snippet = _snippet(d)
         if snippet is not None and d.range is not None:
-            con.print(f"  {d.range.start.line:>4} | {escape(snippet)}")
-            con.print("       " + " " * max(d.range.start.column - 1, 0) + "[" + colour + "]^[/]")
+            gutter = f"  {d.range.start.line:>4} | "
+            con.print(gutter + escape(snippet))
+            con.print(" " * (len(gutter) + max(d.range.start.column - 1, 0)) + "[" + colour + "]^[/]")
         if d.detail:
             for line in d.detail.split("\n"):
                 con.print(f"  {escape(line)}")

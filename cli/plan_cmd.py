@@ -39,7 +39,6 @@ def plan_command(
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP),
     parallelism: int = typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP),
     input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing variables (--input=false never asks)."),
-    show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
     from cli.render_plan import render_drift, render_plan
     from engine.operations import plan_only

@@ -7,7 +7,7 @@ import typer
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args, print_json
 from cli.state import options
-from engine.errors import ExitCode
+from engine.errors import CtlError, ExitCode
 
 
 def register(app: typer.Typer) -> None:
@@ -31,8 +31,12 @@ def validate_command(
     from engine.validate import validate
 
     opts = options(ctx)
-    loaded = validate(opts.root, var_args=ordered_var_args(var, var_file))
-    diags = loaded.diags.sorted()
+    try:
+        diags = validate(opts.root, var_args=ordered_var_args(var, var_file)).diags.sorted()
+    except CtlError as err:
+        if not json_out:
+            raise
+        diags = err.diagnostics()  # --json promises JSON on stdout, even when nothing could be loaded
     errors = [d for d in diags if d.severity == "error"]
     warnings = [d for d in diags if d.severity == "warning"]
     if json_out:

@@ -139,7 +139,9 @@ def _prepare_for_saved(opts: RunOptions, plan: Plan) -> Prepared:
 
 def _check_saved(plan: Plan, manager: StateManager, state: State, loaded: Loaded) -> None:
     """A saved plan applies only to the state and configuration it was made from."""
-    if manager.lineage is not None and plan.lineage != manager.lineage:
+    # A plan made before any state existed (serial -1) carries a lineage nobody stored yet: the
+    # state written since then is compared by serial only, and found stale below.
+    if manager.lineage is not None and plan.serial >= 0 and plan.lineage != manager.lineage:
         raise CtlError("Saved plan does not match the state",
                        detail=f"The plan was made for state lineage {plan.lineage}; the state at "
                               f"{manager.source} has lineage {manager.lineage}.",

@@ -49,7 +49,7 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
 def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: SourceRange) -> list[Diagnostic]:
     """Schema problems of one instance's arguments (computed-only attributes excluded)."""
     plain, _ = deep_unmark(config)
-    args = {k: v for k, v in plain.items() if v is not None or k in _required(rt)}
+    args = {k: v for k, v in plain.items() if v is not None}  # null is unset: a required one is missing
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
@@ -88,10 +88,6 @@ def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
         items = sub.get("items", {})
         return [_fill_unknowns(v, items if isinstance(items, dict) else {}) for v in value]
     return value
-
-
-def _required(rt: ResourceType) -> frozenset[str]:
-    return frozenset(rt.schema.get("required", ()))
 
 
 def _at_unknown(value: Any, path: list[Any]) -> bool:

@@ -140,7 +140,10 @@ def locked(store: StateStore, workspace: str, operation: str, opts: LockOptions)
         if holder is None or getattr(exc, "_described", False):
             raise
         detail, hint = describe_lock(holder, store)
-        err = LockHeld(f"The state is locked by {holder.Who} ({holder.Operation})", detail=detail, hint=hint)
+        summary = f"The state is locked by {holder.Who} ({holder.Operation})"
+        if lock_id_from_env() or opts.timeout > 0:
+            summary = exc.summary  # says which CTL_LOCK_ID was expected, or how long we waited
+        err = LockHeld(summary, detail=detail, hint=hint)
         err.holder = holder  # type: ignore[attr-defined]
         err._described = True  # type: ignore[attr-defined]
         raise err from None

@@ -32,6 +32,7 @@ class TerraformData(ResourceType):
     """Holds ``input`` as ``output``; replaced when ``triggers_replace`` changes."""
 
     name = "terraform_data"
+    sensitive_follows = {"output": "input"}  # a secret input stays secret when copied to output
     schema = DATA_SCHEMA
     computed = frozenset({"id", "output"})
     replace_on = frozenset({"triggers_replace"})

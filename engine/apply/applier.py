@@ -28,7 +28,7 @@ from engine.apply.walker import WalkResult, walk
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate
-from engine.lang.values import Unknown, contains_unknown, to_display, unmark
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown, to_display, unmark
 from engine.plan.diff import call_plain, mark_sensitive
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
@@ -206,8 +206,10 @@ class Applier:
             if inst.address in self.results:
                 value = self.results[inst.address]
             else:
+                # An instance the plan left out (--target/--exclude) and never created is
+                # unknown, as during the plan, not null: its dependents are not being applied.
                 obj = self.state.instance(inst.address)
-                value = obj.marked_attributes() if obj is not None else None
+                value = obj.marked_attributes() if obj is not None else UNKNOWN
             inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
 
     def _operate(self, addr: str) -> dict[str, Any]:
@@ -224,7 +226,7 @@ class Applier:
             result = call_plain(rt.read, ctx, marked=config)
             if result is None:
                 raise CtlError(f"{addr}: the data source found nothing", address=addr)
-            return mark_sensitive(result, rt.sensitive)
+            return mark_sensitive(result, rt)
         creating = CREATE in change.actions
         prior = None if creating else change.before
         planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
@@ -242,7 +244,7 @@ class Applier:
             result = call_plain(rt.create, ctx, marked=_known(planned))
         else:
             result = call_plain(rt.update, ctx, _plain(prior), marked=_known(planned))
-        result = mark_sensitive(_remark(result, planned), rt.sensitive)
+        result = mark_sensitive(_remark(result, planned), rt)
         failure = self._check(inst, lc.postconditions, result, "postcondition", raise_=False)
         if failure is not None:
             raise PostconditionFailed(failure, result=result, address=addr)

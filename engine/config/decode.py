@@ -178,7 +178,7 @@ class ModuleDecoder:
             type_expr = type_attr.expr
             if isinstance(type_expr, ast.Literal) and isinstance(type_expr.value, str):
                 r = type_expr.rng
-                type_expr = parse_expression(type_expr.value, r.filename, r.start.line, r.start.column)
+                type_expr = parse_expression(type_expr.value, r.filename, r.start.line, _text_column(type_expr))
             try:
                 var.type = parse_type(type_expr)
             except CtlError as err:
@@ -331,7 +331,7 @@ class ModuleDecoder:
             item = _unwrap(item)
             if isinstance(item, ast.Literal) and isinstance(item.value, str):
                 r = item.rng
-                item = parse_expression(item.value, r.filename, r.start.line, r.start.column + 1)
+                item = parse_expression(item.value, r.filename, r.start.line, _text_column(item))
             if not isinstance(item, ast.ScopeTraversal | ast.RelativeTraversal):
                 self.diags.error(f'"{attr.name}" entries must be references', range=item.rng)
                 continue
@@ -342,13 +342,23 @@ class ModuleDecoder:
         expr = _unwrap(attr.expr)
         if isinstance(expr, ast.Literal) and isinstance(expr.value, str):
             r = expr.rng
-            expr = parse_expression(expr.value, r.filename, r.start.line, r.start.column + 1)
+            expr = parse_expression(expr.value, r.filename, r.start.line, _text_column(expr))
         text = _traversal_text(expr)
         if not text:
             self.diags.error('"provider" must be a provider reference such as aws.west', range=attr.expr.rng)
             return None
         name, _, alias = text.partition(".")
         return name, alias or None
+
+
+def _text_column(lit: ast.Literal) -> int:
+    """The column where a string literal's text starts: after the quote of an HCL string.
+
+    An HCL string's range covers its quotes; a JSON/YAML string's range already starts at its text.
+    """
+    r = lit.rng
+    quoted = r.start.line == r.end.line and r.end.column - r.start.column == len(str(lit.value)) + 2
+    return r.start.column + 1 if quoted else r.start.column
 
 
 def _unwrap(expr: ast.Expr) -> ast.Expr:

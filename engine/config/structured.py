@@ -70,11 +70,36 @@ class _Reader:
     def __init__(self, filename: str, text: str = "") -> None:
         self.filename = filename
         self.lines = text.split("\n")
+        self._ascii = [line.isascii() for line in self.lines]
+        self._starts: list[int] = []  # byte offset of each line
+        offset = 0
+        for line, ascii_only in zip(self.lines, self._ascii, strict=True):
+            self._starts.append(offset)
+            offset += (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
+        self._char_bytes: dict[int, list[int]] = {}  # non-ASCII lines: byte offset of each character
+
+    def byte_of(self, line: int, column: int) -> int:
+        """The byte offset of a 1-based line and column (YAML marks count characters)."""
+        if not 0 < line <= len(self.lines):
+            return 0
+        idx = line - 1
+        col = max(column - 1, 0)
+        if self._ascii[idx]:
+            return self._starts[idx] + col
+        offsets = self._char_bytes.get(idx)
+        if offsets is None:
+            offsets = [0]
+            for ch in self.lines[idx]:
+                offsets.append(offsets[-1] + len(ch.encode("utf-8")))
+            self._char_bytes[idx] = offsets
+        return self._starts[idx] + offsets[min(col, len(offsets) - 1)]
 
     def rng(self, node: yaml.Node) -> SourceRange:
         s, e = node.start_mark, node.end_mark
         return SourceRange(
-            self.filename, Pos(s.line + 1, s.column + 1, s.index), Pos(e.line + 1, e.column + 1, e.index)
+            self.filename,
+            Pos(s.line + 1, s.column + 1, self.byte_of(s.line + 1, s.column + 1)),
+            Pos(e.line + 1, e.column + 1, self.byte_of(e.line + 1, e.column + 1)),
         )
 
     def error(self, node: yaml.Node, summary: str) -> DiagnosticsError:
@@ -140,9 +165,9 @@ class _Reader:
                 if node.style == "|":
                     # A literal block scalar: the text starts on the next line, at the block's indentation.
                     line, indent = self._block_start(rng.start.line)
-                    return parse_template(value, self.filename, line, indent + 1, indent)
+                    return parse_template(value, self.filename, line, indent + 1, indent, self.byte_of)
                 col = rng.start.column + (1 if node.style in ('"', "'") else 0)
-                return parse_template(value, self.filename, rng.start.line, col)
+                return parse_template(value, self.filename, rng.start.line, col, byte_of=self.byte_of)
             return ast.Literal(rng, value)
         if isinstance(node, yaml.SequenceNode):
             return ast.TupleCons(rng, tuple(self.expr(n, literal=literal) for n in node.value))

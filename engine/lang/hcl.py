@@ -16,6 +16,7 @@ to where that text came from.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import tree_sitter_hcl
@@ -62,27 +63,37 @@ def parse_expression(text: str, filename: str, line: int = 1, column: int = 1) -
     return conv.single_attribute_expr(src)
 
 
-def parse_template(text: str, filename: str, line: int = 1, column: int = 1, indent: int = 0) -> ast.Expr:
+def parse_template(
+    text: str,
+    filename: str,
+    line: int = 1,
+    column: int = 1,
+    indent: int = 0,
+    byte_of: Callable[[int, int], int] | None = None,
+) -> ast.Expr:
     """Parse a string from JSON/YAML as a template (``"logs-${var.env}"``).
 
     Strings without ``${``/``%{`` skip the parser entirely: that is most strings, and it keeps large
     JSON configurations fast. Others are parsed as a heredoc, which needs no escaping, so each line
     of the string keeps its columns. ``indent`` is how far the second and later lines of the text are
-    indented in the file (a YAML block scalar).
+    indented in the file (a YAML block scalar). ``byte_of(line, column)`` gives the byte offset of a
+    position in that file, so ranges carry real offsets there too.
     """
     if "${" not in text and "%{" not in text:
-        return ast.Literal(_rng_at(filename, line, column), text)
+        return ast.Literal(_rng_at(filename, line, column, byte_of), text)
     if _SUB_DELIM in text:
         text = text.replace(_SUB_DELIM, "")
     src = f"__x = <<{_SUB_DELIM}\n{text}\n{_SUB_DELIM}\n".encode()
-    conv = _Converter(src, filename, file_line=line, file_col=column, base_row=1, col_shift=0, line_indent=indent)
+    conv = _Converter(
+        src, filename, file_line=line, file_col=column, base_row=1, col_shift=0, line_indent=indent, byte_of=byte_of
+    )
     conv.content = (src.index(b"\n") + 1, text)
     expr = conv.single_attribute_expr(src)
-    return _drop_final_newline(expr, _rng_at(filename, line, column))
+    return _drop_final_newline(expr, _rng_at(filename, line, column, byte_of))
 
 
-def _rng_at(filename: str, line: int, column: int) -> SourceRange:
-    p = Pos(line, column, 0)
+def _rng_at(filename: str, line: int, column: int, byte_of: Callable[[int, int], int] | None = None) -> SourceRange:
+    p = Pos(line, column, byte_of(line, column) if byte_of else 0)
     return SourceRange(filename, p, p)
 
 
@@ -118,6 +129,7 @@ class _Converter:
         base_row: int = 0,
         col_shift: int = 0,
         line_indent: int = 0,
+        byte_of: Callable[[int, int], int] | None = None,
     ) -> None:
         self.src = src
         self.filename = filename
@@ -126,6 +138,7 @@ class _Converter:
         self.base_row = base_row
         self.col_shift = col_shift
         self.line_indent = line_indent
+        self.byte_of = byte_of
         self._ascii = src.isascii()
         # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
         # text starts in ``src``, and the text itself.
@@ -156,8 +169,12 @@ class _Converter:
             # tree-sitter counts columns in bytes; a column is counted in characters.
             col = len(self.src[byte - col : byte].decode("utf-8", "replace"))
         if row == self.base_row:
-            return Pos(self.file_line, self.file_col + col - self.col_shift, byte)
-        return Pos(self.file_line + row - self.base_row, col + 1 + self.line_indent, byte)
+            line, col = self.file_line, self.file_col + col - self.col_shift
+        else:
+            line, col = self.file_line + row - self.base_row, col + 1 + self.line_indent
+        if self.byte_of is not None:
+            byte = self.byte_of(line, col)
+        return Pos(line, col, byte)
 
     def rng(self, node: Node) -> SourceRange:
         return SourceRange(
@@ -181,6 +198,12 @@ class _Converter:
     def raise_syntax_error(self, root: Node) -> None:
         bad = _first_error(root)
         node = bad or root
+        if bad is not None and bad.type == "ERROR":
+            # An ERROR node holds what parsed before the problem, then the token that did not fit:
+            # point at that token when it is the last thing in it (``x = )``), not at the start.
+            sized = [c for c in bad.children if c.end_byte > c.start_byte]
+            if sized and not sized[-1].is_named and len(sized) > 1:
+                node = sized[-1]
         if self.content is not None and node.start_byte < self.content[0]:
             # The parser gave up on the whole wrapped text: point at its start, never at the wrapper.
             text = self.content[1]
@@ -755,7 +778,7 @@ def _unescape(text: str, *, quoted: bool) -> str:
                 out.append(chr(int(text[i + 2 : i + 6], 16)))
                 i += 6
                 continue
-            if nxt == "U" and i + 10 <= n:
+            if nxt == "U" and i + 10 <= n and int(text[i + 2 : i + 10], 16) <= 0x10FFFF:
                 out.append(chr(int(text[i + 2 : i + 10], 16)))
                 i += 10
                 continue

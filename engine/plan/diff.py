@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown, apply_paths, mark, unmark_paths
+from engine.lang.values import (
+    SENSITIVE,
+    Marked,
+    Unknown,
+    apply_paths,
+    deep_unmark,
+    is_marked,
+    mark,
+    unmark_paths,
+)
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -46,12 +55,18 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
     return apply_paths(result, paths) if paths else result
 
 
-def mark_sensitive(attrs: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
-    """Mark the attributes an adapter declares always sensitive (``random_password.result``)."""
-    if not names:
+def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:
+    """Mark what the adapter declares sensitive: always (``random_password.result``), or when the
+    attribute it copies is (``terraform_data.output`` follows ``input``)."""
+    names: frozenset[str] = rt.sensitive
+    follows: dict[str, str] = getattr(rt, "sensitive_follows", {})
+    if not names and not follows:
         return attrs
     out = dict(attrs)
     for n in names:
         if n in out and out[n] is not None and not isinstance(out[n], Marked):
             out[n] = mark(out[n], frozenset({SENSITIVE}))
+    for dest, src in follows.items():
+        if dest in out and is_marked(out.get(src)) and not isinstance(out[dest], Marked):
+            out[dest] = mark(deep_unmark(out[dest])[0], frozenset({SENSITIVE}))
     return out

@@ -103,7 +103,7 @@ class PlanHooks(WalkHooks):
         except CtlError as err:
             self.diags.add(err)
             return prior if prior is not None else UNKNOWN
-        planned = mark_sensitive(planned, rt.sensitive)
+        planned = mark_sensitive(planned, rt)
         if prior is None:
             self._preconditions(inst)
             self._record(inst, rt, ACTIONS_CREATE, None, planned, node)
@@ -125,7 +125,7 @@ class PlanHooks(WalkHooks):
             except CtlError as err:
                 self.diags.add(err)
                 return prior
-            fresh = mark_sensitive(fresh, rt.sensitive)
+            fresh = mark_sensitive(fresh, rt)
             actions = ACTIONS_REPLACE_CBD if lc.create_before_destroy else ACTIONS_REPLACE
             self._check_prevent_destroy(inst)
             self._preconditions(inst)
@@ -191,7 +191,7 @@ class PlanHooks(WalkHooks):
         if result is None:
             self.diags.error(f"{inst.address}: the data source found nothing", address=inst.address)
             return UNKNOWN
-        result = mark_sensitive(result, rt.sensitive)
+        result = mark_sensitive(result, rt)
         self.data_reads[inst.address] = InstanceState.from_marked(result, schema_version=rt.schema_version)
         return result
 

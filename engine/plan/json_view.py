@@ -132,7 +132,8 @@ def plan_to_json(
         "prior_state": state_to_json(
             plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version
         ),
-        "configuration": configuration if configuration is not None else {},
+        "configuration": _plain(plan.configuration if configuration is None else configuration,
+                                mask=not show_sensitive),
         "relevant_attributes": [],
         "checks": [],
         "timestamp": plan.timestamp,

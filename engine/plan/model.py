@@ -82,6 +82,7 @@ class Plan:
     policy_results: list[dict[str, Any]] = field(default_factory=list)
     policy_override: str | None = None
     errored: bool = False
+    configuration: dict[str, Any] = field(default_factory=dict)  # Terraform's plan JSON "configuration"
 
     def counts(self) -> tuple[int, int, int]:
         """(add, change, destroy) as Terraform's summary line counts them."""
@@ -100,8 +101,11 @@ class Plan:
 
     @property
     def has_changes(self) -> bool:
-        """True when applying would change infrastructure, outputs, or (refresh-only) the state."""
-        if any(not c.is_noop for c in self.changes):
+        """True when applying would change infrastructure, outputs, or (refresh-only) the state.
+
+        A ``moved`` rename is a change too: only applying it records the new address in state.
+        """
+        if any(not c.is_noop or c.previous_address for c in self.changes):
             return True
         if any(o.actions != ACTIONS_NOOP for o in self.outputs.values()):
             return True

@@ -183,6 +183,7 @@ def _encode_plan(plan: Plan) -> dict[str, Any]:
         "outputs": {name: _encode_output(o) for name, o in plan.outputs.items()},
         "policy_results": encode_value(plan.policy_results),
         "policy_override": plan.policy_override,
+        "configuration": encode_value(plan.configuration),
         "prior_state": state_doc,
         # The state codec always writes an output's type; remember which had none.
         "prior_state_untyped_outputs": sorted(n for n, o in prior.outputs.items() if o.type is None),
@@ -221,6 +222,7 @@ def _decode_plan(doc: dict[str, Any], source: str) -> Plan:
         policy_results=decode_value(doc["policy_results"]),
         policy_override=doc["policy_override"],
         errored=bool(doc["errored"]),
+        configuration=decode_value(doc.get("configuration") or {}),
     )
 
 

@@ -24,6 +24,7 @@ from engine.config.model import Module, Resource, Variable
 from engine.errors import CtlError, Diagnostics, DiagnosticsError
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.values import SENSITIVE, mark
+from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
 from engine.plan.model import (
@@ -36,7 +37,7 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.plan.refresh import ResourceLookup, config_key, refresh
-from engine.plan.targets import Selection
+from engine.plan.targets import Selection, check_addresses
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import State
@@ -93,6 +94,9 @@ def make_plan(
     ``first`` is the configuration already loaded and evaluated in validate mode (the caller needed
     it to find the backend); it is loaded here when not given.
     """
+    check_addresses("--target", opts.targets)
+    check_addresses("--exclude", opts.excludes)
+    check_addresses("--replace", opts.replace, modules=False)
     registry = registry or Registry.discover()
     timings: dict[str, float] = {}
     if first is None:
@@ -153,6 +157,7 @@ def make_plan(
         timestamp=stamp,
         targets=list(opts.targets),
         excludes=list(opts.excludes),
+        configuration=configuration(root, registry),
     )
     diags.extend(warnings)
     return PlanResult(plan, diags, timings, graph, root)

@@ -12,6 +12,7 @@ from typing import Any
 from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.errors import CtlError, Diagnostics
+from engine.lang.values import apply_paths
 from engine.plan.diff import changed_attributes, mark_sensitive
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
@@ -71,7 +72,8 @@ def refresh(
             new.remove_instance(addr)
             drift.append(_drift(addr, state, before, None, ACTIONS_DELETE))
             continue
-        after = mark_sensitive(attrs, rt.sensitive)
+        # What was secret stays secret: the prior object's sensitive paths apply to the fresh one.
+        after = mark_sensitive(apply_paths(attrs, list(inst.sensitive_attributes)), rt)
         fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=inst.schema_version,
                                           dependencies=inst.dependencies,
                                           create_before_destroy=inst.create_before_destroy, status=inst.status)

@@ -9,7 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.errors import UsageError
 from engine.graph import RESOURCE, Graph, Node
+from engine.state.address import AddressError, InstanceAddress, parse_module
+
+
+def check_addresses(option: str, patterns: list[str], *, modules: bool = True) -> None:
+    """Refuse a malformed address given to ``option``: matched as a prefix, it would select nothing.
+
+    ``--target``/``--exclude`` take a resource, an instance or a module (``modules``); ``--replace``
+    takes a resource instance.
+    """
+    for pattern in patterns:
+        try:
+            InstanceAddress.parse(pattern)
+        except AddressError as exc:
+            try:
+                if not modules:
+                    raise
+                parse_module(pattern)
+            except AddressError:
+                raise UsageError(f"Invalid {option} address {pattern!r}", detail=exc.summary,
+                                 hint=exc.hint) from None
 
 
 def matches(address: str, pattern: str) -> bool:

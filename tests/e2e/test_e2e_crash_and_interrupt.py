@@ -1,0 +1,130 @@
+"""Killed and interrupted applies lose nothing that finished, and say what may be left over."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import (
+    Project,
+    background,
+    communicate,
+    finished,
+    has_state_commands,
+    release_lock,
+    sleeps,
+    started,
+    unlock_command_id,
+    wait_until,
+)
+
+CRASH = """
+variable "slow" {
+  type    = string
+  default = "60s"
+}
+resource "time_sleep" "fast" {
+  count           = 2
+  create_duration = "0s"
+}
+resource "time_sleep" "slow" {
+  count           = 2
+  create_duration = var.slow
+}
+"""
+FAST = {"time_sleep.fast[0]", "time_sleep.fast[1]"}
+SLOW = {"time_sleep.slow[0]", "time_sleep.slow[1]"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def test_kill_9_mid_apply_then_plan_recovers_the_journal(project: Project) -> None:
+    project.write(CRASH)
+    with background(project.start("apply", "--auto-approve")) as proc:
+        wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
+                   what="the fast sleeps to finish and the slow ones to start")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert project.journal_file.exists()
+    assert project.lock_file.exists()  # left behind by the killed process
+
+    res = project.ctl("plan")
+    assert res.code == 0, res
+    assert "Recovered the results of an interrupted apply" in res.stderr
+    for addr in sorted(SLOW):
+        assert f"{addr}: possibly created by an interrupted apply" in res.stderr
+        assert f"ctl import '{addr}'" in res.stderr
+    for addr in sorted(FAST):
+        assert f"{addr} will be created" not in res.stdout  # finished before the kill: kept
+    assert "Plan: 2 to add, 0 to change, 0 to destroy." in res.stdout
+    shown = json.loads(project.ok("show", "--json").stdout)
+    in_state = {r["address"] for r in shown["values"]["root_module"]["resources"]}
+    assert in_state == FAST
+    fast_ids = {r["address"]: r["values"]["id"] for r in shown["values"]["root_module"]["resources"]}
+    if has_state_commands():
+        assert set(project.ok("state", "list").stdout.split()) == FAST
+
+    # The next apply meets the lock the killed run left, described as such.
+    res = project.ctl("apply", "--auto-approve", "--var", "slow=0s")
+    assert res.code == 4, res
+    assert "no longer runs" in res.stderr
+    assert "Traceback" not in res.stderr
+    release_lock(project, unlock_command_id(res.stderr))
+
+    res = project.ctl("apply", "--auto-approve", "--var", "slow=0s")
+    assert res.code == 0, res
+    assert "Resources: 2 added, 0 changed, 0 destroyed." in res.stdout
+    assert not project.journal_file.exists()
+    assert not project.lock_file.exists()
+    insts = project.instances()
+    assert set(insts) == FAST | SLOW
+    assert {a: insts[a]["attributes"]["id"] for a in FAST} == fast_ids
+
+
+def test_first_sigint_finishes_running_operations_and_exits_130(project: Project) -> None:
+    project.write(sleeps(5, "3s"))
+    with background(project.start("apply", "--auto-approve", "--parallelism", "2")) as proc:
+        wait_until(lambda: len(started(project)) == 2, what="two sleeps to start")
+        os.killpg(proc.pid, signal.SIGINT)
+        res = communicate(proc)
+    assert res.code == 130, res
+    assert "Interrupt received" in res.stderr
+    assert not project.journal_file.exists()  # folded into the state
+    creating = [line for line in res.stdout.splitlines() if line.endswith(": Creating...")]
+    assert len(creating) == 2, res  # nothing new started
+    assert res.stdout.count("Creation complete") == 2
+    assert "Traceback" not in res.stderr
+    assert len(project.instances()) == 2  # both finished operations are in the state
+    assert not project.lock_file.exists()
+
+    res = project.ctl("plan", "--detailed-exitcode")
+    assert res.code == 2 and "Plan: 3 to add, 0 to change, 0 to destroy." in res.stdout, res
+
+
+def test_second_interrupt_stops_waiting(project: Project) -> None:
+    """SIGTERM counts as an interrupt too: here it is the first one, Ctrl-C the second."""
+    project.write(sleeps(4, "30s"))
+    with background(project.start("apply", "--auto-approve", "--parallelism", "2")) as proc:
+        wait_until(lambda: len(started(project)) == 2, what="two sleeps to start")
+        os.killpg(proc.pid, signal.SIGTERM)
+        time.sleep(0.3)
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        res = communicate(proc, timeout=20)
+    assert time.monotonic() - sent < 5, "the second interrupt did not stop the wait"
+    assert res.code == 130, res
+    assert "Second interrupt" in res.stderr
+    assert "Traceback" not in res.stderr
+    state = project.state()  # persisted, and readable
+    assert state["version"] == 4
+    assert project.instances() == {}
+    assert not project.lock_file.exists()
+    assert project.ctl("plan", "--detailed-exitcode").code == 2
