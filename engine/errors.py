@@ -35,26 +35,62 @@ class Pos:
     byte: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class SourceRange:
-    """Where something is written; printed as ``file:line:col``."""
+    """Where something is written; printed as ``file:line:col``.
 
-    filename: str
-    start: Pos
-    end: Pos
+    Every node of every parsed file carries one, so it is a single compact object holding plain
+    ints (``Pos`` objects are built only when asked for): hundreds of thousands of them exist for a
+    large configuration, and fewer objects means less work for the garbage collector.
+    """
+
+    __slots__ = ("_e", "_s", "filename")
+
+    def __init__(self, filename: str, start: Pos, end: Pos) -> None:
+        self.filename = filename
+        self._s = (start.line, start.column, start.byte)
+        self._e = (end.line, end.column, end.byte)
+
+    @classmethod
+    def of(cls, filename: str, sl: int, sc: int, sb: int, el: int, ec: int, eb: int) -> SourceRange:
+        """Build from plain numbers (the parser's hot path)."""
+        r = cls.__new__(cls)
+        r.filename = filename
+        r._s = (sl, sc, sb)
+        r._e = (el, ec, eb)
+        return r
+
+    @property
+    def start(self) -> Pos:
+        return Pos(*self._s)
+
+    @property
+    def end(self) -> Pos:
+        return Pos(*self._e)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceRange):
+            return NotImplemented
+        return (self.filename, self._s, self._e) == (other.filename, other._s, other._e)
+
+    def __hash__(self) -> int:
+        return hash((self.filename, self._s, self._e))
+
+    def __repr__(self) -> str:
+        return f"SourceRange({self.filename!r}, {self.start!r}, {self.end!r})"
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.start.line}:{self.start.column}"
+        return f"{self.filename}:{self._s[0]}:{self._s[1]}"
 
     def to_json(self) -> dict:
+        (sl, sc, sb), (el, ec, eb) = self._s, self._e
         return {
             "filename": self.filename,
-            "start": {"line": self.start.line, "column": self.start.column, "byte": self.start.byte},
-            "end": {"line": self.end.line, "column": self.end.column, "byte": self.end.byte},
+            "start": {"line": sl, "column": sc, "byte": sb},
+            "end": {"line": el, "column": ec, "byte": eb},
         }
 
     def sort_key(self) -> tuple[str, int, int]:
-        return (self.filename, self.start.line, self.start.column)
+        return (self.filename, self._s[0], self._s[1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,7 @@ class Graph:
     nodes: dict[Node, object] = field(default_factory=dict)  # node -> its config object
     deps: dict[Node, list[Edge]] = field(default_factory=dict)
     modules: dict[ModPath, Module] = field(default_factory=dict)
+    cycle: list[tuple[Node, SourceRange | None]] | None = None  # set by build_graph
 
     def add(self, node: Node, obj: object) -> None:
         self.nodes[node] = obj
@@ -136,7 +137,8 @@ def build_graph(root: Module, diags: Diagnostics) -> Graph:
         _add_module_nodes(g, path, module)
     for path, module in root.walk():
         _add_module_edges(g, path, module, diags)
-    cycle = g.find_cycle()
+    cycle = g.find_cycle() if len(g.order()) < len(g.nodes) else None
+    g.cycle = cycle
     if cycle:
         names = " -> ".join(str(n) for n, _ in cycle) + f" -> {cycle[0][0]}"
         wheres = "; ".join(f"{n} refers to the next at {r}" for n, r in cycle if r is not None)

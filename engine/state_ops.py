@@ -575,7 +575,7 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
         if found is None:
             raise ImportRefused(f'Cannot import non-existent remote object: {addr.type} "{resource_id}"',
                                 hint="Check that the object exists and that the ID is right.")
-        marked = mark_sensitive(found, rt.sensitive)
+        marked = mark_sensitive(found, rt)
         state.set_instance(addr, InstanceState.from_marked(marked, schema_version=rt.schema_version),
                            provider=providers.state_provider(rt, resource))
         manager.persist(state)

@@ -7,6 +7,7 @@ unknown, and every problem found along the way is reported at once, sorted by po
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -82,6 +83,33 @@ def load_and_evaluate(
     plan_mode: bool = False,
 ) -> Loaded:
     """The shared front half of validate and plan: everything up to an evaluated configuration."""
+    # The parsed model is hundreds of thousands of small objects with almost no reference cycles:
+    # the cyclic garbage collector would rescan them over and over (half the run time at 10,000
+    # resources). Pause it while building, then freeze what was built out of its view.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt,
+                                  hooks_factory=hooks_factory, registry=registry, workspace=workspace,
+                                  require_all_variables=require_all_variables, plan_mode=plan_mode)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        gc.freeze()
+
+
+def _load_and_evaluate(
+    root_dir: Path,
+    *,
+    var_args: list[tuple[str, str]] | None,
+    environ: Mapping[str, str] | None,
+    prompt: Callable[[Variable], str] | None,
+    hooks_factory: Callable[[Registry, Diagnostics], WalkHooks] | None,
+    registry: Registry | None,
+    workspace: str,
+    require_all_variables: bool,
+    plan_mode: bool,
+) -> Loaded:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     root, diags = load_config(root_dir)
@@ -93,7 +121,7 @@ def load_and_evaluate(
     check_resource_types(root, registry, diags)
     graph = build_graph(root, diags)
     timings["graph"] = time.perf_counter() - t1
-    if graph.find_cycle() is not None:
+    if graph.cycle is not None:
         return Loaded(root, graph, None, diags, timings)
     t2 = time.perf_counter()
     try:

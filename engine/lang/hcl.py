@@ -164,6 +164,10 @@ class _Converter:
     # ---- positions -------------------------------------------------------------------------
 
     def _pos(self, point: Any, byte: int) -> Pos:
+        return Pos(*self._point(point, byte))
+
+    def _point(self, point: Any, byte: int) -> tuple[int, int, int]:
+        """(line, column, byte) in the original file: the hot path of parsing, so plain ints."""
         row, col = point
         if not self._ascii and col:
             # tree-sitter counts columns in bytes; a column is counted in characters.
@@ -174,20 +178,20 @@ class _Converter:
             line, col = self.file_line + row - self.base_row, col + 1 + self.line_indent
         if self.byte_of is not None:
             byte = self.byte_of(line, col)
-        return Pos(line, col, byte)
+        return line, col, byte
 
     def rng(self, node: Node) -> SourceRange:
-        return SourceRange(
+        return SourceRange.of(
             self.filename,
-            self._pos(node.start_point, node.start_byte),
-            self._pos(node.end_point, node.end_byte),
+            *self._point(node.start_point, node.start_byte),
+            *self._point(node.end_point, node.end_byte),
         )
 
     def _span(self, first: Node, last: Node) -> SourceRange:
-        return SourceRange(
+        return SourceRange.of(
             self.filename,
-            self._pos(first.start_point, first.start_byte),
-            self._pos(last.end_point, last.end_byte),
+            *self._point(first.start_point, first.start_byte),
+            *self._point(last.end_point, last.end_byte),
         )
 
     def text(self, node: Node) -> str:
