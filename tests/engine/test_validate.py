@@ -1,0 +1,187 @@
+"""``validate``: resource types, schema checks, and every problem of a run reported together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from engine.validate import Loaded, validate
+
+MakeConfig = Callable[[dict[str, str]], Path]
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+LOCAL_ONLY = ["app_secrets", "environment_matrix", "refactor_moves", "release_train", "rendered_configs", "static_site"]
+CLOUD = ["azure_containers", "data_lake", "event_pipeline", "gcs_archive", "multicloud_backups", "platform_services"]
+
+
+def run(root: Path, **kw: object) -> Loaded:
+    return validate(root, environ={}, **kw)
+
+
+def problems(loaded: Loaded) -> list[tuple[str, str, str | None]]:
+    return [(str(d.range), d.summary, d.address) for d in loaded.diags.sorted() if d.severity == "error"]
+
+
+@pytest.mark.parametrize("name", LOCAL_ONLY)
+def test_local_corpus_configurations_are_valid(name: str) -> None:
+    loaded = run(CORPUS / name)
+    assert problems(loaded) == []
+    assert loaded.walk is not None
+
+
+@pytest.mark.parametrize("name", CLOUD)
+def test_cloud_corpus_configurations_fail_only_for_their_missing_adapters(name: str) -> None:
+    errs = run(CORPUS / name).diags.errors()
+    assert errs
+    for d in errs:
+        assert d.summary.startswith(("Unsupported resource type ", "Unsupported data source "))
+        assert d.summary.endswith(": no adapter provides it")
+        kind = d.summary.split()[-5]
+        assert kind.startswith(("aws_", "google_", "azurerm_"))
+
+
+def test_unsupported_resource_and_data_types(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": 'resource "aws_eks_cluster" "k" {}\n\ndata "aws_ami" "a" {}\n'}))
+    assert problems(loaded) == [
+        ("main.tf:1:10", "Unsupported resource type aws_eks_cluster: no adapter provides it", None),
+        ("main.tf:3:6", "Unsupported data source aws_ami: no adapter provides it", None),
+    ]
+
+
+def test_schema_violations_name_address_attribute_and_position(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": """
+        resource "random_integer" "port" {
+          min    = "abc"
+          max    = 10
+          colour = "red"
+        }
+        resource "random_id" "missing" {
+          prefix = "x"
+        }
+        resource "random_id" "keep" {
+          byte_length = 4
+          keepers     = { a = [1] }
+        }
+        resource "random_string" "short" {
+          length = 0
+        }
+        resource "random_id" "explicit_null" {
+          byte_length = null
+        }
+    """}))
+    assert problems(loaded) == [
+        ("main.tf:2:12", 'Inappropriate value for attribute "min"', "random_integer.port"),
+        ("main.tf:4:3", 'Unsupported argument "colour"', "random_integer.port"),
+        ("main.tf:6:10", 'Missing required argument "byte_length"', "random_id.missing"),
+        ("main.tf:11:17", 'Inappropriate value for attribute "keepers.a"', "random_id.keep"),
+        ("main.tf:14:12", 'Invalid value for attribute "length"', "random_string.short"),
+        ("main.tf:16:10", 'Missing required argument "byte_length"', "random_id.explicit_null"),
+    ]
+    details = {d.summary: d.detail for d in loaded.diags.errors()}
+    assert details['Inappropriate value for attribute "min"'] == "random_integer.port: whole number required, got string."
+
+
+def test_schema_errors_are_per_instance(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": """
+        resource "random_integer" "p" {
+          for_each = { a = 1, b = "two" }
+          min      = each.value
+          max      = 10
+        }
+    """}))
+    assert problems(loaded) == [('main.tf:3:14', 'Inappropriate value for attribute "min"', 'random_integer.p["b"]')]
+
+
+def test_unsupported_argument_from_a_block_points_at_the_block(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": """
+        resource "random_id" "a" {
+          byte_length = 4
+          dynamic "rule" {
+            for_each = [1]
+            content {}
+          }
+        }
+        resource "random_id" "b" {
+          byte_length = 4
+          setting {}
+        }
+    """}))
+    assert problems(loaded) == [
+        ("main.tf:3:11", 'Unsupported argument "rule"', "random_id.a"),
+        ("main.tf:10:3", 'Unsupported argument "setting"', "random_id.b"),
+    ]
+
+
+def test_values_known_only_after_apply_are_not_checked(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": """
+        variable "max" {
+          type = number
+        }
+        resource "random_id" "seed" {
+          byte_length = 4
+        }
+        resource "random_integer" "p" {
+          min  = random_id.seed.dec
+          max  = var.max
+          seed = random_id.seed.hex
+        }
+    """}))
+    assert problems(loaded) == []
+
+
+def test_every_problem_of_a_run_is_reported_together_sorted_by_position(make_config: MakeConfig) -> None:
+    loaded = run(make_config({
+        "b.tf": """
+            resource "random_integer" "port" {
+              min = "abc"
+              max = 10
+            }
+            locals {
+              shout = uper("x")
+            }
+        """,
+        "a.tf": """
+            output "x" {
+              value = var.nope
+            }
+            resource "aws_s3_bucket" "logs" {}
+        """,
+        "c.tf": "locals {\n  broken = )\n}\n",
+        "d.tf.json": '{"locals": {"y": "${local.missing}"}}',
+    }))
+    assert [(where, summary) for where, summary, _ in problems(loaded)] == [
+        ("a.tf:2:11", 'Reference to undeclared input variable "nope"'),
+        ("a.tf:4:10", "Unsupported resource type aws_s3_bucket: no adapter provides it"),
+        ("b.tf:2:9", 'Inappropriate value for attribute "min"'),
+        ("b.tf:6:11", "Call to unknown function"),
+        ("c.tf:2:12", 'Invalid syntax: unexpected ")"'),
+        ("d.tf.json:1:21", 'Reference to undeclared local value "missing"'),
+    ]
+
+
+def test_errors_in_two_strings_on_one_json_line_are_both_reported(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf.json": '{"locals": {"a": "${var.nope}", "b": "${upper([1])}"}}\n'}))
+    assert [(w, s) for w, s, _ in problems(loaded)] == [
+        ("main.tf.json:1:21", 'Reference to undeclared input variable "nope"'),
+        ("main.tf.json:1:47", "Invalid function argument"),
+    ]
+
+
+def test_an_undeclared_reference_is_reported_once(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": 'locals {\n  a = var.nope\n  b = "${var.nope}-x"\n}\n'}))
+    assert [(w, s) for w, s, _ in problems(loaded)] == [
+        ("main.tf:2:7", 'Reference to undeclared input variable "nope"'),
+        ("main.tf:3:10", 'Reference to undeclared input variable "nope"'),
+    ]
+
+
+def test_a_cycle_stops_before_evaluation(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": "locals {\n  a = local.b\n  b = local.a\n}\n"}))
+    assert loaded.walk is None
+    assert [s for _, s, _ in problems(loaded)] == ["Cycle: local.a -> local.b -> local.a"]
+
+
+def test_timings_are_recorded(make_config: MakeConfig) -> None:
+    loaded = run(make_config({"main.tf": 'resource "random_id" "a" {\n  byte_length = 4\n}\n'}))
+    assert set(loaded.timings) == {"parse", "graph", "evaluate"}
