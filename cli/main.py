@@ -8,6 +8,7 @@ with its code, and only ``CTL_LOG=debug`` shows a traceback for an unexpected cr
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -63,6 +64,7 @@ def _register() -> None:
         init_cmd,
         output_cmd,
         plan_cmd,
+        policy_cmd,
         show_cmd,
         state_cmd,
         validate_cmd,
@@ -79,6 +81,7 @@ def _register() -> None:
     state_cmd.register(typer_app)
     workspace_cmd.register(typer_app)
     import_cmd.register(typer_app)
+    policy_cmd.register(typer_app)
 
 
 _register()
@@ -95,10 +98,17 @@ class _App:
 def run(args: list[str] | None = None) -> int:
     """Run ``ctl`` with ``args`` and return its exit code (never raises for user errors)."""
     command = typer.main.get_command(typer_app)
-    raw = normalize_bool_flags(list(sys.argv[1:] if args is None else args))
-    remember_args(raw)
-    args = raw
+    if os.environ.get("_CTL_COMPLETE"):  # the shell asking for completions (see cli/completion.py)
+        from cli.completion import answer
+
+        return answer(command, os.environ["_CTL_COMPLETE"])
+    from cli import env_args, logging_setup
+
+    logging_setup.configure()  # CTL_LOG / CTL_LOG_PATH
+    raw = list(sys.argv[1:] if args is None else args)
     try:
+        args = normalize_bool_flags(env_args.apply(raw, command))  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>
+        remember_args(args)
         rv = command.main(args=args, prog_name="ctl", standalone_mode=False)
         return int(rv) if isinstance(rv, int) else 0
     except CtlError as err:
@@ -123,6 +133,7 @@ def run(args: list[str] | None = None) -> int:
     except BrokenPipeError:
         return int(ExitCode.OK)
     except Exception as exc:  # the last line of defence: one line unless CTL_LOG=debug
+        logging.getLogger("cli").error("internal error: %s: %s", type(exc).__name__, exc, exc_info=True)
         if os.environ.get("CTL_LOG", "").lower() == "debug":
             raise
         sys.stderr.write(f"Error: internal error: {type(exc).__name__}: {exc}\n"

@@ -15,6 +15,7 @@ grow linearly with the number of operations.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -40,6 +41,8 @@ from engine.walk import ConfigWalk, ResourceInstance
 
 ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
+
+_log = logging.getLogger(__name__)
 
 
 class PostconditionFailed(CtlError):
@@ -101,6 +104,7 @@ class Applier:
         self.started: dict[ApplyNode, float] = {}
         self.diags = Diagnostics()
         self.deposed: dict[str, str] = {}
+        self._by_name: dict[str, Node] | None = None
 
     # ---- the graph -------------------------------------------------------------------------
 
@@ -156,6 +160,8 @@ class Applier:
         deps = self.build()
         for node in list(deps):
             deps[node] = {d for d in deps[node] if d in deps}
+        # How many operations will start (a replacement is two): a progress view's "done/total".
+        self.events("apply_begin", "", {"total": sum(1 for kind, _ in deps if kind in ("op", "del"))})
         result: WalkResult[ApplyNode] = walk(
             deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
             on_done=self._on_done, stop=self.stop, abandon=self.abandon,
@@ -175,11 +181,11 @@ class Applier:
         return self._operate(name)
 
     def _static(self, name: str) -> Node:
-        assert self.graph is not None
-        for n in self.graph.nodes:
-            if str(n) == name:
-                return n
-        raise KeyError(name)
+        """The configuration node an apply node names (looked up in a table built once)."""
+        if self._by_name is None:
+            assert self.graph is not None
+            self._by_name = {str(n): n for n in self.graph.nodes}
+        return self._by_name[name]
 
     def _eval_node(self, name: str) -> None:
         assert self.cwalk is not None
@@ -303,6 +309,8 @@ class Applier:
             result, exc_after = exc.result, exc
         else:
             exc_after = None
+        _log.info("%s %s %s after %.3fs", op, addr, "failed" if exc is not None else "finished", elapsed,
+                  extra={"address": addr, "action": op, "seconds": round(elapsed, 6), "ok": exc is None})
         if exc is not None and exc_after is None:
             self.manager.journal.record_failed(addr, op)
             self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})

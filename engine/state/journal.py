@@ -57,6 +57,7 @@ class Journal:
         self.base_serial = base_serial
         self.next_seq = next_seq
         self.appended = 0  # entries since the last full state write (read by maybe_compact)
+        self.appended_bytes = 0  # their size: compaction is due when it rivals the state's size
 
     def record_intent(
         self,
@@ -130,6 +131,7 @@ class Journal:
     def clear(self) -> None:
         self.store.journal_clear(self.workspace)
         self.appended = 0
+        self.appended_bytes = 0
 
     def _append(self, entry: dict[str, Any]) -> int:
         seq = self.next_seq
@@ -142,6 +144,7 @@ class Journal:
         self.store.journal_append(self.workspace, line)
         self.next_seq = seq + 1
         self.appended += 1
+        self.appended_bytes += len(line) + 1
         return seq
 
 

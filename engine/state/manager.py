@@ -122,7 +122,8 @@ class StateManager:
                 hint="They are different states; check the backend configuration and the workspace.",
             )
         if (
-            state.serial == self._serial
+            not self.journal.appended  # operations were journaled: the state did change
+            and state.serial == self._serial
             and self._last_bytes is not None
             and state.to_json() == self._last_bytes
         ):
@@ -151,10 +152,20 @@ class StateManager:
         self._last_compact = time.monotonic()
 
     def maybe_compact(self, state: State) -> bool:
-        """Compact when enough entries or time have accumulated; True when it did."""
+        """Compact when enough has accumulated; True when it did.
+
+        Due after ``compact_entries`` entries or ``compact_seconds`` — but only once the journal
+        written since the last snapshot is at least as large as that snapshot. Writing the whole
+        state every fixed number of entries would make a large apply write O(N²) bytes; with this
+        rule the snapshots written add up to at most about twice the final state, so the bytes
+        written grow linearly with the number of operations, and a replay never reads more
+        journal than the size of the state it replays onto.
+        """
         n = self.journal.appended
-        due = n >= self.compact_entries or (
-            n > 0 and time.monotonic() - self._last_compact >= self.compact_seconds
+        big_enough = self.journal.appended_bytes >= len(self._last_bytes or b"")
+        due = big_enough and (
+            n >= self.compact_entries
+            or (n > 0 and time.monotonic() - self._last_compact >= self.compact_seconds)
         )
         if due:
             self.compact(state)

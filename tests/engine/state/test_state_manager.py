@@ -149,17 +149,30 @@ def test_a_crash_between_writing_state_and_clearing_the_journal_is_harmless(
 
 
 def test_maybe_compact_bounds_the_journal(store: LocalStore, tmp_path: Path) -> None:
+    """Compaction keeps the journal no larger than the state, and the bytes linear.
+
+    A full write every fixed number of entries would write O(N²) bytes over a large apply; the
+    snapshots written here must add up to a small multiple of the final state's size.
+    """
     m = manager(store, tmp_path, compact_entries=10, compact_seconds=3600)
     state = m.load()
-    writes = 0
-    for i in range(35):
+    state_file = tmp_path / "ctl.tfstate"
+    writes, snapshot_bytes = 0, 0
+    for i in range(400):
         addr = f"null_resource.n{i}"
         m.journal.record_intent(addr, "create")
         state.set_instance(addr, InstanceState(attributes={"id": str(i)}))
         m.journal.record_result(addr, "create", state.instance(addr))
-        writes += m.maybe_compact(state)
-    assert writes == 7  # two entries per operation: a full write every 5 operations
-    assert len(store.journal_read(DEFAULT_WORKSPACE)) < 10
+        if m.maybe_compact(state):
+            writes += 1
+            snapshot_bytes += state_file.stat().st_size
+            journal = b"\n".join(store.journal_read(DEFAULT_WORKSPACE))
+            assert journal == b""  # a compaction empties the journal
+    m.compact(state)
+    final = state_file.stat().st_size
+    assert writes >= 3  # it did compact along the way
+    assert snapshot_bytes <= 3 * final  # geometric, not once per 10 entries
+    assert len(StateManager(store, DEFAULT_WORKSPACE).load().resources) == 400
 
 
 def test_maybe_compact_after_the_time_limit(store: LocalStore, tmp_path: Path) -> None:

@@ -1,0 +1,303 @@
+"""The policy gate: every policy source checked against one plan, with one verdict.
+
+``check_plan`` is what ``ctl plan``/``apply`` call after planning; ``check_plan_json`` is the same
+check over a plan already in Terraform's JSON shape (``ctl policy check --plan-json``, including
+plans written by ``terraform show -json``). Both return a ``PolicyOutcome`` and never print.
+
+Rego rules follow conftest's conventions: ``deny``, ``violation`` and ``warn`` (and ``deny_*`` …)
+in package ``main`` unless other namespaces are asked for, each a set of strings or of objects with
+``msg``. The built-in pack is always evaluated in all of its packages.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from policies import levels, simple
+from policies.engine import CompiledPolicy, RegoModule
+from policies.levels import Level
+from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
+from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
+from policies.policy_set import PolicySet
+from policies.rego_source import is_policy_rule, rule_kind
+
+DEFAULT_NAMESPACE = "main"
+
+
+@dataclass
+class PolicyOptions:
+    policy_dirs: list[Path] = field(default_factory=list)
+    builtin: bool = True
+    namespaces: list[str] = field(default_factory=lambda: [DEFAULT_NAMESPACE])
+    all_namespaces: bool = False
+    override: str | None = None
+
+
+def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
+    """Check a ``Plan``: its JSON view with the real (unmasked) values, in memory only."""
+    from engine.plan.json_view import plan_to_json
+
+    configuration = getattr(plan, "configuration", None)
+    doc = plan_to_json(plan, show_sensitive=True,
+                       configuration=configuration if configuration is not None else {})
+    return check_plan_json(doc, root_dir, options)
+
+
+def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
+    """Check a plan in Terraform's JSON shape against every policy source."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("resource_changes", []), list):
+        raise PolicyError("the plan JSON has no resource_changes list",
+                          hint="Give the output of `ctl show --json PLANFILE` or `terraform show -json PLANFILE`.")
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    sources = load_sources(root_dir, options.policy_dirs, builtin=options.builtin)
+    pset = merged_policy_set(sources)
+    timings["load policies"] = time.perf_counter() - started
+    outcome = PolicyOutcome(override=options.override or None, sources=[s.name for s in sources],
+                            timings=timings)
+    evaluated: dict[str, int] = {s.name: 0 for s in sources}
+    for src in sources:
+        if src.builtin:
+            _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
+    user = [s for s in sources if not s.builtin]
+    if any(s.rego for s in user):
+        namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
+        _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, builtin=False)
+    t = time.perf_counter()
+    for src in user:
+        _run_simple(src, doc, pset, outcome, evaluated)
+    timings["simple policies"] = time.perf_counter() - t
+    _check_something_ran(user, evaluated, options)
+    outcome.findings.sort(key=lambda f: (_LEVEL_ORDER[f.level], f.rule.rule_id, f.address or "", f.message))
+    return outcome
+
+
+_LEVEL_ORDER = {Level.HARD_MANDATORY: 0, Level.SOFT_MANDATORY: 1, Level.ADVISORY: 2}
+
+
+# -- Rego ----------------------------------------------------------------------------------------
+
+
+_COMPILED: dict[str, CompiledPolicy] = {}
+
+
+def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+              cache: bool) -> CompiledPolicy:
+    if not cache:
+        return CompiledPolicy(modules, data, rules)
+    key = json.dumps([[m.path, m.source] for m in modules] + [data, rules], sort_keys=True, default=str)
+    found = _COMPILED.get(key)
+    if found is None:
+        found = _COMPILED[key] = CompiledPolicy(modules, data, rules)
+    return found
+
+
+def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet, outcome: PolicyOutcome,
+              evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool) -> None:
+    modules: list[RegoModule] = []
+    owner: dict[str, PolicySource] = {}
+    for src in sources:
+        for m in src.rego:
+            modules.append(m)
+            owner[m.path] = src
+    rules: list[tuple[str, str]] = []
+    refs: dict[tuple[str, str], RuleRef] = {}
+    for m in modules:
+        pkg = m.info.package
+        if namespaces is not None and pkg not in namespaces:
+            continue
+        for name in m.info.rule_names():
+            if not is_policy_rule(name) or (pkg, name) in refs:
+                continue
+            rules.append((pkg, name))
+            refs[(pkg, name)] = _rule_ref(m, name, owner[m.path], pset)
+    label = "built-in pack" if builtin else "user policies"
+    t = time.perf_counter()
+    compiled = _compiled(modules, pset.data, rules, cache=builtin)
+    outcome.timings[f"compile {label}"] = time.perf_counter() - t
+    t = time.perf_counter()
+    required_tags = (pset.data.get("ctl") or {}).get("required_tags") if isinstance(pset.data.get("ctl"), dict) else None
+    values = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)) if builtin else doc)
+    outcome.timings[f"evaluate {label}"] = time.perf_counter() - t
+    for key in rules:
+        ref = refs[key]
+        outcome.rules.append(ref)
+        evaluated[ref.source] = evaluated.get(ref.source, 0) + 1
+        for message, address, meta in _messages(values.get(key), ref):
+            level = levels.resolve(ref.kind, levels.level_from_metadata(meta), ref.level,
+                                   policy_set=pset.level_for(ref.rule_id, ref.namespace))
+            outcome.findings.append(Finding(ref, message, level, address, meta))
+
+
+def _rule_ref(m: RegoModule, name: str, src: PolicySource, pset: PolicySet) -> RuleRef:
+    pkg = m.info.package
+    rule_meta = m.info.rule_annotations(name)
+    pkg_meta = m.info.package_annotations
+    kind = rule_kind(name)
+    level = levels.resolve(kind, pset.level_for(f"{pkg}.{name}", pkg), levels.level_from_metadata(rule_meta),
+                           levels.level_from_metadata(pkg_meta))
+    custom = rule_meta.get("custom") if isinstance(rule_meta.get("custom"), dict) else {}
+    pkg_custom = pkg_meta.get("custom") if isinstance(pkg_meta.get("custom"), dict) else {}
+    return RuleRef(
+        rule_id=f"{pkg}.{name}", namespace=pkg, rule=name, kind=kind, source=src.name, file=m.display,
+        line=m.info.rule_line(name), level=level,
+        title=str(rule_meta.get("title") or pkg_meta.get("title") or ""),
+        description=str(rule_meta.get("description") or pkg_meta.get("description") or "").strip(),
+        policy_id=str(custom.get("id") or pkg_custom.get("id") or ""),
+    )
+
+
+def _messages(value: Any, ref: RuleRef) -> list[tuple[str, str | None, dict[str, Any]]]:
+    """The findings of one rule's value, or an error for a value conftest would not accept."""
+    where = range_for(ref.file, ref.line)
+    if value is None or value is False:
+        return []
+    if value is True:
+        return [(f"{ref.rule_id} is true", None, {})]
+    if isinstance(value, str):
+        return [(value, None, {})]
+    if isinstance(value, dict):
+        raise PolicyError(
+            f"data.{ref.rule_id} is an object, not a set of messages",
+            range=where,
+            detail="This is what a rule in the old syntax (deny[msg] { … }) evaluates to here.",
+            hint=f"Use Rego v1: {ref.rule} contains msg if {{ … }}.",
+        )
+    if not isinstance(value, list):
+        raise PolicyError(f"data.{ref.rule_id} must be a set of messages, not {json.dumps(value)[:60]}",
+                          range=where)
+    out: list[tuple[str, str | None, dict[str, Any]]] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append((item, None, {}))
+        elif isinstance(item, dict) and "msg" in item:
+            meta = {k: v for k, v in item.items() if k != "msg"}
+            address = item.get("address") or item.get("resource")
+            out.append((str(item["msg"]), str(address) if address else None, meta))
+        else:
+            raise PolicyError(
+                f"data.{ref.rule_id} produced {json.dumps(item)[:80]}: each result must be a string "
+                "or an object with 'msg'", range=where)
+    return out
+
+
+# What the built-in pack reads of ``change.after`` for each resource type (besides tags).
+PACK_READS: dict[str, tuple[str, ...]] = {
+    "aws_s3_bucket": ("bucket", "versioning", "server_side_encryption_configuration"),
+    "aws_s3_bucket_public_access_block": ("bucket", "block_public_acls", "block_public_policy",
+                                          "ignore_public_acls", "restrict_public_buckets"),
+    "aws_s3_bucket_server_side_encryption_configuration": ("bucket",),
+    "aws_s3_bucket_versioning": ("bucket", "versioning_configuration"),
+    "aws_iam_policy": ("policy",),
+    "aws_iam_role_policy": ("policy",),
+    "aws_iam_user_policy": ("policy",),
+    "aws_iam_group_policy": ("policy",),
+    "aws_iam_role": ("inline_policy",),
+    "aws_sqs_queue": ("policy",),
+    "aws_sqs_queue_policy": ("policy",),
+    "aws_sns_topic": ("policy",),
+    "aws_sns_topic_policy": ("policy",),
+    "azurerm_storage_container": ("container_access_type",),
+    "google_storage_bucket": ("uniform_bucket_level_access",),
+}
+_TAG_KEYS = ("tags", "tags_all", "labels")
+_STATE_TAGS = ("ctl:state", "purpose")  # what the state-bucket rule reads when no tags are required
+
+
+def _state_tags(tags: Any) -> Any:
+    return {k: tags[k] for k in _STATE_TAGS if k in tags} if isinstance(tags, dict) else tags
+
+
+def pack_view(doc: dict[str, Any], *, with_tags: bool = True) -> dict[str, Any]:
+    """The part of a plan the built-in pack reads, in the same shape.
+
+    Handing a document to rego-cpp costs one to two microseconds per value, and a Terraform plan
+    repeats every resource in several places, so the pack gets only ``resource_changes`` of managed
+    resources with ``address``, ``module_address``, ``mode``, ``type``, ``name``, ``index``,
+    ``change.actions`` and the attributes of ``change.after`` listed in ``PACK_READS`` (plus tags
+    and labels when required tags are configured, and ``change.before`` tags of deletes).
+    Resources no rule reads are left out. ``ctl_index`` lists, per type, where the resources are
+    so that each rule visits only its own resources. The pack reads a plain
+    plan (without ``ctl_index``) the same way, only slower; a test checks both agree.
+    """
+    changes: list[dict[str, Any]] = []
+    index: dict[str, Any] = {}
+    for rc in doc.get("resource_changes") or []:
+        if not isinstance(rc, dict) or rc.get("mode", "managed") != "managed":
+            continue
+        change = rc.get("change") or {}
+        actions = change.get("actions") or []
+        deleting = "delete" in actions
+        reads = PACK_READS.get(str(rc.get("type")))
+        after = change.get("after")
+        if reads is None and not deleting and not (with_tags and isinstance(after, dict)
+                                                   and any(k in after for k in _TAG_KEYS)):
+            continue
+        slim_change: dict[str, Any] = {"actions": actions}
+        if isinstance(after, dict):
+            slim_after = {k: after[k] for k in (reads or ()) if k in after}
+            for k in _TAG_KEYS:
+                if k in after and (with_tags or rc.get("type") == "aws_s3_bucket"):
+                    slim_after[k] = after[k] if with_tags else _state_tags(after[k])
+            slim_change["after"] = slim_after
+        else:
+            slim_change["after"] = after
+        before = change.get("before")
+        if deleting and isinstance(before, dict):
+            slim_change["before"] = {k: before[k] for k in _TAG_KEYS if k in before}
+        slim = {k: rc[k] for k in ("address", "module_address", "type", "name", "index") if k in rc}
+        slim["change"] = slim_change
+        position = len(changes)
+        index.setdefault(str(rc.get("type")), []).append(position)
+        if deleting:
+            index.setdefault("ctl:delete", []).append(position)
+        changes.append(slim)
+    view: dict[str, Any] = {"resource_changes": changes, "ctl_index": index}
+    return view
+
+
+# -- simple policies -----------------------------------------------------------------------------
+
+
+def _run_simple(src: PolicySource, doc: dict[str, Any], pset: PolicySet, outcome: PolicyOutcome,
+                evaluated: dict[str, int]) -> None:
+    refs: dict[str, RuleRef] = {}
+    for p in src.simple:
+        level = levels.resolve("simple", pset.level_for(p.name, f"simple.{p.name}"), p.level)
+        refs[p.name] = RuleRef(rule_id=f"simple.{p.name}", namespace="simple", rule=p.name, kind="simple",
+                               source=src.name, file=p.file, line=p.line, level=level,
+                               title=p.name, description=p.description)
+        outcome.rules.append(refs[p.name])
+        evaluated[src.name] = evaluated.get(src.name, 0) + 1
+    for policy, address, message in simple.evaluate(src.simple, doc):
+        ref = refs[policy.name]
+        outcome.findings.append(Finding(ref, message, ref.level, address or None, {}))
+
+
+def _check_something_ran(user: list[PolicySource], evaluated: dict[str, int], options: PolicyOptions) -> None:
+    """A policy directory in which no rule was evaluated is an error, not a pass."""
+    for src in user:
+        if evaluated.get(src.name, 0):
+            continue
+        if not src.has_policies and not src.explicit:
+            continue  # the configuration's policies/ may hold only policy-set.yaml
+        packages = sorted({m.info.package for m in src.rego})
+        if not src.has_policies:
+            summary = f"no policies found in {src.name}"
+            detail = "The directory has no .rego files and no simple (YAML) policies."
+        else:
+            asked = "all namespaces" if options.all_namespaces else "namespace(s) " + ", ".join(
+                options.namespaces or [DEFAULT_NAMESPACE])
+            summary = f"no policy rule in {src.name} was evaluated"
+            detail = (f"Looked for deny, violation and warn rules in {asked}; the policies there are in "
+                      f"package(s): {', '.join(packages) or '(none)'}.")
+        raise PolicyError(summary, detail=detail,
+                          hint="Pass --namespace PACKAGE or --all-namespaces, or name the rules deny, "
+                               "violation or warn (conftest's conventions).")
+
+
+__all__ = ["BUILTIN", "DEFAULT_NAMESPACE", "PolicyOptions", "check_plan", "check_plan_json", "pack_view"]

@@ -1,0 +1,90 @@
+"""``policy-set.yaml``: levels for policies and data for them, kept next to the policies.
+
+```yaml
+levels:                               # by rule id, package or simple policy name
+  ctl.aws.iam_no_wildcard: hard-mandatory
+  ctl.tags.required.deny: advisory
+  main: hard-mandatory
+  gcs-uniform-access: advisory
+data:                                 # merged into Rego's data document
+  ctl:
+    required_tags: [owner, cost-center]
+```
+
+The file in ``<configuration>/policies/`` and in each ``--policy-dir`` is read; a later source
+wins over an earlier one for the same key. Levels set here win over a policy's own metadata.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from policies.levels import LEVEL_NAMES, Level, parse_level
+from policies.model import PolicyError, range_for
+
+FILE_NAME = "policy-set.yaml"
+_KEYS = {"levels", "data"}
+
+
+@dataclass
+class PolicySet:
+    levels: dict[str, Level] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def level_for(self, *keys: str) -> Level | None:
+        """The level for the most specific key given (rule id first, then package)."""
+        for k in keys:
+            if k in self.levels:
+                return self.levels[k]
+        return None
+
+    def merge(self, other: PolicySet) -> PolicySet:
+        return PolicySet({**self.levels, **other.levels}, _deep_merge(self.data, other.data))
+
+
+def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(out.get(k), dict) and isinstance(v, dict) else v
+    return out
+
+
+def load(path: Path, display: str) -> PolicySet:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise PolicyError(f"cannot read {display}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise PolicyError(f"{display}: not valid YAML: {exc}",
+                          range=range_for(display, mark.line + 1 if mark else 1)) from None
+    where = range_for(display, 1)
+    if not isinstance(doc, dict):
+        raise PolicyError(f"{display}: expected a mapping with 'levels' and 'data'", range=where)
+    unknown = sorted(set(doc) - _KEYS)
+    if unknown:
+        raise PolicyError(f"{display}: unknown key(s): {', '.join(unknown)}", range=where,
+                          hint="A policy set has 'levels' (policy -> level) and 'data'.")
+    levels: dict[str, Level] = {}
+    raw_levels = doc.get("levels") or {}
+    if not isinstance(raw_levels, dict):
+        raise PolicyError(f"{display}: 'levels' must map policies to levels", range=where)
+    for key, value in raw_levels.items():
+        if isinstance(value, dict):
+            value = value.get("level")
+        level = parse_level(value)
+        if level is None:
+            raise PolicyError(f"{display}: unknown level {value!r} for {key}", range=where,
+                              hint=f"Use one of: {', '.join(LEVEL_NAMES)}.")
+        levels[str(key)] = level
+    data = doc.get("data") or {}
+    if not isinstance(data, dict):
+        raise PolicyError(f"{display}: 'data' must be a mapping", range=where)
+    return PolicySet(levels, data)
+
+
+__all__ = ["FILE_NAME", "PolicySet", "load"]

@@ -1,0 +1,181 @@
+"""Output formats, the commands, and exit codes (through cli.main.run and the real executable)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from cli.main import run
+from policies.gate import PolicyOptions, check_plan_json
+from policies.report import render
+from tests.e2e.helpers import CTL, clean_env
+from tests.policies.conftest import plan, rc, write
+
+POLICY = """
+    package main
+    import rego.v1
+    deny contains {"msg": sprintf("%s is forbidden", [rc.address]), "address": rc.address} if {
+        some rc in input.resource_changes
+        rc.type == "forbidden_thing"
+    }
+    warn contains "a warning" if true
+    deny_hard contains {"msg": "hard", "level": "hard-mandatory"} if input.hard
+"""
+
+
+@pytest.fixture
+def setup(tmp_path: Path, policy_dir: Path) -> tuple[Path, Path, Path]:
+    write(policy_dir, "main.rego", POLICY)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(plan(rc("forbidden_thing", "x", {}))))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(plan(rc("fine_thing", "y", {}))))
+    return policy_dir, bad, good
+
+
+def outcome(setup: tuple[Path, Path, Path], override: str | None = None):  # type: ignore[no-untyped-def]
+    policy_dir, bad, _ = setup
+    return check_plan_json(json.loads(bad.read_text()), bad.parent,
+                           PolicyOptions(policy_dirs=[policy_dir], builtin=False, override=override))
+
+
+def test_junit_parses(setup: tuple[Path, Path, Path]) -> None:
+    root = ET.fromstring(render(outcome(setup), "junit"))
+    assert root.tag == "testsuites" and root.get("failures") == "1"
+    cases = root.findall(".//testcase")
+    assert any(c.find("failure") is not None and "forbidden" in c.find("failure").get("message", "") for c in cases)
+    assert len(cases) == 3  # deny finding, warn finding, deny_hard passing
+
+
+def test_sarif_structure(setup: tuple[Path, Path, Path]) -> None:
+    doc = json.loads(render(outcome(setup), "sarif"))
+    assert doc["version"] == "2.1.0" and isinstance(doc["runs"], list)
+    driver = doc["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "ctl" and {r["id"] for r in driver["rules"]} == {"main.deny", "main.warn", "main.deny_hard"}
+    results = doc["runs"][0]["results"]
+    assert {r["level"] for r in results} == {"error", "note"}
+    for r in results:
+        assert r["ruleId"] and r["message"]["text"] and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    denied = next(r for r in results if r["ruleId"] == "main.deny")
+    assert denied["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "forbidden_thing.x"
+
+
+def test_json_text_and_github(setup: tuple[Path, Path, Path]) -> None:
+    doc = json.loads(render(outcome(setup, "ok"), "json"))
+    assert doc["passed"] and doc["override_used"] and doc["results"][0]["status"] in ("overridden", "advisory")
+    text = render(outcome(setup), "text")
+    assert "FAIL - main.deny (soft-mandatory) - forbidden_thing.x is forbidden" in text and "denied" in text
+    gh = render(outcome(setup), "github").splitlines()
+    assert gh[0].startswith("::error file=") and "::forbidden_thing.x is forbidden" in gh[0]
+    assert any(line.startswith("::notice ") for line in gh)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "junit", "sarif", "github"])
+def test_policy_check_exit_codes(setup: tuple[Path, Path, Path], fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    policy_dir, bad, good = setup
+    base = ["-C", str(bad.parent), "policy", "check", "--no-builtin-policies", "--policy-dir", str(policy_dir), "--format", fmt]
+    assert run([*base, "--plan-json", str(bad)]) == 3
+    assert run([*base, "--plan-json", str(good)]) == 0
+    assert run([*base, "--plan-json", str(bad), "--policy-override", "accepted"]) == 0
+    capsys.readouterr()
+
+
+def test_hard_mandatory_ignores_override(setup: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    policy_dir, _, _ = setup
+    hard = tmp_path / "hard.json"
+    hard.write_text(json.dumps({"resource_changes": [], "hard": True}))
+    assert run(["-C", str(tmp_path), "policy", "check", "--no-builtin-policies", "--policy-dir", str(policy_dir),
+                "--plan-json", str(hard), "--policy-override", "please"]) == 3
+
+
+def test_usage_errors(setup: tuple[Path, Path, Path]) -> None:
+    assert run(["policy", "check"]) == 64
+    assert run(["-C", str(setup[1].parent), "policy", "check", "--plan-json", str(setup[1]), "--format", "xml"]) == 64
+
+
+def test_policy_error_exits_1(tmp_path: Path, policy_dir: Path) -> None:
+    (tmp_path / "p.json").write_text(json.dumps(plan()))
+    assert run(["-C", str(tmp_path), "policy", "check", "--no-builtin-policies", "--policy-dir", str(policy_dir),
+                "--plan-json", str(tmp_path / "p.json")]) == 1
+
+
+def test_policy_test_command(tmp_path: Path, policy_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(policy_dir, "main.rego", POLICY)
+    write(policy_dir, "main_test.rego", """
+        package main
+        import rego.v1
+        test_forbidden if {
+            count(deny) == 1 with input as {"resource_changes": [{"address": "f.x", "type": "forbidden_thing"}]}
+        }
+        test_wrong if { count(deny) == 5 with input as {"resource_changes": []} }
+    """)
+    assert run(["policy", "test", str(policy_dir)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL data.main.test_wrong" in out and "1 passed, 1 failed" in out
+    assert run(["policy", "test", str(policy_dir), "--run", "forbidden"]) == 0
+
+
+def test_builtin_pack_tests_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["policy", "test", "--builtin"]) == 0
+    assert " 0 failed" in capsys.readouterr().out
+
+
+def _config(tmp_path: Path) -> Path:
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "main.tf").write_text('resource "terraform_data" "x" {\n  input = "hello"\n}\n')
+    write(cfg / "policies", "main.rego", """
+        package main
+        import rego.v1
+        deny contains msg if {
+            some rc in input.resource_changes
+            rc.type == "terraform_data"
+            msg := sprintf("%s is not allowed", [rc.address])
+        }
+    """)
+    return cfg
+
+
+def test_plan_and_apply_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.plan.planfile import load_plan
+
+    cfg = _config(tmp_path)
+    planfile = tmp_path / "tfplan"
+    assert run(["-C", str(cfg), "plan", "--out", str(planfile)]) == 3
+    assert not planfile.exists()
+    assert run(["-C", str(cfg), "plan", "--out", str(planfile), "--policy-override", "CHG-7"]) == 0
+    saved = load_plan(planfile)
+    assert saved.policy_override == "CHG-7" and saved.policy_results[0]["status"] == "overridden"
+    assert run(["-C", str(cfg), "policy", "check", str(planfile)]) == 0  # the recorded override holds
+    # policies changed since the plan: a hard-mandatory rule now refuses the saved plan
+    write(cfg / "policies", "hard.rego", 'package main\nimport rego.v1\ndeny_hard contains {"msg": "no", "level": "hard-mandatory"} if true\n')
+    assert run(["-C", str(cfg), "apply", str(planfile)]) == 3
+    assert run(["-C", str(cfg), "apply", "--auto-approve", "--policy-override", "x"]) == 3
+    (cfg / "policies" / "hard.rego").unlink()
+    assert run(["-C", str(cfg), "apply", str(planfile)]) == 0
+    capsys.readouterr()
+
+
+def test_real_executable_exit_codes(tmp_path: Path) -> None:
+    cfg = _config(tmp_path)
+    env = clean_env()
+    denied = subprocess.run([CTL, "-C", str(cfg), "plan"], capture_output=True, text=True, env=env,
+                            stdin=subprocess.DEVNULL, timeout=120)
+    assert denied.returncode == 3, denied.stderr
+    assert "terraform_data.x is not allowed" in denied.stdout
+    plan_json = tmp_path / "p.json"
+    plan_json.write_text(json.dumps(plan(rc("aws_s3_bucket", "b", {"bucket": "b"}))))
+    sarif = subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), "--format", "sarif"],
+                           capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120,
+                           cwd=tmp_path)
+    assert sarif.returncode == 3 and json.loads(sarif.stdout)["version"] == "2.1.0"
+    ok = subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), "--no-builtin-policies",
+                         "--policy-dir", str(cfg / "policies")], capture_output=True, text=True, env=env,
+                        stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert os.path.exists(CTL)
