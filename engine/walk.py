@@ -28,6 +28,7 @@ from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.values import (
     SENSITIVE,
+    SetValue,
     UNKNOWN,
     Marked,
     Unknown,
@@ -440,6 +441,14 @@ class ConfigWalk:
             if isinstance(coll, list):
                 if contains_unknown(coll):
                     return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
+                if not isinstance(coll, SetValue):
+                    self.diags.error(
+                        "Invalid for_each argument",
+                        detail="for_each needs a map, or a set of strings, and this is a list: its order and "
+                               "duplicates would not give stable instance keys. Convert it with toset([...]).",
+                        range=for_each.expr.rng,
+                    )
+                    return "for_each", []
                 if not all(isinstance(x, str) for x in coll):
                     self.diags.error(
                         "Invalid for_each argument",

@@ -19,7 +19,16 @@ from engine.errors import CtlError, SourceRange
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import parse_number, scalar_to_string, to_bool
-from engine.lang.values import Marked, Unknown, contains_unknown, deep_unmark, mark, normalize_number, unmark
+from engine.lang.values import (
+    Marked,
+    SetValue,
+    Unknown,
+    contains_unknown,
+    deep_unmark,
+    mark,
+    normalize_number,
+    unmark,
+)
 
 
 class Type:
@@ -348,7 +357,7 @@ def _to_set(v: Any, t: SetType, path: str) -> list:
             known[key] = mark(known[key], unmark(x)[1])
         else:
             known[key] = x
-    return [known[k] for k in sorted(known)] + unknown
+    return SetValue([known[k] for k in sorted(known)] + unknown)
 
 
 def _to_map(v: Any, t: MapType, path: str) -> dict:

@@ -42,6 +42,17 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
+class SetValue(list):  # noqa: FURB189 - a list that remembers being a set
+    """A set: sorted, without duplicates, and known to be a set.
+
+    Sets are lists in the value model, but ``for_each`` accepts a set of strings and refuses a
+    tuple (Terraform's rule: a list's order and duplicates would not give stable instance keys), so
+    ``toset()`` and set-typed conversions return this subclass and the walk can tell them apart.
+    """
+
+    __slots__ = ()
+
+
 class Marked:
     """A value with marks (``{"sensitive"}``); never nested directly inside another Marked."""
 

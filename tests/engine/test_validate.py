@@ -145,14 +145,14 @@ def test_every_problem_of_a_run_is_reported_together_sorted_by_position(make_con
             output "x" {
               value = var.nope
             }
-            resource "aws_s3_bucket" "logs" {}
+            resource "acme_widget" "logs" {}
         """,
         "c.tf": "locals {\n  broken = )\n}\n",
         "d.tf.json": '{"locals": {"y": "${local.missing}"}}',
     }))
     assert [(where, summary) for where, summary, _ in problems(loaded)] == [
         ("a.tf:2:11", 'Reference to undeclared input variable "nope"'),
-        ("a.tf:4:10", "Unsupported resource type aws_s3_bucket: no adapter provides it"),
+        ("a.tf:4:10", "Unsupported resource type acme_widget: no adapter provides it"),
         ("b.tf:2:9", 'Inappropriate value for attribute "min"'),
         ("b.tf:6:11", "Call to unknown function"),
         ("c.tf:2:12", 'Invalid syntax: unexpected ")"'),

@@ -225,14 +225,28 @@ def test_invalid_count_and_for_each_values(make_config: MakeConfig) -> None:
     assert "Sensitive values" in details[4]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sets and tuples are both Python lists in the value model, so the walk cannot tell "
-    "toset([...]) from a tuple literal and accepts a list of strings as a set",
-)
 def test_for_each_over_a_tuple_of_strings_is_rejected(make_config: MakeConfig) -> None:
     loaded = evaluate_config(make_config({"main.tf": 'resource "terraform_data" "c" {\n  for_each = ["x", "y"]\n}\n'}))
     assert errors(loaded) == [("main.tf:2:14", "Invalid for_each argument")]
+
+
+def test_for_each_over_a_set_of_strings_or_a_set_typed_variable(make_config: MakeConfig) -> None:
+    loaded = evaluate_config(make_config({"main.tf": """
+        variable "names" {
+          type    = set(string)
+          default = ["b", "a", "b"]
+        }
+        resource "terraform_data" "c" {
+          for_each = toset(["x", "y", "x"])
+        }
+        resource "terraform_data" "v" {
+          for_each = var.names
+        }
+    """}))
+    assert errors(loaded) == []
+    assert addresses(loaded) == [
+        'terraform_data.c["x"]', 'terraform_data.c["y"]', 'terraform_data.v["a"]', 'terraform_data.v["b"]',
+    ]
 
 
 def test_unknown_for_each_is_a_placeholder_in_validate_and_an_error_in_plan(make_config: MakeConfig) -> None:

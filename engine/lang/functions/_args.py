@@ -11,6 +11,8 @@ compare through ``typed_key``, which keeps bools, numbers and strings apart.
 
 from __future__ import annotations
 
+from engine.lang.values import SetValue
+
 import json
 import re
 from decimal import Decimal
@@ -211,4 +213,4 @@ def make_set(items: list, i: int) -> list:
     for x in unify(items, i):
         seen.setdefault(typed_key(x), x)
     keys = sorted(seen, key=lambda k: (_KIND_ORDER[k[0]], k[1] if len(k) > 1 else 0))
-    return [seen[k] for k in keys]
+    return SetValue(seen[k] for k in keys)

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from engine.lang.functions._args import make_set, typed_key, unify, want_list
 from engine.lang.functions._core import FunctionContext, fn
+from engine.lang.values import SetValue
 
 
 def _setintersection(a: list, _c: FunctionContext) -> list:
     first = make_set(want_list(a[0], 0), 0)
     for i in range(1, len(a)):
         other = {typed_key(x) for x in make_set(want_list(a[i], i), i)}
-        first = [x for x in first if typed_key(x) in other]
+        first = SetValue(x for x in first if typed_key(x) in other)
     return first
 
 
 def _setsubtract(a: list, _c: FunctionContext) -> list:
     remove = {typed_key(x) for x in make_set(want_list(a[1], 1), 1)}
-    return [x for x in make_set(want_list(a[0], 0), 0) if typed_key(x) not in remove]
+    return SetValue(x for x in make_set(want_list(a[0], 0), 0) if typed_key(x) not in remove)
 
 
 def _setunion(a: list, _c: FunctionContext) -> list:
