@@ -13,5 +13,5 @@ deny contains {"msg": msg, "address": rc.address} if {
 	access := object.get(rc.change.after, "container_access_type", "private")
 	access != null
 	access != "private"
-	msg := sprintf("%s: container_access_type is %q, not \"private\"", [rc.address, access])
+	msg := concat("", [rc.address, ": container_access_type is \"", access, "\", not \"private\""])
 }

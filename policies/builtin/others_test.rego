@@ -78,3 +78,8 @@ test_destroying_protected_resource_is_denied if {
 test_destroying_unprotected_resource_passes if {
 	count(protect.deny) == 0 with input as destroy({"env": "dev"})
 }
+
+test_azure_public_container_message_names_the_access_type if {
+	some d in container_private.deny with input as {"resource_changes": [rc("azurerm_storage_container", "c", {"container_access_type": "blob"})]}
+	d.msg == "azurerm_storage_container.c: container_access_type is \"blob\", not \"private\""
+}
