@@ -9,13 +9,21 @@ import typer
 
 from cli import output
 from cli.state import options
-from engine.errors import ExitCode
+from cli.state_cmd import LOCK_TIMEOUT_HELP
+from engine.errors import CtlError, ExitCode
 
-_INIT_HELP = """Prepare the configuration directory: check the configuration and backend settings, check
-that an adapter is installed for every resource type used, and create .ctl/.
+_INIT_HELP = """Prepare the configuration directory: check the configuration, check that an adapter is
+installed for every resource type used, check the backend (its store must really refuse a second
+conditional create and a stale compare-and-swap) and record its settings in .ctl/backend.json
+(credentials are never recorded: later commands take them from the environment).
 
-Example: ctl init
+Changing the backend later needs --migrate-state (copy every workspace's state, keeping lineage and
+serial) or --reconfigure (switch without copying).
+
+Example: ctl init --backend-config bucket=team-state --backend-config backend.hcl
 """
+_BACKEND_CONFIG_HELP = ("A backend setting NAME=VALUE, or a file of settings in HCL; repeatable, later ones "
+                        "win over earlier ones and over the backend block.")
 
 
 def register(app: typer.Typer) -> None:
@@ -25,11 +33,57 @@ def register(app: typer.Typer) -> None:
     )
 
 
-def init_command(ctx: typer.Context) -> int:
-    from engine.init import initialize
+def init_command(
+    ctx: typer.Context,
+    backend_config: list[str] = typer.Option(None, "--backend-config", metavar="NAME=VALUE|FILE",
+                                             help=_BACKEND_CONFIG_HELP),
+    migrate_state: bool = typer.Option(False, "--migrate-state",
+                                       help="Copy every workspace's state from the previous backend to the new one."),
+    reconfigure: bool = typer.Option(False, "--reconfigure",
+                                     help="Use the configured backend without copying the previous backend's state."),
+    force_copy: bool = typer.Option(False, "--force-copy",
+                                    help="Like --migrate-state, without asking for confirmation."),
+    lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+) -> int:
+    from cli.common import input_enabled
+    from cli.run_options import lock_timeout as parse_timeout
+    from engine.init import InitOptions, Migration, initialize
+    from engine.session import LockOptions
 
-    report = initialize(options(ctx).root)
     con = output.stdout()
+
+    def confirm(plan: Migration) -> bool:
+        if not input_enabled(None):
+            raise CtlError(
+                "Migrating the state needs confirmation, but input is disabled",
+                hint="Run with --force-copy to copy without asking.",
+            )
+        con.print(f"\nCopy the state of {len(plan.workspaces)} workspace(s) ({', '.join(plan.workspaces)})\n"
+                  f"  from {plan.source}\n  to   {plan.destination}?\n  Only 'yes' will be accepted.\n")
+        return str(typer.prompt("  Enter a value", default="", show_default=False)).strip() == "yes"
+
+    opts = InitOptions(
+        backend_config=list(backend_config or []),
+        migrate_state=migrate_state,
+        reconfigure=reconfigure,
+        force_copy=force_copy,
+        lock=LockOptions(timeout=parse_timeout(lock_timeout)),
+        confirm=confirm,
+    )
+    report = initialize(options(ctx).root, opts)
+    for warning in report.warnings:
+        output.warn(warning)
+    if report.previous is not None:
+        if report.migrated:
+            for m in report.migrated:
+                what = "already there, identical" if m.already_there else "copied"
+                con.print(f'- Workspace "{m.workspace}": serial {m.serial}, lineage {m.lineage}, '
+                          f"{m.resources} resource(s) {what}")
+            con.print(f"Migrated the state from {report.previous}.")
+        elif migrate_state or force_copy:
+            con.print(f"No state to migrate from {report.previous}.")
+        else:
+            con.print(f"Switched from {report.previous} without copying its state.")
     con.print(f"Backend: [bold]{report.backend}[/] ({report.location})")
     for name, source in report.providers:
         con.print(f"- Using adapter {name} ({source})")

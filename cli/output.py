@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -17,11 +18,22 @@ from rich.markup import escape
 from engine.errors import CtlError, Diagnostic
 
 _state: dict[str, object] = {"no_color": False, "root": Path(".")}
+_sink: list[Callable[[list[Diagnostic]], None]] = []
 
 
 def configure(*, no_color: bool, root: Path) -> None:
     _state["no_color"] = no_color
     _state["root"] = root
+    _sink.clear()  # a new run: diagnostics are human text again until a command opens a JSON stream
+
+
+def set_diagnostic_sink(sink: Callable[[list[Diagnostic]], None] | None) -> None:
+    """Send diagnostics (and warnings) to ``sink`` instead of stderr: ``--json`` streams them on stdout.
+
+    It stays in place until the run ends, so the error boundary's report of the error that ended a
+    ``--json`` run is part of the stream too.
+    """
+    _sink[:] = [sink] if sink is not None else []
 
 
 def color_enabled(stream: object = None) -> bool:
@@ -61,6 +73,10 @@ def _snippet(d: Diagnostic) -> str | None:
 
 def print_diagnostics(diags: list[Diagnostic]) -> None:
     """Each problem in a few lines: severity and summary, where, the source line, detail, hint."""
+    if _sink:
+        _sink[0](diags)
+        _annotate(diags)
+        return
     con = stderr()
     brief = bool(os.environ.get("TF_IN_AUTOMATION") or os.environ.get("CTL_IN_AUTOMATION"))
     for d in diags:
@@ -78,13 +94,29 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
                 con.print(f"  {escape(line)}")
         if d.hint and not brief:
             con.print(f"  [dim]Hint:[/] {escape(d.hint)}")
+    _annotate(diags)
+
+
+def _annotate(diags: list[Diagnostic]) -> None:
+    """GitHub Actions workflow commands, so each problem shows up on the line it is about."""
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for d in diags:
             kind = "error" if d.severity == "error" else "warning"
             loc = ""
             if d.range is not None:
-                loc = f" file={d.range.filename},line={d.range.start.line},col={d.range.start.column}"
-            sys.stderr.write(f"::{kind}{loc}::{d.summary}\n")
+                loc = (f" file={_escape_property(d.range.filename)},line={d.range.start.line},"
+                       f"col={d.range.start.column}")
+            text = d.summary if not d.address or d.range is not None else f"{d.address}: {d.summary}"
+            sys.stderr.write(f"::{kind}{loc}::{_escape_data(text)}\n")
+
+
+def _escape_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF escaped, or the runner cuts it short."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def print_error(err: CtlError) -> None:
@@ -98,4 +130,7 @@ def info(message: str) -> None:
 
 
 def warn(message: str) -> None:
+    if _sink:
+        _sink[0]([Diagnostic("warning", message)])
+        return
     stderr().print(f"[bold yellow]Warning:[/] {escape(message)}")

@@ -42,8 +42,10 @@ def normalize_bool_flags(args: list[str]) -> list[str]:
 
 def parallelism(value: int | None) -> int:
     if value is None:
-        env = os.environ.get("CTL_PARALLELISM", "")
-        value = int(env) if env.isdigit() else 10
+        env = os.environ.get("CTL_PARALLELISM", "").strip()
+        if env and not (env.isdigit() and int(env) >= 1):  # a typo in CI must not silently mean 10
+            raise UsageError(f'Invalid CTL_PARALLELISM "{env}"', hint="Use a whole number of at least 1.")
+        value = int(env) if env else 10
     if value < 1:
         raise UsageError("--parallelism must be at least 1")
     return value
@@ -52,11 +54,12 @@ def parallelism(value: int | None) -> int:
 def lock_timeout(value: str | None) -> float:
     from engine.state.locking import parse_duration
 
-    text = value if value is not None else os.environ.get("CTL_LOCK_TIMEOUT", "0s")
+    text = value if value is not None else (os.environ.get("CTL_LOCK_TIMEOUT", "").strip() or "0s")
     try:
         return parse_duration(text)
     except Exception:
-        raise UsageError(f'Invalid --lock-timeout "{text}"', hint="Use a duration such as 30s, 5m or 1h.") from None
+        source = "--lock-timeout" if value is not None else "CTL_LOCK_TIMEOUT"
+        raise UsageError(f'Invalid {source} "{text}"', hint="Use a duration such as 30s, 5m or 1h.") from None
 
 
 def build(

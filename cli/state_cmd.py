@@ -17,6 +17,7 @@ import typer
 
 from cli import output
 from cli.common import print_json
+from cli.completion import complete_addresses, complete_instances
 from cli.state import options
 from engine.errors import ExitCode
 
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
 state_app = typer.Typer(
     name="state",
-    help="Inspect and edit the state: list, show, mv, rm, pull, push, lock, unlock, lock-status.",
+    help="Inspect and edit the state: list, show, mv, rm, pull, push, lock, unlock, lock-status, history, "
+         "rollback.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -64,7 +66,8 @@ An address filters by prefix: a resource matches all its instances, module.NAME 
 Example: ctl state list 'module.net'""")
 def list_command(
     ctx: typer.Context,
-    addresses: list[str] = typer.Argument(None, help="Only instances under these addresses."),
+    addresses: list[str] = typer.Argument(None, help="Only instances under these addresses.",
+                                         autocompletion=complete_addresses),
     resource_id: str = typer.Option(None, "--id", help="Only instances whose id attribute is this."),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of addresses."),
 ) -> int:
@@ -83,7 +86,8 @@ def list_command(
 Example: ctl state show 'random_id.a[0]' --json""")
 def show_command(
     ctx: typer.Context,
-    address: str = typer.Argument(..., help="The instance address, e.g. random_id.a or random_id.b[0]."),
+    address: str = typer.Argument(..., help="The instance address, e.g. random_id.a or random_id.b[0].",
+                                 autocompletion=complete_instances),
     json_out: bool = typer.Option(False, "--json", help="Print the instance as ctl show --json does."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
@@ -108,7 +112,7 @@ instances. Nothing is overwritten: an existing DESTINATION is refused.
 Example: ctl state mv random_id.old random_id.new""")
 def mv_command(
     ctx: typer.Context,
-    source: str = typer.Argument(..., help="What to move."),
+    source: str = typer.Argument(..., help="What to move.", autocompletion=complete_addresses),
     destination: str = typer.Argument(..., help="Its new address."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would move; change nothing."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
@@ -131,7 +135,8 @@ Each ADDRESS is an instance, a resource (all its instances) or a module (everyth
 Example: ctl state rm 'random_id.a[1]'""")
 def rm_command(
     ctx: typer.Context,
-    addresses: list[str] = typer.Argument(..., help="What to remove from the state."),
+    addresses: list[str] = typer.Argument(..., help="What to remove from the state.",
+                                         autocompletion=complete_addresses),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; change nothing."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = _lock_timeout_option(),
@@ -218,30 +223,38 @@ def lock_command(
 
 @state_app.command("unlock", help="""Release the state lock with this ID.
 
-A wrong ID is refused, showing who holds the lock; --force releases whatever lock is held. Use it
-only when no run is using the state (for example after a crash).
+A wrong ID is refused, showing who holds the lock; --force breaks whatever lock is held (for an
+apparently abandoned lock, the error message prints the exact command). Breaking a lock is logged
+with who broke it and whose lock it was; a run whose lock is broken stops at its next heartbeat.
 
 Example: ctl state unlock 6b2c8f0e-5d1a-4a47-9f1e-2f0c7a1d9e11""")
 def unlock_command(
     ctx: typer.Context,
     lock_id: str = typer.Argument(..., help="The lock ID (printed by ctl state lock and in lock errors)."),
-    force: bool = typer.Option(False, "--force", help="Release the lock even if its ID is another one."),
+    force: bool = typer.Option(False, "--force", help="Break the lock even if its ID is another one."),
 ) -> int:
     from engine.state_ops import unlock
 
-    released = unlock(_root(ctx), lock_id, force=force)
-    if lock_id != released.ID:
-        output.warn(f"Released the lock {released.ID} held by {released.Who} ({released.Operation}).")
+    done = unlock(_root(ctx), lock_id, force=force)
+    gone = done.lock
+    if done.forced:
+        output.warn(f"Broke the state lock {gone.ID or '(unreadable)'} held by {gone.Who or 'an unknown holder'} "
+                    f"({gone.Operation}, since {gone.Created or 'an unknown time'}); broken by {done.by} "
+                    "with --force.")
     output.stdout().print("[bold green]The state has been successfully unlocked![/]")
     return int(ExitCode.OK)
 
 
-@state_app.command("lock-status", help="""Tell whether the state is locked, and by whom, for what and since when.
+@state_app.command("lock-status", help="""Tell whether the state is locked: by whom, for what, since when, last heartbeat.
+
+A lock whose holder stopped renewing its heartbeat (5 minutes, CTL_LOCK_STALE_SECONDS) is reported
+as apparently abandoned, with the `ctl state unlock --force ID` command that breaks it.
 
 Example: ctl state lock-status --json""")
 def lock_status_command(
     ctx: typer.Context,
-    json_out: bool = typer.Option(False, "--json", help="Print {locked, lock, age_seconds} as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print {locked, lock, age_seconds, heartbeat_age_seconds, "
+                                  "abandoned, unlock_command} as JSON."),
 ) -> int:
     from engine.state_ops import lock_status
 
@@ -250,10 +263,111 @@ def lock_status_command(
         doc: dict[str, object] = {"locked": status.info is not None}
         if status.info is not None:
             doc["lock"] = asdict(status.info)
-            doc["age_seconds"] = None if status.age_seconds is None else round(status.age_seconds, 1)
+            doc["age_seconds"] = _rounded(status.age_seconds)
+            doc["heartbeat_age_seconds"] = _rounded(status.heartbeat_age_seconds)
+            doc["abandoned"] = status.abandoned
+            doc["unlock_command"] = status.unlock_command
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif status.info is None:
         sys.stdout.write("The state is not locked.\n")
     else:
-        sys.stdout.write("The state is locked.\n" + status.description + "\n")
+        verb = "Break it (only if no run is using the state)" if status.abandoned else \
+            "Release it (only if no run is using the state)"
+        sys.stdout.write("The state is locked.\n" + status.description + f"\n{verb} with: {status.unlock_command}\n")
     return int(ExitCode.OK)
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
+
+
+@state_app.command("history", help="""List the kept versions of the state: serial, time, who wrote it, resources.
+
+Every write keeps the version it replaces; the last line is the current state. Restore a kept
+version with `ctl state rollback SERIAL`.
+
+Example: ctl state history --json""")
+def history_command(
+    ctx: typer.Context,
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
+                                  "version, current}."),
+) -> int:
+    from engine.state_ops import history
+
+    rows = history(_root(ctx))
+    if json_out:
+        print_json([asdict(r) for r in rows])
+        return int(ExitCode.OK)
+    if not rows:
+        output.info("The state has no versions yet.")
+        return int(ExitCode.OK)
+    table = [("SERIAL", "TIME", "WHO", "RESOURCES", "")]
+    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), "(current)" if r.current else "")
+              for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(4)]
+    for row in table:
+        sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)).rstrip()
+                         + (f"  {row[4]}" if row[4] else "") + "\n")
+    return int(ExitCode.OK)
+
+
+@state_app.command("rollback", help="""Restore a kept version of the state (see `ctl state history`).
+
+Under the state lock, shows what changes between the current state and that version, asks for
+'yes', then writes it as a new serial (current + 1) — the replaced version stays in the history.
+A version of another lineage (a different state) is refused.
+
+Example: ctl state rollback 41 --auto-approve""")
+def rollback_command(
+    ctx: typer.Context,
+    serial: int = typer.Argument(..., help="The serial of the kept version to restore."),
+    auto_approve: bool = typer.Option(False, "--auto-approve", help="Skip the confirmation prompt."),
+    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for confirmation (on a terminal)."),
+    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
+    lock_timeout: str = _lock_timeout_option(),
+) -> int:
+    from cli.common import input_enabled
+    from engine.errors import CtlError
+    from engine.state_ops import RollbackPlan, rollback
+
+    interactive = input_enabled(input_)
+
+    def confirm(plan: RollbackPlan) -> bool:
+        sys.stdout.write(_render_rollback(plan))
+        sys.stdout.flush()
+        if auto_approve:
+            return True
+        if not interactive:
+            raise CtlError("Rollback needs confirmation, but input is disabled",
+                           hint=f"Run `ctl state rollback {plan.serial} --auto-approve` to restore it without "
+                                "a prompt.")
+        output.stdout().print("\nDo you want to restore this version?\n  Only 'yes' will be accepted to approve.\n")
+        answer = typer.prompt("  Enter a value", default="", show_default=False)
+        return str(answer).strip() == "yes"
+
+    result = rollback(_root(ctx), serial, lock_options(lock, lock_timeout), confirm)
+    plan = result.plan
+    if not result.written:
+        output.info(f"The kept version {plan.serial} has the same resources and outputs as the current state "
+                    f"(serial {plan.current_serial}); nothing written.")
+    else:
+        output.info(f"Restored the version with serial {plan.serial}: the state now has serial {plan.new_serial} "
+                    f"(serial {plan.current_serial} is kept in the history).")
+    return int(ExitCode.OK)
+
+
+def _render_rollback(plan: Any) -> str:
+    """The diff shown before a rollback, from the point of view of the current state."""
+    diff = plan.diff
+    lines = [f"Rolling back from serial {plan.current_serial} to the kept version {plan.serial} "
+             f"(written as serial {plan.new_serial}):", ""]
+    lines += [f"  + {a}  (back in the state)" for a in diff.added]
+    lines += [f"  - {a}  (no longer in the state)" for a in diff.removed]
+    lines += [f"  ~ {a}  ({', '.join(fields)})" for a, fields in diff.changed]
+    lines += [f"  + output.{o}" for o in diff.outputs_added]
+    lines += [f"  - output.{o}" for o in diff.outputs_removed]
+    lines += [f"  ~ output.{o}" for o in diff.outputs_changed]
+    outs = len(diff.outputs_added) + len(diff.outputs_removed) + len(diff.outputs_changed)
+    lines += ["", f"Resources: {len(diff.added)} back, {len(diff.removed)} dropped, {len(diff.changed)} changed; "
+              f"outputs: {outs} changed.", ""]
+    return "\n".join(lines)

@@ -12,6 +12,7 @@ import sys
 import typer
 
 from cli import output
+from cli.completion import complete_deletable_workspaces, complete_workspaces
 from cli.state import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode
@@ -58,7 +59,7 @@ def new_command(ctx: typer.Context, name: str = typer.Argument(..., help="The ne
 Example: ctl workspace select staging""")
 def select_command(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The workspace to switch to."),
+    name: str = typer.Argument(..., help="The workspace to switch to.", autocompletion=complete_workspaces),
     or_create: bool = typer.Option(False, "--or-create", help="Create the workspace if it does not exist."),
 ) -> int:
     from engine.state_ops import select
@@ -87,7 +88,8 @@ Refused for "default", for the selected workspace, and for one whose state still
 Example: ctl workspace delete staging""")
 def delete_command(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The workspace to delete."),
+    name: str = typer.Argument(..., help="The workspace to delete.",
+                               autocompletion=complete_deletable_workspaces),
     force: bool = typer.Option(False, "--force", help="Delete even if its state still records objects."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),

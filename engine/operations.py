@@ -8,7 +8,9 @@ and persist — also when interrupted or when operations failed.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 
 from adapters.registry import Registry
 from backends.base import StateStore
+from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
 from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.templatefile import render
@@ -29,6 +32,14 @@ from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
 from engine.walk import ConfigWalk, WalkHooks
+
+_log = logging.getLogger(__name__)
+
+
+def _phase_done(phase: str, started: float) -> None:
+    """One structured log record per phase, so CTL_LOG=info shows where a run spends its time."""
+    seconds = time.perf_counter() - started
+    _log.info("phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
 
 
 @dataclass
@@ -58,12 +69,14 @@ class Prepared:
 
 def prepare(opts: RunOptions) -> Prepared:
     """Load and evaluate the configuration; errors raise with every diagnostic."""
+    started = time.perf_counter()
     loaded = load_and_evaluate(opts.root, var_args=opts.plan.var_args, environ=opts.plan.environ,
                                prompt=opts.plan.prompt, workspace=opts.plan.workspace,
                                require_all_variables=True)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     store = open_store(opts.root, loaded.root)
+    _phase_done("load", started)
     return Prepared(loaded, store, opts.plan.workspace)
 
 
@@ -76,15 +89,23 @@ def load_state(manager: StateManager, *, holding_lock: bool) -> tuple[State, Rec
     return state, rec
 
 
-def plan_only(opts: RunOptions, registry: Registry | None = None) -> tuple[PlanResult, Recovery]:
-    """``ctl plan``: one consistent snapshot; locks only when asked (``--lock``)."""
+def plan_only(opts: RunOptions, registry: Registry | None = None, *,
+              events: Events | None = None) -> tuple[PlanResult, Recovery]:
+    """``ctl plan``: one consistent snapshot; locks only when asked (``--lock``).
+
+    ``events`` receives the refresh progress (``refresh_begin``/``refresh_start``/``refresh_complete``).
+    """
+    registry = remote_state.install(registry or Registry.discover())  # data.terraform_remote_state
     prep = prepare(opts)
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
     with locked(prep.store, prep.workspace, "OperationTypePlan", lock):
         state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled)
+        started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
-                           manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded)
+                           manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
+                           events=events)
+        _phase_done("plan", started)
     return result, rec
 
 
@@ -98,8 +119,11 @@ def apply_run(
     abandon: threading.Event | None = None,
     on_plan: Callable[[PlanResult, Recovery], None] | None = None,
 ) -> tuple[Plan, ApplyResult | None]:
-    """``ctl apply``/``destroy``: plan (or load a saved plan), confirm, apply, persist."""
-    registry = Registry.discover()
+    """``ctl apply``/``destroy``: plan (or load a saved plan), confirm, apply, persist.
+
+    ``events`` receives the refresh progress and then every operation's start and end.
+    """
+    registry = remote_state.install(Registry.discover())  # data.terraform_remote_state
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
     if loaded_plan is not None:
         opts.plan.workspace = loaded_plan.workspace
@@ -107,16 +131,21 @@ def apply_run(
     prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan)
     manager = manager_for(prep.store, prep.workspace, opts.root)
     operation = "OperationTypeApply"
-    with locked(prep.store, prep.workspace, operation, opts.lock):
+    # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
+    # starts nothing new, lets running operations finish and persists what they did.
+    stop = stop or threading.Event()
+    with locked(prep.store, prep.workspace, operation, opts.lock, stop=stop):
         state, rec = load_state(manager, holding_lock=opts.lock.enabled)
         if loaded_plan is not None:
             _check_saved(loaded_plan, manager, state, prep.loaded)
             plan = loaded_plan
             plan_result = None
         else:
+            started = time.perf_counter()
             plan_result = make_plan(opts.root, state, manager.lineage or state.lineage,
                                     manager.serial if manager.lineage else -1, opts.plan, registry,
-                                    first=prep.loaded)
+                                    first=prep.loaded, events=events)
+            _phase_done("plan", started)
             plan = plan_result.plan
             if on_plan is not None:
                 on_plan(plan_result, rec)
@@ -124,8 +153,12 @@ def apply_run(
                 return plan, None
             if not confirm(plan):
                 raise CtlError("Apply cancelled.", hint="Nothing was changed.")
+        started = time.perf_counter()
         result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
+        _phase_done("apply", started)
+        started = time.perf_counter()
         manager.compact(result.state)
+        _phase_done("persist", started)
     return plan, result
 
 

@@ -28,9 +28,9 @@ from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.values import (
     SENSITIVE,
-    SetValue,
     UNKNOWN,
     Marked,
+    SetValue,
     Unknown,
     contains_unknown,
     is_marked,

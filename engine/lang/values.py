@@ -42,7 +42,7 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
-class SetValue(list):  # noqa: FURB189 - a list that remembers being a set
+class SetValue(list):
     """A set: sorted, without duplicates, and known to be a set.
 
     Sets are lists in the value model, but ``for_each`` accepts a set of strings and refuses a

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,13 +37,14 @@ from engine.plan.model import (
     Plan,
     ResourceChange,
 )
-from engine.plan.refresh import ResourceLookup, config_key, refresh
+from engine.plan.refresh import RefreshEvents, ResourceLookup, config_key, refresh
 from engine.plan.targets import Selection, check_addresses
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
 
+_log = logging.getLogger(__name__)
 
 @dataclass
 class PlanOptions:
@@ -88,11 +90,13 @@ def make_plan(
     registry: Registry | None = None,
     *,
     first: Loaded | None = None,
+    events: RefreshEvents | None = None,
 ) -> PlanResult:
     """Compute a plan; configuration errors raise ``DiagnosticsError`` with every problem found.
 
     ``first`` is the configuration already loaded and evaluated in validate mode (the caller needed
-    it to find the backend); it is loaded here when not given.
+    it to find the backend); it is loaded here when not given. ``events`` follows the refresh (see
+    ``refresh``), so a progress view can show it.
     """
     check_addresses("--target", opts.targets)
     check_addresses("--exclude", opts.excludes)
@@ -116,7 +120,7 @@ def make_plan(
     diags = Diagnostics()
     drift: list[ResourceChange] = []
     if opts.refresh and not prior.is_empty:
-        prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism)
+        prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism, events)
         if diags.has_errors:
             raise DiagnosticsError(diags.items)
     timings["refresh"] = time.perf_counter() - t
@@ -143,6 +147,8 @@ def make_plan(
         prior.set_instance(addr, obj)
     outputs = _output_changes(prior, walk.root_outputs, opts.mode)
     timings["plan"] = time.perf_counter() - t
+    for phase, seconds in timings.items():
+        _log.info("plan phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
     plan = Plan(
         changes=sorted(changes.values(), key=lambda c: _sort_key(c.address)),
         drift=drift,

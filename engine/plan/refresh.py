@@ -6,6 +6,9 @@ object is gone); the refreshed state is what the plan compares the configuration
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,6 +23,9 @@ from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
 
 ResourceLookup = dict[tuple[tuple[str, ...], str], Resource]  # (module path, "type.name") -> config
+RefreshEvents = Callable[[str, str, dict[str, Any]], None]  # (event, address, details), from worker threads
+
+_log = logging.getLogger(__name__)
 
 
 def config_key(addr: InstanceAddress) -> tuple[tuple[str, ...], str]:
@@ -35,8 +41,15 @@ def refresh(
     config_of: ResourceLookup,
     diags: Diagnostics,
     parallelism: int = 10,
+    events: RefreshEvents | None = None,
 ) -> tuple[State, list[ResourceChange]]:
-    """A refreshed copy of ``state`` and the drift found; read errors go to ``diags``."""
+    """A refreshed copy of ``state`` and the drift found; read errors go to ``diags``.
+
+    ``events`` lets a progress view follow along: ``refresh_begin`` (``total``) once, then
+    ``refresh_start`` / ``refresh_complete`` (or ``refresh_errored``) per instance with its ``id`` and
+    ``elapsed`` seconds. It is called from the worker threads, so it must be thread-safe.
+    """
+    notify = events or (lambda _e, _a, _d: None)
     work: list[tuple[InstanceAddress, InstanceState, Any]] = []
     for addr, inst in state.instances():
         if addr.mode != "managed":
@@ -49,15 +62,29 @@ def refresh(
 
     def read(item: tuple[InstanceAddress, InstanceState, Any]) -> tuple[Any, BaseException | None]:
         addr, inst, rt = item
+        attrs, err = None, None
+        started = time.monotonic()
+        notify("refresh_start", str(addr), {"id": _shown_id(inst)})
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
         try:
             ctx = providers.context(rt, str(addr), path, resource)
-            return rt.read(ctx, dict(inst.attributes)), None
+            attrs = rt.read(ctx, dict(inst.attributes))
         except CtlError as exc:
-            return None, exc
+            err = exc
         except Exception as exc:  # an SDK failure: reported against the address
-            return None, CtlError(f"Refreshing {addr} failed: {exc}", address=str(addr))
+            err = CtlError(f"Refreshing {addr} failed: {exc}", address=str(addr))
+        elapsed = time.monotonic() - started
+        _log.debug("refreshed %s in %.3fs", addr, elapsed,
+                   extra={"address": str(addr), "seconds": round(elapsed, 6), "ok": err is None})
+        if err is not None:
+            notify("refresh_errored", str(addr), {"error": str(err), "elapsed": elapsed})
+        else:
+            fresh_id = attrs.get("id") if isinstance(attrs, dict) and not _id_is_secret(inst) else None
+            notify("refresh_complete", str(addr), {"id": fresh_id, "elapsed": elapsed, "gone": attrs is None})
+        return attrs, err
+
+    notify("refresh_begin", "", {"total": len(work)})
 
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
         results = list(pool.map(read, work))
@@ -81,6 +108,15 @@ def refresh(
             drift.append(_drift(addr, state, before, fresh.marked_attributes(), ACTIONS_UPDATE))
             new.set_instance(addr, fresh)
     return new, drift
+
+
+def _id_is_secret(inst: InstanceState) -> bool:
+    return any(tuple(p)[:1] == ("id",) for p in inst.sensitive_attributes)
+
+
+def _shown_id(inst: InstanceState) -> Any:
+    """The ``id`` a progress line may show: never a secret one."""
+    return None if _id_is_secret(inst) else inst.attributes.get("id")
 
 
 def _drift(addr: InstanceAddress, state: State, before: dict[str, Any], after: dict[str, Any] | None,

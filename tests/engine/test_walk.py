@@ -8,8 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from engine.lang.values import deep_unmark, is_unknown
 from engine.validate import Loaded, load_and_evaluate
 from engine.walk import WalkHooks

@@ -11,15 +11,13 @@ compare through ``typed_key``, which keeps bools, numbers and strings apart.
 
 from __future__ import annotations
 
-from engine.lang.values import SetValue
-
 import json
 import re
 from decimal import Decimal
 from typing import Any
 
 from engine.lang.functions._core import ArgError
-from engine.lang.values import Unknown, normalize_number, type_name
+from engine.lang.values import SetValue, Unknown, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")

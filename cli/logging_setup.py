@@ -1,0 +1,123 @@
+"""``CTL_LOG`` and ``CTL_LOG_PATH``: structured logs of what a run did and where its time went.
+
+``CTL_LOG=debug|info|warn|error`` turns logging on at that level (``trace`` is accepted as
+``debug``, ``warning`` as ``warn``, ``off`` turns it off); records are JSON lines on stderr, or
+appended to the file ``CTL_LOG_PATH`` names (logging at ``info`` when only the path is given). Each
+record carries ``@timestamp``, ``@level``, ``@module`` and ``@message`` — the shape of Terraform's
+``TF_LOG=json`` — plus its structured fields: the engine logs one record per phase (``load``,
+``refresh``, ``plan``, ``apply``, ``persist`` with ``phase`` and ``seconds``) and one per operation
+(``address``, ``action``, ``seconds``, ``ok``), so a slow CI run can be explained from its log alone.
+
+Logs go to stderr (or a file), never stdout: stdout is for the human report or the ``--json``
+stream, and a pipeline reading it must not see log lines. Tracebacks of unexpected errors are
+still printed only with ``CTL_LOG=debug``, so a log file at ``info`` is safe to attach to a bug report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+# The project's own packages: third-party SDK loggers (boto3, urllib3 …) stay quiet.
+LOGGERS = ("engine", "cli", "backends", "adapters", "policies")
+LEVELS = {
+    "trace": logging.DEBUG,
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+_OFF = ("", "off", "0", "false", "none")
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_installed: list[logging.Handler] = []
+
+
+class JsonLinesFormatter(logging.Formatter):
+    """One JSON object per record: the standard fields plus everything passed in ``extra``."""
+
+    def __init__(self, *, tracebacks: bool) -> None:
+        super().__init__()
+        self.tracebacks = tracebacks
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, Any] = {
+            "@timestamp": datetime.fromtimestamp(record.created).astimezone().isoformat(timespec="microseconds"),
+            "@level": _level_name(record.levelno),
+            "@module": record.name,
+            "@message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                doc[key] = value
+        if record.exc_info and self.tracebacks:
+            doc["traceback"] = self.formatException(record.exc_info)
+        elif record.exc_info and record.exc_info[1] is not None:
+            doc["error"] = f"{type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+        return json.dumps(doc, default=str, ensure_ascii=False)
+
+
+def _level_name(levelno: int) -> str:
+    if levelno >= logging.ERROR:
+        return "error"
+    if levelno >= logging.WARNING:
+        return "warn"
+    if levelno >= logging.INFO:
+        return "info"
+    return "debug"
+
+
+def level_from_env(environ: Mapping[str, str]) -> int | None:
+    """The level ``CTL_LOG`` asks for; ``None`` when logging is off. Unknown values warn and mean off."""
+    text = environ.get("CTL_LOG", "").strip().lower()
+    if text in _OFF:
+        return logging.INFO if environ.get("CTL_LOG_PATH") and text == "" else None
+    if text in LEVELS:
+        return LEVELS[text]
+    sys.stderr.write(f"Warning: CTL_LOG={text!r} is not a log level (use debug, info, warn or error); "
+                     "not logging.\n")
+    return None
+
+
+def configure(environ: Mapping[str, str] | None = None) -> None:
+    """Set up (or, for a new run in the same process, reset) logging from the environment."""
+    env = os.environ if environ is None else environ
+    for old in _installed:
+        for name in LOGGERS:
+            logging.getLogger(name).removeHandler(old)
+        old.close()
+    _installed.clear()
+    level = level_from_env(env)
+    if level is None:
+        for name in LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
+        return
+    path = env.get("CTL_LOG_PATH", "").strip()
+    handler: logging.Handler
+    if path:
+        try:
+            handler = logging.FileHandler(path, mode="a", encoding="utf-8")
+        except OSError as exc:
+            sys.stderr.write(f"Warning: cannot write the log file CTL_LOG_PATH={path}: "
+                             f"{exc.strerror or exc}; logging to stderr instead.\n")
+            handler = logging.StreamHandler(sys.stderr)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLinesFormatter(tracebacks=env.get("CTL_LOG", "").strip().lower() in ("debug", "trace")))
+    handler.setLevel(level)
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.addHandler(handler)
+        logger.propagate = False  # the root logger (a host application's) does not print them again
+    _installed.append(handler)
+    logging.getLogger("cli").debug("logging at %s", logging.getLevelName(level).lower(),
+                                   extra={"ctl_log": env.get("CTL_LOG", ""), "ctl_log_path": path or None})
+
+
+__all__ = ["LEVELS", "JsonLinesFormatter", "configure", "level_from_env"]
