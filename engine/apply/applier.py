@@ -146,7 +146,11 @@ class Applier:
         users: dict[str, list[str]] = {}
         for addr in deleting:
             inst = self.state.instance(addr)
-            dependencies = inst.dependencies if inst is not None else self.changes[addr].dependencies
+            # What state recorded, and what the configuration says now: an imported object has no
+            # recorded dependencies, and its inline policy must still go before it.
+            dependencies = set(self.changes[addr].dependencies)
+            if inst is not None:
+                dependencies.update(inst.dependencies)
             for dep in dependencies:
                 users.setdefault(dep, []).append(addr)
         for addr in deleting:
@@ -358,13 +362,31 @@ class Applier:
                 out.skipped[addr] = blocker
         out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
         out.interrupted = self.stop.is_set() or self.abandon.is_set()
+        self._refresh_dependencies()
         self._record_outputs(result)
         self._count(out)
         return out
 
+    def _refresh_dependencies(self) -> None:
+        """Unchanged objects get the dependencies the configuration gives them now (as Terraform
+        does on every apply), so a later delete of an imported object is ordered correctly."""
+        if self.plan.mode != "normal":
+            return
+        for change in self.plan.changes:
+            if not change.is_noop or change.mode != "managed":
+                continue
+            inst = self.state.instance(change.address)
+            if inst is not None and sorted(inst.dependencies) != sorted(change.dependencies):
+                self.state.set_instance(change.address, inst.replace(dependencies=list(change.dependencies)))
+
     def _record_outputs(self, result: WalkResult[ApplyNode]) -> None:
         if self.plan.mode == "destroy":
             self.state.outputs = {}
+            if not self.plan.targets and not self.plan.excludes:
+                # A full destroy leaves nothing behind: data sources are forgotten too.
+                for addr, _ in list(self.state.instances()):
+                    if addr.mode == "data":
+                        self.state.remove_instance(addr)
             return
         if self.cwalk is None:
             return

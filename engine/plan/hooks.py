@@ -82,6 +82,9 @@ class PlanHooks(WalkHooks):
         if self.selection is not None and not self.selection.allows(inst.address, node):
             return prior if prior is not None else UNKNOWN
         if res.mode == "data":
+            if self.mode == "destroy":
+                # Nothing will be read during a destroy; references see the last value read.
+                return prior if prior is not None else UNKNOWN
             return self._data(inst, rt, config, node)
         if self.mode == "refresh-only":
             return prior if prior is not None else UNKNOWN

@@ -47,7 +47,7 @@ def test_resource_types_and_data_sources_are_looked_up_separately() -> None:
     assert data is not None and data.mode == "data"
     assert registry.resource_type("terraform_data") is not None
     assert registry.resource_type("time_sleep", mode="data") is None
-    assert registry.resource_type("aws_s3_bucket") is None
+    assert registry.resource_type("acme_widget") is None
     assert registry.provider("nope") is None
 
 
