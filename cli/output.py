@@ -46,12 +46,12 @@ def color_enabled(stream: object = None) -> bool:
 
 
 def stdout() -> Console:
-    return Console(file=sys.stdout, no_color=not color_enabled(sys.stdout), highlight=False,
+    return Console(file=sys.stdout, no_color=not color_enabled(sys.stdout), highlight=False, emoji=False,
                    force_terminal=color_enabled(sys.stdout), soft_wrap=True)
 
 
 def stderr() -> Console:
-    return Console(file=sys.stderr, no_color=not color_enabled(sys.stderr), highlight=False,
+    return Console(file=sys.stderr, no_color=not color_enabled(sys.stderr), highlight=False, emoji=False,
                    force_terminal=color_enabled(sys.stderr), soft_wrap=True)
 
 

@@ -229,7 +229,7 @@ class LiveProgress(ProgressView):
     def __init__(self, console: Any = None) -> None:
         from rich.console import Console
 
-        self._console = console or Console(file=sys.stdout, force_terminal=True, highlight=False)
+        self._console = console or Console(file=sys.stdout, force_terminal=True, highlight=False, emoji=False)
         self._lock = threading.RLock()
         self._tracker = Tracker()
         self._live: Any = None

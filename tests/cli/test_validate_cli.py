@@ -208,3 +208,12 @@ def test_the_ctl_executable_validates(make_config: MakeConfig) -> None:
                         capture_output=True, text=True, env=env, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert "Success! The configuration is valid." in ok.stdout
+
+
+def test_positions_are_never_turned_into_emoji(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``main.tf:100:11`` must print as written: ``:100:`` is also an emoji code."""
+    lines = ["locals {"] + [f"  l{i} = {i}" for i in range(98)] + ["  x = var.nope", "}"]
+    (tmp_path / "main.tf").write_text("\n".join(lines) + "\n")
+    assert run(["-C", str(tmp_path), "validate"]) == 1
+    err = capsys.readouterr().err
+    assert "main.tf:100:" in err
