@@ -8,9 +8,21 @@ append-only journal. The guarantees the engine relies on:
   version is still ``v`` (``None`` = "must not exist yet") and raises ``StateConflict`` otherwise.
   It keeps the replaced version as a backup. It never leaves a partial document behind.
 * ``lock`` is a conditional create of ``<state>.tflock``: exactly one of many racing callers wins;
-  the others get ``LockHeld`` carrying the current holder's ``LockInfo``.
-* ``unlock`` removes the lock only if its ID matches (``force`` skips the ID check) and only the
-  version it read, so it can never remove somebody else's newer lock.
+  the others get ``LockHeld`` carrying the current holder's ``LockInfo``. The stored lock has
+  ``Created`` and ``Heartbeat`` set to the moment of the create (not when the caller built its
+  ``LockInfo``: a ``--lock-timeout`` wait must not make a fresh lock look old).
+* ``unlock`` removes the lock only if its ID matches (``force`` skips the ID check; a wrong ID raises
+  ``LockMismatch`` naming the real holder) and only the version it read, so it can never remove
+  somebody else's newer lock. It returns what the removed lock held, so a forced break can be logged
+  with who held it.
+* ``renew_lock`` rewrites the holder's lock with a fresh ``Heartbeat`` as a compare-and-swap on the
+  version it read; ``LockLost`` if the lock is gone or carries another ID (someone broke it). A lock
+  whose heartbeat stops advancing is how a crashed holder is told from a slow one.
+* ``history``/``read_history``: every successful ``write`` first keeps the document it replaces as
+  ``<state>.history/<serial>.tfstate`` (not relying on bucket versioning), with who wrote it and when.
+* ``probe`` checks that the store really refuses a second conditional create and a stale
+  compare-and-swap. S3-compatible stores that ignore ``If-None-Match`` would otherwise give no
+  mutual exclusion at all, silently.
 * The journal is the crash log of an apply: entries appended (durably) one by one, read back in
   order, cleared once the full state is written.
 
@@ -22,11 +34,12 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 import socket
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine.errors import CtlError, LockHeld
 
@@ -41,6 +54,22 @@ class BackendError(CtlError):
     """The store could not be used (missing bucket, no credentials, unreachable, corrupt object)."""
 
 
+class LockLost(CtlError):
+    """Renewing the lock found it gone or replaced: someone broke it, so this run must stop starting work."""
+
+
+class LockMismatch(CtlError):
+    """An unlock named a lock ID that is not the one held; ``holder`` is the lock actually held.
+
+    Not a ``LockHeld``: the caller did not try to take the lock, it tried to release the wrong one, and
+    scripts must be able to tell "busy, retry later" (exit 4) from "wrong ID" (exit 1).
+    """
+
+    def __init__(self, summary: str, *, holder: LockInfo, **kwargs: Any) -> None:
+        super().__init__(summary, **kwargs)
+        self.holder = holder
+
+
 @dataclass(frozen=True)
 class Snapshot:
     data: bytes
@@ -49,6 +78,16 @@ class Snapshot:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def now_rfc3339() -> str:
+    """The current UTC time as RFC 3339 with microseconds, the format of every time a store records."""
+    return _now()
+
+
+def who_am_i() -> str:
+    """``user@host`` of this process, as recorded in locks and history entries."""
+    return _who()
 
 
 def _who() -> str:
@@ -78,9 +117,135 @@ class LockInfo:
 
     @classmethod
     def from_json(cls, data: bytes) -> LockInfo:
+        """Parse a lock file; ValueError unless it is a JSON object with a string ``ID``.
+
+        Without that check a truncated or foreign file would parse as a lock with a fresh random ID
+        that nobody holds and nobody could name to unlock it.
+        """
         raw = json.loads(data)
+        if not isinstance(raw, dict) or not isinstance(raw.get("ID"), str):
+            raise ValueError("not lock-info JSON (an object with an ID)")
         known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
         return cls(**known)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One state document kept in a workspace's history (a version some write replaced).
+
+    ``time`` and ``who`` say when and by whom that document was written (when it became the state),
+    ``resources`` counts its ``resources[]`` entries and ``version`` is the program version recorded in
+    it (``ctl_version``, else ``terraform_version``), so ``ctl state history`` needs no extra reads.
+    """
+
+    serial: int
+    time: str  # RFC 3339, UTC
+    who: str
+    resources: int
+    version: str
+
+
+@dataclass(frozen=True)
+class StateFacts:
+    """What a store records about a state document without understanding it further."""
+
+    serial: int | None
+    resources: int
+    version: str
+
+
+def state_facts(data: bytes | None) -> StateFacts:
+    """Serial, resource count and writer version of a state document; tolerant of junk.
+
+    Stores must keep even a corrupt document in the history (it may be the only copy), so nothing here
+    raises: what cannot be read is reported as unknown.
+    """
+    try:
+        doc = json.loads(data or b"")
+    except (ValueError, UnicodeDecodeError):
+        return StateFacts(None, 0, "")
+    if not isinstance(doc, dict):
+        return StateFacts(None, 0, "")
+    serial = doc.get("serial")
+    if not isinstance(serial, int) or isinstance(serial, bool):
+        serial = None
+    resources = doc.get("resources")
+    version = doc.get("ctl_version") or doc.get("terraform_version") or ""
+    return StateFacts(serial, len(resources) if isinstance(resources, list) else 0, str(version))
+
+
+_WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def check_workspace_name(name: str) -> None:
+    """Refuse names that could escape the state's folder or prefix (``..``, ``/``) or hide a file."""
+    if not _WORKSPACE_NAME.match(name):
+        raise CtlError(
+            f'invalid workspace name "{name}"',
+            hint="Use letters, digits, '_', '-' and '.', starting with a letter, digit or '_'.",
+        )
+
+
+def conflict_error(where: str, current: bytes | None, new: bytes, expected: str | None) -> StateConflict:
+    """The message of a refused compare-and-swap, with both serials so the user sees what moved."""
+    hint = "Run the command again to work from the current state; if another run is going on, let it finish."
+    if current is None:
+        return StateConflict(f"state at {where} was removed since it was read", hint=hint)
+    stored, mine = state_facts(current).serial, state_facts(new).serial
+    serials = f" (serial {stored} → {mine})" if stored is not None and mine is not None else ""
+    if expected is None:
+        return StateConflict(f"state at {where} already exists{serials}", hint=hint)
+    return StateConflict(f"state at {where} changed since it was read{serials}", hint=hint)
+
+
+def lock_held_error(where: str, holder: LockInfo, *, unlock_command: str) -> LockHeld:
+    """``LockHeld`` naming the holder, with ``.holder`` set for callers that describe it themselves."""
+    err = LockHeld(
+        f"state at {where} is locked by {holder.Who or 'an unknown holder'} "
+        f"since {holder.Created or 'an unknown time'} ({holder.Operation}, lock ID {holder.ID or 'unreadable'})",
+        hint="Wait for that run to finish (--lock-timeout waits for you); if it crashed, "
+        f"run `{unlock_command} {holder.ID or '-force'}`.",
+    )
+    err.holder = holder  # type: ignore[attr-defined]
+    return err
+
+
+def lock_mismatch_error(where: str, lock_id: str, holder: LockInfo) -> LockMismatch:
+    return LockMismatch(
+        f"lock ID {lock_id} does not match the lock held on {where}: {holder.ID or '(unreadable)'} "
+        f"by {holder.Who or 'unknown'} since {holder.Created or 'an unknown time'}",
+        holder=holder,
+        hint="Check the ID (ctl prints it when a lock is held), or force the unlock if you "
+        "are sure no run is using the state.",
+    )
+
+
+def not_locked_error(where: str) -> CtlError:
+    return CtlError(
+        f"state at {where} is not locked",
+        hint="Nothing to unlock; the lock was already released or removed.",
+    )
+
+
+def lock_lost_error(where: str, mine: LockInfo, now: LockInfo | None) -> LockLost:
+    """Renewal found the lock broken: say by whom when the lock was replaced rather than just removed."""
+    if now is None:
+        what = "was removed (force-unlocked)"
+    else:
+        what = (
+            f"was replaced by lock {now.ID or '(unreadable)'} of {now.Who or 'an unknown holder'} "
+            f"({now.Operation or 'unknown operation'})"
+        )
+    return LockLost(
+        f"the lock {mine.ID} on {where} {what} while this run held it",
+        hint="Someone broke the lock; this run starts nothing new. Check the state "
+        "(`ctl state list`) before running again.",
+    )
+
+
+def unreadable_lock(detail: str) -> LockInfo:
+    """What a lock object that is not lock JSON is reported as: present, held, ID unknown."""
+    return LockInfo(ID="", Who="", Created="", PID=0, Info=f"(unreadable lock file: {detail})")
 
 
 class StateStore(Protocol):
@@ -94,9 +259,17 @@ class StateStore(Protocol):
 
     def write(self, workspace: str, data: bytes, *, expected: str | None) -> str: ...
 
-    def lock(self, workspace: str, info: LockInfo) -> None: ...
+    def lock(self, workspace: str, info: LockInfo) -> None:
+        """Conditionally create the lock, stored with ``Heartbeat = Created`` = now; ``LockHeld`` if held."""
+        ...
 
-    def unlock(self, workspace: str, lock_id: str, *, force: bool = False) -> None: ...
+    def renew_lock(self, workspace: str, info: LockInfo) -> LockInfo:
+        """Compare-and-swap the lock with a fresh ``Heartbeat``; the lock as now stored, or ``LockLost``."""
+        ...
+
+    def unlock(self, workspace: str, lock_id: str, *, force: bool = False) -> LockInfo:
+        """Remove the lock (``LockMismatch`` on a wrong ID unless ``force``); the removed lock's info."""
+        ...
 
     def lock_info(self, workspace: str) -> LockInfo | None: ...
 
@@ -110,13 +283,39 @@ class StateStore(Protocol):
 
     def journal_clear(self, workspace: str) -> None: ...
 
+    def history(self, workspace: str) -> list[HistoryEntry]:
+        """The replaced documents kept for the workspace, oldest (lowest serial) first."""
+        ...
+
+    def read_history(self, workspace: str, serial: int) -> bytes:
+        """The kept document with this serial; ``CtlError`` if there is none."""
+        ...
+
+    def probe(self) -> None:
+        """``BackendError`` naming the missing guarantee unless conditional create and CAS both hold."""
+        ...
+
 
 __all__ = [
     "DEFAULT_WORKSPACE",
     "BackendError",
+    "HistoryEntry",
     "LockHeld",
     "LockInfo",
+    "LockLost",
+    "LockMismatch",
     "Snapshot",
     "StateConflict",
+    "StateFacts",
     "StateStore",
+    "check_workspace_name",
+    "conflict_error",
+    "lock_held_error",
+    "lock_lost_error",
+    "lock_mismatch_error",
+    "not_locked_error",
+    "now_rfc3339",
+    "state_facts",
+    "unreadable_lock",
+    "who_am_i",
 ]

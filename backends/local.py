@@ -5,6 +5,9 @@ Layout, per workspace (``default`` lives at the configured path, others under
 
 * ``<state>``          the state document, replaced atomically (temp file, fsync, rename, fsync dir)
 * ``<state>.backup``   the previous document, so a bad write can always be undone by hand
+* ``<state>.history/`` every replaced document as ``<serial>.tfstate`` with a ``<serial>.json`` sidecar
+                       (who wrote it, when, resource count, version), and ``current.json``: who wrote
+                       the current document and when (with its SHA-256, so a hand edit is recognised)
 * ``<state>.tflock``   the lock: created with O_CREAT|O_EXCL, holding the LockInfo JSON
 * ``<state>.journal``  the apply's crash log, one entry per line, each line fsync'd
 * ``.<file>.mutex``    a never-deleted file whose ``flock`` serialises the short read-compare-replace
@@ -29,16 +32,36 @@ import shutil
 import socket
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, Snapshot, StateConflict
+from backends.base import (
+    DEFAULT_WORKSPACE,
+    BackendError,
+    HistoryEntry,
+    LockInfo,
+    Snapshot,
+    StateConflict,
+    check_workspace_name,
+    conflict_error,
+    lock_held_error,
+    lock_lost_error,
+    lock_mismatch_error,
+    not_locked_error,
+    now_rfc3339,
+    state_facts,
+    unreadable_lock,
+    who_am_i,
+)
 from engine.errors import CtlError, LockHeld
 
 DEFAULT_FILENAME = "ctl.tfstate"
 WORKSPACES_DIR = "ctl.tfstate.d"
-_WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+_HISTORY_NAME = re.compile(r"^(\d+)\.tfstate$")
+_CURRENT_META = "current.json"
 _LOCK_READ_WAIT_S = 0.5  # how long to wait for a lock file that was just created to get its content
 
 
@@ -102,18 +125,102 @@ class LocalStore:
 
     @_os_errors
     def write(self, workspace: str, data: bytes, *, expected: str | None) -> str:
-        """Compare-and-swap the state file; keeps the replaced bytes as ``<state>.backup``."""
+        """Compare-and-swap the state file.
+
+        The replaced bytes are kept first in the history (``<serial>.tfstate``) and as
+        ``<state>.backup``, so the previous document survives even a crash in the middle of the swap.
+        """
         path = self.state_path(workspace)
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._mutex(workspace):
             current = _read_or_none(path) or None
-            current_version = _version(current) if current else None
-            if current_version != expected:
+            if not self._matches(current, expected):
                 raise _conflict(path, current, data, expected)
             if current is not None:
+                self._keep_in_history(workspace, current)
                 _atomic_write(self._sibling(workspace, ".backup"), current, like=path)
             _atomic_write(path, data, like=path)
+            meta = {"sha256": _version(data), "time": now_rfc3339(), "who": who_am_i()}
+            history = self._history_dir(workspace)
+            history.mkdir(exist_ok=True)
+            _atomic_write(history / _CURRENT_META, json.dumps(meta).encode(), like=path)
         return _version(data)
+
+    def _swap_if(self, path: Path, data: bytes, expected: str | None) -> bool:
+        """Replace ``path`` if its version is ``expected``; False if it is not (caller holds the mutex)."""
+        if not self._matches(_read_or_none(path) or None, expected):
+            return False
+        _atomic_write(path, data, like=path)
+        return True
+
+    def _matches(self, current: bytes | None, expected: str | None) -> bool:
+        """The compare of compare-and-swap (a hook, so a test can break it and see ``probe`` notice)."""
+        return (_version(current) if current else None) == expected
+
+    # -- history --------------------------------------------------------------------------------
+
+    def _history_dir(self, workspace: str) -> Path:
+        return self._sibling(workspace, ".history")
+
+    def _keep_in_history(self, workspace: str, current: bytes) -> None:
+        """Copy the document about to be replaced to ``<serial>.tfstate`` plus its sidecar."""
+        history = self._history_dir(workspace)
+        history.mkdir(exist_ok=True)
+        facts = state_facts(current)
+        serial = facts.serial if facts.serial is not None else 0
+        written, who = self._current_meta(workspace, current)
+        like = self.state_path(workspace)
+        _atomic_write(history / f"{serial}.tfstate", current, like=like)
+        entry = HistoryEntry(serial, written, who, facts.resources, facts.version)
+        _atomic_write(history / f"{serial}.json", json.dumps(dataclasses.asdict(entry)).encode(), like=like)
+
+    def _current_meta(self, workspace: str, current: bytes) -> tuple[str, str]:
+        """(time, who) of the current document; its mtime and "unknown" if it was changed by hand."""
+        raw = _read_or_none(self._history_dir(workspace) / _CURRENT_META)
+        try:
+            meta = json.loads(raw or b"")
+            if meta.get("sha256") == _version(current):
+                return str(meta["time"]), str(meta["who"])
+        except (ValueError, AttributeError, KeyError, TypeError):
+            pass
+        mtime = self.state_path(workspace).stat().st_mtime
+        stamp = datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return stamp, "unknown (written outside ctl)"
+
+    @_os_errors
+    def history(self, workspace: str) -> list[HistoryEntry]:
+        """The kept documents, lowest serial first (sidecar facts, recomputed if a sidecar is lost)."""
+        folder = self._history_dir(workspace)
+        if not folder.is_dir():
+            return []
+        entries = []
+        for path in folder.iterdir():
+            m = _HISTORY_NAME.match(path.name)
+            if not m:
+                continue
+            entries.append(self._history_entry(path, int(m.group(1))))
+        return sorted(entries, key=lambda e: (e.serial, e.time))
+
+    def _history_entry(self, path: Path, serial: int) -> HistoryEntry:
+        try:
+            raw = json.loads(path.with_suffix(".json").read_bytes())
+            return HistoryEntry(
+                serial, str(raw["time"]), str(raw["who"]), int(raw["resources"]), str(raw["version"])
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            facts = state_facts(_read_or_none(path))
+            mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            return HistoryEntry(serial, mtime, "unknown", facts.resources, facts.version)
+
+    @_os_errors
+    def read_history(self, workspace: str, serial: int) -> bytes:
+        data = _read_or_none(self._history_dir(workspace) / f"{int(serial)}.tfstate")
+        if data is None:
+            raise CtlError(
+                f"the history of {self.state_path(workspace)} has no state with serial {serial}",
+                hint="`ctl state history` lists the serials kept.",
+            )
+        return data
 
     # -- locking --------------------------------------------------------------------------------
 
@@ -124,44 +231,55 @@ class LocalStore:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         if not info.Path:
             info = dataclasses.replace(info, Path=str(self.state_path(workspace)))
+        stamp = now_rfc3339()  # the lock exists from now: a --lock-timeout wait is not its age
+        info = dataclasses.replace(info, Created=stamp, Heartbeat=stamp)
         with self._mutex(workspace):
             try:
-                fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                self._create_exclusive(lock_path, info.to_json())
             except FileExistsError:
                 holder = self._read_lock(lock_path) or LockInfo(ID="", Info="(lock file vanished)")
                 raise _lock_held(self.state_path(workspace), holder) from None
-            try:
-                os.write(fd, info.to_json())
-                os.fsync(fd)
-            except OSError:
-                lock_path.unlink()  # an empty lock file would block everyone until a force-unlock
-                raise
-            finally:
-                os.close(fd)
-            _fsync_dir(lock_path.parent)
+
+    def _create_exclusive(self, path: Path, data: bytes) -> None:
+        """Create ``path`` holding ``data``; FileExistsError if it exists (a hook a test can break)."""
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        except OSError:
+            path.unlink()  # an empty lock file would block everyone until a force-unlock
+            raise
+        finally:
+            os.close(fd)
+        _fsync_dir(path.parent)
 
     @_os_errors
-    def unlock(self, workspace: str, lock_id: str, *, force: bool = False) -> None:
-        """Remove the lock if its ID is ``lock_id`` (any ID with ``force``)."""
+    def renew_lock(self, workspace: str, info: LockInfo) -> LockInfo:
+        """Rewrite our lock with a fresh heartbeat; LockLost if it is gone or carries another ID."""
+        lock_path = self._sibling(workspace, ".tflock")
+        with self._mutex(workspace):  # lock, unlock and renew all take it: read-check-replace is atomic
+            held = self._read_lock(lock_path)
+            if held is None or held.ID != info.ID:
+                raise lock_lost_error(str(self.state_path(workspace)), info, held)
+            renewed = dataclasses.replace(held, Heartbeat=now_rfc3339())
+            _atomic_write(lock_path, renewed.to_json(), like=lock_path)
+        return renewed
+
+    @_os_errors
+    def unlock(self, workspace: str, lock_id: str, *, force: bool = False) -> LockInfo:
+        """Remove the lock if its ID is ``lock_id`` (any ID with ``force``); returns what it held."""
         lock_path = self._sibling(workspace, ".tflock")
         state = self.state_path(workspace)
         with self._mutex(workspace):
             holder = self._read_lock(lock_path)
             if holder is None:
-                raise CtlError(
-                    f"state at {state} is not locked",
-                    hint="Nothing to unlock; the lock was already released or removed.",
-                )
+                raise not_locked_error(str(state))
             if not force and (not holder.ID or lock_id != holder.ID):
-                raise CtlError(
-                    f"lock ID {lock_id} does not match the lock held: {holder.ID or '(unreadable)'} "
-                    f"by {holder.Who or 'unknown'} since {holder.Created or 'an unknown time'}",
-                    hint="Check the ID (ctl prints it when a lock is held), or force the unlock if you "
-                    "are sure no run is using the state.",
-                )
+                raise lock_mismatch_error(str(state), lock_id, holder)
             with contextlib.suppress(FileNotFoundError):
                 lock_path.unlink()
             _fsync_dir(lock_path.parent)
+        return holder
 
     @_os_errors
     def lock_info(self, workspace: str) -> LockInfo | None:
@@ -179,8 +297,49 @@ class LocalStore:
                 return LockInfo.from_json(data)
             except (ValueError, TypeError) as exc:
                 if time.monotonic() >= deadline:
-                    return LockInfo(ID="", Who="", Created="", PID=0, Info=f"(unreadable lock file: {exc})")
+                    return unreadable_lock(str(exc))
             time.sleep(0.02)
+
+    # -- probe ----------------------------------------------------------------------------------
+
+    @_os_errors
+    def probe(self) -> None:
+        """Check on a scratch file that exclusive create and compare-and-swap really hold here.
+
+        Some network filesystems accept ``O_EXCL`` without enforcing it; this is where that shows.
+        """
+        state = self.state_path(DEFAULT_WORKSPACE)
+        state.parent.mkdir(parents=True, exist_ok=True)
+        scratch = state.with_name(f"{state.name}.probe-{uuid.uuid4().hex[:12]}")
+        try:
+            with self._mutex(DEFAULT_WORKSPACE):
+                self._create_exclusive(scratch, b"probe 1")
+                try:
+                    self._create_exclusive(scratch, b"probe 2")
+                except FileExistsError:
+                    pass
+                else:
+                    raise BackendError(
+                        f"the filesystem at {state.parent} does not refuse a second exclusive create "
+                        f"(O_CREAT|O_EXCL) of {scratch.name}: two runs could both take the lock",
+                        hint="Keep the state on a local disk, or use a remote backend.",
+                    )
+                first = _version(b"probe 1")
+                if not self._swap_if(scratch, b"probe 3", first):
+                    raise BackendError(
+                        f"the filesystem at {state.parent} refuses a compare-and-swap on {scratch.name} "
+                        "against its current version",
+                        hint="Keep the state on a local disk, or use a remote backend.",
+                    )
+                if self._swap_if(scratch, b"probe 4", first):
+                    raise BackendError(
+                        f"the state store at {state.parent} does not refuse a stale compare-and-swap "
+                        f"on {scratch.name}: a run could overwrite a newer state",
+                        hint="Keep the state on a local disk, or use a remote backend.",
+                    )
+        finally:
+            with contextlib.suppress(OSError):
+                scratch.unlink()
 
     # -- workspaces -----------------------------------------------------------------------------
 
@@ -277,12 +436,7 @@ def holder_is_gone(info: LockInfo) -> bool:
     return bool(info.PID) and host == socket.gethostname() and not process_alive(info.PID)
 
 
-def _check_workspace_name(name: str) -> None:
-    if not _WORKSPACE_NAME.match(name):
-        raise CtlError(
-            f'invalid workspace name "{name}"',
-            hint="Use letters, digits, '_', '-' and '.', starting with a letter, digit or '_'.",
-        )
+_check_workspace_name = check_workspace_name
 
 
 def _version(data: bytes) -> str:
@@ -300,36 +454,12 @@ def _read_or_none(path: Path) -> bytes | None:
         raise BackendError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def _serial(data: bytes | None) -> int | None:
-    if not data:
-        return None
-    try:
-        serial = json.loads(data).get("serial")
-    except (ValueError, AttributeError):
-        return None
-    return serial if isinstance(serial, int) and not isinstance(serial, bool) else None
-
-
 def _conflict(path: Path, current: bytes | None, new: bytes, expected: str | None) -> StateConflict:
-    hint = "Run the command again to work from the current state; if another run is going on, let it finish."
-    if current is None:
-        return StateConflict(f"state at {path} was removed since it was read", hint=hint)
-    stored, mine = _serial(current), _serial(new)
-    serials = f" (serial {stored} → {mine})" if stored is not None and mine is not None else ""
-    if expected is None:
-        return StateConflict(f"state at {path} already exists{serials}", hint=hint)
-    return StateConflict(f"state at {path} changed since it was read{serials}", hint=hint)
+    return conflict_error(str(path), current, new, expected)
 
 
 def _lock_held(state: Path, holder: LockInfo) -> LockHeld:
-    err = LockHeld(
-        f"state at {state} is locked by {holder.Who or 'an unknown holder'} "
-        f"since {holder.Created or 'an unknown time'} ({holder.Operation}, lock ID {holder.ID or 'unreadable'})",
-        hint="Wait for that run to finish (--lock-timeout waits for you); if it crashed, "
-        f"run `ctl force-unlock {holder.ID or '-force'}`.",
-    )
-    err.holder = holder  # type: ignore[attr-defined]
-    return err
+    return lock_held_error(str(state), holder, unlock_command="ctl state unlock")
 
 
 def _atomic_write(path: Path, data: bytes, *, like: Path) -> None:

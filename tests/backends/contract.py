@@ -10,18 +10,38 @@ freshly spawned processes.
         @pytest.fixture
         def make_store(self, tmp_path):
             return functools.partial(LocalStore, tmp_path / "ctl.tfstate")
+
+Stores built on ``backends.objectstore.ObjectStateStore`` (S3, GCS, Azure) are additionally checked
+for what only a remote store can get wrong: an unlock whose read went stale must not delete the
+newer lock. A backend whose server cannot check that (fake-gcs-server ignores preconditions on
+delete) sets ``conditional_delete_limit`` to the reason, and the test says so instead of passing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo, StateConflict, StateStore
+from backends.base import (
+    DEFAULT_WORKSPACE,
+    BackendError,
+    LockInfo,
+    LockLost,
+    LockMismatch,
+    StateConflict,
+    StateStore,
+    who_am_i,
+)
+from backends.local import LocalStore
+from backends.objectstore import ObjectStateStore, StoredObject
 from engine.errors import CtlError, ExitCode, LockHeld
 
 StoreFactory = Callable[[], StateStore]
@@ -42,8 +62,54 @@ def state_bytes(serial: int, lineage: str = "3f2b8f0e-5d1c-4c43-9a49-8d1f0c7f6a1
     return json.dumps(doc, indent=2).encode() + b"\n"
 
 
+def _rfc3339(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class NonExclusiveLocalStore(LocalStore):
+    """A deliberately broken store: its "exclusive" create overwrites (like a filesystem that ignores
+    O_EXCL, or an S3-compatible server that ignores If-None-Match)."""
+
+    def _create_exclusive(self, path: Path, data: bytes) -> None:
+        path.write_bytes(data)
+
+
+class BlindSwapLocalStore(LocalStore):
+    """A deliberately broken store: its compare-and-swap never compares."""
+
+    def _matches(self, current: bytes | None, expected: str | None) -> bool:
+        return True
+
+
+def broken_copy(store: StateStore, guarantee: str) -> StateStore:
+    """A client of the same storage that ignores one guarantee: ``create`` or ``swap``.
+
+    Local stores get the broken subclasses above; object stores get their condition dropped from
+    every put, which is what a server that ignores the condition headers does.
+    """
+    if isinstance(store, LocalStore):
+        cls = NonExclusiveLocalStore if guarantee == "create" else BlindSwapLocalStore
+        return cls(store.path)
+    if isinstance(store, ObjectStateStore):
+        honest_put = store._put
+
+        def careless_put(key: str, data: bytes, **kwargs: Any) -> str:
+            if guarantee == "create":
+                kwargs["if_absent"] = False
+            else:
+                kwargs["if_match"] = None
+            return honest_put(key, data, **kwargs)
+
+        store._put = careless_put  # type: ignore[method-assign]
+        return store
+    raise TypeError(f"no broken variant of {type(store).__name__}")
+
+
 class StateStoreContract:
     """The shared test suite; subclasses provide the ``make_store`` fixture."""
+
+    # Set by a backend whose test server cannot check a conditional delete: the reason, said in the skip.
+    conditional_delete_limit: str = ""
 
     @pytest.fixture
     def make_store(self) -> StoreFactory:
@@ -163,6 +229,218 @@ class StateStoreContract:
         store.lock("staging", other)  # not blocked by the default workspace's lock
         held = store.lock_info("staging")
         assert held is not None and held.ID == other.ID
+
+    # -- lock heartbeats ------------------------------------------------------------------------
+
+    def test_a_new_lock_has_its_heartbeat_at_its_creation(self, store: StateStore) -> None:
+        before = datetime.now(UTC) - timedelta(seconds=5)  # some slack for a server's clock
+        store.lock(DEFAULT_WORKSPACE, LockInfo(Operation="OperationTypeApply"))
+        held = store.lock_info(DEFAULT_WORKSPACE)
+        assert held is not None and held.Heartbeat and held.Heartbeat == held.Created
+        assert _rfc3339(held.Heartbeat) >= before
+
+    def test_renewing_advances_the_heartbeat_and_keeps_the_rest(self, make_store: StoreFactory) -> None:
+        holder, observer = make_store(), make_store()
+        info = LockInfo(Operation="OperationTypeApply", Info="long apply")
+        holder.lock(DEFAULT_WORKSPACE, info)
+        first = observer.lock_info(DEFAULT_WORKSPACE)
+        assert first is not None
+        time.sleep(0.01)
+        renewed = holder.renew_lock(DEFAULT_WORKSPACE, info)
+        assert _rfc3339(renewed.Heartbeat) > _rfc3339(first.Heartbeat)
+        seen = observer.lock_info(DEFAULT_WORKSPACE)
+        assert seen is not None and seen.Heartbeat == renewed.Heartbeat
+        assert dataclasses.replace(seen, Heartbeat="") == dataclasses.replace(first, Heartbeat="")
+        time.sleep(0.01)
+        again = holder.renew_lock(DEFAULT_WORKSPACE, renewed)  # renewing with what renewal returned
+        assert _rfc3339(again.Heartbeat) > _rfc3339(renewed.Heartbeat)
+
+    def test_renewing_a_force_unlocked_lock_reports_it_lost(self, make_store: StoreFactory) -> None:
+        holder, rescuer = make_store(), make_store()
+        info = LockInfo()
+        holder.lock(DEFAULT_WORKSPACE, info)
+        rescuer.unlock(DEFAULT_WORKSPACE, "", force=True)
+        with pytest.raises(LockLost) as err:
+            holder.renew_lock(DEFAULT_WORKSPACE, info)
+        assert info.ID in err.value.summary and "removed" in err.value.summary
+        assert err.value.exit_code == ExitCode.ERROR
+        assert holder.lock_info(DEFAULT_WORKSPACE) is None  # renewal never re-creates a broken lock
+
+    def test_renewing_a_replaced_lock_reports_it_lost_and_leaves_the_new_one(
+        self, make_store: StoreFactory
+    ) -> None:
+        holder, rescuer = make_store(), make_store()
+        mine, theirs = LockInfo(), LockInfo(Who="ci@runner-7", Operation="OperationTypeApply")
+        holder.lock(DEFAULT_WORKSPACE, mine)
+        rescuer.unlock(DEFAULT_WORKSPACE, "", force=True)
+        rescuer.lock(DEFAULT_WORKSPACE, theirs)
+        before = rescuer.lock_info(DEFAULT_WORKSPACE)
+        with pytest.raises(LockLost) as err:
+            holder.renew_lock(DEFAULT_WORKSPACE, mine)
+        assert theirs.ID in err.value.summary and "ci@runner-7" in err.value.summary
+        assert rescuer.lock_info(DEFAULT_WORKSPACE) == before
+
+    def test_renewing_a_workspace_that_was_never_locked_reports_it_lost(self, store: StateStore) -> None:
+        with pytest.raises(LockLost):
+            store.renew_lock(DEFAULT_WORKSPACE, LockInfo())
+
+    # -- unlock results -------------------------------------------------------------------------
+
+    def test_unlock_returns_the_lock_it_removed(self, store: StateStore) -> None:
+        info = LockInfo(Operation="OperationTypeApply", Info="release me")
+        store.lock(DEFAULT_WORKSPACE, info)
+        removed = store.unlock(DEFAULT_WORKSPACE, info.ID)
+        assert (removed.ID, removed.Who, removed.Operation, removed.Info) == (
+            info.ID,
+            info.Who,
+            info.Operation,
+            info.Info,
+        )
+        assert removed.Heartbeat  # as stored, not as passed in
+
+    def test_a_forced_unlock_returns_who_held_the_lock(self, make_store: StoreFactory) -> None:
+        holder, rescuer = make_store(), make_store()
+        info = LockInfo(Who="ci@runner-7", Operation="OperationTypeApply")
+        holder.lock(DEFAULT_WORKSPACE, info)
+        removed = rescuer.unlock(DEFAULT_WORKSPACE, "not-their-id", force=True)
+        assert (removed.ID, removed.Who) == (info.ID, "ci@runner-7")
+
+    def test_unlock_with_a_wrong_id_raises_lock_mismatch_naming_the_holder(self, store: StateStore) -> None:
+        info = LockInfo(Who="ci@runner-7")
+        store.lock(DEFAULT_WORKSPACE, info)
+        with pytest.raises(LockMismatch) as err:
+            store.unlock(DEFAULT_WORKSPACE, "not-the-id")
+        assert err.value.holder.ID == info.ID and err.value.holder.Who == "ci@runner-7"
+        assert err.value.exit_code == ExitCode.ERROR
+        assert "ci@runner-7" in err.value.summary
+
+    def test_an_unlock_whose_read_went_stale_never_deletes_the_newer_lock(
+        self, make_store: StoreFactory
+    ) -> None:
+        """The slow-unlock race: A reads its lock, A's lock is broken, B locks, A's delete arrives."""
+        holder, rescuer = make_store(), make_store()
+        if not isinstance(holder, ObjectStateStore):
+            pytest.skip("the local store reads, checks and deletes under one flock: nothing can go stale")
+        if self.conditional_delete_limit:
+            pytest.skip(self.conditional_delete_limit)
+        mine, theirs = LockInfo(), LockInfo(Who="ci@runner-7")
+        holder.lock(DEFAULT_WORKSPACE, mine)
+        lock_key = holder._lock_key(DEFAULT_WORKSPACE)
+        stale = holder._get(lock_key)
+        assert stale is not None
+        rescuer.unlock(DEFAULT_WORKSPACE, "", force=True)
+        rescuer.lock(DEFAULT_WORKSPACE, theirs)
+        reads: list[StoredObject | None] = [stale]
+        honest_get = holder._get
+
+        def first_read_is_stale(key: str, **kwargs: Any) -> StoredObject | None:
+            return reads.pop() if key == lock_key and reads else honest_get(key, **kwargs)
+
+        holder._get = first_read_is_stale  # type: ignore[method-assign]
+        with pytest.raises(LockMismatch) as err:  # the delete was refused; the re-read shows B
+            holder.unlock(DEFAULT_WORKSPACE, mine.ID)
+        assert err.value.holder.ID == theirs.ID
+        held = rescuer.lock_info(DEFAULT_WORKSPACE)
+        assert held is not None and held.ID == theirs.ID
+
+    # -- history --------------------------------------------------------------------------------
+
+    def test_every_write_keeps_the_version_it_replaces(self, store: StateStore) -> None:
+        assert store.history(DEFAULT_WORKSPACE) == []
+        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+        assert store.history(DEFAULT_WORKSPACE) == []  # nothing was replaced yet
+        v2 = store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        store.write(DEFAULT_WORKSPACE, state_bytes(3), expected=v2)
+        history = store.history(DEFAULT_WORKSPACE)
+        assert [e.serial for e in history] == [1, 2]
+        assert store.read_history(DEFAULT_WORKSPACE, 1) == state_bytes(1)
+        assert store.read_history(DEFAULT_WORKSPACE, 2) == state_bytes(2)
+        snap = store.read(DEFAULT_WORKSPACE)
+        assert snap is not None and snap.data == state_bytes(3)
+
+    def test_history_entries_say_who_wrote_each_version_when_and_what_it_held(
+        self, store: StateStore
+    ) -> None:
+        started = datetime.now(UTC) - timedelta(seconds=5)
+        resources = [{"mode": "managed", "type": "t", "name": f"r{i}", "instances": []} for i in range(3)]
+        first = state_bytes(4, resources=resources, ctl_version="9.8.7")
+        v1 = store.write(DEFAULT_WORKSPACE, first, expected=None)
+        store.write(DEFAULT_WORKSPACE, state_bytes(5), expected=v1)
+        (entry,) = store.history(DEFAULT_WORKSPACE)
+        assert (entry.serial, entry.resources, entry.version, entry.who) == (4, 3, "9.8.7", who_am_i())
+        assert started <= _rfc3339(entry.time) <= datetime.now(UTC) + timedelta(seconds=5)
+
+    def test_history_is_kept_per_workspace(self, store: StateStore) -> None:
+        v1 = store.write("staging", state_bytes(1), expected=None)
+        store.write("staging", state_bytes(2), expected=v1)
+        assert [e.serial for e in store.history("staging")] == [1]
+        assert store.history(DEFAULT_WORKSPACE) == []
+
+    def test_a_refused_write_adds_nothing_to_the_history(self, store: StateStore) -> None:
+        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+        store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        with pytest.raises(StateConflict):
+            store.write(DEFAULT_WORKSPACE, state_bytes(3), expected=v1)
+        assert [e.serial for e in store.history(DEFAULT_WORKSPACE)] == [1]
+
+    def test_reading_a_serial_that_is_not_kept_is_a_clear_error(self, store: StateStore) -> None:
+        store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+        with pytest.raises(CtlError, match="serial 7"):
+            store.read_history(DEFAULT_WORKSPACE, 7)
+
+    def test_a_deleted_workspace_leaves_no_history_or_journal(self, store: StateStore) -> None:
+        v1 = store.write("staging", state_bytes(1), expected=None)
+        store.write("staging", state_bytes(2), expected=v1)
+        store.journal_append("staging", b'{"seq":1}')
+        store.delete_workspace("staging")
+        assert store.history("staging") == [] and store.journal_read("staging") == []
+        store.write("staging", state_bytes(1), expected=None)  # a new workspace of that name starts clean
+        assert store.history("staging") == []
+
+    # -- journal across clients -----------------------------------------------------------------
+
+    def test_journal_appends_from_two_clients_never_overwrite_each_other(
+        self, make_store: StoreFactory
+    ) -> None:
+        first, second = make_store(), make_store()
+        first.journal_append(DEFAULT_WORKSPACE, b'{"seq":1}')
+        second.journal_append(DEFAULT_WORKSPACE, b'{"seq":2}')
+        first.journal_append(DEFAULT_WORKSPACE, b'{"seq":3}')  # its idea of the next slot is stale
+        assert make_store().journal_read(DEFAULT_WORKSPACE) == [b'{"seq":1}', b'{"seq":2}', b'{"seq":3}']
+
+    # -- probe ----------------------------------------------------------------------------------
+
+    def test_probe_passes_and_leaves_nothing_behind(self, store: StateStore) -> None:
+        store.probe()
+        store.probe()  # repeatable: every probe uses its own scratch object
+        assert store.workspaces() == [DEFAULT_WORKSPACE]
+        assert store.read(DEFAULT_WORKSPACE) is None and store.lock_info(DEFAULT_WORKSPACE) is None
+
+    @pytest.mark.parametrize(
+        ("guarantee", "message"),
+        [("create", "second conditional create|second exclusive create"), ("swap", "stale compare-and-swap")],
+    )
+    def test_probe_refuses_a_store_without_the_guarantee(
+        self, make_store: StoreFactory, guarantee: str, message: str
+    ) -> None:
+        broken = broken_copy(make_store(), guarantee)
+        if guarantee == "create":  # the breakage is real: two lockers both "win"
+            broken.lock(DEFAULT_WORKSPACE, LockInfo())
+            broken.lock(DEFAULT_WORKSPACE, LockInfo())
+            broken.unlock(DEFAULT_WORKSPACE, "", force=True)
+        else:  # ... or a stale compare-and-swap goes through
+            v1 = broken.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+            make_store().write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+            if isinstance(broken, ObjectStateStore):  # its write() compares first; the put itself is blind
+                broken._put(broken._state_key(DEFAULT_WORKSPACE), state_bytes(3), if_match=v1)
+            else:
+                broken.write(DEFAULT_WORKSPACE, state_bytes(3), expected=v1)
+            snap = make_store().read(DEFAULT_WORKSPACE)
+            assert snap is not None and snap.data == state_bytes(3)
+        with pytest.raises(BackendError, match=message) as err:
+            broken.probe()
+        assert err.value.hint
+        make_store().probe()  # the honest client of the same storage passes
 
     # -- workspaces -----------------------------------------------------------------------------
 

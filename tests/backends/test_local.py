@@ -111,7 +111,7 @@ def test_lock_held_message_says_who_and_how_to_recover(store: LocalStore) -> Non
     with pytest.raises(LockHeld) as err:
         store.lock(DEFAULT_WORKSPACE, LockInfo())
     assert info.Who in err.value.summary and info.ID in err.value.summary
-    assert f"force-unlock {info.ID}" in err.value.hint
+    assert f"ctl state unlock {info.ID}" in err.value.hint
 
 
 def test_a_lock_file_left_empty_by_a_crash_can_be_force_unlocked(store: LocalStore, tmp_path: Path) -> None:
