@@ -23,6 +23,7 @@ from engine.errors import ExitCode
 
 if TYPE_CHECKING:
     from engine.session import LockOptions
+    from engine.state_ops import RollbackPlan
 
 state_app = typer.Typer(
     name="state",
@@ -328,7 +329,7 @@ def rollback_command(
 ) -> int:
     from cli.common import input_enabled
     from engine.errors import CtlError
-    from engine.state_ops import RollbackPlan, rollback
+    from engine.state_ops import rollback
 
     interactive = input_enabled(input_)
 
@@ -356,7 +357,7 @@ def rollback_command(
     return int(ExitCode.OK)
 
 
-def _render_rollback(plan: Any) -> str:
+def _render_rollback(plan: RollbackPlan) -> str:
     """The diff shown before a rollback, from the point of view of the current state."""
     diff = plan.diff
     lines = [f"Rolling back from serial {plan.current_serial} to the kept version {plan.serial} "

@@ -1,24 +1,27 @@
 """Where a run's state lives and how it is locked: backend, workspace, lock messages.
 
 Every command that touches state starts here: it finds the backend the configuration names (the
-local file by default), the selected workspace, and turns a held lock into the message a user
-needs — who holds it, since when, for what, and the exact command to release it.
+local file by default) completed by what ``ctl init`` recorded in ``.ctl/backend.json``, the
+selected workspace, and turns a held lock into the message a user needs — who holds it, since when,
+for what, and the exact command to release it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, LockInfo, StateStore
 from backends.local import LocalStore, holder_is_gone
 from engine.config.model import Module
+from engine.config.syntax import Body
 from engine.errors import CtlError, LockHeld, UsageError
 from engine.lang.eval import EvalContext, evaluate
 from engine.state.locking import held_lock, lock_id_from_env
@@ -55,11 +58,23 @@ def check_workspace_name(name: str) -> None:
 
 
 def backend_settings(root: Module | None) -> tuple[str, dict[str, Any]]:
-    """The backend type and its (constant) settings from ``terraform { backend "…" {} }``."""
+    """The backend type and its (constant) settings from ``terraform { backend "…" {} }``.
+
+    Nested blocks (``endpoints { s3 = "…" }``) become maps, as Terraform's backends read them.
+    """
     if root is None or root.backend is None:
         return "local", {}
+    return root.backend.type, constant_settings(root.backend.body)
+
+
+def constant_settings(body: Body) -> dict[str, Any]:
+    """The attributes (and nested blocks, as maps) of a backend block or ``--backend-config`` file.
+
+    Backend settings are read before variables exist, so anything but a constant is an error that
+    points at the expression.
+    """
     settings: dict[str, Any] = {}
-    for name, attr in root.backend.body.attributes.items():
+    for name, attr in body.attributes.items():
         try:
             settings[name] = evaluate(attr.expr, EvalContext(variables={}))
         except CtlError:
@@ -69,54 +84,165 @@ def backend_settings(root: Module | None) -> tuple[str, dict[str, Any]]:
                        "`ctl init --backend-config`.",
                 range=attr.expr.rng,
             ) from None
-    return root.backend.type, settings
+    for block in body.blocks:
+        settings[block.type] = constant_settings(block.body)
+    return settings
+
+
+# -- what `ctl init` recorded ------------------------------------------------------------------------
+
+BACKEND_FILE = "backend.json"
+# Settings that are credentials: never written to .ctl/backend.json (a file that ends up in CI caches,
+# support bundles and screenshots). They come from the environment or the backend block on every run.
+SECRET_SETTINGS = frozenset({
+    "access_key", "secret_key", "token", "session_token", "sas_token", "connection_string",
+    "access_token", "client_secret", "client_certificate_password", "password", "sse_customer_key",
+})  # fmt: skip
+_SECRET_SUFFIXES = ("_secret", "_password", "_token", "_key")
+
+
+def is_secret_setting(name: str, value: Any) -> bool:
+    """Whether a backend setting is a credential (by name, or GCS ``credentials`` given as key JSON)."""
+    if name in SECRET_SETTINGS or name.endswith(_SECRET_SUFFIXES):
+        return True
+    return name == "credentials" and str(value).lstrip().startswith("{")
+
+
+def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` without credentials (nested maps too): what may be recorded and compared."""
+    out: dict[str, Any] = {}
+    for name, value in settings.items():
+        if is_secret_setting(name, value):
+            continue
+        out[name] = public_settings(value) if isinstance(value, dict) else value
+    return out
+
+
+@dataclass(frozen=True)
+class BackendRecord:
+    """``.ctl/backend.json``: the backend ``ctl init`` checked, with its resolved settings.
+
+    ``block`` is the backend block as it was then (credentials dropped): a later edit of the block is
+    told apart from the values ``--backend-config`` added, which live only in ``config``.
+    """
+
+    kind: str
+    config: dict[str, Any]
+    block: dict[str, Any]
+
+    def to_json(self) -> str:
+        data = {"type": self.kind, "config": public_settings(self.config), "block": public_settings(self.block)}
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+class BackendChanged(CtlError):
+    """The backend block differs from what ``ctl init`` recorded; a run must not guess which to use."""
+
+
+def read_backend_record(root_dir: Path) -> BackendRecord | None:
+    """What ``ctl init`` recorded, or None; a damaged file is an error, never silently ignored."""
+    path = root_dir / CTL_DIR / BACKEND_FILE
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise CtlError(f"cannot read {path}: {exc}", hint="Run `ctl init` again to rewrite it.") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str) or not isinstance(raw.get("config"), dict):
+        raise CtlError(f"{path} is not a backend record written by ctl init",
+                       hint="Run `ctl init` again to rewrite it.")
+    block = raw.get("block")
+    return BackendRecord(raw["type"], raw["config"], block if isinstance(block, dict) else raw["config"])
+
+
+def write_backend_record(root_dir: Path, record: BackendRecord) -> None:
+    folder = root_dir / CTL_DIR
+    folder.mkdir(exist_ok=True)
+    tmp = folder / f".{BACKEND_FILE}.tmp"
+    tmp.write_text(record.to_json())
+    tmp.replace(folder / BACKEND_FILE)
+
+
+def resolved_backend(root_dir: Path, root: Module | None) -> tuple[str, dict[str, Any]]:
+    """The backend type and settings a run uses: the block completed by what ``ctl init`` recorded.
+
+    The local backend works without ``ctl init``. A remote one needs it (that is where the store is
+    probed and ``--backend-config`` values are recorded), and a block edited since is refused rather
+    than guessed at: the state might be in either place.
+    """
+    kind, block = backend_settings(root)
+    record = read_backend_record(root_dir)
+    rng = root.backend.rng if root is not None and root.backend is not None else None
+    if record is None:
+        if kind != "local":
+            raise CtlError(
+                f'The {kind} backend is not initialized',
+                detail=f"ctl init checks the backend and records its settings in {CTL_DIR}/{BACKEND_FILE}.",
+                hint="Run `ctl init` (with --backend-config NAME=VALUE for settings not in the block).",
+                range=rng,
+            )
+        return kind, block
+    if record.kind != kind or public_settings(block) != public_settings(record.block):
+        raise BackendChanged(
+            f"Backend configuration changed since `ctl init` ({_change(record, kind, block)})",
+            detail=f"{CTL_DIR}/{BACKEND_FILE} records where the state is; the backend block now says "
+                   "otherwise, so the state may be in either place.",
+            hint="Run `ctl init --migrate-state` to copy every workspace's state to the new backend, or "
+                 "`ctl init --reconfigure` to use it without copying.",
+            range=rng,
+        )
+    return kind, {**block, **record.config}
+
+
+def _change(record: BackendRecord, kind: str, block: dict[str, Any]) -> str:
+    """``s3 → azurerm``, or the names of the settings that differ (values may be private)."""
+    if record.kind != kind:
+        return f"{record.kind} → {kind}"
+    old, new = public_settings(record.block), public_settings(block)
+    names = sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
+    return f"{kind}: {', '.join(names)} changed"
 
 
 def open_store(root_dir: Path, root: Module | None) -> StateStore:
-    """The state store the configuration names; the local file ``ctl.tfstate`` by default."""
-    kind, settings = backend_settings(root)
-    if kind == "local":
-        path = Path(str(settings.get("path", "ctl.tfstate")))
-        return LocalStore(path if path.is_absolute() else root_dir / path)
-    raise CtlError(
-        f'Backend type "{kind}" is not supported yet',
-        detail="This version of ctl stores state in the local backend only.",
-        hint='Remove the backend block or use backend "local".',
-        range=root.backend.rng if root is not None and root.backend is not None else None,
-    )
+    """The state store the configuration names (the local file ``ctl.tfstate`` by default)."""
+    from backends import factory
+
+    kind, settings = resolved_backend(root_dir, root)
+    return factory.make_store(kind, settings, root_dir)
 
 
 def describe_lock(info: LockInfo, store: StateStore) -> tuple[str, str]:
-    """(detail, hint) telling who holds a lock, since when, for what, and how to release it."""
+    """(detail, hint): who holds a lock, since when, for what, its last heartbeat, how to release it.
+
+    A lock nobody renewed for longer than the stale threshold is called apparently abandoned and the
+    hint gives the exact ``ctl state unlock --force <ID>``: its holder is not around to release it,
+    so it is broken, knowingly. A live lock keeps the plain ``ctl state unlock <ID>``.
+    """
+    from engine.heartbeat import abandoned_phrase, human_duration, liveness, release_hint
+
+    live = liveness(info)
     since = info.Created
-    try:
-        created = datetime.fromisoformat(info.Created.replace("Z", "+00:00"))
-        age = datetime.now(UTC) - created
-        since = f"{info.Created} ({_human(age.total_seconds())} ago)"
-    except ValueError:
-        pass
+    if live.held_seconds is not None:
+        since = f"{info.Created} ({human_duration(live.held_seconds)} ago)"
+    if info.Heartbeat and live.silent_seconds is not None:
+        beat = f"{info.Heartbeat} ({human_duration(live.silent_seconds)} ago)"
+    else:
+        beat = "none recorded (the holder does not renew it)"
     lines = [
         f"Lock ID:   {info.ID}",
         f"Path:      {info.Path or store.describe()}",
         f"Held by:   {info.Who}",
         f"Operation: {info.Operation}",
         f"Since:     {since}",
+        f"Heartbeat: {beat}",
     ]
     if info.Info:
         lines.append(f"Reason:    {info.Info}")
+    if live.abandoned:
+        lines.append(f"Status:    {abandoned_phrase(info, live)}")
     if isinstance(store, LocalStore) and holder_is_gone(info):
         lines.append(f"The process holding it (PID {info.PID}) no longer runs: the lock was left behind.")
-    hint = f"If no run is active, release it with: ctl state unlock {info.ID}"
-    return "\n".join(lines), hint
-
-
-def _human(seconds: float) -> str:
-    seconds = int(max(seconds, 0))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    return f"{seconds // 3600}h{(seconds % 3600) // 60}m"
+    return "\n".join(lines), release_hint(info, live)
 
 
 @dataclass
@@ -127,20 +253,42 @@ class LockOptions:
 
 
 @contextmanager
-def locked(store: StateStore, workspace: str, operation: str, opts: LockOptions) -> Iterator[LockInfo | None]:
-    """Hold the workspace lock (or reuse ``CTL_LOCK_ID``) for the body, with a clear message if held."""
+def locked(store: StateStore, workspace: str, operation: str, opts: LockOptions, *,
+           stop: threading.Event | None = None) -> Iterator[LockInfo | None]:
+    """Hold the workspace lock (or reuse ``CTL_LOCK_ID``) for the body, renewing its heartbeat.
+
+    A held lock becomes a message naming the holder, or saying it looks abandoned. While the body
+    runs, a ``Heartbeat`` thread renews the lock (a wrapper's lock reused through ``CTL_LOCK_ID``
+    too, so it does not look abandoned while this command works). If a renewal finds the lock
+    broken, ``stop`` is set — an apply then starts nothing new, finishes what runs and persists —
+    and when the body is done ``LockLost`` is raised (exit 1) naming who broke it: the lock is no
+    longer ours to release, and the user must hear that the run was not protected to the end.
+    """
     if not opts.enabled:
         yield None
         return
+    from engine.heartbeat import Heartbeat, held_summary, liveness
+
     try:
         with held_lock(store, workspace, operation, opts.reason, opts.timeout, lock_id_from_env()) as info:
-            yield info
+            beat = Heartbeat(store, workspace, info, stop=stop).start()
+            try:
+                yield info
+            except CtlError as exc:
+                beat.close()
+                if beat.lost is not None:
+                    raise beat.error_after(exc) from exc
+                raise
+            finally:
+                beat.close()
+            if beat.lost is not None:
+                raise beat.lost
     except LockHeld as exc:
         holder = getattr(exc, "holder", None)
         if holder is None or getattr(exc, "_described", False):
             raise
         detail, hint = describe_lock(holder, store)
-        summary = f"The state is locked by {holder.Who} ({holder.Operation})"
+        summary = held_summary(holder, liveness(holder))
         if lock_id_from_env() or opts.timeout > 0:
             summary = exc.summary  # says which CTL_LOCK_ID was expected, or how long we waited
         err = LockHeld(summary, detail=detail, hint=hint)

@@ -10,6 +10,8 @@ return data; the CLI decides how to show it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,8 @@ from engine.state.manager import StateManager
 from engine.state.model import InstanceState, ResourceState, State, new_state
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())  # a library's records: shown only when CTL_LOG asks
 _LIST_HINT = "List the addresses in the state with `ctl state list`."
 
 
@@ -357,6 +361,7 @@ def _push_problem(pushed: State, current: State) -> str:
 def _acquire(store: StateStore, workspace: str, operation: str, reason: str, timeout: float,
              *, pid: int | None = None) -> LockInfo:
     """Take the lock and keep it; a held lock is reported like every run reports it (exit 4)."""
+    from engine.heartbeat import held_summary, liveness
     from engine.state.locking import acquire
 
     info = LockInfo(Operation=operation, Info=reason) if pid is None else \
@@ -368,7 +373,7 @@ def _acquire(store: StateStore, workspace: str, operation: str, reason: str, tim
         if holder is None:
             raise
         detail, hint = describe_lock(holder, store)
-        err = LockHeld(f"The state is locked by {holder.Who} ({holder.Operation})", detail=detail, hint=hint)
+        err = LockHeld(held_summary(holder, liveness(holder)), detail=detail, hint=hint)
         err.holder = holder  # type: ignore[attr-defined]
         raise err from None
 
@@ -381,22 +386,55 @@ def lock(root_dir: Path, reason: str, timeout: float) -> LockInfo:
     return store.lock_info(workspace) or taken  # as stored (the store fills in Path)
 
 
-def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> LockInfo:
-    """``ctl state unlock``: release the lock with this ID (any ID with ``force``); the lock released."""
+@dataclass(frozen=True)
+class Unlocked:
+    """What ``ctl state unlock`` removed, and whether it was broken (``--force``) rather than released."""
+
+    lock: LockInfo  # the lock as it was stored when it was removed
+    forced: bool
+    by: str  # user@host of whoever ran the unlock
+
+
+def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> Unlocked:
+    """``ctl state unlock``: release the lock with this ID (any ID with ``force``)."""
     store, workspace = open_backend(root_dir)
+    return unlock_in(store, workspace, lock_id, force=force)
+
+
+def unlock_in(store: StateStore, workspace: str, lock_id: str, *, force: bool = False) -> Unlocked:
+    """Release a workspace's lock; with ``force`` break it, and log who broke whose lock.
+
+    Without ``force`` the right ID is the proof of ownership (a wrapper releasing its ``ctl state lock``).
+    With it, the lock of another, possibly live, run may be removed: that run then stops at its next
+    heartbeat, so the break is logged at warning level with both parties for whoever investigates.
+    """
+    from backends.base import who_am_i
+
     held = store.lock_info(workspace)
     if held is None:
         raise UnlockRefused(f"The state at {store.describe()} is not locked",
-                       hint="Nothing to unlock: the lock was already released.")
+                            hint="Nothing to unlock: the lock was already released.")
     if lock_id != held.ID and not force:
-        detail, _ = describe_lock(held, store)
-        hint = (f"Release that lock with `ctl state unlock {held.ID}` if no run is using it, or add "
-                "--force to release whatever lock is held.") if held.ID else \
-            "The lock file cannot be read; release it with --force if no run is using the state."
+        from engine.heartbeat import liveness
+
+        detail, hint = describe_lock(held, store)
+        if held.ID and not liveness(held).abandoned:
+            hint = (f"Release that lock with `ctl state unlock {held.ID}` if no run is using it, or add "
+                    "--force to release whatever lock is held.")
         raise UnlockRefused(f"Lock ID {lock_id} does not match the lock held on the state", detail=detail,
                             hint=hint)
-    store.unlock(workspace, lock_id, force=force)
-    return held
+    removed = store.unlock(workspace, lock_id, force=force)
+    me = who_am_i()
+    if force:
+        _log.warning(
+            "state lock %s of %s (%s, created %s) on %s broken with --force by %s",
+            removed.ID or "(unreadable)", removed.Who or "an unknown holder", removed.Operation,
+            removed.Created or "at an unknown time", store.describe(), me,
+            extra={"lock_id": removed.ID, "lock_who": removed.Who, "lock_operation": removed.Operation,
+                   "lock_created": removed.Created, "lock_heartbeat": removed.Heartbeat,
+                   "broken_by": me, "workspace": workspace},
+        )
+    return Unlocked(removed, force, me)
 
 
 @dataclass(frozen=True)
@@ -404,22 +442,205 @@ class LockStatus:
     info: LockInfo | None  # None: not locked
     description: str = ""  # who, since when, for what (as a held lock is reported)
     age_seconds: float | None = None
+    heartbeat_age_seconds: float | None = None  # since the last renewal (creation if never renewed)
+    abandoned: bool = False
+    unlock_command: str = ""  # the exact command that releases (or, abandoned, breaks) it
 
 
 def lock_status(root_dir: Path) -> LockStatus:
     """The lock held on the selected workspace, if any, described for people and scripts."""
-    from datetime import UTC, datetime
-
     store, workspace = open_backend(root_dir)
+    return lock_status_in(store, workspace)
+
+
+def lock_status_in(store: StateStore, workspace: str) -> LockStatus:
+    """A workspace's lock with its age, last heartbeat and whether it looks abandoned."""
+    from engine.heartbeat import liveness, unlock_command
+
     held = store.lock_info(workspace)
     if held is None:
         return LockStatus(None)
-    try:
-        created = datetime.fromisoformat(held.Created.replace("Z", "+00:00"))
-        age: float | None = max((datetime.now(UTC) - created).total_seconds(), 0.0)
-    except ValueError:
-        age = None
-    return LockStatus(held, describe_lock(held, store)[0], age)
+    live = liveness(held)
+    return LockStatus(held, describe_lock(held, store)[0], live.held_seconds, live.silent_seconds,
+                      live.abandoned, unlock_command(held, live))
+
+
+# -- history and rollback ---------------------------------------------------------------------------
+
+
+class RollbackRefused(CtlError):
+    """``state rollback`` cannot restore that version (no state, the current one, another lineage)."""
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One state version in ``ctl state history``: a kept one, or the current document."""
+
+    serial: int
+    time: str  # when that version was written (RFC 3339); "" when the store cannot say
+    who: str  # user@host that wrote it; "" when the store cannot say
+    resources: int
+    version: str  # the ctl (or Terraform) version that wrote it
+    current: bool = False
+
+
+def history(root_dir: Path) -> list[HistoryRow]:
+    """``ctl state history``: every kept version of the selected workspace, then the current one."""
+    store, workspace = open_backend(root_dir)
+    return history_in(store, workspace)
+
+
+def history_in(store: StateStore, workspace: str) -> list[HistoryRow]:
+    """Kept versions oldest first, then the current document (not kept: it is the state itself).
+
+    Who wrote the current document and when is only known to a store that offers the optional
+    ``current_entry(workspace)``; the others show it without, rather than guessing.
+    """
+    from backends.base import state_facts
+
+    rows = [HistoryRow(e.serial, e.time, e.who, e.resources, e.version) for e in store.history(workspace)]
+    snap = store.read(workspace)
+    if snap is not None:
+        facts = state_facts(snap.data)
+        time, who = "", ""
+        current_entry = getattr(store, "current_entry", None)
+        if callable(current_entry):
+            entry = current_entry(workspace)
+            if entry is not None:
+                time, who = str(entry.time), str(entry.who)
+        serial = facts.serial if facts.serial is not None else (rows[-1].serial + 1 if rows else 0)
+        rows.append(HistoryRow(serial, time, who, facts.resources, facts.version, current=True))
+    return rows
+
+
+@dataclass(frozen=True)
+class StateDiff:
+    """What replacing the current state by another version changes, as seen from the current one.
+
+    ``added`` are objects the other version has and the current one does not (a rollback brings them
+    back into the state), ``removed`` the reverse, ``changed`` objects present in both with the names
+    of the attributes (or fields) that differ. Values are never listed: they may be secrets.
+    """
+
+    added: list[str]
+    removed: list[str]
+    changed: list[tuple[str, list[str]]]
+    outputs_added: list[str]
+    outputs_removed: list[str]
+    outputs_changed: list[str]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed or self.outputs_added
+                    or self.outputs_removed or self.outputs_changed)
+
+
+_FIELDS = ("schema_version", "sensitive_attributes", "dependencies", "create_before_destroy", "status",
+           "private", "extra")
+_MISSING = object()
+
+
+def _objects_by_address(state: State) -> dict[str, tuple[str, InstanceState]]:
+    """Every object (deposed ones under their own name) with its provider, by address."""
+    return {str(addr) + (f" (deposed {inst.deposed})" if inst.deposed else ""): (res.provider, inst)
+            for addr, res, inst in _objects(state)}
+
+
+def _changed_fields(old: tuple[str, InstanceState], new: tuple[str, InstanceState]) -> list[str]:
+    (old_provider, a), (new_provider, b) = old, new
+    names = sorted(k for k in a.attributes.keys() | b.attributes.keys()
+                   if a.attributes.get(k, _MISSING) != b.attributes.get(k, _MISSING))
+    names += [f"({f})" for f in _FIELDS if getattr(a, f) != getattr(b, f)]
+    if old_provider != new_provider:
+        names.append("(provider)")
+    return names
+
+
+def state_diff(current: State, other: State) -> StateDiff:
+    """The differences between ``current`` and ``other`` by object address and output name."""
+    mine, theirs = _objects_by_address(current), _objects_by_address(other)
+    changed = []
+    for address in sorted(mine.keys() & theirs.keys()):
+        fields = _changed_fields(mine[address], theirs[address])
+        if fields:
+            changed.append((address, fields))
+    outs, other_outs = current.outputs, other.outputs
+    return StateDiff(
+        added=sorted(theirs.keys() - mine.keys()),
+        removed=sorted(mine.keys() - theirs.keys()),
+        changed=changed,
+        outputs_added=sorted(other_outs.keys() - outs.keys()),
+        outputs_removed=sorted(outs.keys() - other_outs.keys()),
+        outputs_changed=sorted(k for k in outs.keys() & other_outs.keys() if outs[k] != other_outs[k]),
+    )
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    """What ``state rollback`` is about to do, shown before asking."""
+
+    serial: int  # the kept version restored
+    current_serial: int
+    new_serial: int  # the serial the restored document is written with
+    lineage: str
+    diff: StateDiff
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    plan: RollbackPlan
+    written: bool  # False: the kept version has the same content as the current state
+
+
+def rollback(root_dir: Path, serial: int, lock: LockOptions, confirm: Callable[[RollbackPlan], bool]
+             ) -> RollbackResult:
+    """``ctl state rollback SERIAL``: restore a kept version of the selected workspace."""
+    store, workspace = open_backend(root_dir)
+    return rollback_in(store, workspace, serial, lock, confirm, errored_dir=root_dir)
+
+
+def rollback_in(store: StateStore, workspace: str, serial: int, lock: LockOptions,
+                confirm: Callable[[RollbackPlan], bool], *, errored_dir: Path) -> RollbackResult:
+    """Restore the kept version ``serial`` as a new serial (current + 1), under the lock, once confirmed.
+
+    Going forward rather than rewinding the serial keeps every guarantee serials give: a saved plan
+    made against the current state is stale afterwards, other copies are older, and the version being
+    replaced is itself kept in the history, so a rollback can be rolled back. A version of another
+    lineage (a different state, pushed with ``--force`` at some point) is refused: restoring it would
+    silently swap one infrastructure's state for another's.
+    """
+    manager = manager_for(store, workspace, errored_dir)
+    with locked(store, workspace, "OperationTypeStateRollback", lock) as held:
+        current = _load(manager, lock.enabled)
+        if manager.lineage is None:
+            raise RollbackRefused(f"There is no state at {manager.source} to roll back",
+                                  hint="`ctl state history` lists the versions kept.")
+        if serial == manager.serial:
+            raise RollbackRefused(f"Serial {serial} is the current state; there is nothing to roll back",
+                                  hint="`ctl state history` lists the versions kept.")
+        source = f"{manager.source} (kept version, serial {serial})"
+        target = State.from_json(store.read_history(workspace, serial), source)
+        if target.lineage != manager.lineage:
+            raise RollbackRefused(
+                f"Refusing to roll back to serial {serial}: its lineage {target.lineage} differs from the "
+                f"current state's {manager.lineage}",
+                detail="They are different states; that version was replaced by a forced push of another "
+                       "state, and restoring it would put another infrastructure's state in place.",
+                hint="Pick a version of the current lineage from `ctl state history`, or use "
+                     "`ctl state push --force` if replacing the state is really what you want.",
+            )
+        plan = RollbackPlan(serial, manager.serial, manager.serial + 1, manager.lineage,
+                            state_diff(current, target))
+        if plan.diff.empty:
+            return RollbackResult(plan, False)
+        if not confirm(plan):
+            raise CtlError("Rollback cancelled.", hint="Nothing was changed.")
+        if held is not None:
+            store.renew_lock(workspace, held)  # the answer may have taken long: still ours before writing?
+        restored = target.copy()
+        restored.serial = manager.serial  # persist writes current + 1
+        manager.persist(restored)
+        return RollbackResult(dataclasses.replace(plan, new_serial=restored.serial), True)
 
 
 # -- workspaces -------------------------------------------------------------------------------------

@@ -208,8 +208,12 @@ def test_history_and_rollback_round_trip_on_s3(s3_store: StateStore, tmp_path: P
     assert all("@" in r.who for r in rows[:2])
 
     shown: list[RollbackPlan] = []
-    result = rollback_in(s3_store, "staging", 1, LockOptions(), lambda p: shown.append(p) or True,
-                         errored_dir=tmp_path)
+
+    def confirm(plan: RollbackPlan) -> bool:
+        shown.append(plan)
+        return True
+
+    result = rollback_in(s3_store, "staging", 1, LockOptions(), confirm, errored_dir=tmp_path)
     assert result.written and result.plan.new_serial == 4
     assert shown[0].diff.removed == ["terraform_data.c"] and shown[0].diff.changed == [("terraform_data.a", ["input"])]
     snap = s3_store.read("staging")
