@@ -12,11 +12,11 @@ from cli.state import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
 from engine.errors import CtlError, ExitCode
 
-_INIT_HELP = """Prepare the configuration directory: check the configuration, check that an adapter is
-installed for every resource type used, check the backend (its store must really refuse a second
-conditional create and a stale compare-and-swap) and record its settings in .ctl/backend.json
-(credentials are never recorded: later commands take them from the environment).
+_INIT_HELP = """Prepare the configuration directory: check the configuration, the adapters and the backend, and
+record the backend's settings in .ctl/backend.json.
 
+The backend's store must really refuse a second conditional create and a stale compare-and-swap,
+or it is refused. Credentials are never recorded: later commands take them from the environment.
 Changing the backend later needs --migrate-state (copy every workspace's state, keeping lineage and
 serial) or --reconfigure (switch without copying).
 

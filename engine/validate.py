@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.registry import Registry
-from engine import schema
+from engine import remote_state, schema
 from engine.config.loader import load_config
 from engine.config.model import Module, Variable
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
@@ -114,7 +114,7 @@ def _load_and_evaluate(
     t0 = time.perf_counter()
     root, diags = load_config(root_dir)
     timings["parse"] = time.perf_counter() - t0
-    registry = registry or Registry.discover()
+    registry = remote_state.install(registry or Registry.discover())  # data.terraform_remote_state
     if diags.has_errors and not root.files:
         return Loaded(root, None, None, diags, timings)
     t1 = time.perf_counter()
