@@ -317,6 +317,13 @@ def _make_client(
             "the s3 backend needs boto3, which is not installed",
             hint="Install it with `pip install 'ctl[aws]'` (or `pip install boto3`).",
         ) from None
+    if bool(access_key) != bool(secret_key):
+        given, missing = ("access_key", "secret_key") if access_key else ("secret_key", "access_key")
+        raise BackendError(
+            f"s3: {given} is set but {missing} is not",
+            hint="Give both (for example through --backend-config or AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY), or neither to use the usual credential chain.",
+        )
     retries: dict[str, Any] = {"mode": "standard"}
     if max_retries is not None:
         retries["max_attempts"] = max_retries  # botocore counts retries here, not the first attempt

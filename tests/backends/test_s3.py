@@ -203,6 +203,13 @@ def test_no_credentials_is_a_clear_error(
     assert "AWS_PROFILE" in err.value.hint
 
 
+def test_half_a_key_pair_is_a_clear_error(moto_server_clean: MotoServer, bucket: str, tmp_path: Path) -> None:
+    settings = _settings(moto_server_clean, bucket)
+    del settings["access_key"]
+    with pytest.raises(BackendError, match="s3: secret_key is set but access_key is not"):
+        make_store("s3", settings, tmp_path)
+
+
 def test_an_unknown_profile_is_a_clear_error(
     moto_server_clean: MotoServer, bucket: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
