@@ -257,7 +257,10 @@ class StateStore(Protocol):
 
     def read(self, workspace: str) -> Snapshot | None: ...
 
-    def write(self, workspace: str, data: bytes, *, expected: str | None) -> str: ...
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
+        """Compare-and-swap; ``keep_previous=False`` skips the backup/history copy of the replaced
+        version (a run's own intermediate snapshots are not worth keeping)."""
+        ...
 
     def lock(self, workspace: str, info: LockInfo) -> None:
         """Conditionally create the lock, stored with ``Heartbeat = Created`` = now; ``LockHeld`` if held."""

@@ -124,7 +124,7 @@ class LocalStore:
         return _read_or_none(self._sibling(workspace, ".backup"))
 
     @_os_errors
-    def write(self, workspace: str, data: bytes, *, expected: str | None) -> str:
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
         """Compare-and-swap the state file.
 
         The replaced bytes are kept first in the history (``<serial>.tfstate``) and as
@@ -136,7 +136,7 @@ class LocalStore:
             current = _read_or_none(path) or None
             if not self._matches(current, expected):
                 raise _conflict(path, current, data, expected)
-            if current is not None:
+            if current is not None and keep_previous:
                 self._keep_in_history(workspace, current)
                 _atomic_write(self._sibling(workspace, ".backup"), current, like=path)
             _atomic_write(path, data, like=path)

@@ -188,7 +188,7 @@ class ObjectStateStore(ABC):
             return None
         return Snapshot(obj.data, obj.token)
 
-    def write(self, workspace: str, data: bytes, *, expected: str | None) -> str:
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
         """Compare-and-swap the state on the store's own condition; keeps the replaced version first.
 
         The early read is for the message and the history copy only: what makes the write safe is the
@@ -201,7 +201,7 @@ class ObjectStateStore(ABC):
         stored = current if current is not None and current.data else None  # empty reads as none
         if (stored.token if stored is not None else None) != expected:
             raise conflict_error(where, stored.data if stored else None, data, expected)
-        if stored is not None:
+        if stored is not None and keep_previous:
             self._keep_in_history(workspace, stored)
         metadata = self._meta(who=who_am_i(), time=now_rfc3339())
         if expected is None and current is not None:

@@ -57,6 +57,7 @@ class StateManager:
         self._serial = 0
         self._last_bytes: bytes | None = None
         self._last_compact = time.monotonic()
+        self._wrote = False  # nothing written by this run yet: its first write keeps the old version
 
     @property
     def source(self) -> str:
@@ -105,6 +106,7 @@ class StateManager:
         self.journal.next_seq = max(seqs, default=0) + 1
         self.journal.appended = len(entries)
         self._loaded = True
+        self._wrote = False
         return state
 
     def persist(self, state: State) -> None:
@@ -132,7 +134,9 @@ class StateManager:
         state.serial = max(state.serial, self._serial) + 1
         data = state.to_json()
         try:
-            version = self.store.write(self.workspace, data, expected=self._version)
+            # Each run keeps (as backup and history) the version it started from; snapshots it wrote
+            # itself along the way, e.g. compactions during a long apply, are not worth keeping.
+            version = self.store.write(self.workspace, data, expected=self._version, keep_previous=not self._wrote)
         except (CtlError, OSError) as exc:
             state.serial = old_serial
             raise self._errored(exc, data) from None
@@ -144,6 +148,7 @@ class StateManager:
         )
         self.journal.base_serial = state.serial
         self.journal.lineage = state.lineage
+        self._wrote = True
 
     def compact(self, state: State) -> None:
         """Write the full state, then clear the journal it now contains."""

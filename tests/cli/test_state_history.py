@@ -36,13 +36,18 @@ def _data(state: State, name: str, value: str) -> None:
 
 
 def write_versions(store: StateStore, workspace: str = DEFAULT_WORKSPACE) -> State:
-    """Three versions: serial 1 {a}, serial 2 {a, b}, serial 3 {a changed, c} with an output."""
+    """Three versions: serial 1 {a}, serial 2 {a, b}, serial 3 {a changed, c} with an output.
+
+    Each version is written by its own run (a fresh load): a run keeps the version it started from.
+    """
     manager = StateManager(store, workspace)
     state = manager.load()
     _data(state, "a", "1")
     manager.persist(state)
+    state = manager.load()
     _data(state, "b", "2")
     manager.persist(state)
+    state = manager.load()
     state.remove_instance("terraform_data.b")
     _data(state, "a", "changed")
     _data(state, "c", "3")

@@ -191,3 +191,19 @@ def test_workspace_states_are_named_in_messages(store: LocalStore, tmp_path: Pat
     with pytest.raises(Exception) as err:
         StateManager(store, "staging").load()
     assert 'workspace "staging"' in str(err.value)
+
+
+def test_a_run_keeps_the_version_it_started_from_not_its_own_snapshots(store: LocalStore, tmp_path: Path) -> None:
+    """A long apply compacts several times; only the state before it goes to backup and history."""
+    first = manager(store, tmp_path)
+    state = first.load()
+    state.set_instance("null_resource.before", InstanceState(attributes={"id": "0"}))
+    first.persist(state)  # serial 1: what the next run starts from
+    run = manager(store, tmp_path)
+    state = run.load()
+    for i in range(3):  # three snapshots written by the same run
+        state.set_instance(f"null_resource.n{i}", InstanceState(attributes={"id": str(i)}))
+        run.persist(state)
+    assert [h.serial for h in store.history(DEFAULT_WORKSPACE)] == [1]
+    backup = json.loads((tmp_path / "ctl.tfstate.backup").read_bytes())
+    assert backup["serial"] == 1
