@@ -22,6 +22,7 @@ from policies.engine import CompiledPolicy, RegoModule
 from policies.levels import Level
 from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
+from policies.pack_view import FINDINGS_RULE, distinct, pack_view
 from policies.policy_set import PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
 
@@ -106,22 +107,27 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             owner[m.path] = src
     rules: list[tuple[str, str]] = []
     refs: dict[tuple[str, str], RuleRef] = {}
+    queries: dict[tuple[str, str], tuple[str, str]] = {}  # rule -> the entry point that gives it
     for m in modules:
         pkg = m.info.package
         if namespaces is not None and pkg not in namespaces:
             continue
-        for name in m.info.rule_names():
+        names = m.info.rule_names()
+        for name in names:
             if not is_policy_rule(name) or (pkg, name) in refs:
                 continue
             rules.append((pkg, name))
             refs[(pkg, name)] = _rule_ref(m, name, owner[m.path], pset)
+            as_array = builtin and name == "deny" and FINDINGS_RULE in names
+            queries[(pkg, name)] = (pkg, FINDINGS_RULE) if as_array else (pkg, name)
     label = "built-in pack" if builtin else "user policies"
     t = time.perf_counter()
-    compiled = _compiled(modules, pset.data, rules, cache=builtin)
+    compiled = _compiled(modules, pset.data, list(queries.values()), cache=builtin)
     outcome.timings[f"compile {label}"] = time.perf_counter() - t
     t = time.perf_counter()
     required_tags = (pset.data.get("ctl") or {}).get("required_tags") if isinstance(pset.data.get("ctl"), dict) else None
-    values = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)) if builtin else doc)
+    raw = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)) if builtin else doc)
+    values = {key: (distinct(raw.get(q)) if q != key else raw.get(q)) for key, q in queries.items()}
     outcome.timings[f"evaluate {label}"] = time.perf_counter() - t
     for key in rules:
         ref = refs[key]
@@ -183,81 +189,6 @@ def _messages(value: Any, ref: RuleRef) -> list[tuple[str, str | None, dict[str,
                 f"data.{ref.rule_id} produced {json.dumps(item)[:80]}: each result must be a string "
                 "or an object with 'msg'", range=where)
     return out
-
-
-# What the built-in pack reads of ``change.after`` for each resource type (besides tags).
-PACK_READS: dict[str, tuple[str, ...]] = {
-    "aws_s3_bucket": ("bucket", "versioning", "server_side_encryption_configuration"),
-    "aws_s3_bucket_public_access_block": ("bucket", "block_public_acls", "block_public_policy",
-                                          "ignore_public_acls", "restrict_public_buckets"),
-    "aws_s3_bucket_server_side_encryption_configuration": ("bucket",),
-    "aws_s3_bucket_versioning": ("bucket", "versioning_configuration"),
-    "aws_iam_policy": ("policy",),
-    "aws_iam_role_policy": ("policy",),
-    "aws_iam_user_policy": ("policy",),
-    "aws_iam_group_policy": ("policy",),
-    "aws_iam_role": ("inline_policy",),
-    "aws_sqs_queue": ("policy",),
-    "aws_sqs_queue_policy": ("policy",),
-    "aws_sns_topic": ("policy",),
-    "aws_sns_topic_policy": ("policy",),
-    "azurerm_storage_container": ("container_access_type",),
-    "google_storage_bucket": ("uniform_bucket_level_access",),
-}
-_TAG_KEYS = ("tags", "tags_all", "labels")
-_STATE_TAGS = ("ctl:state", "purpose")  # what the state-bucket rule reads when no tags are required
-
-
-def _state_tags(tags: Any) -> Any:
-    return {k: tags[k] for k in _STATE_TAGS if k in tags} if isinstance(tags, dict) else tags
-
-
-def pack_view(doc: dict[str, Any], *, with_tags: bool = True) -> dict[str, Any]:
-    """The part of a plan the built-in pack reads, in the same shape.
-
-    Handing a document to rego-cpp costs one to two microseconds per value, and a Terraform plan
-    repeats every resource in several places, so the pack gets only ``resource_changes`` of managed
-    resources with ``address``, ``module_address``, ``mode``, ``type``, ``name``, ``index``,
-    ``change.actions`` and the attributes of ``change.after`` listed in ``PACK_READS`` (plus tags
-    and labels when required tags are configured, and ``change.before`` tags of deletes).
-    Resources no rule reads are left out. ``ctl_index`` lists, per type, where the resources are
-    so that each rule visits only its own resources. The pack reads a plain
-    plan (without ``ctl_index``) the same way, only slower; a test checks both agree.
-    """
-    changes: list[dict[str, Any]] = []
-    index: dict[str, Any] = {}
-    for rc in doc.get("resource_changes") or []:
-        if not isinstance(rc, dict) or rc.get("mode", "managed") != "managed":
-            continue
-        change = rc.get("change") or {}
-        actions = change.get("actions") or []
-        deleting = "delete" in actions
-        reads = PACK_READS.get(str(rc.get("type")))
-        after = change.get("after")
-        if reads is None and not deleting and not (with_tags and isinstance(after, dict)
-                                                   and any(k in after for k in _TAG_KEYS)):
-            continue
-        slim_change: dict[str, Any] = {"actions": actions}
-        if isinstance(after, dict):
-            slim_after = {k: after[k] for k in (reads or ()) if k in after}
-            for k in _TAG_KEYS:
-                if k in after and (with_tags or rc.get("type") == "aws_s3_bucket"):
-                    slim_after[k] = after[k] if with_tags else _state_tags(after[k])
-            slim_change["after"] = slim_after
-        else:
-            slim_change["after"] = after
-        before = change.get("before")
-        if deleting and isinstance(before, dict):
-            slim_change["before"] = {k: before[k] for k in _TAG_KEYS if k in before}
-        slim = {k: rc[k] for k in ("address", "module_address", "type", "name", "index") if k in rc}
-        slim["change"] = slim_change
-        position = len(changes)
-        index.setdefault(str(rc.get("type")), []).append(position)
-        if deleting:
-            index.setdefault("ctl:delete", []).append(position)
-        changes.append(slim)
-    view: dict[str, Any] = {"resource_changes": changes, "ctl_index": index}
-    return view
 
 
 # -- simple policies -----------------------------------------------------------------------------

@@ -8,8 +8,12 @@ package ctl.gcp.uniform_bucket_access
 import data.ctl.lib
 import rego.v1
 
-deny contains {"msg": msg, "address": rc.address} if {
-	some rc in lib.changing_type("google_storage_bucket")
+# ctl queries the findings array; deny is the same findings as a set (see lib.rego).
+deny contains finding if some finding in findings
+
+findings := [{"msg": msg, "address": rc.address} |
+	some i in lib.changing("google_storage_bucket")
+	rc := input.resource_changes[i]
 	not rc.change.after.uniform_bucket_level_access == true
 	msg := sprintf("%s: uniform_bucket_level_access is not enabled", [rc.address])
-}
+]

@@ -15,11 +15,15 @@ protected(before) if lib.tags(before)["ctl:protect"] == "true"
 
 protected(before) if before.labels["ctl-protect"] == "true"
 
-deny contains {"msg": msg, "address": rc.address} if {
-	some rc in lib.destroying
+# ctl queries the findings array; deny is the same findings as a set (see lib.rego).
+deny contains finding if some finding in findings
+
+findings := [{"msg": msg, "address": rc.address} |
+	some i in lib.destroyed
+	rc := input.resource_changes[i]
 	protected(rc.change.before)
 	msg := concat("", [rc.address, " is tagged ctl:protect = \"true\"; the plan would ", verb(rc.change.actions), " it"])
-}
+]
 
 verb(actions) := "replace" if "create" in actions
 

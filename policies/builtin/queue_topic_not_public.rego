@@ -15,12 +15,16 @@ everyone(p) if p == "*"
 
 everyone(p) if lib.as_list(p.AWS)[_] == "*"
 
-deny contains {"msg": msg, "address": rc.address} if {
+# ctl queries the findings array; deny is the same findings as a set (see lib.rego).
+deny contains finding if some finding in findings
+
+findings := [{"msg": msg, "address": rc.address} |
 	some t in policy_types
-	some rc in lib.changing_type(t)
+	some i in lib.changing(t)
+	rc := input.resource_changes[i]
 	some statement in lib.policy_statements(rc.change.after.policy)
 	statement.Effect == "Allow"
 	everyone(statement.Principal)
 	not statement.Condition
 	msg := sprintf("%s: the policy allows anyone (Principal \"*\") without a condition", [rc.address])
-}
+]

@@ -22,14 +22,18 @@ present(after) := labels if {
 	labels := lib.object_or_empty(after.labels)
 }
 
-deny contains {"msg": msg, "address": rc.address} if {
+# ctl queries the findings array; deny is the same findings as a set (see lib.rego).
+deny contains finding if some finding in findings
+
+findings := [{"msg": msg, "address": rc.address} |
 	count(required) > 0
-	some rc in lib.changing
+	some i in lib.all_changing
+	rc := input.resource_changes[i]
 	have := present(rc.change.after)
 	missing := [t | some t in required; not _has(have, t)]
 	count(missing) > 0
 	msg := concat("", [rc.address, ": missing required tags: ", concat(", ", missing)])
-}
+]
 
 _has(tags, name) if {
 	value := tags[name]

@@ -11,18 +11,17 @@ package ctl.aws.s3_encryption
 import data.ctl.lib
 import rego.v1
 
-configs := lib.companion_keys("aws_s3_bucket_server_side_encryption_configuration")
-
-configured(rc) if {
-	some k in lib.bucket_keys(rc)
-	configs[k]
-}
+configured(rc) if count(lib.companions(rc, "aws_s3_bucket_server_side_encryption_configuration")) > 0
 
 inline(rc) if count(object.get(rc.change.after, "server_side_encryption_configuration", [])) > 0
 
-deny contains {"msg": msg, "address": rc.address} if {
-	some rc in lib.changing_type("aws_s3_bucket")
-	not inline(rc)
+# ctl queries the findings array; deny is the same findings as a set (see lib.rego).
+deny contains finding if some finding in findings
+
+findings := [{"msg": msg, "address": rc.address} |
+	some i in lib.changing("aws_s3_bucket")
+	rc := input.resource_changes[i]
 	not configured(rc)
+	not inline(rc)
 	msg := sprintf("%s: the S3 bucket has no server-side encryption configuration", [rc.address])
-}
+]
