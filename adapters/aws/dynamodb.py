@@ -1,10 +1,21 @@
-"""``aws_dynamodb_table``: a table's keys, billing mode, capacity and tags.
+"""``aws_dynamodb_table``: keys, global secondary indexes, billing, TTL, backups, protection and tags.
 
-Without secondary indexes the attribute definitions are exactly the key attributes, so changing
-``attribute``, ``hash_key`` or ``range_key`` means a new table; billing mode, capacity and tags
-change in place. ``attribute`` is a set in Terraform: it is kept sorted by name so the order in
-which it was written never shows up as a change. Creating, updating and deleting wait (with
-botocore's waiters) until the table is usable again, as Terraform does.
+``attribute`` is a set in Terraform, kept sorted by name so the order it was written in never shows
+up as a change; so is ``global_secondary_index`` (by index name, ``non_key_attributes`` sorted too).
+DynamoDB keeps definitions only of attributes that are keys of the table or of an index, so every
+``attribute`` must be one (checked at plan time, as AWS would refuse it at apply).
+
+A change to ``attribute`` still replaces the table: the engine decides replacement per argument,
+and with no secondary index the attributes are exactly the table's keys, whose types cannot change
+in place. Index changes that leave ``attribute`` alone (projection, capacity, an index over already
+defined attributes, removing one whose attributes other keys still use) are made in place, one
+index per ``UpdateTable`` as DynamoDB requires; an index whose keys or projection change is deleted
+and created again, as Terraform does.
+
+``ttl`` and ``point_in_time_recovery`` are optional *and* computed, as in Terraform: left out of
+the configuration they take (and keep) the table's current setting. ``deletion_protection_enabled``
+is sent on create and changed in place; a protected table refuses ``destroy`` until it is turned off.
+Creating, updating and deleting wait until the table and its indexes are usable again.
 """
 
 from __future__ import annotations
@@ -19,6 +30,8 @@ from engine.lang.values import Unknown
 
 GONE = frozenset({"ResourceNotFoundException"})
 _WAIT = {"Delay": 2, "MaxAttempts": 300}
+DEFAULT_RECOVERY_DAYS = 35  # what DynamoDB uses when RecoveryPeriodInDays is not given
+_GSI_KEYS = ("hash_key", "range_key", "projection_type", "non_key_attributes")
 
 
 def _what(name: Any) -> str:
@@ -37,17 +50,38 @@ class DynamoDbTable(AwsResource):
                                  enum=["PROVISIONED", "PAY_PER_REQUEST", None]),
         "hash_key": s.required_string("Attribute of the partition key."),
         "range_key": s.string("Attribute of the sort key."),
-        "attribute": s.block("Key attribute definitions.", {
+        "attribute": s.block("Definitions of the key attributes (of the table and its indexes).", {
             "name": s.required_string("Attribute name."),
             "type": s.required_string("S, N or B.", enum=["S", "N", "B"]),
         }, required=("name", "type"), min_items=1),
         "read_capacity": s.integer("Read capacity units (PROVISIONED).", minimum=0),
         "write_capacity": s.integer("Write capacity units (PROVISIONED).", minimum=0),
+        "global_secondary_index": s.block("Global secondary indexes.", {
+            "name": s.required_string("Index name."),
+            "hash_key": s.required_string("Attribute of the index's partition key."),
+            "range_key": s.string("Attribute of the index's sort key."),
+            "projection_type": s.required_string("ALL, KEYS_ONLY or INCLUDE.",
+                                                 enum=["ALL", "KEYS_ONLY", "INCLUDE"]),
+            "non_key_attributes": {"type": ["array", "null"], "items": {"type": "string"},
+                                   "description": "Attributes projected into an INCLUDE index."},
+            "read_capacity": s.integer("Read capacity units of the index (PROVISIONED).", minimum=0),
+            "write_capacity": s.integer("Write capacity units of the index (PROVISIONED).", minimum=0),
+        }, required=("name", "hash_key", "projection_type")),
+        "ttl": s.block("Time to live; when omitted, the table's current setting is kept.", {
+            "attribute_name": s.string("Attribute holding the expiry time (only when enabled)."),
+            "enabled": s.boolean("Whether expired items are deleted.", False),
+        }, max_items=1),
+        "point_in_time_recovery": s.block("Continuous backups; when omitted, the current setting is kept.", {
+            "enabled": {"type": "boolean", "description": "Whether point-in-time recovery is on."},
+            "recovery_period_in_days": s.integer("Days restorable (1-35; AWS's default 35).",
+                                                 minimum=1, maximum=35),
+        }, required=("enabled",), max_items=1),
+        "deletion_protection_enabled": s.boolean("Refuse DeleteTable while set.", False),
         **s.tags_properties(),
         "id": s.computed("The table name."),
         "arn": s.computed("ARN of the table."),
     }, required=("name", "hash_key", "attribute"))
-    computed = frozenset({"id", "arn", "tags_all"})
+    computed = frozenset({"id", "arn", "tags_all", "ttl", "point_in_time_recovery"})
     replace_on = frozenset({"name", "hash_key", "range_key", "attribute"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -66,6 +100,11 @@ class DynamoDbTable(AwsResource):
             if missing:
                 raise AdapterError(f"{' and '.join(missing)} must be set when billing_mode is PROVISIONED",
                                    hint='Set them, or billing_mode = "PAY_PER_REQUEST".', address=ctx.address or None)
+        out["global_secondary_index"] = _plan_indexes(ctx, out.get("global_secondary_index"),
+                                                      out.get("billing_mode"))
+        _check_attributes_are_keys(ctx, out)
+        out["ttl"] = _plan_ttl(ctx, out.get("ttl"))
+        out["point_in_time_recovery"] = _plan_pitr(ctx, prior, out.get("point_in_time_recovery"))
         return out
 
     def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
@@ -76,17 +115,23 @@ class DynamoDbTable(AwsResource):
             keys.append({"AttributeName": out["range_key"], "KeyType": "RANGE"})
         kwargs: dict[str, Any] = {
             "TableName": out["name"],
-            "AttributeDefinitions": [{"AttributeName": a["name"], "AttributeType": a["type"]}
-                                     for a in out["attribute"]],
+            "AttributeDefinitions": _definitions(out),
             "KeySchema": keys,
             "BillingMode": out["billing_mode"],
+            "DeletionProtectionEnabled": bool(out.get("deletion_protection_enabled")),
         }
         if out["billing_mode"] == "PROVISIONED":
             kwargs["ProvisionedThroughput"] = _throughput(out)
+        if out.get("global_secondary_index"):
+            kwargs["GlobalSecondaryIndexes"] = [_index_api(g, out["billing_mode"])
+                                                for g in out["global_secondary_index"]]
         if out.get("tags_all"):
             kwargs["Tags"] = [{"Key": k, "Value": v} for k, v in sorted(out["tags_all"].items())]
         call(ctx, _what(out["name"]), ddb.create_table, **kwargs)
         self._wait(ctx, "table_exists", out["name"])
+        self._wait_active(ctx, out["name"])
+        self._set_ttl(ctx, out["name"], None, _single(out.get("ttl")))
+        self._set_pitr(ctx, out["name"], None, _single(out.get("point_in_time_recovery")))
         return self._refresh(ctx, out) or out
 
     def read(self, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
@@ -95,14 +140,52 @@ class DynamoDbTable(AwsResource):
     def update(self, ctx: AdapterContext, prior: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
         out = self.prepared(planned)
         ddb, name = self.api(ctx), out["name"]
-        billing_changed = out["billing_mode"] != prior.get("billing_mode")
+        billing = out["billing_mode"]
+        old_indexes = {g["name"]: g for g in prior.get("global_secondary_index") or []}
+        new_indexes = {g["name"]: g for g in out.get("global_secondary_index") or []}
+        rebuilt = {n for n, g in new_indexes.items()
+                   if n in old_indexes and any(g.get(k) != old_indexes[n].get(k) for k in _GSI_KEYS)}
+        kept = [n for n in new_indexes if n in old_indexes and n not in rebuilt]
+
+        billing_changed = billing != prior.get("billing_mode")
         capacity_changed = any(out.get(n) != prior.get(n) for n in ("read_capacity", "write_capacity"))
-        if billing_changed or (capacity_changed and out["billing_mode"] == "PROVISIONED"):
-            kwargs: dict[str, Any] = {"TableName": name, "BillingMode": out["billing_mode"]}
-            if out["billing_mode"] == "PROVISIONED":
+        resized: set[str] = set()
+        if billing_changed or (capacity_changed and billing == "PROVISIONED"):
+            kwargs: dict[str, Any] = {"TableName": name, "BillingMode": billing}
+            if billing == "PROVISIONED":
                 kwargs["ProvisionedThroughput"] = _throughput(out)
+                if billing_changed and kept:
+                    # Back to provisioned: DynamoDB wants every index's capacity in the same call.
+                    kwargs["GlobalSecondaryIndexUpdates"] = [
+                        {"Update": {"IndexName": n, "ProvisionedThroughput": _throughput(new_indexes[n])}}
+                        for n in kept]
+                    resized.update(kept)
             call(ctx, _what(name), ddb.update_table, **kwargs)
-            self._wait(ctx, "table_exists", name)
+            self._wait_active(ctx, name)
+        if out.get("deletion_protection_enabled") != prior.get("deletion_protection_enabled"):
+            call(ctx, _what(name), ddb.update_table, TableName=name,
+                 DeletionProtectionEnabled=bool(out.get("deletion_protection_enabled")))
+            self._wait_active(ctx, name)
+        # One index created or deleted per UpdateTable, waiting in between (a DynamoDB rule).
+        for index in sorted({*(set(old_indexes) - set(new_indexes)), *rebuilt}):
+            call(ctx, _what(name), ddb.update_table, TableName=name,
+                 GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index}}])
+            self._wait_active(ctx, name)
+        for index in sorted({*(set(new_indexes) - set(old_indexes)), *rebuilt}):
+            call(ctx, _what(name), ddb.update_table, TableName=name, AttributeDefinitions=_definitions(out),
+                 GlobalSecondaryIndexUpdates=[{"Create": _index_api(new_indexes[index], billing)}])
+            self._wait_active(ctx, name)
+        if billing == "PROVISIONED":
+            for index in kept:
+                if index in resized or _throughput(new_indexes[index]) == _throughput(old_indexes[index]):
+                    continue
+                resize = {"IndexName": index, "ProvisionedThroughput": _throughput(new_indexes[index])}
+                call(ctx, _what(name), ddb.update_table, TableName=name,
+                     GlobalSecondaryIndexUpdates=[{"Update": resize}])
+                self._wait_active(ctx, name)
+        self._set_ttl(ctx, name, _single(prior.get("ttl")), _single(out.get("ttl")))
+        self._set_pitr(ctx, name, _single(prior.get("point_in_time_recovery")),
+                       _single(out.get("point_in_time_recovery")))
         to_set, to_remove = self.tag_changes(prior, out)
         # A changed value is removed first: moto's TagResource appends a second tag of the same key.
         to_remove = sorted({*to_remove, *(k for k in to_set if k in (prior.get("tags_all") or {}))})
@@ -118,12 +201,48 @@ class DynamoDbTable(AwsResource):
         name = prior.get("name") or prior.get("id")
         if not name:
             return
-        if call(ctx, _what(name), self.api(ctx).delete_table, missing=GONE, TableName=name) is not None:
+        try:
+            deleted = call(ctx, _what(name), self.api(ctx).delete_table, missing=GONE, TableName=name)
+        except AdapterError as err:
+            if "DeletionProtectionEnabled" not in str(err):
+                raise
+            raise AdapterError(f"{_what(name)} is protected from deletion", address=ctx.address or None,
+                               hint="Set deletion_protection_enabled = false and apply, then destroy.",
+                               ) from None
+        if deleted is not None:
             self._wait(ctx, "table_not_exists", name)
 
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the table name."""
         return self.complete({"id": resource_id, "name": resource_id})
+
+    # ---- settings with their own API calls ------------------------------------------------
+
+    def _set_ttl(self, ctx: AdapterContext, name: str, old: dict[str, Any] | None,
+                 new: dict[str, Any] | None) -> None:
+        """Apply ``ttl``; None (omitted, so computed) or unchanged sends nothing."""
+        if new is None or (old is not None and _ttl_key(old) == _ttl_key(new)):
+            return
+        if old is not None and old.get("enabled"):
+            # Disabling needs the attribute it was enabled on; another attribute means off, then on.
+            call(ctx, _what(name), self.api(ctx).update_time_to_live, TableName=name,
+                 TimeToLiveSpecification={"Enabled": False, "AttributeName": old["attribute_name"]})
+        if new.get("enabled"):
+            call(ctx, _what(name), self.api(ctx).update_time_to_live, TableName=name,
+                 TimeToLiveSpecification={"Enabled": True, "AttributeName": new["attribute_name"]})
+
+    def _set_pitr(self, ctx: AdapterContext, name: str, old: dict[str, Any] | None,
+                  new: dict[str, Any] | None) -> None:
+        """Apply ``point_in_time_recovery``; None (omitted) sends nothing, nor does "off" on create."""
+        if new is None or old == new or (old is None and not new.get("enabled")):
+            return
+        spec: dict[str, Any] = {"PointInTimeRecoveryEnabled": bool(new.get("enabled"))}
+        if new.get("enabled") and new.get("recovery_period_in_days") is not None:
+            spec["RecoveryPeriodInDays"] = int(new["recovery_period_in_days"])
+        call(ctx, _what(name), self.api(ctx).update_continuous_backups, TableName=name,
+             PointInTimeRecoverySpecification=spec)
+
+    # ---- waiting and reading --------------------------------------------------------------
 
     def _wait(self, ctx: AdapterContext, waiter: str, name: str) -> None:
         from botocore.exceptions import WaiterError
@@ -133,6 +252,21 @@ class DynamoDbTable(AwsResource):
         except WaiterError as exc:
             raise sdk_error(ctx, _what(name), f"waiting for {waiter.replace('_', ' ')}", exc) from None
 
+    def _wait_active(self, ctx: AdapterContext, name: str) -> None:
+        """Until the table and every index are ACTIVE (a deleted index gone): botocore has no waiter."""
+        for _ in range(int(_WAIT["MaxAttempts"])):
+            found = call(ctx, _what(name), self.api(ctx).describe_table, missing=GONE, TableName=name)
+            if found is None:
+                return
+            table = found["Table"]
+            if table.get("TableStatus") == "ACTIVE" and all(
+                    g.get("IndexStatus") == "ACTIVE" for g in table.get("GlobalSecondaryIndexes") or []):
+                return
+            if ctx.cancelled.wait(float(_WAIT["Delay"])):
+                break
+        raise AdapterError(f"{_what(name)} or one of its indexes did not become ACTIVE in time",
+                           hint="Check the table in the console, then apply again.", address=ctx.address or None)
+
     def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
         ddb = self.api(ctx)
         name = out.get("name") or out.get("id")
@@ -141,22 +275,195 @@ class DynamoDbTable(AwsResource):
             return None
         table = found["Table"]
         keys = {k["KeyType"]: k["AttributeName"] for k in table.get("KeySchema", [])}
-        throughput = table.get("ProvisionedThroughput") or {}
-        if (table.get("BillingModeSummary") or {}).get("BillingMode") == "PAY_PER_REQUEST":
-            throughput = {}  # AWS reports 0 for on-demand tables; moto keeps the old provisioned values
+        on_demand = (table.get("BillingModeSummary") or {}).get("BillingMode") == "PAY_PER_REQUEST"
+        throughput = {} if on_demand else table.get("ProvisionedThroughput") or {}
+        # AWS reports 0 for on-demand tables; moto keeps the old provisioned values.
+        indexes = [_index_state(g, on_demand) for g in table.get("GlobalSecondaryIndexes") or []]
+        used = {*keys.values(), *(g[k] for g in indexes for k in ("hash_key", "range_key") if g[k])}
+        used.update(k["AttributeName"] for i in table.get("LocalSecondaryIndexes") or []
+                    for k in i.get("KeySchema", []))
         out.update({
             "id": name, "name": name, "arn": table.get("TableArn"),
             "billing_mode": (table.get("BillingModeSummary") or {}).get("BillingMode") or "PROVISIONED",
             "hash_key": keys.get("HASH"), "range_key": keys.get("RANGE"),
+            # Only key attributes: AWS drops a deleted index's definitions, moto keeps them.
             "attribute": _sorted([{"name": a["AttributeName"], "type": a["AttributeType"]}
-                                  for a in table.get("AttributeDefinitions", [])]),
+                                  for a in table.get("AttributeDefinitions", [])
+                                  if a["AttributeName"] in used]),
             "read_capacity": int(throughput.get("ReadCapacityUnits") or 0),
             "write_capacity": int(throughput.get("WriteCapacityUnits") or 0),
+            "global_secondary_index": sorted(indexes, key=lambda g: g["name"]),
+            "deletion_protection_enabled": bool(table.get("DeletionProtectionEnabled", False)),
         })
+        ttl = call(ctx, _what(name), ddb.describe_time_to_live, missing=GONE, TableName=name) or {}
+        description = ttl.get("TimeToLiveDescription") or {}
+        ttl_on = description.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
+        ttl_name = description.get("AttributeName") if ttl_on else None
+        out["ttl"] = [{"attribute_name": ttl_name, "enabled": ttl_on}]
+        backups = call(ctx, _what(name), ddb.describe_continuous_backups, missing=GONE, TableName=name) or {}
+        pitr = (backups.get("ContinuousBackupsDescription") or {}).get("PointInTimeRecoveryDescription") or {}
+        pitr_on = pitr.get("PointInTimeRecoveryStatus") == "ENABLED"
+        days = pitr.get("RecoveryPeriodInDays")
+        period = int(days or DEFAULT_RECOVERY_DAYS) if pitr_on else None
+        out["point_in_time_recovery"] = [{"enabled": pitr_on, "recovery_period_in_days": period}]
         tags = call(ctx, _what(name), ddb.list_tags_of_resource, missing=GONE, ResourceArn=out["arn"]) or {}
         actual = {t["Key"]: t["Value"] for t in tags.get("Tags", [])}
         out.update(self.split_tags(ctx, actual, out.get("tags")))
         return out
+
+
+# ---- planning helpers (values may still be unknown: they are left alone) -----------------------
+
+
+def _plan_indexes(ctx: AdapterContext, indexes: Any, billing: Any) -> Any:
+    """Indexes sorted by name, projections as sets, capacities as the billing mode wants them."""
+    if indexes is None:
+        return []  # no index: an empty list, as Terraform has it for a block never written
+    if not isinstance(indexes, list):
+        return indexes
+    if any(not isinstance(g, dict) for g in indexes):
+        return indexes
+    out: list[dict[str, Any]] = []
+    for index in indexes:
+        g = dict(index)
+        nka = g.get("non_key_attributes")
+        if isinstance(nka, list) and not any(isinstance(a, Unknown) for a in nka):
+            g["non_key_attributes"] = sorted(set(nka)) or None
+        if g.get("projection_type") == "INCLUDE" and g.get("non_key_attributes") is None:
+            raise AdapterError(f'index "{g.get("name")}": projection_type INCLUDE needs non_key_attributes',
+                               address=ctx.address or None)
+        if g.get("projection_type") in ("ALL", "KEYS_ONLY") and g.get("non_key_attributes") is not None:
+            raise AdapterError(f'index "{g.get("name")}": non_key_attributes needs '
+                               'projection_type = "INCLUDE"', address=ctx.address or None)
+        for name in ("read_capacity", "write_capacity"):
+            if billing == "PAY_PER_REQUEST":
+                if g.get(name) not in (None, 0) and not isinstance(g.get(name), Unknown):
+                    raise AdapterError(f'index "{g.get("name")}": {name} cannot be set when billing_mode is '
+                                       "PAY_PER_REQUEST", address=ctx.address or None)
+                g[name] = 0
+            elif billing == "PROVISIONED" and g.get(name) is None:
+                raise AdapterError(f'index "{g.get("name")}": {name} must be set when billing_mode is '
+                                   "PROVISIONED", address=ctx.address or None)
+        out.append(g)
+    if all(isinstance(g.get("name"), str) for g in out):
+        out.sort(key=lambda g: g["name"])
+    return out
+
+
+def _check_attributes_are_keys(ctx: AdapterContext, out: dict[str, Any]) -> None:
+    """Every key needs an ``attribute``, and every ``attribute`` must be a key (as DynamoDB requires)."""
+    attributes, indexes = out.get("attribute"), out.get("global_secondary_index") or []
+    if not isinstance(attributes, list) or not isinstance(indexes, list):
+        return
+    names = [a.get("name") for a in attributes if isinstance(a, dict)]
+    keys = [out.get("hash_key"), out.get("range_key")]
+    keys += [g.get(k) for g in indexes if isinstance(g, dict) for k in ("hash_key", "range_key")]
+    if len(names) != len(attributes) or any(not isinstance(v, str | None) for v in (*names, *keys)):
+        return  # still unknown somewhere: checked again when known
+    defined = {n for n in names if isinstance(n, str)}
+    used = {k for k in keys if isinstance(k, str)}
+    undefined = sorted(used - defined)
+    if undefined:
+        what = f"key attribute {undefined[0]} has" if len(undefined) == 1 else \
+            f"key attributes {', '.join(undefined)} have"
+        raise AdapterError(f"{what} no attribute block", hint="Add an attribute block (name and type) for every key.",
+                           address=ctx.address or None)
+    unused = sorted(defined - used)
+    if unused:
+        what = f"attribute {unused[0]} is not a key" if len(unused) == 1 else \
+            f"attributes {', '.join(unused)} are not keys"
+        raise AdapterError(f"{what} of the table or of an index", address=ctx.address or None,
+                           hint="DynamoDB defines key attributes only: remove it, or index it.")
+
+
+def _plan_ttl(ctx: AdapterContext, ttl: Any) -> Any:
+    """``ttl`` as stored: an empty block list is "not configured"; a name only when enabled."""
+    if not isinstance(ttl, list):
+        return ttl
+    if not ttl:
+        return None
+    item = ttl[0]
+    if not isinstance(item, dict):
+        return ttl
+    name, enabled = item.get("attribute_name"), item.get("enabled")
+    if isinstance(name, Unknown) or isinstance(enabled, Unknown):
+        return ttl
+    name = name or None
+    if enabled and name is None:
+        raise AdapterError("ttl: attribute_name must be set when enabled is true",
+                           address=ctx.address or None)
+    if not enabled and name is not None:
+        raise AdapterError("ttl: attribute_name must not be set when enabled is false",
+                           hint="Remove attribute_name, or set enabled = true.", address=ctx.address or None)
+    return [{"attribute_name": name, "enabled": bool(enabled)}]
+
+
+def _plan_pitr(ctx: AdapterContext, prior: dict[str, Any] | None, pitr: Any) -> Any:
+    """``point_in_time_recovery`` as stored: the recovery period is AWS's (or the prior one) when unset."""
+    if not isinstance(pitr, list):
+        return pitr
+    if not pitr:
+        return None
+    item = pitr[0]
+    if not isinstance(item, dict) or isinstance(item.get("enabled"), Unknown):
+        return pitr
+    enabled, days = bool(item.get("enabled")), item.get("recovery_period_in_days")
+    if not enabled:
+        if days is not None:
+            raise AdapterError("point_in_time_recovery: recovery_period_in_days needs enabled = true",
+                               address=ctx.address or None)
+        return [{"enabled": False, "recovery_period_in_days": None}]
+    if days is None:
+        before = _single((prior or {}).get("point_in_time_recovery"))
+        kept = before.get("recovery_period_in_days") if before and before.get("enabled") else None
+        days = kept if kept is not None else DEFAULT_RECOVERY_DAYS
+    return [{"enabled": True, "recovery_period_in_days": days if isinstance(days, Unknown) else int(days)}]
+
+
+# ---- API shapes ------------------------------------------------------------------------------------
+
+
+def _single(value: Any) -> dict[str, Any] | None:
+    """The one object of a MaxItems-1 block, or None when it is not configured (or not known)."""
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return value[0]
+    return None
+
+
+def _ttl_key(ttl: dict[str, Any]) -> tuple[bool, Any]:
+    return bool(ttl.get("enabled")), ttl.get("attribute_name") if ttl.get("enabled") else None
+
+
+def _definitions(attrs: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"AttributeName": a["name"], "AttributeType": a["type"]} for a in attrs["attribute"]]
+
+
+def _index_api(index: dict[str, Any], billing: str) -> dict[str, Any]:
+    """A ``global_secondary_index`` block as CreateTable / UpdateTable take it."""
+    keys = [{"AttributeName": index["hash_key"], "KeyType": "HASH"}]
+    if index.get("range_key"):
+        keys.append({"AttributeName": index["range_key"], "KeyType": "RANGE"})
+    projection: dict[str, Any] = {"ProjectionType": index["projection_type"]}
+    if index.get("non_key_attributes"):
+        projection["NonKeyAttributes"] = list(index["non_key_attributes"])
+    out: dict[str, Any] = {"IndexName": index["name"], "KeySchema": keys, "Projection": projection}
+    if billing == "PROVISIONED":
+        out["ProvisionedThroughput"] = _throughput(index)
+    return out
+
+
+def _index_state(index: dict[str, Any], on_demand: bool) -> dict[str, Any]:
+    """An index as DescribeTable reports it, in the shape of a ``global_secondary_index`` block."""
+    keys = {k["KeyType"]: k["AttributeName"] for k in index.get("KeySchema", [])}
+    projection = index.get("Projection") or {}
+    throughput = {} if on_demand else index.get("ProvisionedThroughput") or {}
+    return {
+        "name": index["IndexName"], "hash_key": keys.get("HASH"), "range_key": keys.get("RANGE"),
+        "projection_type": projection.get("ProjectionType"),
+        "non_key_attributes": sorted(projection.get("NonKeyAttributes") or []) or None,
+        "read_capacity": int(throughput.get("ReadCapacityUnits") or 0),
+        "write_capacity": int(throughput.get("WriteCapacityUnits") or 0),
+    }
 
 
 def _sorted(attributes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,10 +3,19 @@
 The queue URL is its ``id`` (and import ID), as in Terraform. Queue attributes travel as strings
 in the API; they are turned into the integers and booleans of the schema in one place
 (``_ATTRS``), both ways, so refresh returns exactly what create stored.
+
+``sqs_managed_sse_enabled`` is optional *and* computed, as in Terraform: SQS turns managed
+encryption on for new queues by itself, and left out of the configuration the queue keeps its
+current setting. ``redrive_policy`` is managed like ``policy``: unset means none, so removing it
+from the configuration removes it from the queue (Terraform leaves it to a separate redrive-policy
+resource, which ctl does not have). It is JSON compared by meaning (SQS gives it back re-serialised,
+``maxReceiveCount`` as a number even when sent as a string), so the state keeps the configuration's
+own text while it means what SQS holds.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from adapters.aws import policy as policy_json
@@ -25,6 +34,7 @@ _ATTRS: dict[str, tuple[str, str]] = {
     "receive_wait_time_seconds": ("ReceiveMessageWaitTimeSeconds", "int"),
     "max_message_size": ("MaximumMessageSize", "int"),
     "content_based_deduplication": ("ContentBasedDeduplication", "bool"),
+    "sqs_managed_sse_enabled": ("SqsManagedSseEnabled", "bool"),
 }
 
 
@@ -50,12 +60,16 @@ class SqsQueue(AwsResource):
         "receive_wait_time_seconds": s.integer("Long-polling wait.", 0, minimum=0, maximum=20),
         "max_message_size": s.integer("Largest message in bytes; SQS's default when unset.", minimum=1024),
         "policy": s.string("Access policy (JSON)."),
+        "redrive_policy": s.string("Dead-letter queue (JSON: deadLetterTargetArn, maxReceiveCount)."),
+        "sqs_managed_sse_enabled": s.boolean("Server-side encryption with SQS-owned keys; "
+                                             "the queue's current setting when unset."),
         **s.tags_properties(),
         "id": s.computed("The queue URL."),
         "arn": s.computed("ARN of the queue."),
         "url": s.computed("The queue URL."),
     })
-    computed = frozenset({"id", "name", "arn", "url", "max_message_size", "tags_all"})
+    computed = frozenset({"id", "name", "arn", "url", "max_message_size", "tags_all",
+                          "sqs_managed_sse_enabled"})
     replace_on = frozenset({"name", "name_prefix", "fifo_queue"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -66,6 +80,9 @@ class SqsQueue(AwsResource):
                                address=ctx.address or None)
         if prior is not None:
             out["policy"] = policy_json.plan_text(prior.get("policy"), out.get("policy"))
+            redrive = out.get("redrive_policy")
+            if isinstance(redrive, str) and _same_redrive(prior.get("redrive_policy"), redrive):
+                out["redrive_policy"] = prior.get("redrive_policy")  # no diff that is only formatting
         return out
 
     def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +95,8 @@ class SqsQueue(AwsResource):
             attributes["FifoQueue"] = "true"
         if out.get("policy"):
             attributes["Policy"] = out["policy"]
+        if out.get("redrive_policy"):
+            attributes["RedrivePolicy"] = out["redrive_policy"]
         kwargs: dict[str, Any] = {"QueueName": name, "Attributes": attributes}
         if out.get("tags_all"):
             kwargs["tags"] = dict(out["tags_all"])
@@ -95,6 +114,8 @@ class SqsQueue(AwsResource):
         changed = {api: _to_api(out.get(arg), kind) for arg, (api, kind) in _ATTRS.items()
                    if out.get(arg) is not None and out.get(arg) != prior.get(arg)
                    and (fifo or arg != "content_based_deduplication")}
+        if not _same_redrive(prior.get("redrive_policy"), out.get("redrive_policy")):
+            changed["RedrivePolicy"] = out.get("redrive_policy") or ""  # "" removes it
         if out.get("policy") != prior.get("policy"):
             changed["Policy"] = out.get("policy") or ""
         elif changed and out.get("policy"):
@@ -134,6 +155,7 @@ class SqsQueue(AwsResource):
         if not out["fifo_queue"]:
             out["content_based_deduplication"] = False
         out["policy"] = policy_json.keep_text(out.get("policy"), api.get("Policy"))
+        out["redrive_policy"] = _redrive_text(out.get("redrive_policy"), api.get("RedrivePolicy"))
         tags = call(ctx, _what(out), sqs.list_queue_tags, missing=QUEUE_GONE, QueueUrl=url) or {}
         out.update(self.split_tags(ctx, tags.get("Tags") or {}, out.get("tags")))
         return out
@@ -149,3 +171,30 @@ def _from_api(value: str, kind: str) -> Any:
     if kind == "bool":
         return value.lower() == "true"
     return int(value)
+
+
+def _redrive(document: Any) -> Any:
+    """A redrive policy as comparable data: parsed, ``maxReceiveCount`` as a number."""
+    parsed = policy_json.parse(document)
+    if isinstance(parsed, dict) and isinstance(parsed.get("maxReceiveCount"), str):
+        count = parsed["maxReceiveCount"].strip()
+        if count.isdigit():
+            parsed = {**parsed, "maxReceiveCount": int(count)}
+    return parsed
+
+
+def _same_redrive(a: Any, b: Any) -> bool:
+    """Do two redrive policies (text) mean the same? Both unset counts as the same."""
+    if not a or not b:
+        return not a and not b
+    return bool(_redrive(a) == _redrive(b))
+
+
+def _redrive_text(prior: Any, actual: str | None) -> str | None:
+    """What state keeps: the prior text while it means what SQS holds, else SQS's (compacted)."""
+    if not actual:
+        return "" if prior == "" else None  # `redrive_policy = ""` removes it, and stays as written
+    if _same_redrive(prior, actual):
+        return str(prior)
+    parsed = _redrive(actual)
+    return json.dumps(parsed, separators=(",", ":")) if isinstance(parsed, dict) else actual

@@ -5,8 +5,17 @@
 decides whether destroying a bucket that still holds objects deletes them (every version) or is
 refused. ``versioning`` and ``uniform_bucket_level_access`` are optional *and* computed: left out of
 the configuration, they take (and keep) the bucket's current setting, so an omitted block never
-shows as a change. The import ID is the bucket name (``gs://NAME`` and ``PROJECT/NAME`` are
-accepted too).
+shows as a change; ``public_access_prevention`` behaves the same. ``project`` defaults to the
+provider's and forces replacement; the API does not report a bucket's project ID, so state keeps
+the one the bucket was created (or imported) in. The import ID is the bucket name (``gs://NAME``
+and ``PROJECT/NAME`` are accepted too).
+
+``lifecycle_rule`` blocks are Terraform's: an ``action`` (``type``, ``storage_class``) and a
+``condition``, whose ``with_state`` is the API's ``isLive`` (``"ANY"`` when the API has none). As in
+Terraform, a numeric condition of 0 is sent only with its ``send_*_if_zero`` flag (a 0 otherwise
+means "no such condition"), and the flags live only in state. Plan and refresh both shape rules the
+same way (``_plan_rules`` / ``_rules_from_api``: unset values null, flags false, no rules ``[]``),
+so a re-plan of what the server holds is a no-op; rules are replaced as a whole in one patch.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from adapters.google.client import client_of, sdk_errors
+from adapters.google.client import GoogleClient, client_of, sdk_errors
 from adapters.google.schemas import BUCKET_SCHEMA, complete, known, string_map
 
 
@@ -23,18 +32,24 @@ class StorageBucket(ResourceType):
 
     name = "google_storage_bucket"
     schema = BUCKET_SCHEMA
-    computed = frozenset({"id", "self_link", "url", "versioning", "uniform_bucket_level_access"})
-    replace_on = frozenset({"name", "location"})
+    computed = frozenset({"id", "self_link", "url", "versioning", "uniform_bucket_level_access", "project",
+                          "public_access_prevention"})
+    replace_on = frozenset({"name", "location", "project"})
 
     def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
-        return super().plan(ctx, prior, _normalized(planned))
+        out = _normalized(planned)
+        if prior is None and out["project"] is None and isinstance(ctx.client, GoogleClient):
+            out["project"] = ctx.client.project  # known now: the plan need not say "known after apply"
+        return super().plan(ctx, prior, out)
 
     def read(self, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
         client = client_of(ctx)
         name = attrs["name"]
         with sdk_errors(ctx, f'reading bucket "{name}"'):
             bucket = client.storage.lookup_bucket(name, retry=client.retry)
-        return None if bucket is None else _attributes(attrs, bucket)
+        if bucket is None:
+            return None
+        return _attributes({**attrs, "project": attrs.get("project") or client.project}, bucket)
 
     def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
         client = client_of(ctx)
@@ -48,12 +63,17 @@ class StorageBucket(ResourceType):
             bucket.versioning_enabled = attrs["versioning"][0]["enabled"]
         if attrs["uniform_bucket_level_access"] is not None:
             bucket.iam_configuration.uniform_bucket_level_access_enabled = attrs["uniform_bucket_level_access"]
+        if attrs["public_access_prevention"] is not None:
+            bucket.iam_configuration.public_access_prevention = attrs["public_access_prevention"]
+        if attrs["lifecycle_rule"]:
+            bucket.lifecycle_rules = _rules_to_api(attrs["lifecycle_rule"])
+        attrs["project"] = attrs["project"] or client.project
         from google.api_core.exceptions import Conflict
 
         with sdk_errors(ctx, f'creating bucket "{name}"'):
             try:
                 bucket = client.storage.create_bucket(
-                    bucket, project=client.project, location=attrs["location"], retry=client.retry
+                    bucket, project=attrs["project"], location=attrs["location"], retry=client.retry
                 )
             except Conflict:
                 raise AdapterError(
@@ -83,6 +103,13 @@ class StorageBucket(ResourceType):
             if uba is not None and uba != prior.get("uniform_bucket_level_access"):
                 bucket.iam_configuration.uniform_bucket_level_access_enabled = uba
                 changed = True
+            pap = attrs["public_access_prevention"]
+            if pap is not None and pap != prior.get("public_access_prevention"):
+                bucket.iam_configuration.public_access_prevention = pap
+                changed = True
+            if attrs["lifecycle_rule"] != prior.get("lifecycle_rule"):
+                bucket.lifecycle_rules = _rules_to_api(attrs["lifecycle_rule"])  # [] removes them all
+                changed = True
             if changed:  # a force_destroy change alone is state-only
                 bucket.patch(retry=client.retry)
         return _attributes(attrs, bucket)
@@ -110,12 +137,13 @@ class StorageBucket(ResourceType):
                 ) from None
 
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
-        """Import ID: ``NAME`` (also ``gs://NAME`` or ``PROJECT/NAME``)."""
-        name = resource_id.strip().removeprefix("gs://").rstrip("/").rsplit("/", 1)[-1]
+        """Import ID: ``NAME`` (also ``gs://NAME``, or ``PROJECT/NAME`` to record the project)."""
+        path = resource_id.strip().removeprefix("gs://").rstrip("/")
+        project, _, name = path.rpartition("/")
         if not name:
             raise AdapterError(f"import ID {resource_id!r} names no bucket", address=ctx.address,
                                hint="Use the bucket name, e.g. my-bucket.")
-        return complete(self.schema, {"name": name})
+        return complete(self.schema, {"name": name, "project": project or None})
 
 
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +158,7 @@ def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out["versioning"], list):
         out["versioning"] = [{"enabled": bool(v.get("enabled"))} for v in out["versioning"] if isinstance(v, dict)]
         out["versioning"] = out["versioning"] or None
+    out["lifecycle_rule"] = _plan_rules(out["lifecycle_rule"])
     return out
 
 
@@ -144,6 +173,7 @@ def _attributes(base: dict[str, Any], bucket: Any) -> dict[str, Any]:
         storage_class=bucket.storage_class or out["storage_class"],
         labels=string_map(bucket.labels),
         versioning=[{"enabled": bool(bucket.versioning_enabled)}],
+        lifecycle_rule=_rules_from_api(props.get("lifecycle"), out["lifecycle_rule"]),
         force_destroy=bool(out["force_destroy"]),
         id=name,
         self_link=bucket.self_link,
@@ -153,7 +183,141 @@ def _attributes(base: dict[str, Any], bucket: Any) -> dict[str, Any]:
         out["uniform_bucket_level_access"] = bool(bucket.iam_configuration.uniform_bucket_level_access_enabled)
     else:  # not reported (emulators): keep what was configured or recorded
         out["uniform_bucket_level_access"] = bool(out["uniform_bucket_level_access"])
+    pap = (props.get("iamConfiguration") or {}).get("publicAccessPrevention")
+    if pap in ("inherited", "enforced"):
+        out["public_access_prevention"] = pap
+    elif pap == "unspecified":  # the API's former name of "inherited"
+        out["public_access_prevention"] = "inherited"
+    else:  # not reported (emulators): keep what was configured or recorded, else the API's default
+        out["public_access_prevention"] = out["public_access_prevention"] or "inherited"
     return out
+
+
+# ---- lifecycle rules ---------------------------------------------------------------------------------
+# A rule in state: {"action": [{type, storage_class}], "condition": [{...every _CONDITION key...}]}.
+
+_ZERO_FLAGS = {  # numeric condition -> the flag that makes a 0 count (Terraform's send_*_if_zero)
+    "age": "send_age_if_zero",
+    "num_newer_versions": "send_num_newer_versions_if_zero",
+    "days_since_custom_time": "send_days_since_custom_time_if_zero",
+    "days_since_noncurrent_time": "send_days_since_noncurrent_time_if_zero",
+}
+_API_NAMES = {  # condition argument -> JSON API field (with_state is isLive, handled apart)
+    "age": "age",
+    "created_before": "createdBefore",
+    "matches_storage_class": "matchesStorageClass",
+    "matches_prefix": "matchesPrefix",
+    "matches_suffix": "matchesSuffix",
+    "num_newer_versions": "numNewerVersions",
+    "custom_time_before": "customTimeBefore",
+    "days_since_custom_time": "daysSinceCustomTime",
+    "days_since_noncurrent_time": "daysSinceNoncurrentTime",
+    "noncurrent_time_before": "noncurrentTimeBefore",
+}
+_IS_LIVE = {"LIVE": True, "ARCHIVED": False}
+_CONDITION_KEYS = (*_API_NAMES, "with_state", *_ZERO_FLAGS.values())
+
+
+def _plan_rules(rules: Any) -> Any:
+    """Configured rules in the shape refresh gives them; values not known yet are left as they are.
+
+    No rules is an empty list, never null: as in Terraform, whose configurations count them with
+    ``length(bucket.lifecycle_rule)``.
+    """
+    if rules is None:
+        return []
+    if not isinstance(rules, list):
+        return rules
+    return [_plan_rule(rule) if isinstance(rule, dict) else rule for rule in rules]
+
+
+def _plan_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    out = dict(rule)
+    actions, conditions = rule.get("action"), rule.get("condition")
+    if isinstance(actions, list) and len(actions) == 1 and isinstance(actions[0], dict):
+        action = actions[0]
+        out["action"] = [{"type": action.get("type"), "storage_class": action.get("storage_class") or None}]
+    if isinstance(conditions, list) and len(conditions) == 1 and isinstance(conditions[0], dict):
+        out["condition"] = [_plan_condition(conditions[0])]
+    return out
+
+
+def _plan_condition(condition: dict[str, Any]) -> dict[str, Any]:
+    from engine.lang.values import Unknown
+
+    out: dict[str, Any] = {name: condition.get(name) for name in _CONDITION_KEYS}
+    for flag in _ZERO_FLAGS.values():
+        if not isinstance(out[flag], Unknown):
+            out[flag] = bool(out[flag])
+    for name, flag in _ZERO_FLAGS.items():
+        value, send_zero = out[name], out[flag]
+        if isinstance(value, Unknown) or isinstance(send_zero, Unknown):
+            continue
+        if value is None and send_zero:
+            out[name] = 0  # the flag alone sends a 0
+        elif value is not None and int(value) == 0 and not send_zero:
+            out[name] = None  # a 0 without its flag is not sent: no such condition
+        elif value is not None:
+            out[name] = int(value)
+    for name in ("created_before", "custom_time_before", "noncurrent_time_before"):
+        if out[name] == "":
+            out[name] = None
+    for name in ("matches_storage_class", "matches_prefix", "matches_suffix"):
+        if out[name] == []:
+            out[name] = None
+    if out["with_state"] in (None, ""):
+        out["with_state"] = "ANY"  # what the API means when isLive is absent
+    return out
+
+
+def _rules_to_api(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rules (as planned) in the JSON API's ``lifecycle.rule`` shape."""
+    out: list[dict[str, Any]] = []
+    for rule in rules:
+        action_in, condition_in = rule["action"][0], rule["condition"][0]
+        action: dict[str, Any] = {"type": action_in["type"]}
+        if action_in.get("storage_class"):
+            action["storageClass"] = action_in["storage_class"]
+        condition: dict[str, Any] = {api: condition_in[name] for name, api in _API_NAMES.items()
+                                     if condition_in.get(name) is not None}
+        if condition_in.get("with_state") in _IS_LIVE:
+            condition["isLive"] = _IS_LIVE[condition_in["with_state"]]
+        out.append({"action": action, "condition": condition})
+    return out
+
+
+def _rules_from_api(lifecycle: Any, prior_rules: Any) -> list[dict[str, Any]]:
+    """The server's ``lifecycle`` as state; the ``send_*_if_zero`` flags come from the prior rule
+    at the same position (they are not an API field), false when there is none."""
+    rules = (lifecycle.get("rule") or []) if isinstance(lifecycle, dict) else []
+    before = prior_rules if isinstance(prior_rules, list) else []
+    out: list[dict[str, Any]] = []
+    for index, rule in enumerate(rules):
+        action, condition = rule.get("action") or {}, rule.get("condition") or {}
+        state: dict[str, Any] = {name: condition.get(api) for name, api in _API_NAMES.items()}
+        for name in _ZERO_FLAGS:
+            if state[name] is not None:
+                state[name] = int(state[name])
+        for name in ("matches_storage_class", "matches_prefix", "matches_suffix"):
+            state[name] = list(state[name]) if state[name] else None
+        live = condition.get("isLive")
+        state["with_state"] = "ANY" if live is None else ("LIVE" if live else "ARCHIVED")
+        old = _prior_condition(before, index)
+        for flag in _ZERO_FLAGS.values():
+            state[flag] = bool(old.get(flag))
+        out.append({
+            "action": [{"type": action.get("type"), "storage_class": action.get("storageClass") or None}],
+            "condition": [state],
+        })
+    return out
+
+
+def _prior_condition(rules: list[Any], index: int) -> dict[str, Any]:
+    if index < len(rules) and isinstance(rules[index], dict):
+        conditions = rules[index].get("condition")
+        if isinstance(conditions, list) and conditions and isinstance(conditions[0], dict):
+            return conditions[0]
+    return {}
 
 
 def _empty(client: Any, bucket: Any) -> None:

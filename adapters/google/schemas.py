@@ -17,6 +17,55 @@ _OPT_BOOL: dict[str, Any] = {"type": ["boolean", "null"]}
 _COMPUTED_STR: dict[str, Any] = {"type": ["string", "null"], "readOnly": True}
 _STRING_MAP: dict[str, Any] = {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
 
+_OPT_INT: dict[str, Any] = {"type": ["integer", "null"]}
+_STRING_LIST: dict[str, Any] = {"type": ["array", "null"], "items": {"type": "string"}}
+LIFECYCLE_ACTIONS = ("Delete", "SetStorageClass", "AbortIncompleteMultipartUpload")
+
+_LIFECYCLE_ACTION: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": list(LIFECYCLE_ACTIONS), "description": "What to do."},
+        "storage_class": dict(_OPT_STR, description="Target class (SetStorageClass only)."),
+    },
+    "required": ["type"],
+    "additionalProperties": False,
+}
+
+_LIFECYCLE_CONDITION: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "age": dict(_OPT_INT, minimum=0, description="Days since the object was created."),
+        "created_before": dict(_OPT_STR, description="Created before this date (YYYY-MM-DD, UTC)."),
+        "with_state": {"type": ["string", "null"], "enum": ["LIVE", "ARCHIVED", "ANY", "", None],
+                       "description": 'Live and/or noncurrent objects; "ANY" when unset.'},
+        "matches_storage_class": dict(_STRING_LIST, description="Objects in one of these classes."),
+        "matches_prefix": dict(_STRING_LIST, description="Names starting with one of these."),
+        "matches_suffix": dict(_STRING_LIST, description="Names ending with one of these."),
+        "num_newer_versions": dict(_OPT_INT, minimum=0, description="At least this many newer versions."),
+        "custom_time_before": dict(_OPT_STR, description="customTime before this date (YYYY-MM-DD)."),
+        "days_since_custom_time": dict(_OPT_INT, minimum=0, description="Days since customTime."),
+        "days_since_noncurrent_time": dict(_OPT_INT, minimum=0, description="Days noncurrent."),
+        "noncurrent_time_before": dict(_OPT_STR, description="Became noncurrent before this date."),
+        "send_age_if_zero": dict(_OPT_BOOL, description="Send age = 0 (else 0 means no age condition)."),
+        "send_num_newer_versions_if_zero": dict(_OPT_BOOL, description="Send it when 0."),
+        "send_days_since_custom_time_if_zero": dict(_OPT_BOOL, description="Send it when 0."),
+        "send_days_since_noncurrent_time_if_zero": dict(_OPT_BOOL, description="Send it when 0."),
+    },
+    "additionalProperties": False,
+}
+
+_LIFECYCLE_RULE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "array", "minItems": 1, "maxItems": 1, "items": _LIFECYCLE_ACTION,
+                   "description": "Block: the action."},
+        "condition": {"type": "array", "minItems": 1, "maxItems": 1, "items": _LIFECYCLE_CONDITION,
+                      "description": "Block: the condition (every argument given must match)."},
+    },
+    "required": ["action", "condition"],
+    "additionalProperties": False,
+}
+
 BUCKET_SCHEMA: dict[str, Any] = {
     "$schema": DRAFT,
     "type": "object",
@@ -58,6 +107,19 @@ BUCKET_SCHEMA: dict[str, Any] = {
         "uniform_bucket_level_access": dict(
             _OPT_BOOL, description="Uniform bucket-level access (IAM only, no object ACLs)."
         ),
+        "project": dict(_OPT_STR, description="Project of the bucket (the provider's when unset); replaces."),
+        "public_access_prevention": {
+            "type": ["string", "null"],
+            "enum": ["inherited", "enforced", None],
+            "description": 'Public access prevention: "inherited" or "enforced"; when omitted, the bucket\'s '
+            "current setting is kept.",
+        },
+        "lifecycle_rule": {
+            "type": ["array", "null"],
+            "maxItems": 100,
+            "items": _LIFECYCLE_RULE,
+            "description": "Blocks: object lifecycle rules (an action and the condition that triggers it).",
+        },
         "id": dict(_COMPUTED_STR, description="The bucket name (also the import ID)."),
         "self_link": dict(_COMPUTED_STR, description="The bucket's JSON API URI."),
         "url": dict(_COMPUTED_STR, description='The bucket\'s "gs://NAME" URL.'),
