@@ -11,6 +11,8 @@ Contracts every resource type keeps (the shared contract suite in ``tests/adapte
 * ``read`` returns ``None`` when the object is gone — never raises for "not found".
 * ``create`` returns the full attribute dict, computed attributes included.
 * ``delete`` of an object that is already gone succeeds (deletes are idempotent).
+* ``find`` looks an object up by the arguments planned for it, so that an object created by an
+  apply killed before it could record the result is adopted instead of created twice.
 * Errors a user can act on are raised as ``AdapterError`` (a ``CtlError``) with the resource address.
 * Cloud SDKs are imported inside ``configure`` or the operations, never at module import, so that
   ``ctl --help`` stays fast.
@@ -58,6 +60,7 @@ class ResourceType:
     sensitive_follows: dict[str, str] = {}  # attribute -> the attribute whose sensitivity it copies
     schema_version: int = 0
     id_attribute: str = "id"
+    state_only: bool = False  # the object lives only in state (random values, sleeps): nothing to find
 
     def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
         """Fill in computed attributes of a planned object.
@@ -90,6 +93,34 @@ class ResourceType:
 
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         raise AdapterError(f"{self.name} does not support import", address=ctx.address)
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The ``ctl import`` ID of the object that ``identity`` (planned arguments) names, if any.
+
+        Computed from the arguments alone, without calling the cloud. None when they name no
+        object by themselves (a bucket with only a ``bucket_prefix``, an ID the cloud assigns).
+        """
+        return None
+
+    def findable(self, ctx: AdapterContext, identity: dict[str, Any]) -> bool:
+        """Whether ``find`` can look for the object these planned arguments describe.
+
+        When not, the user is asked to check and import by hand; when it can and finds nothing,
+        nothing was created and the next apply creates it.
+        """
+        return self.import_id(ctx, identity) is not None
+
+    def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
+        """After a crash: the object an interrupted create may have made, or None.
+
+        ``identity`` holds the planned arguments that were known and not sensitive when the create
+        started. The default imports the object ``import_id`` names and refreshes it, so a type
+        gets recovery by saying how its arguments make an import ID.
+        """
+        resource_id = self.import_id(ctx, identity)
+        if not resource_id:
+            return None
+        return self.read(ctx, self.import_(ctx, resource_id))
 
 
 @dataclass

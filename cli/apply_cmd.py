@@ -118,9 +118,8 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
     con = output.stdout()
     interactive = input_enabled(input_)
 
-    def on_plan(result: Any, rec: Any) -> None:
+    def on_plan(result: Any) -> None:
         view.end_phase()
-        report_recovery(rec)
         output.print_diagnostics(result.diags.warnings())
         if ui is not None:
             ui.plan(result.plan)
@@ -136,6 +135,8 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
             else:
                 ui.policy(result.plan.policy_results)
             enforce(checked)
+            if checked.override_used:
+                run.policy_override = checked.override
 
     def confirm(plan: Any) -> bool:
         if auto_approve:
@@ -162,12 +163,15 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         else:
             ui.policy(checked.results_json())
         enforce(checked)
+        if checked.override_used:
+            run.policy_override = checked.override
     stop, abandon = threading.Event(), threading.Event()
     restore = _install_signals(stop, abandon)
     started = time.monotonic()
     try:
         _plan, result = apply_run(run, saved_plan=planfile, confirm=confirm, events=view,
-                                 stop=stop, abandon=abandon, on_plan=on_plan)
+                                 stop=stop, abandon=abandon, on_plan=on_plan,
+                                 on_recovery=report_recovery)
     finally:
         restore()
         view.close()

@@ -100,11 +100,11 @@ def plan_command(
 
 
 def report_recovery(rec: object) -> None:
-    """Tell the user about a journal left behind by an interrupted apply."""
-    from engine.operations import Recovery, describe_orphans
+    """Tell the user about a journal left behind by an interrupted apply, and what became of it."""
+    from engine.recovery import Recovery, describe
 
     assert isinstance(rec, Recovery)
     if rec.replayed:
         output.warn("Recovered the results of an interrupted apply from its journal.")
-    for orphan, line in zip(rec.orphans, describe_orphans(rec), strict=True):
-        output.warn(f"{line}; if the object exists, adopt it with: ctl import '{orphan.address}' ID")
+    for line in describe(rec):
+        output.warn(line)

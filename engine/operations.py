@@ -24,10 +24,10 @@ from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.templatefile import render
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
-from engine.plan.planner import PlanOptions, PlanResult, config_hash, make_plan
+from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
 from engine.providers import Providers
+from engine.recovery import Recovery, find_orphans
 from engine.session import LockOptions, locked, manager_for, open_store, selected_workspace
-from engine.state.journal import Orphan
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
@@ -43,21 +43,13 @@ def _phase_done(phase: str, started: float) -> None:
 
 
 @dataclass
-class Recovery:
-    """What loading the state found of an interrupted apply."""
-
-    replayed: bool = False
-    orphans: list[Orphan] = field(default_factory=list)
-    found: dict[str, str] = field(default_factory=dict)  # address -> id of an object found again
-
-
-@dataclass
 class RunOptions:
     root: Path
     plan: PlanOptions
     lock: LockOptions = field(default_factory=LockOptions)
     take_lock: bool = True
     parallelism: int = 10
+    policy_override: str | None = None  # set once soft-mandatory failures were accepted: kept in history
 
 
 @dataclass
@@ -80,12 +72,22 @@ def prepare(opts: RunOptions) -> Prepared:
     return Prepared(loaded, store, opts.plan.workspace)
 
 
-def load_state(manager: StateManager, *, holding_lock: bool) -> tuple[State, Recovery]:
-    """Load state, replaying a journal; with the lock held, write the recovered state right away."""
+def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | None = None,
+               registry: Registry | None = None) -> tuple[State, Recovery]:
+    """Load state, replaying a journal; with the lock held, write the recovered state right away.
+
+    Given the configuration and the adapters, creates the interrupted apply left unfinished are
+    looked up and what is found is adopted (``engine.recovery``) before anything is written.
+    """
     state = manager.load()
     rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
+    if rec.orphans and loaded is not None and registry is not None:
+        assert loaded.walk is not None and loaded.root is not None
+        providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
+        rec.outcomes = find_orphans(state, rec.orphans, registry, providers, config_lookup(loaded.root))
     if holding_lock and (manager.replayed or manager.journal.appended):
         manager.compact(state)
+        rec.persisted = True
     return state, rec
 
 
@@ -100,7 +102,8 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
     with locked(prep.store, prep.workspace, "OperationTypePlan", lock):
-        state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled)
+        state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
+                                registry=registry)
         started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
@@ -117,7 +120,8 @@ def apply_run(
     events: Events | None = None,
     stop: threading.Event | None = None,
     abandon: threading.Event | None = None,
-    on_plan: Callable[[PlanResult, Recovery], None] | None = None,
+    on_plan: Callable[[PlanResult], None] | None = None,
+    on_recovery: Callable[[Recovery], None] | None = None,
 ) -> tuple[Plan, ApplyResult | None]:
     """``ctl apply``/``destroy``: plan (or load a saved plan), confirm, apply, persist.
 
@@ -135,7 +139,9 @@ def apply_run(
     # starts nothing new, lets running operations finish and persists what they did.
     stop = stop or threading.Event()
     with locked(prep.store, prep.workspace, operation, opts.lock, stop=stop):
-        state, rec = load_state(manager, holding_lock=opts.lock.enabled)
+        state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
+        if on_recovery is not None:
+            on_recovery(rec)
         if loaded_plan is not None:
             _check_saved(loaded_plan, manager, state, prep.loaded)
             plan = loaded_plan
@@ -148,12 +154,13 @@ def apply_run(
             _phase_done("plan", started)
             plan = plan_result.plan
             if on_plan is not None:
-                on_plan(plan_result, rec)
+                on_plan(plan_result)
             if not plan.has_changes:
                 return plan, None
             if not confirm(plan):
                 raise CtlError("Apply cancelled.", hint="Nothing was changed.")
         started = time.perf_counter()
+        manager.policy_override = opts.policy_override
         result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
         _phase_done("apply", started)
         started = time.perf_counter()
@@ -227,13 +234,6 @@ def exit_code_for(result: ApplyResult | None) -> ExitCode:
 
 def current_workspace(root: Path) -> str:
     return selected_workspace(root)
-
-
-def describe_orphans(rec: Recovery) -> list[str]:
-    lines = []
-    for o in rec.orphans:
-        lines.append(f"{o.address}: possibly {'created' if o.op == 'create' else o.op + 'd'} by an interrupted apply")
-    return lines
 
 
 __all__: list[Any] = ["RunOptions", "apply_run", "plan_only", "prepare"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from adapters._recovery import known_strings
 from adapters.aws.session import AwsClients
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from engine.lang.values import UNKNOWN, Unknown
@@ -134,3 +135,20 @@ def exclusive(ctx: AdapterContext, attrs: dict[str, Any], first: str, second: st
     if attrs.get(first) is not None and attrs.get(second) is not None:
         raise AdapterError(f'"{first}" and "{second}" cannot both be set', address=ctx.address or None,
                            hint=f"Keep one: {second} generates a unique {first}.")
+
+
+class FoundByName(AwsResource):
+    """A type whose import ID the service assigns (an ARN, a queue URL): after a crash the object is
+    looked up by its planned ``name`` (``id_for_name``), then imported and refreshed."""
+
+    def id_for_name(self, ctx: AdapterContext, name: str) -> str | None:
+        """The import ID of the object called ``name``; None when there is none."""
+        raise NotImplementedError
+
+    def findable(self, ctx: AdapterContext, identity: dict[str, Any]) -> bool:
+        return known_strings(identity, "name") is not None
+
+    def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
+        names = known_strings(identity, "name")
+        resource_id = self.id_for_name(ctx, names[0]) if names is not None else None
+        return None if resource_id is None else self.read(ctx, self.import_(ctx, resource_id))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.aws import schema as s
 from adapters.aws.base import AwsResource
 from adapters.aws.errors import call, sdk_error
@@ -215,6 +216,19 @@ class DynamoDbTable(AwsResource):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the table name."""
         return self.complete({"id": resource_id, "name": resource_id})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The table name."""
+        names = known_strings(identity, "name")
+        return names[0] if names else None
+
+    def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
+        """The table, once usable: an interrupted create may have left it CREATING, as create would wait."""
+        name = self.import_id(ctx, identity)
+        if name is None:
+            return None
+        self._wait_active(ctx, name)  # returns at once when there is no such table
+        return super().find(ctx, identity)
 
     # ---- settings with their own API calls ------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import joined, known_strings
 from adapters.aws import policy as policy_json
 from adapters.aws import schema as s
 from adapters.aws.base import AwsResource, exclusive, unique_name
@@ -109,6 +110,11 @@ class IamRole(AwsResource):
         """Import ID: the role name."""
         return self.complete({"id": resource_id, "name": resource_id})
 
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The role name; a name still to be generated from ``name_prefix`` names nothing."""
+        names = known_strings(identity, "name")
+        return names[0] if names else None
+
     def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
         name = out.get("name") or out.get("id")
         found = call(ctx, _role(name), self.api(ctx).get_role, missing=GONE, RoleName=name)
@@ -178,6 +184,10 @@ class IamRolePolicy(AwsResource):
         if not sep or not role or not name:
             raise AdapterError(f'import ID "{resource_id}" is not ROLE:POLICY', address=ctx.address or None)
         return self.complete({"id": resource_id, "role": role, "name": name})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """``ROLE:POLICY``; a policy name still to be generated from ``name_prefix`` names nothing."""
+        return joined(identity, ":", "role", "name")
 
     def _put(self, ctx: AdapterContext, out: dict[str, Any]) -> None:
         call(ctx, self._what(out["role"], out["name"]), self.api(ctx).put_role_policy, RoleName=out["role"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.aws import schema as s
 from adapters.aws.base import AwsResource, exclusive, unique_name
 from adapters.aws.errors import call, pages
@@ -129,6 +130,11 @@ class S3Bucket(AwsResource):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the bucket name."""
         return self.complete({"id": resource_id, "bucket": resource_id})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The bucket name; a name still to be generated from ``bucket_prefix`` names nothing."""
+        names = known_strings(identity, "bucket")
+        return names[0] if names else None
 
     # ---- helpers ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from adapters._recovery import known_strings
 from adapters.aws import policy as policy_json
 from adapters.aws import schema as s
 from adapters.aws.base import AwsResource, keep_unset
@@ -74,6 +75,14 @@ class _BucketPart(AwsResource):
         """Import ID: the bucket name (``BUCKET,OWNER`` with an expected bucket owner)."""
         bucket, _, owner = resource_id.partition(",")
         return self.complete({"id": bucket, "bucket": bucket, "expected_bucket_owner": owner or None})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The bucket name, with ``,OWNER`` when an expected bucket owner is set (as ``import_`` reads it)."""
+        names = known_strings(identity, "bucket")
+        if names is None:
+            return None
+        owner = known_strings(identity, "expected_bucket_owner")
+        return f"{names[0]},{owner[0]}" if owner else names[0]
 
 
 class S3BucketVersioning(_BucketPart):

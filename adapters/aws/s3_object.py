@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from adapters._recovery import joined
 from adapters.aws import schema as s
 from adapters.aws.base import AwsResource
 from adapters.aws.errors import call, pages
@@ -128,6 +129,10 @@ class S3Object(AwsResource):
             return out  # the engine's read reports the missing object
         self._read_back(ctx, found)  # the body into content (or content_base64), as create stores it
         return found
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """``BUCKET/KEY``."""
+        return joined(identity, "/", "bucket", "key")
 
     # ---- helpers ---------------------------------------------------------------------------
 

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.aws import policy as policy_json
 from adapters.aws import schema as s
-from adapters.aws.base import AwsResource, exclusive, keep_unset, unique_name
-from adapters.aws.errors import call
+from adapters.aws.base import AwsResource, FoundByName, exclusive, keep_unset, unique_name
+from adapters.aws.errors import call, pages
 from adapters.base import AdapterContext, AdapterError
 
 GONE = frozenset({"NotFound", "NotFoundException", "InvalidParameter"})
 
 
-class SnsTopic(AwsResource):
+class SnsTopic(FoundByName):
     """An SNS topic (standard or FIFO) with a display name and tags."""
 
     name = "aws_sns_topic"
@@ -91,6 +92,15 @@ class SnsTopic(AwsResource):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the topic ARN."""
         return self.complete({"id": resource_id, "arn": resource_id})
+
+    def id_for_name(self, ctx: AdapterContext, name: str) -> str | None:
+        """The ARN of the topic of that name in the provider's region (ARNs end in ``:NAME``)."""
+        for page in pages(ctx, f'SNS topic "{name}"', self.api(ctx), "list_topics"):
+            for topic in page.get("Topics", []):
+                arn = str(topic.get("TopicArn", ""))
+                if arn.rsplit(":", 1)[-1] == name:
+                    return arn
+        return None
 
     def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
         sns = self.api(ctx)
@@ -170,6 +180,30 @@ class SnsTopicSubscription(AwsResource):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the subscription ARN."""
         return self.complete({"id": resource_id, "arn": resource_id})
+
+    # The import ID is an ARN SNS assigns; SNS keeps one subscription per topic, protocol and
+    # endpoint, so find looks for those among the topic's subscriptions.
+
+    def findable(self, ctx: AdapterContext, identity: dict[str, Any]) -> bool:
+        return known_strings(identity, "topic_arn", "protocol", "endpoint") is not None
+
+    def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
+        """The confirmed subscription of the planned endpoint to the planned topic.
+
+        One still pending confirmation has no ARN yet and counts as not found: subscribing again
+        makes no second one.
+        """
+        keys = known_strings(identity, "topic_arn", "protocol", "endpoint")
+        if keys is None:
+            return None
+        topic_arn, protocol, endpoint = keys
+        for page in pages(ctx, f'SNS topic "{topic_arn}"', self.api(ctx), "list_subscriptions_by_topic",
+                          missing=GONE, TopicArn=topic_arn):
+            for sub in page.get("Subscriptions", []):
+                arn = str(sub.get("SubscriptionArn", ""))
+                if sub.get("Protocol") == protocol and sub.get("Endpoint") == endpoint and arn.startswith("arn:"):
+                    return self.read(ctx, self.import_(ctx, arn))
+        return None
 
     def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
         arn = out.get("arn") or out.get("id")

@@ -20,7 +20,7 @@ from typing import Any
 
 from adapters.aws import policy as policy_json
 from adapters.aws import schema as s
-from adapters.aws.base import AwsResource, exclusive, unique_name
+from adapters.aws.base import FoundByName, exclusive, unique_name
 from adapters.aws.errors import call
 from adapters.base import AdapterContext, AdapterError
 
@@ -42,7 +42,7 @@ def _what(attrs: dict[str, Any]) -> str:
     return f'SQS queue "{attrs.get("name") or attrs.get("url") or attrs.get("id")}"'
 
 
-class SqsQueue(AwsResource):
+class SqsQueue(FoundByName):
     """An SQS queue; ``name``, ``name_prefix`` and ``fifo_queue`` force a new queue."""
 
     name = "aws_sqs_queue"
@@ -138,6 +138,11 @@ class SqsQueue(AwsResource):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the queue URL."""
         return self.complete({"id": resource_id, "url": resource_id})
+
+    def id_for_name(self, ctx: AdapterContext, name: str) -> str | None:
+        """The queue URL, which only SQS knows (GetQueueUrl)."""
+        found = call(ctx, f'SQS queue "{name}"', self.api(ctx).get_queue_url, missing=QUEUE_GONE, QueueName=name)
+        return None if found is None else str(found["QueueUrl"])
 
     def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
         sqs = self.api(ctx)

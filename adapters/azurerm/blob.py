@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.azurerm import _payload
 from adapters.azurerm.client import client_of, parse_url, sdk_errors
 from adapters.azurerm.schemas import BLOB_SCHEMA, complete, known, metadata_map
@@ -123,6 +124,14 @@ class StorageBlob(ResourceType):
         client_of(ctx, account)
         return complete(self.schema, {"name": name, "storage_account_name": account,
                                       "storage_container_name": container})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The blob URL, as the configured client spells it (the name URL-quoted)."""
+        names = known_strings(identity, "storage_account_name", "storage_container_name", "name")
+        if names is None:
+            return None
+        account, container, name = names
+        return str(client_of(ctx, account).blobs.get_blob_client(container, name).url)
 
 
 def _blob_client(ctx: AdapterContext, attrs: dict[str, Any]) -> Any:

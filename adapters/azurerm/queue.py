@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.azurerm.client import client_of, parse_url, sdk_errors
 from adapters.azurerm.schemas import QUEUE_SCHEMA, complete, known, metadata_map
 from adapters.base import AdapterContext, AdapterError, ResourceType
@@ -84,6 +85,13 @@ class StorageQueue(ResourceType):
         account, (name,) = parse_url(ctx, resource_id, "queue", 1)
         client_of(ctx, account)
         return complete(self.schema, {"name": name, "storage_account_name": account})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The queue URL, as the configured client spells it (path-style with an emulator)."""
+        names = known_strings(identity, "storage_account_name", "name")
+        if names is None:
+            return None
+        return str(client_of(ctx, names[0]).queues().get_queue_client(names[1]).url).rstrip("/")
 
 
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import known_strings
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.google.client import GoogleClient, client_of, sdk_errors
 from adapters.google.schemas import BUCKET_SCHEMA, complete, known, string_map
@@ -144,6 +145,18 @@ class StorageBucket(ResourceType):
             raise AdapterError(f"import ID {resource_id!r} names no bucket", address=ctx.address,
                                hint="Use the bucket name, e.g. my-bucket.")
         return complete(self.schema, {"name": name, "project": project or None})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The bucket name; ``PROJECT/NAME`` when the planned project is not the provider's.
+
+        The API does not report a bucket's project, so the ID must carry one the provider would not assume.
+        """
+        names = known_strings(identity, "name")
+        if names is None:
+            return None
+        project = known_strings(identity, "project")
+        default = ctx.client.project if isinstance(ctx.client, GoogleClient) else None
+        return f"{project[0]}/{names[0]}" if project and project[0] != default else names[0]
 
 
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._recovery import joined
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.google import _payload
 from adapters.google.client import client_of, sdk_errors
@@ -116,6 +117,10 @@ class StorageBucketObject(ResourceType):
             raise AdapterError(f"import ID {resource_id!r} is not BUCKET/NAME", address=ctx.address,
                                hint="For example: my-bucket/path/to/object.txt")
         return complete(self.schema, {"bucket": bucket, "name": name})
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """``BUCKET/NAME``."""
+        return joined(identity, "/", "bucket", "name")
 
 
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:

@@ -63,6 +63,32 @@ class LocalFile(ResourceType):
             return None  # changed outside ctl: report it gone so the plan writes it again
         return attrs
 
+    def findable(self, ctx: AdapterContext, identity: dict[str, Any]) -> bool:
+        return isinstance(identity.get("filename"), str)
+
+    def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
+        """The file at the planned path, when it holds the planned bytes.
+
+        Sensitive content is never journaled, so when the content is not in ``identity`` any file
+        at the path is adopted with its checksums; the plan that follows rewrites it if it differs.
+        """
+        filename = identity.get("filename")
+        if not isinstance(filename, str):
+            return None
+        path = _files.resolve(ctx, filename)
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except OSError as exc:
+            raise AdapterError(f"cannot read {path}: {exc.strerror or exc}", address=ctx.address) from exc
+        out = complete(self.schema, identity)
+        content_known = any(out.get(n) is not None for n in CONTENT_ARGS if n in self.schema["properties"])
+        if content_known and self._content(ctx, out) != data:
+            return None  # not what the create was writing: the next apply writes it
+        out.update(_files.checksums(data))
+        return out
+
     def update(self, ctx: AdapterContext, prior: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
         # Every argument forces replacement, so an update only ever carries state-only changes.
         out = complete(self.schema, planned)

@@ -16,6 +16,8 @@ from adapters.random.schemas import complete, string_map
 class RandomResource(ResourceType):
     """Base of the random types: full attribute sets in plan and state, keepers as strings."""
 
+    state_only = True  # nothing outside state: an interrupted create left nothing to find
+
     def plan(
         self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]
     ) -> dict[str, Any]:

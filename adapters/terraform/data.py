@@ -31,6 +31,8 @@ DATA_SCHEMA: dict[str, Any] = {
 class TerraformData(ResourceType):
     """Holds ``input`` as ``output``; replaced when ``triggers_replace`` changes."""
 
+    state_only = True  # nothing outside state: an interrupted create left nothing to find
+
     name = "terraform_data"
     sensitive_follows = {"output": "input"}  # a secret input stays secret when copied to output
     schema = DATA_SCHEMA

@@ -19,6 +19,8 @@ from engine.lang.values import deep_unmark
 class TimeSleep(ResourceType):
     """A pause in the apply; ``id`` is the creation time (RFC 3339, UTC)."""
 
+    state_only = True  # nothing outside state: an interrupted create left nothing to find
+
     name = "time_sleep"
     schema = SLEEP_SCHEMA
     computed = frozenset({"id"})

@@ -35,6 +35,7 @@ from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
+from engine.state.journal import planned_identity
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, output_type
 from engine.walk import ConfigWalk, ResourceInstance
@@ -429,16 +430,7 @@ def _op_of(change: ResourceChange) -> str:
 
 def _identity(change: ResourceChange) -> Any:
     """What the adapter can look for after a crash: the known arguments of the planned object."""
-    after = change.after if change.after is not None else change.before
-    if not isinstance(after, dict):
-        return None
-    out = {}
-    for k, v in after.items():
-        plain, marks = unmark(v)
-        if marks or contains_unknown(plain):
-            continue
-        out[k] = plain
-    return out
+    return planned_identity(change.after if change.after is not None else change.before)
 
 
 def _plain(value: Any) -> Any:

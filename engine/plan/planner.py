@@ -115,7 +115,7 @@ def make_plan(
 
     t = time.perf_counter()
     prior, previous = apply_moved(state, root)
-    config_of = _config_lookup(root)
+    config_of = config_lookup(root)
     providers = Providers(registry, walk0.provider_configs, root.dir)
     diags = Diagnostics()
     drift: list[ResourceChange] = []
@@ -197,7 +197,8 @@ def apply_moved(state: State, root: Module) -> tuple[State, dict[str, str]]:
     return new, previous
 
 
-def _config_lookup(root: Module) -> ResourceLookup:
+def config_lookup(root: Module) -> ResourceLookup:
+    """Every resource block by (module path, "type.name"), to find an instance's configuration."""
     out: ResourceLookup = {}
     for path, module in root.walk():
         for addr, res in module.resources.items():

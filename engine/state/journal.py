@@ -22,6 +22,7 @@ from typing import Any
 
 from backends.base import StateStore
 from engine.errors import CtlError
+from engine.lang.values import contains_unknown, unmark
 from engine.state.address import InstanceAddress
 from engine.state.codec import paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
@@ -37,6 +38,23 @@ class Orphan:
     op: str
     planned_identity: Any = None
     deposed: str | None = None
+
+
+def planned_identity(planned: Any) -> dict[str, Any] | None:
+    """The part of a planned object an intent records, for ``ResourceType.find`` after a crash.
+
+    Only values known at plan time and not sensitive: the journal sits next to the state and must
+    not hold secrets, and unknown values identify nothing.
+    """
+    if not isinstance(planned, dict):
+        return None
+    out = {}
+    for name, value in planned.items():
+        plain, marks = unmark(value)
+        if marks or contains_unknown(plain):
+            continue
+        out[name] = plain
+    return out
 
 
 class Journal:

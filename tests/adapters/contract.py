@@ -27,6 +27,7 @@ from jsonschema import Draft202012Validator
 
 from adapters.base import AdapterContext, Provider, ResourceType
 from engine.lang.values import contains_unknown, deep_unmark, is_unknown
+from engine.state.journal import planned_identity
 
 
 class _SchemaChecks:
@@ -173,6 +174,35 @@ class ResourceContract(_SchemaChecks):
         for _, state in created:
             rt.delete(ctx, state)
             rt.delete(ctx, state)  # already gone: must succeed
+
+    def test_state_only_flag_matches_the_contract(self, rt: ResourceType) -> None:
+        assert rt.state_only == self.state_only, "state_only tells recovery whether there is anything to find"
+
+    def test_find_by_planned_identity_finds_the_created_object(
+        self, rt: ResourceType, ctx: AdapterContext, created: list
+    ) -> None:
+        """What recovery after a crash relies on: the journaled identity leads back to the object."""
+        for position, (sample, state) in enumerate(created):
+            identity = planned_identity(rt.plan(ctx, None, dict(sample)))
+            assert identity is not None
+            if self.state_only:
+                assert not rt.findable(ctx, identity)
+                assert rt.find(ctx, identity) is None
+                continue
+            if position == 0:  # the first sample names its object (the others may not, e.g. a prefix)
+                assert rt.findable(ctx, identity), f"{sample} names an object, but find cannot look for it"
+            found = rt.find(ctx, identity)
+            if rt.findable(ctx, identity):
+                assert found is not None, f"find did not find the object created from {sample}"
+                assert found[rt.id_attribute] == state[rt.id_attribute]
+                assert set(found) <= set(rt.schema["properties"])
+            else:
+                assert found is None
+
+    def test_find_after_delete_finds_nothing(self, rt: ResourceType, ctx: AdapterContext, created: list) -> None:
+        for sample, state in created:
+            rt.delete(ctx, state)
+            assert rt.find(ctx, planned_identity(rt.plan(ctx, None, dict(sample))) or {}) is None
 
 
 class DataSourceContract(_SchemaChecks):

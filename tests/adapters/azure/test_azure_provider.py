@@ -54,6 +54,7 @@ class TestAzureBlobContract(_OnAzurite, ResourceContract):
             {**base, "name": "a.txt", "type": "Block", "source_content": "A"},
             {**base, "name": "dir/b.log", "type": "Append", "source": "data.bin", "metadata": {"k": "v"}},
             {**base, "name": "c.vhd", "type": "Page", "size": 512, "content_type": "application/x-vhd"},
+            {**base, "name": "d/with space %25.txt", "type": "Block", "source_content": "quoted in its URL"},
         ]
 
 
@@ -170,3 +171,26 @@ def test_bad_import_ids_are_adapter_errors(bad: str) -> None:
 
     with pytest.raises(AdapterError):
         parse_url(AdapterContext(provider_config={}, address="azurerm_storage_queue.q"), bad, "queue", 1)
+
+
+@pytest.mark.parametrize(
+    ("type_name", "identity", "names"),
+    [
+        ("azurerm_storage_container", {"name": "c1"}, {"name": "c1"}),
+        ("azurerm_storage_queue", {"name": "jobs"}, {"name": "jobs"}),
+        ("azurerm_storage_blob", {"storage_container_name": "c1", "name": "dir/a b%.txt"},
+         {"storage_container_name": "c1", "name": "dir/a b%.txt"}),
+    ],
+)
+def test_import_id_is_a_url_that_imports_the_same_object(
+    type_name: str, identity: dict[str, Any], names: dict[str, str], azurite: Azurite, tmp_path: Path
+) -> None:
+    """Built offline from the configured client, in the form ``ctl import`` takes."""
+    rt = azurerm.PROVIDER.resources[type_name]
+    client = azurerm.PROVIDER.configure({"storage_connection_string": azurite.connection_string}, tmp_path)
+    ctx = AdapterContext(provider_config={}, client=client, address=f"{type_name}.x")
+    resource_id = rt.import_id(ctx, {**identity, "storage_account_name": ACCOUNT})
+    assert resource_id is not None and resource_id.startswith("http://127.0.0.1:")
+    imported = rt.import_(ctx, resource_id)
+    assert {k: imported[k] for k in names} == names and imported["storage_account_name"] == ACCOUNT
+    assert rt.import_id(ctx, identity) is None  # the account was still unknown: nothing to look for

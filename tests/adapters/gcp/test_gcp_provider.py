@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 from adapters import google
+from adapters.base import AdapterContext
 from adapters.registry import Registry
 from engine.providers import Providers
+from engine.state.journal import planned_identity
 from tests.adapters.contract import ResourceContract
 from tests.adapters.gcp.gcp_support import GcsProject
 from tests.e2e.helpers import REPO
@@ -60,6 +62,47 @@ class TestGcsObjectContract(_OnTheEmulator, ResourceContract):
             {"bucket": CONTRACT_BUCKET, "name": "dir/b.bin", "source": "b.bin", "metadata": {"k": "v"},
              "content_type": "application/octet-stream"},
         ]
+
+
+@pytest.mark.parametrize(
+    ("type_name", "identity", "expected"),
+    [
+        ("google_storage_bucket", {"name": "b", "project": "p"}, "b"),  # the provider's project
+        ("google_storage_bucket", {"name": "b", "project": "other"}, "other/b"),
+        ("google_storage_bucket", {"name": "b"}, "b"),
+        ("google_storage_bucket", {"project": "p"}, None),
+        ("google_storage_bucket_object", {"bucket": "b", "name": "dir/o.txt"}, "b/dir/o.txt"),
+        ("google_storage_bucket_object", {"name": "o.txt"}, None),  # the bucket was still unknown
+    ],
+)
+def test_import_id_of_a_planned_identity(type_name: str, identity: dict[str, Any], expected: str | None,
+                                         fake_gcs: FakeGcsServer, monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    for key, value in fake_gcs.env.items():
+        monkeypatch.setenv(key, value)
+    rt = google.PROVIDER.resources[type_name]
+    ctx = AdapterContext(provider_config={}, client=google.PROVIDER.configure({"project": "p"}, tmp_path),
+                         address=f"{type_name}.x")
+    assert rt.import_id(ctx, identity) == expected
+    assert rt.findable(ctx, identity) is (expected is not None)
+
+
+class TestGcsBucketOfAnotherProject(_OnTheEmulator):
+    """A bucket planned in another project than the provider's is found with that project recorded."""
+
+    def test_find_keeps_the_planned_project(self, tmp_path: Path) -> None:
+        rt = google.PROVIDER.resources["google_storage_bucket"]
+        ctx = AdapterContext(provider_config={}, client=google.PROVIDER.configure({}, tmp_path),
+                             address="google_storage_bucket.x")
+        planned = rt.plan(ctx, None, {"name": "ctl-elsewhere", "location": "US", "project": "elsewhere"})
+        identity = planned_identity(planned) or {}
+        assert rt.find(ctx, identity) is None
+        created = rt.create(ctx, planned)
+        try:
+            found = rt.find(ctx, identity)
+            assert found is not None and found["id"] == created["id"] and found["project"] == "elsewhere"
+        finally:
+            rt.delete(ctx, created)
 
 
 def test_help_and_discovery_do_not_import_the_sdk() -> None:

@@ -3,7 +3,8 @@
 It shows every part a resource type has: a JSON Schema of its arguments and computed attributes,
 which changes force replacement (``filename``) and which are updated in place (``text``), a
 ``read`` that returns None when the object is gone (so ``ctl plan`` re-creates it) and reports
-edits made outside ctl as drift, idempotent ``delete``, and ``import_`` by ID (the file name).
+edits made outside ctl as drift, idempotent ``delete``, ``import_`` by ID (the file name), and
+``import_id``, which lets ctl find a note an apply killed mid-create had already written.
 Only ``adapters.base`` is imported here: ctl loads this module on every command and Tab completion.
 """
 
@@ -57,6 +58,11 @@ class Note(ResourceType):
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
         """Import ID: the file name; ``read`` (which ctl calls next) fills in the text."""
         return {"filename": resource_id, "text": None, "id": resource_id, "length": None}
+
+    def import_id(self, ctx: AdapterContext, identity: dict[str, Any]) -> str | None:
+        """The planned file name is the import ID: after a crash ctl imports the note from it."""
+        filename = identity.get("filename")
+        return filename if isinstance(filename, str) else None
 
     def _write(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
         path = _path(ctx, planned["filename"])
