@@ -19,7 +19,9 @@ append-only journal. The guarantees the engine relies on:
   version it read; ``LockLost`` if the lock is gone or carries another ID (someone broke it). A lock
   whose heartbeat stops advancing is how a crashed holder is told from a slow one.
 * ``history``/``read_history``: every successful ``write`` first keeps the document it replaces as
-  ``<state>.history/<serial>.tfstate`` (not relying on bucket versioning), with who wrote it and when.
+  ``<state>.history/<serial>.tfstate`` (not relying on bucket versioning), with who wrote it and when,
+  and the ``--policy-override`` reason of the run that wrote it; ``current_entry`` tells the same of
+  the current document.
 * ``probe`` checks that the store really refuses a second conditional create and a stale
   compare-and-swap. S3-compatible stores that ignore ``If-None-Match`` would otherwise give no
   mutual exclusion at all, silently.
@@ -143,6 +145,7 @@ class HistoryEntry:
     who: str
     resources: int
     version: str
+    policy_override: str = ""  # the reason a run gave to pass soft-mandatory policy failures ("" if none)
 
 
 @dataclass(frozen=True)
@@ -257,9 +260,12 @@ class StateStore(Protocol):
 
     def read(self, workspace: str) -> Snapshot | None: ...
 
-    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True,
+              policy_override: str | None = None) -> str:
         """Compare-and-swap; ``keep_previous=False`` skips the backup/history copy of the replaced
-        version (a run's own intermediate snapshots are not worth keeping)."""
+        version (a run's own intermediate snapshots are not worth keeping). ``policy_override`` is
+        kept with the new document and later with its history entry: an audit of who accepted
+        which soft-mandatory policy failures."""
         ...
 
     def lock(self, workspace: str, info: LockInfo) -> None:
@@ -292,6 +298,10 @@ class StateStore(Protocol):
 
     def read_history(self, workspace: str, serial: int) -> bytes:
         """The kept document with this serial; ``CtlError`` if there is none."""
+        ...
+
+    def current_entry(self, workspace: str) -> HistoryEntry | None:
+        """What ``history`` will say of the current document once replaced; None without a state."""
         ...
 
     def probe(self) -> None:

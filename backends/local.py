@@ -124,7 +124,8 @@ class LocalStore:
         return _read_or_none(self._sibling(workspace, ".backup"))
 
     @_os_errors
-    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True,
+              policy_override: str | None = None) -> str:
         """Compare-and-swap the state file.
 
         The replaced bytes are kept first in the history (``<serial>.tfstate``) and as
@@ -141,6 +142,8 @@ class LocalStore:
                 _atomic_write(self._sibling(workspace, ".backup"), current, like=path)
             _atomic_write(path, data, like=path)
             meta = {"sha256": _version(data), "time": now_rfc3339(), "who": who_am_i()}
+            if policy_override:
+                meta["policy_override"] = policy_override
             history = self._history_dir(workspace)
             history.mkdir(exist_ok=True)
             _atomic_write(history / _CURRENT_META, json.dumps(meta).encode(), like=path)
@@ -166,26 +169,32 @@ class LocalStore:
         """Copy the document about to be replaced to ``<serial>.tfstate`` plus its sidecar."""
         history = self._history_dir(workspace)
         history.mkdir(exist_ok=True)
+        entry = self._entry_of_current(workspace, current)
+        like = self.state_path(workspace)
+        _atomic_write(history / f"{entry.serial}.tfstate", current, like=like)
+        _atomic_write(history / f"{entry.serial}.json", json.dumps(dataclasses.asdict(entry)).encode(), like=like)
+
+    @_os_errors
+    def current_entry(self, workspace: str) -> HistoryEntry | None:
+        current = _read_or_none(self.state_path(workspace))
+        return self._entry_of_current(workspace, current) if current else None
+
+    def _entry_of_current(self, workspace: str, current: bytes) -> HistoryEntry:
+        """The history entry of the current document: its facts, and who wrote it when (from the
+        sidecar of the last write); its mtime and "unknown" if it was changed by hand."""
         facts = state_facts(current)
         serial = facts.serial if facts.serial is not None else 0
-        written, who = self._current_meta(workspace, current)
-        like = self.state_path(workspace)
-        _atomic_write(history / f"{serial}.tfstate", current, like=like)
-        entry = HistoryEntry(serial, written, who, facts.resources, facts.version)
-        _atomic_write(history / f"{serial}.json", json.dumps(dataclasses.asdict(entry)).encode(), like=like)
-
-    def _current_meta(self, workspace: str, current: bytes) -> tuple[str, str]:
-        """(time, who) of the current document; its mtime and "unknown" if it was changed by hand."""
         raw = _read_or_none(self._history_dir(workspace) / _CURRENT_META)
         try:
             meta = json.loads(raw or b"")
             if meta.get("sha256") == _version(current):
-                return str(meta["time"]), str(meta["who"])
+                return HistoryEntry(serial, str(meta["time"]), str(meta["who"]), facts.resources, facts.version,
+                                    str(meta.get("policy_override") or ""))
         except (ValueError, AttributeError, KeyError, TypeError):
             pass
         mtime = self.state_path(workspace).stat().st_mtime
         stamp = datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        return stamp, "unknown (written outside ctl)"
+        return HistoryEntry(serial, stamp, "unknown (written outside ctl)", facts.resources, facts.version)
 
     @_os_errors
     def history(self, workspace: str) -> list[HistoryEntry]:
@@ -205,7 +214,8 @@ class LocalStore:
         try:
             raw = json.loads(path.with_suffix(".json").read_bytes())
             return HistoryEntry(
-                serial, str(raw["time"]), str(raw["who"]), int(raw["resources"]), str(raw["version"])
+                serial, str(raw["time"]), str(raw["who"]), int(raw["resources"]), str(raw["version"]),
+                str(raw.get("policy_override") or ""),
             )
         except (OSError, ValueError, KeyError, TypeError):
             facts = state_facts(_read_or_none(path))

@@ -188,7 +188,8 @@ class ObjectStateStore(ABC):
             return None
         return Snapshot(obj.data, obj.token)
 
-    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True) -> str:
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True,
+              policy_override: str | None = None) -> str:
         """Compare-and-swap the state on the store's own condition; keeps the replaced version first.
 
         The early read is for the message and the history copy only: what makes the write safe is the
@@ -204,6 +205,8 @@ class ObjectStateStore(ABC):
         if stored is not None and keep_previous:
             self._keep_in_history(workspace, stored)
         metadata = self._meta(who=who_am_i(), time=now_rfc3339())
+        if policy_override:
+            metadata.update(self._meta(policy_override=_fits_metadata(policy_override)))
         if expected is None and current is not None:
             condition: dict[str, Any] = {"if_match": current.token}  # replace the empty object, only it
         else:
@@ -218,14 +221,28 @@ class ObjectStateStore(ABC):
             raise conflict_error(where, now.data if now else None, data, expected) from None
 
     def _keep_in_history(self, workspace: str, current: StoredObject) -> None:
+        entry = self._entry_of_current(current)
+        metadata = self._meta(serial=entry.serial, time=entry.time, who=entry.who, resources=entry.resources,
+                              version=entry.version)
+        if entry.policy_override:
+            metadata.update(self._meta(policy_override=_fits_metadata(entry.policy_override)))
+        self._put(f"{self._history_prefix(workspace)}{entry.serial}.tfstate", current.data, metadata=metadata)
+
+    def current_entry(self, workspace: str) -> HistoryEntry | None:
+        current = self._get(self._state_key(self._checked(workspace)), metadata=True)
+        return self._entry_of_current(current) if current is not None and current.data else None
+
+    def _entry_of_current(self, current: StoredObject) -> HistoryEntry:
+        """The current document's history entry: facts from its bytes, the rest from its metadata."""
         facts = state_facts(current.data)
-        serial = facts.serial if facts.serial is not None else 0
-        written = self._meta_value(current.metadata, "time") or current.modified
-        who = self._meta_value(current.metadata, "who") or "unknown (written outside ctl)"
-        metadata = self._meta(
-            serial=serial, time=written, who=who, resources=facts.resources, version=facts.version
+        return HistoryEntry(
+            serial=facts.serial if facts.serial is not None else 0,
+            time=self._meta_value(current.metadata, "time") or current.modified,
+            who=self._meta_value(current.metadata, "who") or "unknown (written outside ctl)",
+            resources=facts.resources,
+            version=facts.version,
+            policy_override=self._meta_value(current.metadata, "policy_override") or "",
         )
-        self._put(f"{self._history_prefix(workspace)}{serial}.tfstate", current.data, metadata=metadata)
 
     def read_backup(self, workspace: str) -> bytes | None:
         """The document the last write replaced: the newest history entry."""
@@ -260,6 +277,7 @@ class ObjectStateStore(ABC):
             who=self._meta_value(md, "who") or "unknown",
             resources=resources,
             version=version,
+            policy_override=self._meta_value(md, "policy_override") or "",
         )
 
     def read_history(self, workspace: str, serial: int) -> bytes:
@@ -487,4 +505,18 @@ def _parse_lock(data: bytes) -> LockInfo:
     return info
 
 
+_OVERRIDE_METADATA_CHARS = 1024  # S3 allows 2 KB of user metadata in all; the rest is ours
+
+
+def _fits_metadata(reason: str) -> str:
+    """The override reason, shortened (with "…") until its percent-encoded form fits in metadata."""
+    if len(urllib.parse.quote(reason, safe="@:.+-_ ")) <= _OVERRIDE_METADATA_CHARS:
+        return reason
+    text = reason
+    while len(urllib.parse.quote(text + "…", safe="@:.+-_ ")) > _OVERRIDE_METADATA_CHARS:
+        text = text[: len(text) * 7 // 8]
+    return text + "…"
+
+
 __all__ = ["ObjectInfo", "ObjectStateStore", "PreconditionFailed", "StoredObject", "UNLOCK_COMMAND"]
+

@@ -291,7 +291,7 @@ Example: ctl state history --json""")
 def history_command(
     ctx: typer.Context,
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
-                                  "version, current}."),
+                                  "version, current, policy_override}."),
 ) -> int:
     from engine.state_ops import history
 
@@ -303,13 +303,20 @@ def history_command(
         output.info("The state has no versions yet.")
         return int(ExitCode.OK)
     table = [("SERIAL", "TIME", "WHO", "RESOURCES", "")]
-    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), "(current)" if r.current else "")
-              for r in rows]
+    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), _history_notes(r)) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     for row in table:
         sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)).rstrip()
                          + (f"  {row[4]}" if row[4] else "") + "\n")
     return int(ExitCode.OK)
+
+
+def _history_notes(row: Any) -> str:
+    """The last column of ``state history``: the current version, and an accepted policy failure."""
+    notes = ["(current)"] if row.current else []
+    if row.policy_override:
+        notes.append(f"policy override: {row.policy_override}")
+    return "  ".join(notes)
 
 
 @state_app.command("rollback", help="""Restore a kept version of the state (see `ctl state history`).

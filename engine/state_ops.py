@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo, StateStore
+from backends.base import DEFAULT_WORKSPACE, HistoryEntry, LockInfo, StateStore
 from engine.errors import CtlError, LockHeld
 from engine.session import LockOptions, describe_lock, locked, manager_for, open_store, selected_workspace
 from engine.state.address import AddressError, InstanceAddress, ModulePath, format_module, parse_module
@@ -482,6 +482,7 @@ class HistoryRow:
     resources: int
     version: str  # the ctl (or Terraform) version that wrote it
     current: bool = False
+    policy_override: str = ""  # the reason given to accept soft-mandatory policy failures, if any
 
 
 def history(root_dir: Path) -> list[HistoryRow]:
@@ -491,26 +492,17 @@ def history(root_dir: Path) -> list[HistoryRow]:
 
 
 def history_in(store: StateStore, workspace: str) -> list[HistoryRow]:
-    """Kept versions oldest first, then the current document (not kept: it is the state itself).
-
-    Who wrote the current document and when is only known to a store that offers the optional
-    ``current_entry(workspace)``; the others show it without, rather than guessing.
-    """
-    from backends.base import state_facts
-
-    rows = [HistoryRow(e.serial, e.time, e.who, e.resources, e.version) for e in store.history(workspace)]
-    snap = store.read(workspace)
-    if snap is not None:
-        facts = state_facts(snap.data)
-        time, who = "", ""
-        current_entry = getattr(store, "current_entry", None)
-        if callable(current_entry):
-            entry = current_entry(workspace)
-            if entry is not None:
-                time, who = str(entry.time), str(entry.who)
-        serial = facts.serial if facts.serial is not None else (rows[-1].serial + 1 if rows else 0)
-        rows.append(HistoryRow(serial, time, who, facts.resources, facts.version, current=True))
+    """Kept versions oldest first, then the current document (not kept: it is the state itself)."""
+    rows = [_row(e) for e in store.history(workspace)]
+    current = store.current_entry(workspace)
+    if current is not None:
+        rows.append(_row(current, current=True))
     return rows
+
+
+def _row(entry: HistoryEntry, *, current: bool = False) -> HistoryRow:
+    return HistoryRow(entry.serial, entry.time, entry.who, entry.resources, entry.version, current=current,
+                      policy_override=entry.policy_override)
 
 
 @dataclass(frozen=True)

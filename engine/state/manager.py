@@ -50,6 +50,7 @@ class StateManager:
         self.compact_seconds = compact_seconds
         self.orphans: list[Orphan] = []
         self.replayed = False
+        self.policy_override: str | None = None  # recorded with every version this run writes
         self.journal = Journal(store, workspace)
         self._loaded = False
         self._version: str | None = None
@@ -136,7 +137,8 @@ class StateManager:
         try:
             # Each run keeps (as backup and history) the version it started from; snapshots it wrote
             # itself along the way, e.g. compactions during a long apply, are not worth keeping.
-            version = self.store.write(self.workspace, data, expected=self._version, keep_previous=not self._wrote)
+            version = self.store.write(self.workspace, data, expected=self._version, keep_previous=not self._wrote,
+                                      policy_override=self.policy_override)
         except (CtlError, OSError) as exc:
             state.serial = old_serial
             raise self._errored(exc, data) from None

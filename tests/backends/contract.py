@@ -370,6 +370,34 @@ class StateStoreContract:
         assert (entry.serial, entry.resources, entry.version, entry.who) == (4, 3, "9.8.7", who_am_i())
         assert started <= _rfc3339(entry.time) <= datetime.now(UTC) + timedelta(seconds=5)
 
+    def test_the_current_entry_describes_the_state_before_it_is_replaced(self, store: StateStore) -> None:
+        assert store.current_entry(DEFAULT_WORKSPACE) is None
+        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(6, ctl_version="1.2.3"), expected=None)
+        current = store.current_entry(DEFAULT_WORKSPACE)
+        assert current is not None
+        assert (current.serial, current.version, current.who, current.policy_override) == (6, "1.2.3", who_am_i(), "")
+        store.write(DEFAULT_WORKSPACE, state_bytes(7), expected=v1)
+        (kept,) = store.history(DEFAULT_WORKSPACE)
+        assert (kept.serial, kept.time, kept.who) == (current.serial, current.time, current.who)
+
+    def test_a_policy_override_is_kept_with_the_version_it_wrote(self, store: StateStore) -> None:
+        reason = "CHG-1234: bucket stays public for the launch — approved by Ana Núñez"
+        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None, policy_override=reason)
+        assert store.current_entry(DEFAULT_WORKSPACE).policy_override == reason  # type: ignore[union-attr]
+        v2 = store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        store.write(DEFAULT_WORKSPACE, state_bytes(3), expected=v2)
+        first, second = store.history(DEFAULT_WORKSPACE)
+        assert (first.serial, first.policy_override) == (1, reason)
+        assert (second.serial, second.policy_override) == (2, "")  # the next run gave no override
+
+    def test_a_very_long_override_is_kept_shortened_not_refused(self, store: StateStore) -> None:
+        reason = "approved: " + "ü" * 3000
+        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None, policy_override=reason)
+        store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        (kept,) = store.history(DEFAULT_WORKSPACE)
+        assert kept.policy_override.startswith("approved: üü")
+        assert reason.startswith(kept.policy_override.rstrip("…"))
+
     def test_history_is_kept_per_workspace(self, store: StateStore) -> None:
         v1 = store.write("staging", state_bytes(1), expected=None)
         store.write("staging", state_bytes(2), expected=v1)
