@@ -53,10 +53,6 @@ class Recovery:
     outcomes: list[Outcome] = field(default_factory=list)
     persisted: bool = False  # the recovered state (with adopted objects) was written
 
-    @property
-    def adopted(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.kind == FOUND]
-
 
 def find_orphans(state: State, orphans: list[Orphan], registry: Registry, providers: Providers,
                  config_of: ResourceLookup) -> list[Outcome]:

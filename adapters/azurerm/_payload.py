@@ -7,37 +7,20 @@ discovery stays cheap.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from adapters._upload import md5_of, source_path
 from adapters.base import AdapterContext, AdapterError
-
-_CHUNK = 1 << 20
-
-
-def source_path(ctx: AdapterContext, source: str) -> Path:
-    path = Path(source)
-    return path if path.is_absolute() else Path(ctx.workdir) / path
 
 
 def md5_digest(ctx: AdapterContext, attrs: dict[str, Any]) -> bytes | None:
-    """MD5 of the bytes to upload; None while they are not known (unknown value, file not there yet)."""
+    """MD5 of the bytes to upload (an empty blob when neither argument is set); None while unknown."""
     import hashlib
 
-    digest = hashlib.md5(usedforsecurity=False)
     content, source = attrs.get("source_content"), attrs.get("source")
-    if isinstance(content, str):
-        digest.update(content.encode("utf-8"))
-    elif isinstance(source, str):
-        try:
-            with source_path(ctx, source).open("rb") as fh:
-                while chunk := fh.read(_CHUNK):
-                    digest.update(chunk)
-        except OSError:
-            return None
-    elif content is not None or source is not None:
-        return None  # unknown until apply
-    return digest.digest()
+    if content is None and source is None:
+        return hashlib.md5(b"", usedforsecurity=False).digest()
+    return md5_of(ctx, content, source)
 
 
 def read_bytes(ctx: AdapterContext, attrs: dict[str, Any]) -> bytes:

@@ -11,36 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from adapters._upload import md5_of, source_path
 from adapters.base import AdapterContext, AdapterError
-
-_CHUNK = 1 << 20
-
-
-def source_path(ctx: AdapterContext, source: str) -> Path:
-    """``source`` made absolute against the configuration directory (as Terraform does)."""
-    path = Path(source)
-    return path if path.is_absolute() else Path(ctx.workdir) / path
 
 
 def md5_base64(ctx: AdapterContext, attrs: dict[str, Any]) -> str | None:
     """Base64 MD5 of the bytes ``attrs`` describe; None when not known yet (unknown or missing file)."""
     import base64
-    import hashlib
 
-    digest = hashlib.md5(usedforsecurity=False)
-    content, source = attrs.get("content"), attrs.get("source")
-    if isinstance(content, str):
-        digest.update(content.encode("utf-8"))
-    elif isinstance(source, str):
-        try:
-            with source_path(ctx, source).open("rb") as fh:
-                while chunk := fh.read(_CHUNK):
-                    digest.update(chunk)
-        except OSError:
-            return None  # maybe written by another resource during apply; upload reports it then
-    else:
-        return None
-    return base64.b64encode(digest.digest()).decode("ascii")
+    digest = md5_of(ctx, attrs.get("content"), attrs.get("source"))
+    return None if digest is None else base64.b64encode(digest).decode("ascii")
 
 
 def require_readable(ctx: AdapterContext, attrs: dict[str, Any]) -> Path | None:
