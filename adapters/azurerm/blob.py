@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, known, stored_map
 from adapters._recovery import known_strings
 from adapters.azurerm import _payload
 from adapters.azurerm.client import client_of, parse_url, sdk_errors
-from adapters.azurerm.schemas import BLOB_SCHEMA, complete, known, metadata_map
+from adapters.azurerm.schemas import BLOB_SCHEMA
 from adapters.base import AdapterContext, AdapterError, ResourceType
 
 _SDK_TYPES = {"Block": "BlockBlob", "Append": "AppendBlob", "Page": "PageBlob"}
@@ -103,7 +104,7 @@ class StorageBlob(ResourceType):
                 settings = props.content_settings  # every header is rewritten: keep the others
                 settings.content_type = attrs["content_type"]
                 blob.set_http_headers(content_settings=settings)
-            if attrs["metadata"] != metadata_map(props.metadata):
+            if attrs["metadata"] != stored_map(props.metadata):
                 blob.set_blob_metadata(metadata=attrs["metadata"] or {})
             props = blob.get_blob_properties()
         return _attributes(attrs, blob, props)
@@ -142,7 +143,7 @@ def _blob_client(ctx: AdapterContext, attrs: dict[str, Any]) -> Any:
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     out = complete(BLOB_SCHEMA, attrs)
     if isinstance(out["metadata"], dict):
-        out["metadata"] = metadata_map(out["metadata"])
+        out["metadata"] = stored_map(out["metadata"])
     if isinstance(out["content_md5"], str):
         out["content_md5"] = out["content_md5"].lower()
     return out
@@ -160,7 +161,7 @@ def _attributes(base: dict[str, Any], blob: Any, props: Any) -> dict[str, Any]:
         type=kind,
         content_type=props.content_settings.content_type,
         content_md5=bytes(md5).hex() if md5 else None,
-        metadata=metadata_map(props.metadata),
+        metadata=stored_map(props.metadata),
         url=blob.url,
         id=blob.url,
     )

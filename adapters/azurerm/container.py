@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, known, stored_map
 from adapters._recovery import known_strings
 from adapters.azurerm.client import client_of, parse_url, sdk_errors
-from adapters.azurerm.schemas import CONTAINER_SCHEMA, complete, known, metadata_map
+from adapters.azurerm.schemas import CONTAINER_SCHEMA
 from adapters.base import AdapterContext, AdapterError, ResourceType
 
 
@@ -67,7 +68,7 @@ class StorageContainer(ResourceType):
         client = client_of(ctx, attrs["storage_account_name"])
         container = client.blobs.get_container_client(attrs["name"])
         with sdk_errors(ctx, f'updating container "{attrs["name"]}"'):
-            if attrs["metadata"] != metadata_map(prior.get("metadata")):
+            if attrs["metadata"] != stored_map(prior.get("metadata")):
                 container.set_container_metadata(metadata=attrs["metadata"] or {})
             if attrs["container_access_type"] != prior.get("container_access_type"):
                 policy = container.get_container_access_policy()
@@ -103,7 +104,7 @@ class StorageContainer(ResourceType):
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     out = complete(CONTAINER_SCHEMA, attrs)
     if isinstance(out["metadata"], dict):
-        out["metadata"] = metadata_map(out["metadata"])
+        out["metadata"] = stored_map(out["metadata"])
     return out
 
 
@@ -120,7 +121,7 @@ def _attributes(base: dict[str, Any], container: Any, props: Any) -> dict[str, A
         name=container.container_name,
         storage_account_name=container.account_name,
         container_access_type=props.public_access or "private",
-        metadata=metadata_map(props.metadata),
+        metadata=stored_map(props.metadata),
         id=container.url.rstrip("/"),
         has_immutability_policy=bool(props.has_immutability_policy),
         has_legal_hold=bool(props.has_legal_hold),

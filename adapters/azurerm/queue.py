@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, known, stored_map
 from adapters._recovery import known_strings
 from adapters.azurerm.client import client_of, parse_url, sdk_errors
-from adapters.azurerm.schemas import QUEUE_SCHEMA, complete, known, metadata_map
+from adapters.azurerm.schemas import QUEUE_SCHEMA
 from adapters.base import AdapterContext, AdapterError, ResourceType
 
 
@@ -65,7 +66,7 @@ class StorageQueue(ResourceType):
         attrs = _normalized(known(planned))
         queue = client_of(ctx, attrs["storage_account_name"]).queues().get_queue_client(attrs["name"])
         with sdk_errors(ctx, f'updating queue "{attrs["name"]}"'):
-            if attrs["metadata"] != metadata_map(prior.get("metadata")):
+            if attrs["metadata"] != stored_map(prior.get("metadata")):
                 queue.set_queue_metadata(metadata=attrs["metadata"] or {})
             props = queue.get_queue_properties()
         return _attributes(attrs, queue, props)
@@ -97,7 +98,7 @@ class StorageQueue(ResourceType):
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     out = complete(QUEUE_SCHEMA, attrs)
     if isinstance(out["metadata"], dict):
-        out["metadata"] = metadata_map(out["metadata"])
+        out["metadata"] = stored_map(out["metadata"])
     return out
 
 
@@ -106,7 +107,7 @@ def _attributes(base: dict[str, Any], queue: Any, props: Any) -> dict[str, Any]:
     out.update(
         name=queue.queue_name,
         storage_account_name=queue.account_name,
-        metadata=metadata_map(props.metadata),
+        metadata=stored_map(props.metadata),
         id=queue.url.rstrip("/"),
     )
     return out

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, known, stored_map
 from adapters._recovery import known_strings
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.google.client import GoogleClient, client_of, sdk_errors
-from adapters.google.schemas import BUCKET_SCHEMA, complete, known, string_map
+from adapters.google.schemas import BUCKET_SCHEMA
 
 
 class StorageBucket(ResourceType):
@@ -94,7 +95,7 @@ class StorageBucket(ResourceType):
             if attrs["storage_class"] != prior.get("storage_class"):
                 bucket.storage_class = attrs["storage_class"]
                 changed = True
-            if attrs["labels"] != string_map(prior.get("labels")):
+            if attrs["labels"] != stored_map(prior.get("labels")):
                 bucket.labels = attrs["labels"] or {}  # the SDK sends removed keys as null
                 changed = True
             if attrs["versioning"] is not None and attrs["versioning"] != prior.get("versioning"):
@@ -167,7 +168,7 @@ def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out["storage_class"], str):
         out["storage_class"] = out["storage_class"].upper()
     if isinstance(out["labels"], dict):
-        out["labels"] = string_map(out["labels"])
+        out["labels"] = stored_map(out["labels"])
     if isinstance(out["versioning"], list):
         out["versioning"] = [{"enabled": bool(v.get("enabled"))} for v in out["versioning"] if isinstance(v, dict)]
         out["versioning"] = out["versioning"] or None
@@ -184,7 +185,7 @@ def _attributes(base: dict[str, Any], bucket: Any) -> dict[str, Any]:
         name=name,
         location=(bucket.location or out["location"] or "").upper() or None,
         storage_class=bucket.storage_class or out["storage_class"],
-        labels=string_map(bucket.labels),
+        labels=stored_map(bucket.labels),
         versioning=[{"enabled": bool(bucket.versioning_enabled)}],
         lifecycle_rule=_rules_from_api(props.get("lifecycle"), out["lifecycle_rule"]),
         force_destroy=bool(out["force_destroy"]),

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, known, stored_map
 from adapters._recovery import joined
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.google import _payload
 from adapters.google.client import client_of, sdk_errors
-from adapters.google.schemas import OBJECT_SCHEMA, complete, known, string_map
+from adapters.google.schemas import OBJECT_SCHEMA
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"  # Terraform's default for `content`
 
@@ -89,7 +90,7 @@ class StorageBucketObject(ResourceType):
             if attrs["content_type"] is not None and attrs["content_type"] != blob.content_type:
                 blob.content_type = attrs["content_type"]
                 changed = True
-            current = string_map(blob.metadata) or {}
+            current = stored_map(blob.metadata) or {}
             wanted = attrs["metadata"] or {}
             if wanted != current:
                 # Patch merges keys: a removed key is sent as null.
@@ -126,7 +127,7 @@ class StorageBucketObject(ResourceType):
 def _normalized(attrs: dict[str, Any]) -> dict[str, Any]:
     out = complete(OBJECT_SCHEMA, attrs)
     if isinstance(out["metadata"], dict):
-        out["metadata"] = string_map(out["metadata"])
+        out["metadata"] = stored_map(out["metadata"])
     return out
 
 
@@ -138,7 +139,7 @@ def _attributes(base: dict[str, Any], blob: Any) -> dict[str, Any]:
         name=blob.name,
         bucket=blob.bucket.name,
         content_type=blob.content_type,
-        metadata=string_map(blob.metadata),
+        metadata=stored_map(blob.metadata),
         md5hash=blob.md5_hash,
         detect_md5hash=blob.md5_hash,
         generation=int(generation) if generation is not None else None,

@@ -160,30 +160,3 @@ OBJECT_SCHEMA: dict[str, Any] = {
     "oneOf": _exactly_one_of(("content", "source")),
     "additionalProperties": False,
 }
-
-
-def complete(schema: dict[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
-    """Every attribute of the schema present (unset ones null), schema defaults applied."""
-    out = dict(attrs)
-    for name, prop in schema["properties"].items():
-        if out.get(name) is None:
-            out[name] = prop.get("default")
-    return out
-
-
-def string_map(value: Any) -> dict[str, str] | None:
-    """A label/metadata map as stored: empty and null are the same (no entries)."""
-    if not value:
-        return None
-    return {str(k): str(v) for k, v in value.items()}
-
-
-def known(attrs: dict[str, Any]) -> dict[str, Any]:
-    """Values still unknown (computed ones a plan left open) as null, for create and update.
-
-    The engine already does this before calling an adapter; direct callers (the contract suite,
-    embedding code) may pass a planned value as ``plan`` returned it.
-    """
-    from engine.lang.values import Unknown
-
-    return {k: None if isinstance(v, Unknown) else v for k, v in attrs.items()}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.local import _files
-from adapters.local.schemas import HASHES, complete, data_file_schema
+from adapters.local.schemas import HASHES, data_file_schema
 from engine.lang.values import deep_unmark
 
 

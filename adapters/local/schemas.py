@@ -88,16 +88,3 @@ def data_file_schema() -> dict[str, Any]:
         "required": ["filename"],
         "additionalProperties": False,
     }
-
-
-def complete(schema: dict[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
-    """Every attribute of the schema present (unset ones null), schema defaults applied.
-
-    The plan and the state hold the full attribute set, as Terraform's do, so that a diff sees
-    ``file_permission = "0777"`` rather than a missing key.
-    """
-    out = dict(attrs)
-    for name, prop in schema["properties"].items():
-        if out.get(name) is None:
-            out[name] = prop.get("default")
-    return out

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, string_map
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from adapters.random.schemas import complete, string_map
 
 
 class RandomResource(ResourceType):

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete
 from adapters.base import AdapterContext, AdapterError
 from adapters.random._base import RandomResource, whole_number
-from adapters.random.schemas import ID_SCHEMA, INTEGER_SCHEMA, complete
+from adapters.random.schemas import ID_SCHEMA, INTEGER_SCHEMA
 from engine.lang.values import deep_unmark
 
 

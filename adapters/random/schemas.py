@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.values import Marked, Unknown
-
 _SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema"
 
 KEEPERS: dict[str, Any] = {
@@ -103,34 +101,3 @@ INTEGER_SCHEMA = _object(
     },
     ["min", "max"],
 )
-
-
-def complete(schema: dict[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
-    """Every attribute of the schema present (unset ones null), schema defaults applied."""
-    out = dict(attrs)
-    for name, prop in schema["properties"].items():
-        if out.get(name) is None:
-            out[name] = prop.get("default")
-    return out
-
-
-def string_map(value: Any) -> Any:
-    """A ``map(string)`` value with scalar elements converted as Terraform converts them.
-
-    Unknown and marked elements are kept as they are (the marks survive the conversion).
-    """
-    if not isinstance(value, dict):
-        return value
-    return {k: _to_string(v) for k, v in value.items()}
-
-
-def _to_string(v: Any) -> Any:
-    if isinstance(v, Marked):
-        return Marked(_to_string(v.value), v.marks)
-    if isinstance(v, Unknown) or v is None or isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)

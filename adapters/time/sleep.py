@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters._attributes import complete, string_map
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.time import duration
-from adapters.time.schemas import SLEEP_SCHEMA, complete, string_map
+from adapters.time.schemas import SLEEP_SCHEMA
 from engine.lang.values import deep_unmark
 
 
