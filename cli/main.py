@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 import typer
+from rich.markup import escape
 
 from cli import output
 from cli.common import remember_args
@@ -31,6 +32,7 @@ typer_app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     rich_markup_mode=None,
+    suggest_commands=False,  # click already suggests the closest command
 )
 
 
@@ -117,7 +119,7 @@ def run(args: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.UsageError as exc:
-        output.stderr().print(f"[bold red]Usage error:[/] {click.utils.escape(exc.format_message()) if hasattr(click.utils, 'escape') else exc.format_message()}")
+        output.stderr().print(f"[bold red]Usage error:[/] {escape(exc.format_message())}")
         if exc.ctx is not None:
             sys.stderr.write(f"Run '{exc.ctx.command_path} --help' for usage.\n")
         return int(ExitCode.USAGE)

@@ -31,7 +31,8 @@ _TEST_HELP = """Run the test_* rules of Rego policies (like `opa test`); default
 Example: ctl policy test policies/
 """
 
-policy_app = typer.Typer(help="Check plans against policies, and test policies.", no_args_is_help=True)
+policy_app = typer.Typer(help="Check plans against policies, and test policies.", no_args_is_help=True,
+                         suggest_commands=False)
 
 
 def register(app: typer.Typer) -> None:

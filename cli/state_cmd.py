@@ -31,6 +31,7 @@ state_app = typer.Typer(
          "rollback.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    suggest_commands=False,  # click already suggests the closest command
 )
 
 LOCK_HELP = "Hold the state lock while changing it (--lock=false skips it)."

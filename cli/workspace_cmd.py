@@ -22,6 +22,7 @@ workspace_app = typer.Typer(
     help="Manage workspaces (separate states of one configuration): list, new, select, show, delete.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    suggest_commands=False,  # click already suggests the closest command
 )
 
 
