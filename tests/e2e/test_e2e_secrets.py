@@ -79,3 +79,52 @@ def test_secret_nested_in_a_map_argument_applies_masked_and_stays_out_of_the_jou
     assert SECRET not in project.ok("show", "--json").output
     assert "No changes" in project.ok("plan").stdout
     json.loads(project.state_file.read_text())  # still a well-formed state
+
+
+SENSITIVE_VAR = f"""
+variable "db_pass" {{
+  type      = string
+  sensitive = true
+  default   = "{SECRET}"
+}}
+"""
+
+
+@pytest.mark.parametrize(("config", "command", "shown"), [
+    ('locals { port = tonumber(var.db_pass) }\noutput "port" {\n  value     = local.port\n  sensitive = true\n}',
+     "plan", 'Invalid value for argument 1 ("v") of tonumber(): an argument is sensitive'),
+    ('locals { part = substr(lower(var.db_pass), 0, -5) }\noutput "p" {\n  value     = local.part\n'
+     '  sensitive = true\n}\nlocals { y = cidrhost(local.part, 1) }',
+     "plan", 'Invalid value for argument 1 ("prefix") of cidrhost(): an argument is sensitive'),
+    ('resource "terraform_data" "a" {\n  input = var.db_pass\n  lifecycle {\n    precondition {\n'
+     '      condition     = length(var.db_pass) > 40\n      error_message = "Password ${var.db_pass} is short."\n'
+     '    }\n  }\n}',
+     "plan", "The error message included a sensitive value, so it is not shown."),
+    ('resource "terraform_data" "a" {\n  input = var.db_pass\n  lifecycle {\n    postcondition {\n'
+     '      condition     = length(self.output) > 40\n      error_message = "Got ${self.output}."\n'
+     '    }\n  }\n}',
+     "apply", "The error message included a sensitive value, so it is not shown."),
+    ('resource "local_file" "g" {\n  filename = "/proc/ctl-cannot-write/${var.db_pass}"\n  content  = "x"\n}',
+     "apply", "local_file.g: cannot write (sensitive value)"),
+])
+def test_error_messages_never_quote_a_secret(project: Project, config: str, command: str, shown: str) -> None:
+    project.write(SENSITIVE_VAR + config)
+    res = project.ctl(command, *(["--auto-approve"] if command == "apply" else []))
+    assert res.code == 1, res
+    assert "Traceback" not in res.output
+    assert shown in res.output
+    assert SECRET not in res.output and SECRET.lower() not in res.output
+    as_json = project.ctl(command, "--json", *(["--auto-approve"] if command == "apply" else []))
+    assert as_json.code == 1 and SECRET not in as_json.output and SECRET.lower() not in as_json.output
+
+
+def test_a_validation_message_with_the_secret_in_it_is_withheld(project: Project) -> None:
+    project.write(SENSITIVE_VAR.replace("default", '''validation {
+    condition     = length(var.db_pass) > 40
+    error_message = "The password ${var.db_pass} is shorter than 40 characters."
+  }
+  default'''))
+    res = project.ctl("plan")
+    assert res.code == 1, res
+    assert "The error message included a sensitive value, so it is not shown." in res.output
+    assert SECRET not in res.output
