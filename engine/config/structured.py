@@ -23,6 +23,7 @@ from engine.lang import ast
 from engine.lang.hcl import parse_template
 from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
 from engine.lang.values import normalize_number
+from engine.limits import MAX_NESTING
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OCTAL_LIKE = re.compile(r"^0[0-9]+$")
@@ -174,8 +175,15 @@ class _Reader:
         for body_node in bodies:
             out.append(Block(block_type, list(labels), self.body(body_node, schema), header, list(label_rngs)))
 
-    def expr(self, node: yaml.Node, *, literal: bool = False) -> ast.Expr:
+    def expr(self, node: yaml.Node, *, literal: bool = False, depth: int = 1) -> ast.Expr:
         rng = self.rng(node)
+        if depth > MAX_NESTING:
+            raise DiagnosticsError([Diagnostic(
+                "error", "Value nested too deeply",
+                detail=f"Lists and objects may be nested at most {MAX_NESTING} levels deep (MAX_NESTING); "
+                       "this one goes deeper here.",
+                range=rng,
+            )])
         if isinstance(node, yaml.ScalarNode):
             try:
                 value = self.scalar(node)
@@ -190,10 +198,10 @@ class _Reader:
                 return parse_template(value, self.filename, rng.start.line, col, byte_of=self.byte_of)
             return ast.Literal(rng, value)
         if isinstance(node, yaml.SequenceNode):
-            return ast.TupleCons(rng, tuple(self.expr(n, literal=literal) for n in node.value))
+            return ast.TupleCons(rng, tuple(self.expr(n, literal=literal, depth=depth + 1) for n in node.value))
         if isinstance(node, yaml.MappingNode):
             items = tuple(
-                ast.ObjectItem(ast.Literal(self.rng(k), str(k.value)), self.expr(v, literal=literal))
+                ast.ObjectItem(ast.Literal(self.rng(k), str(k.value)), self.expr(v, literal=literal, depth=depth + 1))
                 for k, v in node.value
                 if str(k.value) != "//"
             )

@@ -26,12 +26,14 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
 from engine.lang.literals import LiteralError, code_point, decode_utf8, number
+from engine.limits import MAX_NESTING
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
 _local = threading.local()
 
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
 _SUB_DELIM = "__CTL_TEMPLATE_END__"
+_NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
 
 
 def _parser() -> Parser:
@@ -139,6 +141,7 @@ class _Converter:
         self.base_row = base_row
         self.col_shift = col_shift
         self.line_indent = line_indent
+        self.depth = 0  # expressions being converted, one inside the other (see ``expr``)
         self.byte_of = byte_of
         self._ascii = src.isascii()
         # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
@@ -359,7 +362,30 @@ class _Converter:
     # ---- expressions -----------------------------------------------------------------------
 
     def expr(self, node: Node) -> ast.Expr:
-        """Convert an ``expression`` node (or any expression-valued node)."""
+        """Convert an ``expression`` node (or any expression-valued node), at most ``MAX_NESTING`` deep.
+
+        Every later stage (evaluation, type checks, JSON encoding) recurses over the same tree, so
+        refusing the depth here, with a position, keeps a ``RecursionError`` out of all of them.
+        """
+        if node.type not in _NESTING_NODES:
+            return self._convert(node)
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise self.too_deep(node)
+            return self._convert(node)
+        finally:
+            self.depth -= 1
+
+    def too_deep(self, node: Node) -> DiagnosticsError:
+        return DiagnosticsError([Diagnostic(
+            "error", "Expression nested too deeply",
+            detail=f"Expressions may be nested (or operators chained) at most {MAX_NESTING} levels deep "
+                   "(MAX_NESTING); this one goes deeper here. Split it into locals.",
+            range=self.rng(node),
+        )])
+
+    def _convert(self, node: Node) -> ast.Expr:
         if node.type != "expression":
             handler = self._expr_handlers.get(node.type)
             if handler is not None and node.type != "expression":
