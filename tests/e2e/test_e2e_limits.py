@@ -56,3 +56,30 @@ def test_nesting_just_under_the_limit_applies(tmp_path: Path) -> None:
     project.apply()
     assert project.state()["outputs"]["n"]["value"] == depth + 2
     assert "No changes" in project.ok("plan").stdout
+
+
+def test_a_huge_count_is_refused_at_once_and_the_limit_can_be_raised(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write('resource "terraform_data" "x" {\n  count = 1000000000\n}\n')
+    res = project.ctl("validate", timeout=30)
+    assert res.code == 1, res
+    assert "Error: main.tf:2:11: Too many instances for count" in res.stderr
+    assert "at most 100,000" in res.stderr and "CTL_MAX_INSTANCES=1000000000" in res.stderr
+    project.write('resource "terraform_data" "x" {\n  for_each = toset(["a", "b", "c"])\n}\n')
+    low = project.ctl("plan", env={"CTL_MAX_INSTANCES": "2"})
+    assert low.code == 1 and "Too many instances for for_each" in low.stderr, low
+    assert "Plan: 3 to add" in project.ok("plan", env={"CTL_MAX_INSTANCES": "3"}).stdout
+
+
+@pytest.mark.parametrize("expression", [
+    'format("%999999999d", 1)',
+    'format("%.999999999f", 1)',
+    'indent(999999999, "a\\nb")',
+    'join(",", [format("%6000000s", "a"), format("%6000000s", "b")])',
+])
+def test_a_huge_string_is_refused_naming_the_limit(tmp_path: Path, expression: str) -> None:
+    project = Project(tmp_path)
+    project.write(f'output "o" {{\n  value = {expression}\n}}\n')
+    res = project.ctl("plan", timeout=30)
+    assert res.code == 1, res
+    assert "Error: main.tf:2:" in res.stderr and "(MAX_STRING_LENGTH)" in res.stderr
