@@ -26,9 +26,6 @@ DEFAULT_MAX_INSTANCES = 100_000
 # Characters in one string a function builds (``format``, ``join``, ``strrev`` …).
 MAX_STRING_LENGTH = 10 * 1024 * 1024
 
-# Elements in one list a function builds (``range``).
-MAX_COLLECTION_LENGTH = 1_000_000
-
 # The interpreter's own recursion limit, raised so that ``MAX_NESTING`` levels of expression fit
 # comfortably (each level costs several Python frames in the parser and evaluator).
 RECURSION_LIMIT = 20_000
@@ -50,7 +47,6 @@ def raise_recursion_limit() -> None:
 
 __all__ = [
     "DEFAULT_MAX_INSTANCES",
-    "MAX_COLLECTION_LENGTH",
     "MAX_INSTANCES_ENV",
     "MAX_NESTING",
     "MAX_NUMBER_DIGITS",
