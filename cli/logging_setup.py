@@ -94,8 +94,7 @@ def configure(environ: Mapping[str, str] | None = None) -> None:
     _installed.clear()
     level = level_from_env(env)
     if level is None:
-        for name in LOGGERS:
-            logging.getLogger(name).setLevel(logging.NOTSET)
+        _silence()
         return
     path = env.get("CTL_LOG_PATH", "").strip()
     handler: logging.Handler
@@ -118,6 +117,24 @@ def configure(environ: Mapping[str, str] | None = None) -> None:
     _installed.append(handler)
     logging.getLogger("cli").debug("logging at %s", logging.getLevelName(level).lower(),
                                    extra={"ctl_log": env.get("CTL_LOG", ""), "ctl_log_path": path or None})
+
+
+def _silence() -> None:
+    """Logging off: give the project's loggers a handler that drops records.
+
+    A logger with no handler anywhere up its chain falls back to ``logging.lastResort``, which
+    prints warnings and errors to stderr *with their tracebacks*: the error boundary's
+    ``exc_info=True`` record would then print a full traceback under the promised one-line message.
+    A ``NullHandler`` counts as a handler, so nothing is printed; a host application that configured
+    the root logger still receives the records through propagation.
+    """
+    quiet = logging.NullHandler()
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.NOTSET)
+        logger.propagate = True
+        logger.addHandler(quiet)
+    _installed.append(quiet)
 
 
 __all__ = ["LEVELS", "JsonLinesFormatter", "configure", "level_from_env"]

@@ -22,6 +22,7 @@ from cli.common import remember_args
 from cli.run_options import normalize_bool_flags
 from cli.state import GlobalOptions
 from engine.errors import CtlError, ExitCode
+from engine.limits import raise_recursion_limit
 from engine.version import VERSION
 
 typer_app = typer.Typer(
@@ -107,6 +108,7 @@ def run(args: list[str] | None = None) -> int:
     from cli import env_args, logging_setup
 
     logging_setup.configure()  # CTL_LOG / CTL_LOG_PATH
+    raise_recursion_limit()  # room for MAX_NESTING levels of expression (engine/limits.py)
     raw = list(sys.argv[1:] if args is None else args)
     try:
         args = normalize_bool_flags(env_args.apply(raw, command))  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>

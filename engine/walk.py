@@ -37,6 +37,7 @@ from engine.lang.values import (
     mark,
     unmark,
 )
+from engine.limits import MAX_INSTANCES_ENV, max_instances
 from engine.state.address import format_key as _state_format_key
 
 Key = int | str | None
@@ -409,7 +410,7 @@ class ConfigWalk:
         """("single"|"count"|"for_each", [(key, bindings for count/each)])."""
         if count is not None:
             n = self._eval(count.expr, ctx)
-            n, _ = unmark(n)
+            n, count_marks = unmark(n)
             if isinstance(n, Unknown):
                 return "count", self._unknown_expansion(count.expr.rng, what, "count")
             if isinstance(n, str) and n.strip().lstrip("-").isdigit():
@@ -417,9 +418,12 @@ class ConfigWalk:
             if isinstance(n, bool) or not isinstance(n, int | float) or n < 0 or int(n) != n:
                 self.diags.error(
                     "Invalid count argument",
-                    detail=f"The count of {what} must be a whole number of zero or more, not {n!r}.",
+                    detail=f"The count of {what} must be a whole number of zero or more, not "
+                           f"{'(sensitive value)' if count_marks else repr(n)}.",
                     range=count.expr.rng,
                 )
+                return "count", []
+            if self._too_many(int(n), count.expr.rng, what, "count"):
                 return "count", []
             return "count", [(i, {"count": {"index": i}}) for i in range(int(n))]
         if for_each is not None:
@@ -434,6 +438,8 @@ class ConfigWalk:
                 return "for_each", []
             if isinstance(coll, Unknown):
                 return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
+            if isinstance(coll, dict | list) and self._too_many(len(coll), for_each.expr.rng, what, "for_each"):
+                return "for_each", []
             if isinstance(coll, dict):
                 if any(isinstance(k, Unknown) for k in coll):
                     return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
@@ -464,6 +470,20 @@ class ConfigWalk:
             )
             return "for_each", []
         return "single", [(None, None)]
+
+    def _too_many(self, n: int, rng: SourceRange, what: str, arg: str) -> bool:
+        """More instances than ``CTL_MAX_INSTANCES`` allows: an error now, not minutes of silence."""
+        limit = max_instances()
+        if n <= limit:
+            return False
+        self.diags.error(
+            f"Too many instances for {arg}",
+            detail=f"{what} would have {n:,} instances; ctl allows at most {limit:,} per resource, data source "
+                   f"or module call.",
+            hint=f"If that many are really meant, raise the limit with {MAX_INSTANCES_ENV}={n}.",
+            range=rng,
+        )
+        return True
 
     def _unknown_expansion(self, rng: SourceRange, what: str, arg: str) -> list[tuple[Key, dict[str, Any] | None]]:
         if self.hooks.plan_mode:

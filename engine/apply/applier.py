@@ -29,7 +29,8 @@ from engine.apply.walker import WalkResult, walk
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown, to_display, unmark
+from engine.lang.redact import condition_message
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown, unmark
 from engine.plan.diff import call_plain, mark_sensitive
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
@@ -280,8 +281,8 @@ class Applier:
             ok, _ = unmark(evaluate(cond.condition, ctx))
             if isinstance(ok, Unknown) or ok is True:
                 continue
-            msg, _ = unmark(evaluate(cond.error_message, ctx))
-            text = f"Resource {kind} failed: {inst.address}: {to_display(msg)}"
+            msg = condition_message(evaluate(cond.error_message, ctx))
+            text = f"Resource {kind} failed: {inst.address}: {msg}"
             if raise_:
                 raise CtlError(text, range=cond.rng, address=inst.address)
             return text

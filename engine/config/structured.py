@@ -21,7 +21,9 @@ from engine.config.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Bo
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
 from engine.lang.hcl import parse_template
+from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
 from engine.lang.values import normalize_number
+from engine.limits import MAX_NESTING
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OCTAL_LIKE = re.compile(r"^0[0-9]+$")
@@ -30,9 +32,10 @@ _YAML12_NUMBER = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$
 
 def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
     """Parse a ``*.tf.json`` file into a body; a JSON error names its line and column."""
-    text = src.decode("utf-8-sig")
+    text = decode_utf8(src, filename)
     try:
-        json.loads(text)
+        # Syntax only: numbers and NaN/Infinity are judged by the reader below, which knows positions.
+        json.loads(text, parse_int=_ignore, parse_float=_ignore, parse_constant=_ignore)
     except json.JSONDecodeError as exc:
         pos = Pos(exc.lineno, exc.colno, exc.pos)
         raise DiagnosticsError(
@@ -41,9 +44,13 @@ def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
     return _parse_structured(text, filename, schema, what="JSON")
 
 
+def _ignore(_text: str) -> None:
+    return None
+
+
 def parse_yaml_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
     """Parse a YAML spec (same structure as the JSON syntax) into a body."""
-    return _parse_structured(src.decode("utf-8-sig"), filename, schema, what="YAML")
+    return _parse_structured(decode_utf8(src, filename), filename, schema, what="YAML")
 
 
 def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: str) -> Body:
@@ -57,7 +64,17 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
         raise DiagnosticsError(
             [Diagnostic("error", f"Invalid {what}: {problem}", range=SourceRange(filename, pos, pos))]
         ) from None
-    reader = _Reader(filename, text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a control character)
+        before = text[: exc.position]
+        line = before.count("\n") + 1
+        pos = Pos(line, exc.position - (before.rfind("\n") + 1) + 1, len(before.encode()))
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        raise DiagnosticsError([Diagnostic(
+            "error", f"Invalid {what}: character U+{ord(char):04X} is not allowed",
+            detail=f"{exc.reason}; remove it, or write it as an escape inside a double-quoted string.",
+            range=SourceRange(filename, pos, pos),
+        )]) from None
+    reader = _Reader(filename, text, json_syntax=what == "JSON")
     if root is None:
         p = Pos(1, 1, 0)
         return Body({}, [], SourceRange(filename, p, p))
@@ -67,8 +84,9 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
 
 
 class _Reader:
-    def __init__(self, filename: str, text: str = "") -> None:
+    def __init__(self, filename: str, text: str = "", *, json_syntax: bool = False) -> None:
         self.filename = filename
+        self.json_syntax = json_syntax
         self.lines = text.split("\n")
         self._ascii = [line.isascii() for line in self.lines]
         self._starts: list[int] = []  # byte offset of each line
@@ -157,10 +175,20 @@ class _Reader:
         for body_node in bodies:
             out.append(Block(block_type, list(labels), self.body(body_node, schema), header, list(label_rngs)))
 
-    def expr(self, node: yaml.Node, *, literal: bool = False) -> ast.Expr:
+    def expr(self, node: yaml.Node, *, literal: bool = False, depth: int = 1) -> ast.Expr:
         rng = self.rng(node)
+        if depth > MAX_NESTING:
+            raise DiagnosticsError([Diagnostic(
+                "error", "Value nested too deeply",
+                detail=f"Lists and objects may be nested at most {MAX_NESTING} levels deep (MAX_NESTING); "
+                       "this one goes deeper here.",
+                range=rng,
+            )])
         if isinstance(node, yaml.ScalarNode):
-            value = self.scalar(node)
+            try:
+                value = self.scalar(node)
+            except LiteralError as exc:
+                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=rng)]) from None
             if isinstance(value, str) and not literal:
                 if node.style == "|":
                     # A literal block scalar: the text starts on the next line, at the block's indentation.
@@ -170,10 +198,10 @@ class _Reader:
                 return parse_template(value, self.filename, rng.start.line, col, byte_of=self.byte_of)
             return ast.Literal(rng, value)
         if isinstance(node, yaml.SequenceNode):
-            return ast.TupleCons(rng, tuple(self.expr(n, literal=literal) for n in node.value))
+            return ast.TupleCons(rng, tuple(self.expr(n, literal=literal, depth=depth + 1) for n in node.value))
         if isinstance(node, yaml.MappingNode):
             items = tuple(
-                ast.ObjectItem(ast.Literal(self.rng(k), str(k.value)), self.expr(v, literal=literal))
+                ast.ObjectItem(ast.Literal(self.rng(k), str(k.value)), self.expr(v, literal=literal, depth=depth + 1))
                 for k, v in node.value
                 if str(k.value) != "//"
             )
@@ -188,12 +216,17 @@ class _Reader:
                 return idx + 1, len(text) - len(text.lstrip(" "))
         return indicator_line + 1, 0
 
-    @staticmethod
-    def scalar(node: yaml.ScalarNode) -> Any:
-        """YAML 1.2 core-schema scalars: only true/false are booleans, ``0644`` stays a string."""
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        """YAML 1.2 core-schema scalars: only true/false are booleans, ``0644`` stays a string.
+
+        Numbers that cannot be stored (infinity, not-a-number, thousands of digits) raise
+        ``LiteralError``: a state or plan file cannot hold them, and Python refuses the digits.
+        """
         raw = node.value
         if node.style in ('"', "'", "|", ">"):
             return raw
+        if self.json_syntax and raw in ("NaN", "Infinity", "-Infinity"):
+            raise LiteralError(f"{raw} is not a JSON number ctl can store; write a number or a string.")
         tag = node.tag.rsplit(":", 1)[-1]
         if tag == "null" or raw in ("", "~"):
             return None
@@ -202,16 +235,22 @@ class _Reader:
             return low == "true" if low in ("true", "false") else raw
         if tag == "int" and not _OCTAL_LIKE.match(raw):
             try:
-                return int(raw.replace("_", ""), 0)
+                return number(raw.replace("_", ""))
+            except LiteralError:
+                raise
             except ValueError:
                 return raw
         if tag == "str" and not node.style and _YAML12_NUMBER.match(raw):
-            return normalize_number(float(raw))  # YAML 1.2 numbers that YAML 1.1 reads as strings: 1e3
+            return number(raw)  # YAML 1.2 numbers that YAML 1.1 reads as strings: 1e3
         if tag == "float":
+            if raw.lower().lstrip("+-") in (".inf", ".nan"):
+                raise LiteralError(f"{raw} (infinity or not-a-number) is not a number ctl can store; "
+                                   "write a number, or quote it to make it a string.")
             try:
-                return normalize_number(float(raw))
+                value = float(raw)
             except ValueError:
                 return raw
+            return normalize_number(checked_float(value))
         return raw
 
 

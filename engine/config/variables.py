@@ -21,8 +21,9 @@ from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl_file
+from engine.lang.redact import condition_message
 from engine.lang.types import ConversionError, Primitive, convert
-from engine.lang.values import SENSITIVE, UNKNOWN, contains_unknown, mark, to_display, unmark
+from engine.lang.values import SENSITIVE, UNKNOWN, contains_unknown, mark, unmark
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,12 +201,12 @@ def check_validations(var: Variable, value: Any, ctx_vars: dict[str, Any], diags
             continue
         if ok is not True:
             try:
-                msg, _ = unmark(evaluate(v.error_message, ctx))
+                msg = condition_message(evaluate(v.error_message, ctx))
             except CtlError:
                 msg = "(error_message could not be evaluated)"
             diags.error(
                 "Invalid value for variable",
-                detail=f"{to_display(msg)}\n\nThis was checked by the validation rule at {v.rng}.",
+                detail=f"{msg}\n\nThis was checked by the validation rule at {v.rng}.",
                 range=v.rng,
                 address=f"var.{var.name}",
             )

@@ -25,13 +25,15 @@ from tree_sitter import Language, Node, Parser
 from engine.config.syntax import Attribute, Block, Body
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
-from engine.lang.values import normalize_number
+from engine.lang.literals import LiteralError, code_point, decode_utf8, number
+from engine.limits import MAX_NESTING
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
 _local = threading.local()
 
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
 _SUB_DELIM = "__CTL_TEMPLATE_END__"
+_NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
 
 
 def _parser() -> Parser:
@@ -43,6 +45,7 @@ def _parser() -> Parser:
 
 def parse_hcl_file(src: bytes, filename: str) -> Body:
     """Parse one ``.tf`` (or ``.tfvars``) file; a syntax error raises with its exact position."""
+    decode_utf8(src, filename)
     tree = _parser().parse(src)
     conv = _Converter(src, filename)
     root = tree.root_node
@@ -138,6 +141,7 @@ class _Converter:
         self.base_row = base_row
         self.col_shift = col_shift
         self.line_indent = line_indent
+        self.depth = 0  # expressions being converted, one inside the other (see ``expr``)
         self.byte_of = byte_of
         self._ascii = src.isascii()
         # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
@@ -186,6 +190,38 @@ class _Converter:
             *self._point(node.start_point, node.start_byte),
             *self._point(node.end_point, node.end_byte),
         )
+
+    def _unescape_at(self, start: int, end: int, *, quoted: bool) -> str:
+        """The string between two byte offsets with its escapes resolved; a bad escape is an error there."""
+        text = self.src[start:end].decode("utf-8", "replace")
+        try:
+            return _unescape(text, quoted=quoted)
+        except LiteralError as exc:
+            byte = start + len(text[: exc.offset].encode())
+            row = self.src.count(b"\n", 0, byte)
+            col = byte - (self.src.rfind(b"\n", 0, byte) + 1)
+            pos = self._pos((row, col), byte)
+            raise DiagnosticsError([Diagnostic("error", "Invalid escape sequence", detail=exc.message,
+                                               range=SourceRange(self.filename, pos, pos))]) from None
+
+    def _child(self, node: Node, kind: str) -> Node:
+        """The first child of ``kind``; a tree without it (an empty ``${}``) is the user's syntax error."""
+        return self._first_of(node.children, kind, node)
+
+    def _first_of(self, nodes: list[Node], kind: str, parent: Node | None = None) -> Node:
+        for c in nodes:
+            if c.type == kind:
+                return c
+        raise self.incomplete(parent if parent is not None else nodes[0])
+
+    def incomplete(self, node: Node) -> DiagnosticsError:
+        """Something the grammar let through is missing a part (``"${}"``, ``(  )``): a positioned error."""
+        text = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace").split("\n")[0][:60]
+        return DiagnosticsError([Diagnostic(
+            "error", "Invalid expression",
+            detail=f'"{text}" is missing an expression; write one inside it or remove it.',
+            range=self.rng(node),
+        )])
 
     def _span(self, first: Node, last: Node) -> SourceRange:
         return SourceRange.of(
@@ -271,7 +307,7 @@ class _Converter:
         if attr is None:
             self.raise_syntax_error(root)
         assert attr is not None
-        expr_node = next(c for c in attr.children if c.type == "expression")
+        expr_node = self._child(attr, "expression")
         return self.expr(expr_node)
 
     # ---- bodies ----------------------------------------------------------------------------
@@ -294,7 +330,7 @@ class _Converter:
 
     def _attribute(self, node: Node) -> Attribute:
         ident = node.children[0]
-        expr_node = next(c for c in node.children if c.type == "expression")
+        expr_node = self._child(node, "expression")
         return Attribute(self.text(ident), self.expr(expr_node), self.rng(node), self.rng(ident))
 
     def _block(self, node: Node) -> Block:
@@ -326,7 +362,30 @@ class _Converter:
     # ---- expressions -----------------------------------------------------------------------
 
     def expr(self, node: Node) -> ast.Expr:
-        """Convert an ``expression`` node (or any expression-valued node)."""
+        """Convert an ``expression`` node (or any expression-valued node), at most ``MAX_NESTING`` deep.
+
+        Every later stage (evaluation, type checks, JSON encoding) recurses over the same tree, so
+        refusing the depth here, with a position, keeps a ``RecursionError`` out of all of them.
+        """
+        if node.type not in _NESTING_NODES:
+            return self._convert(node)
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise self.too_deep(node)
+            return self._convert(node)
+        finally:
+            self.depth -= 1
+
+    def too_deep(self, node: Node) -> DiagnosticsError:
+        return DiagnosticsError([Diagnostic(
+            "error", "Expression nested too deeply",
+            detail=f"Expressions may be nested (or operators chained) at most {MAX_NESTING} levels deep "
+                   "(MAX_NESTING); this one goes deeper here. Split it into locals.",
+            range=self.rng(node),
+        )])
+
+    def _convert(self, node: Node) -> ast.Expr:
         if node.type != "expression":
             handler = self._expr_handlers.get(node.type)
             if handler is not None and node.type != "expression":
@@ -334,7 +393,7 @@ class _Converter:
             return self._sequence([node], self.rng(node))
         children = node.children
         if children and children[0].type == "(":
-            inner = next(c for c in children if c.type == "expression")
+            inner = self._child(node, "expression")
             return ast.Parens(self.rng(node), self.expr(inner))
         if len(children) == 1:
             only = children[0]
@@ -380,7 +439,7 @@ class _Converter:
                     number = int(self.text(idx).lstrip("."))
                     steps.append(ast.IndexStep(ast.Literal(self.rng(idx), number), self.rng(idx)))
                 else:
-                    key_node = next(c for c in idx.children if c.type == "expression")
+                    key_node = self._child(idx, "expression")
                     steps.append(ast.IndexStep(self.expr(key_node), self.rng(idx)))
             elif kind == "splat":
                 if i != len(nodes) - 1:
@@ -402,10 +461,10 @@ class _Converter:
         kind = lit.type
         rng = self.rng(node)
         if kind == "numeric_lit":
-            text = self.text(lit)
-            if any(ch in text for ch in ".eE"):
-                return ast.Literal(rng, normalize_number(float(text)))
-            return ast.Literal(rng, int(text))
+            try:
+                return ast.Literal(rng, number(self.text(lit)))
+            except LiteralError as exc:
+                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=rng)]) from None
         if kind == "bool_lit":
             return ast.Literal(rng, self.text(lit) == "true")
         if kind == "null_lit":
@@ -421,7 +480,7 @@ class _Converter:
         children = node.children
         start = children[0].end_byte
         end = children[-1].start_byte if len(children) > 1 else node.end_byte
-        return _unescape(self.src[start:end].decode("utf-8", "replace"), quoted=True)
+        return self._unescape_at(start, end, quoted=True)
 
     def _collection_value(self, node: Node) -> ast.Expr:
         return self.expr(node.children[0])
@@ -473,8 +532,10 @@ class _Converter:
     def _binary(self, node: Node) -> ast.Expr:
         children = node.children
         split = next(
-            i for i, c in enumerate(children) if i > 0 and not c.is_named and c.type in _BINARY_OPS
+            (i for i, c in enumerate(children) if i > 0 and not c.is_named and c.type in _BINARY_OPS), None
         )
+        if split is None:
+            raise self.incomplete(node)
         left = self._operand(children[:split])
         right = self._operand(children[split + 1 :])
         return ast.BinaryOp(self.rng(node), children[split].type, left, right)
@@ -485,7 +546,7 @@ class _Converter:
 
     def _operand(self, nodes: list[Node]) -> ast.Expr:
         if nodes[0].type == "(":
-            inner = next(c for c in nodes if c.type == "expression")
+            inner = self._first_of(nodes, "expression")
             parens: ast.Expr = ast.Parens(self._span(nodes[0], nodes[-1]), self.expr(inner))
             return parens
         if len(nodes) == 1:
@@ -494,15 +555,15 @@ class _Converter:
 
     def _for_expr(self, node: Node) -> ast.Expr:
         inner = node.children[0]
-        intro = next(c for c in inner.children if c.type == "for_intro")
+        intro = self._child(inner, "for_intro")
         idents = [self.text(c) for c in intro.children if c.type == "identifier"]
-        coll = self.expr(next(c for c in intro.children if c.type == "expression"))
+        coll = self.expr(self._child(intro, "expression"))
         key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
         body_exprs = [c for c in inner.children if c.type == "expression"]
         cond_node = next((c for c in inner.children if c.type == "for_cond"), None)
         cond = None
         if cond_node is not None:
-            cond = self.expr(next(c for c in cond_node.children if c.type == "expression"))
+            cond = self.expr(self._child(cond_node, "expression"))
         if inner.type == "for_object_expr":
             group = any(c.type == "ellipsis" for c in inner.children)
             return ast.ForExpr(
@@ -574,7 +635,7 @@ class _Converter:
             self._literal_tokens(cursor, node.start_byte, quoted, out)
             cursor = node.end_byte
             if kind == "template_interpolation":
-                inner = next(c for c in node.children if c.type == "expression")
+                inner = self._child(node, "expression")
                 ch = node.children
                 left = len(ch) > 1 and ch[1].type == "strip_marker"
                 right = len(ch) > 1 and ch[-2].type == "strip_marker"
@@ -587,7 +648,7 @@ class _Converter:
                 else_intro = next((c for c in children if c.type == "template_else_intro"), None)
                 end_tag = children[-1]
                 then_end = else_intro if else_intro is not None else end_tag
-                cond = self.expr(next(c for c in intro.children if c.type == "expression"))
+                cond = self.expr(self._child(intro, "expression"))
                 out.append(_Tag("if", *_tag_strips(intro), cond, node))
                 self._flatten(_between(children, intro, then_end), intro.end_byte, then_end.start_byte, quoted, out)
                 if else_intro is not None:
@@ -599,7 +660,7 @@ class _Converter:
             elif inner_node.type == "template_for":
                 intro, end_tag = children[0], children[-1]
                 idents = [self.text(c) for c in intro.children if c.type == "identifier"]
-                coll = self.expr(next(c for c in intro.children if c.type == "expression"))
+                coll = self.expr(self._child(intro, "expression"))
                 key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
                 out.append(_Tag("for", *_tag_strips(intro), (key_var, value_var, coll), node))
                 self._flatten(_between(children, intro, end_tag), intro.end_byte, end_tag.start_byte, quoted, out)
@@ -613,7 +674,7 @@ class _Converter:
             return
         text = self.src[start:end].decode("utf-8", "replace")
         if quoted:
-            out.append(_Lit(_unescape(text, quoted=True)))
+            out.append(_Lit(self._unescape_at(start, end, quoted=True)))
             return
         for line in text.split("\n"):  # outside quoted strings a literal token ends at each newline
             out.append(_Lit(_unescape(line, quoted=False) + "\n"))
@@ -779,11 +840,11 @@ def _unescape(text: str, *, quoted: bool) -> str:
                 i += 2
                 continue
             if nxt == "u" and i + 6 <= n:
-                out.append(chr(int(text[i + 2 : i + 6], 16)))
+                out.append(code_point(text[i + 2 : i + 6], i))
                 i += 6
                 continue
-            if nxt == "U" and i + 10 <= n and int(text[i + 2 : i + 10], 16) <= 0x10FFFF:
-                out.append(chr(int(text[i + 2 : i + 10], 16)))
+            if nxt == "U" and i + 10 <= n:
+                out.append(code_point(text[i + 2 : i + 10], i))
                 i += 10
                 continue
         out.append(ch)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.lang.redact import redacted_exception, secret_texts
 from engine.lang.values import (
     SENSITIVE,
     Marked,
@@ -51,8 +52,16 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
     Adapters never see ``Marked`` wrappers; the secrets in their results stay marked by path.
     """
     plain, paths = unmark_paths(marked)
-    result = fn(*args, plain)
-    return apply_paths(result, paths) if paths else result
+    if not paths:
+        return fn(*args, plain)
+    try:
+        result = fn(*args, plain)
+    except Exception as exc:  # an adapter or SDK message may echo the arguments it was given
+        safe = redacted_exception(exc, secret_texts(marked))
+        if safe is exc:
+            raise
+        raise safe from None
+    return apply_paths(result, paths)
 
 
 def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:

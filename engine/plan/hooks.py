@@ -16,7 +16,8 @@ from engine import schema
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate, references
-from engine.lang.values import UNKNOWN, contains_unknown, to_display, unmark
+from engine.lang.redact import condition_message
+from engine.lang.values import UNKNOWN, contains_unknown, unmark
 from engine.plan.diff import call_plain, changed_attributes, equal, mark_sensitive
 from engine.plan.model import (
     ACTIONS_CREATE,
@@ -231,10 +232,10 @@ class PlanHooks(WalkHooks):
                 continue  # checked again during apply
             if ok is not True:
                 try:
-                    msg, _ = unmark(evaluate(cond.error_message, ctx))
+                    msg = condition_message(evaluate(cond.error_message, ctx))
                 except CtlError:
                     msg = "(error_message could not be evaluated)"
-                self.diags.error(f"Resource {kind} failed", detail=f"{inst.address}: {to_display(msg)}",
+                self.diags.error(f"Resource {kind} failed", detail=f"{inst.address}: {msg}",
                                  range=cond.rng, address=inst.address)
 
     # ---- recording -------------------------------------------------------------------------

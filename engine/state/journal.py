@@ -22,7 +22,7 @@ from typing import Any
 
 from backends.base import StateStore
 from engine.errors import CtlError
-from engine.lang.values import contains_unknown, unmark
+from engine.lang.values import contains_unknown, is_marked, unmark
 from engine.state.address import InstanceAddress
 from engine.state.codec import paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
@@ -44,16 +44,20 @@ def planned_identity(planned: Any) -> dict[str, Any] | None:
     """The part of a planned object an intent records, for ``ResourceType.find`` after a crash.
 
     Only values known at plan time and not sensitive: the journal sits next to the state and must
-    not hold secrets, and unknown values identify nothing.
+    not hold secrets, and unknown values identify nothing. An argument with a secret anywhere
+    inside it (a password in a map of tags) is left out whole: half a map would not identify the
+    object either, and the secret must not be written.
     """
     if not isinstance(planned, dict):
         return None
+    plain_object, marks = unmark(planned)
+    if marks or not isinstance(plain_object, dict):
+        return None
     out = {}
-    for name, value in planned.items():
-        plain, marks = unmark(value)
-        if marks or contains_unknown(plain):
+    for name, value in plain_object.items():
+        if is_marked(value) or contains_unknown(value):
             continue
-        out[name] = plain
+        out[name] = value
     return out
 
 

@@ -212,3 +212,34 @@ def test_formatter_keeps_structured_fields() -> None:
     assert logging_setup.level_from_env({"CTL_LOG_PATH": "/tmp/x"}) == logging.INFO
     assert logging_setup.level_from_env({"CTL_LOG": "trace"}) == logging.DEBUG
     assert logging_setup.level_from_env({"CTL_LOG": "off", "CTL_LOG_PATH": "/tmp/x"}) is None
+
+
+_CRASHING_CTL = """
+import sys
+import engine.validate
+
+def crash(*_args, **_kwargs):
+    raise RuntimeError("kaboom")
+
+engine.validate.validate = crash
+from cli.main import app
+app(["validate"])
+"""
+
+
+@pytest.mark.parametrize("level", ["", "off", "info", "error"])
+def test_an_internal_error_is_one_line_in_a_real_process(tmp_path: Path, level: str) -> None:
+    """No pytest log capture here: the process's loggers are exactly what a user's ctl has."""
+    import subprocess
+
+    from tests.e2e.helpers import REPO, clean_env
+
+    env = clean_env({"CTL_LOG": level, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run([sys.executable, "-c", _CRASHING_CTL], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == ExitCode.ERROR, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "Error: internal error: RuntimeError: kaboom" in proc.stderr
+    plain = [line for line in proc.stderr.splitlines() if not line.startswith("{")]
+    assert plain == ["Error: internal error: RuntimeError: kaboom",
+                     "Run again with CTL_LOG=debug to see the traceback, and please report it."]

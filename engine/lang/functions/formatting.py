@@ -19,6 +19,7 @@ from engine.lang.functions._args import parse_number, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count, graphemes
 from engine.lang.values import Unknown, contains_unknown, type_name
+from engine.limits import MAX_STRING_LENGTH
 
 _VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(?:\.([0-9]*))?([A-Za-z%])?")
 
@@ -200,6 +201,9 @@ def _parse(spec: str) -> tuple[tuple[str | tuple[int, _Verb, int], ...], int]:
             next_arg = int(index) - 1
         width_n = int(width) if width else None
         prec_n = int(prec or 0) if prec is not None else None
+        if max(width_n or 0, prec_n or 0) > MAX_STRING_LENGTH:
+            raise CallError(f"the width or precision of {m.group(0)!r} would build a string longer than "
+                            f"{MAX_STRING_LENGTH:,} characters (MAX_STRING_LENGTH)")
         parts.append((next_arg, _Verb(m.group(0), flags, width_n, prec_n, mode), j))
         next_arg += 1
         used = max(used, next_arg)

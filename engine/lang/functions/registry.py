@@ -30,7 +30,7 @@ from engine.lang.functions import (
     strings,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
-from engine.lang.values import UNKNOWN, Marked, Unknown, deep_unmark, mark
+from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark
 
 # Evaluated lazily by the evaluator (their arguments may fail), so they have no body here.
 _SPECIAL_FORMS = {"try": (1, None), "can": (1, 1)}
@@ -180,4 +180,26 @@ def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
         marks |= found
     if has_unknown and not spec.unknown_ok:
         return mark(UNKNOWN, marks)
-    return mark(_invoke(spec, plain, ctx), marks)
+    try:
+        return mark(_invoke(spec, plain, ctx), marks)
+    except FunctionError as exc:
+        if SENSITIVE not in marks:
+            raise
+        raise _withheld(spec, exc) from None
+
+
+def _withheld(spec: FunctionSpec, exc: FunctionError) -> FunctionError:
+    """The failure of a call with a sensitive argument, without its reason.
+
+    Reasons quote arguments ("cannot convert \"…\" to number"), sometimes altered (a substring,
+    a lower-cased copy) so that cutting the secret out would not be enough: only which argument
+    was refused is kept.
+    """
+    reason = "an argument is sensitive, so the reason is not shown"
+    if exc.arg_index is not None and exc.arg_index >= 0:
+        summary = (f'Invalid value for argument {exc.arg_index + 1} ("{spec.param_name(exc.arg_index)}") '
+                   f"of {spec.name}(): {reason}")
+    else:
+        summary = f'Call to function "{spec.name}" failed: {reason}'
+    return FunctionError(summary, arg_index=exc.arg_index,
+                         hint="Try the call with a non-sensitive test value to see why it fails.")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from engine.lang.functions._args import want_int, want_str, want_str_list
-from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import graphemes
+from engine.limits import MAX_STRING_LENGTH
 
 _TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
 # What Go's unicode.IsSpace (and so Terraform's trimspace) counts as white space.
@@ -38,7 +39,11 @@ def _indent(a: list, _c: FunctionContext) -> str:
     spaces = want_int(a[0], 0)
     if spaces < 0:
         raise ArgError(0, "the number of spaces must not be negative")
-    return want_str(a[1], 1).replace("\n", "\n" + " " * spaces)
+    text = want_str(a[1], 1)
+    if len(text) + spaces * text.count("\n") > MAX_STRING_LENGTH:
+        raise CallError(f"the indented string would be longer than {MAX_STRING_LENGTH:,} characters "
+                        "(MAX_STRING_LENGTH)")
+    return text.replace("\n", "\n" + " " * spaces)
 
 
 def _join(a: list, _c: FunctionContext) -> str:
@@ -46,6 +51,10 @@ def _join(a: list, _c: FunctionContext) -> str:
     parts: list[str] = []
     for i in range(1, len(a)):
         parts.extend(want_str_list(a[i], i))
+    size = sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0)
+    if size > MAX_STRING_LENGTH:
+        raise CallError(f"the joined string would be {size:,} characters long; at most {MAX_STRING_LENGTH:,} "
+                        "are allowed (MAX_STRING_LENGTH)")
     return sep.join(parts)
 
 

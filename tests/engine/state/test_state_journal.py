@@ -9,8 +9,8 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE
 from backends.local import LocalStore
-from engine.lang.values import Marked
-from engine.state.journal import Journal, Orphan, parse_entries, replay
+from engine.lang.values import UNKNOWN, Marked
+from engine.state.journal import Journal, Orphan, parse_entries, planned_identity, replay
 from engine.state.model import InstanceState, OutputValue, State, new_state
 
 
@@ -167,3 +167,17 @@ def test_unknown_operations_are_programming_errors(store: LocalStore) -> None:
         j.record_intent("null_resource.a", "explode")
     with pytest.raises(ValueError):
         j.record_result("null_resource.a", "create")  # a create result needs the new object
+
+
+def test_planned_identity_leaves_out_arguments_with_a_secret_anywhere_inside() -> None:
+    planned = {
+        "name": "db",
+        "tags": {"owner": "ops", "token": Marked("hunter2")},
+        "users": ["a", Marked("b")],
+        "password": Marked("hunter2"),
+        "arn": UNKNOWN,
+    }
+    identity = planned_identity(planned)
+    assert identity == {"name": "db"}
+    assert planned_identity(Marked({"name": "db"})) is None
+    assert "hunter2" not in json.dumps(identity)

@@ -1,0 +1,81 @@
+"""Checks on literal text that Python would otherwise turn into an internal error.
+
+A configuration file can hold bytes that are not UTF-8, a number with thousands of digits (Python
+refuses to convert it), a number too large for a float (``1e400`` becomes infinity, which no state
+or plan file can hold) or an escape naming half a surrogate pair (``"\\ud800"``, which cannot be
+written as UTF-8). Each reader calls these and turns ``LiteralError`` into a positioned error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from engine.lang.values import normalize_number
+from engine.limits import MAX_NUMBER_DIGITS
+
+
+class LiteralError(ValueError):
+    """A literal ctl cannot represent; ``offset`` is where in the literal's text the problem is."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def decode_utf8(src: bytes, filename: str) -> str:
+    """The text of a configuration file; bytes that are not UTF-8 are an error at their position."""
+    try:
+        return src.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = src[: exc.start]
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        column = len(before[line_start:].decode("utf-8", "replace")) + 1
+        pos = Pos(line, column, exc.start)
+        raise DiagnosticsError([Diagnostic(
+            "error", "Invalid UTF-8",
+            detail=f"Byte 0x{src[exc.start]:02x} is not valid UTF-8; configuration files must be saved as UTF-8.",
+            range=SourceRange(filename, pos, pos),
+        )]) from None
+
+
+def number(text: str) -> int | float:
+    """The value of a number literal (``42``, ``1.5``, ``1e3``); LiteralError when unrepresentable."""
+    digits = sum(ch.isdigit() for ch in text)
+    if digits > MAX_NUMBER_DIGITS:
+        raise LiteralError(f"This number has {digits} digits; ctl accepts at most {MAX_NUMBER_DIGITS} "
+                           "(MAX_NUMBER_DIGITS).")
+    if any(ch in text for ch in ".eE") and not text.lower().startswith(("0x", "-0x", "+0x")):
+        value = float(text)
+        checked_float(value)
+        return normalize_number(value)
+    return int(text, 0) if text.lower().startswith(("0x", "-0x", "+0x", "0o", "0b")) else int(text)
+
+
+def checked_float(value: float) -> float:
+    if math.isinf(value):
+        raise LiteralError("This number is too large to represent (it would be infinity); "
+                           "write a smaller number or a string.")
+    if math.isnan(value):
+        raise LiteralError("Not-a-number is not a value ctl can store; write a number or a string.")
+    return value
+
+
+def code_point(hex_digits: str, offset: int) -> str:
+    """The character of a ``\\uNNNN``/``\\UNNNNNNNN`` escape; LiteralError for a non-character."""
+    try:
+        code = int(hex_digits, 16)
+    except ValueError:
+        raise LiteralError(f'"\\u{hex_digits}" is not a valid escape: it needs hexadecimal digits.',
+                           offset) from None
+    if 0xD800 <= code <= 0xDFFF:
+        raise LiteralError(f"U+{code:04X} is half of a UTF-16 surrogate pair, not a character; "
+                           "write the character itself or its \\U00XXXXXX escape.", offset)
+    if code > 0x10FFFF:
+        raise LiteralError(f"U+{code:X} is beyond the last Unicode character.", offset)
+    return chr(code)
+
+
+__all__ = ["LiteralError", "checked_float", "code_point", "decode_utf8", "number"]

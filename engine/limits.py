@@ -1,0 +1,57 @@
+"""Every size limit ctl enforces, in one place.
+
+A configuration is untrusted input: a typo (``count = 1000000000``) or a hostile module must end
+in one clear error, not in minutes of silence, gigabytes of memory or a Python ``RecursionError``.
+Each limit is far above what a real configuration needs; the error that reports one names it and,
+where it can be raised, how. ``docs/limits.md`` lists them for users.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Expressions nested deeper than this (parentheses, lists, objects, calls, conditionals, ``for``)
+# are refused while parsing: the parser, the evaluator and the type checker all recurse.
+MAX_NESTING = 256
+
+# Digits in a number literal. Python refuses to convert longer integer strings (a guard against
+# quadratic conversion time), so the limit is the same and reported as ctl's own.
+MAX_NUMBER_DIGITS = 4300
+
+# Instances of one resource, data source or module call (``count``/``for_each``).
+MAX_INSTANCES_ENV = "CTL_MAX_INSTANCES"
+DEFAULT_MAX_INSTANCES = 100_000
+
+# Characters in one string a function builds (``format``, ``join``, ``strrev`` …).
+MAX_STRING_LENGTH = 10 * 1024 * 1024
+
+# The interpreter's own recursion limit, raised so that ``MAX_NESTING`` levels of expression fit
+# comfortably (each level costs several Python frames in the parser and evaluator).
+RECURSION_LIMIT = 20_000
+
+
+def max_instances() -> int:
+    """``CTL_MAX_INSTANCES`` when it is a positive whole number, else the default."""
+    raw = os.environ.get(MAX_INSTANCES_ENV, "").strip().replace("_", "")
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return DEFAULT_MAX_INSTANCES
+
+
+def raise_recursion_limit() -> None:
+    """Give the parser and evaluator room for ``MAX_NESTING`` levels (never lowers the limit)."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+__all__ = [
+    "DEFAULT_MAX_INSTANCES",
+    "MAX_INSTANCES_ENV",
+    "MAX_NESTING",
+    "MAX_NUMBER_DIGITS",
+    "MAX_STRING_LENGTH",
+    "RECURSION_LIMIT",
+    "max_instances",
+    "raise_recursion_limit",
+]

@@ -1,0 +1,49 @@
+"""Odd bytes and numbers in configuration files end in one positioned error, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import Project
+
+BIG = "9" * 5000
+
+CASES = [
+    # (file name, content, "file:line:col", words the message must contain)
+    ("main.tf.json", b'{"locals": {"a": 1e400}}', "main.tf.json:1:18", "too large"),
+    ("main.tf.json", b'{"locals": {"a": NaN}}', "main.tf.json:1:18", "NaN is not a JSON number"),
+    ("main.tf.json", b'{"locals": {"a": -Infinity}}', "main.tf.json:1:18", "-Infinity"),
+    ("main.tf.json", b'{"locals": {"a": ' + BIG.encode() + b"}}", "main.tf.json:1:18", "5000 digits"),
+    ("main.tf.json", b'{"locals": {"a": "${}"}}', "main.tf.json:1:19", "missing an expression"),
+    ("main.tf.json", b'{"locals": {"a": "\xff\xfe"}}', "main.tf.json:1:19", "Invalid UTF-8"),
+    ("main.tf.json", b'{"locals": {"a": "\\ud800"}}', "main.tf.json:1:", "Unicode"),
+    ("main.yaml", b"locals:\n  a: .inf\n", "main.yaml:2:6", "infinity"),
+    ("main.yaml", b"locals:\n  a: .nan\n", "main.yaml:2:6", "not-a-number"),
+    ("main.yaml", b"locals:\n  a: 1e400\n", "main.yaml:2:6", "too large"),
+    ("main.yaml", b"locals:\n  a: " + BIG.encode() + b"\n", "main.yaml:2:6", "MAX_NUMBER_DIGITS"),
+    ("main.yaml", b'locals:\n  a: "x\x01y"\n', "main.yaml:2:8", "U+0001 is not allowed"),
+    ("main.yaml", b"locals:\n  a: caf\xe9\n", "main.yaml:2:9", "Invalid UTF-8"),
+    ("main.tf", b'locals {\n  a = "${}"\n}\n', "main.tf:2:8", "missing an expression"),
+    ("main.tf", b'locals {\n  a = "x${ }y"\n}\n', "main.tf:2:9", "missing an expression"),
+    ("main.tf", b"locals {\n  a = " + BIG.encode() + b"\n}\n", "main.tf:2:7", "5000 digits"),
+    ("main.tf", b"locals {\n  a = 1.5e400\n}\n", "main.tf:2:7", "too large"),
+    ("main.tf", b'locals {\n  a = "x\\ud800"\n}\n', "main.tf:2:9", "surrogate"),
+    ("main.tf", b'locals {\n  a = "\\U00110000"\n}\n', "main.tf:2:8", "beyond the last Unicode"),
+    ("main.tf", b'locals {\n  a = "x\xffy"\n}\n', "main.tf:2:9", "Invalid UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "where", "words"), CASES, ids=[f"{c[0]}-{i}" for i, c in
+                                                                         enumerate(CASES)])
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_odd_input_is_a_positioned_error(tmp_path: Path, name: str, content: bytes, where: str, words: str,
+                                         command: str) -> None:
+    project = Project(tmp_path)
+    project.path(name).write_bytes(content)
+    res = project.ctl(command)
+    assert res.code == 1, res
+    assert "Traceback" not in res.output and "internal error" not in res.output, res
+    assert f"Error: {where}" in res.stderr, res
+    assert words in res.stderr, res
