@@ -120,15 +120,18 @@ def configure(environ: Mapping[str, str] | None = None) -> None:
 
 
 def _silence() -> None:
-    """Logging off: give the project's loggers a handler that drops records.
+    """Logging off: warnings still reach stderr as one line each, nothing else does.
 
     A logger with no handler anywhere up its chain falls back to ``logging.lastResort``, which
-    prints warnings and errors to stderr *with their tracebacks*: the error boundary's
-    ``exc_info=True`` record would then print a full traceback under the promised one-line message.
-    A ``NullHandler`` counts as a handler, so nothing is printed; a host application that configured
-    the root logger still receives the records through propagation.
+    prints warnings and errors *with their tracebacks*: the error boundary's ``exc_info=True``
+    record would then print a full traceback under the promised one-line message. This handler
+    keeps what the fallback was good for (a lost lock or a forced unlock is worth a line on stderr)
+    and drops records that carry a traceback, which are meant for logs only.
     """
-    quiet = logging.NullHandler()
+    quiet = logging.StreamHandler(sys.stderr)
+    quiet.setLevel(logging.WARNING)
+    quiet.addFilter(lambda record: not record.exc_info)
+    quiet.setFormatter(logging.Formatter("%(message)s"))
     for name in LOGGERS:
         logger = logging.getLogger(name)
         logger.setLevel(logging.NOTSET)
