@@ -17,6 +17,7 @@ import logging
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -64,7 +65,13 @@ def provider_type_of(executable: Path) -> str:
 
 
 def _reap(popen: subprocess.Popen, private_dir: str) -> None:
-    """Kill and wait for the child, remove its sockets; the finaliser and ``close`` share it."""
+    """Kill and wait for the child, remove its sockets; the finaliser and ``close`` share it.
+
+    The provider leads its own process group (``start_new_session``), so the whole group is
+    killed: a wrapper script's children go too.
+    """
+    with contextlib.suppress(OSError):
+        os.killpg(popen.pid, signal.SIGKILL)
     if popen.poll() is None:
         with contextlib.suppress(OSError):
             popen.kill()
