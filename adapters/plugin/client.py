@@ -1,6 +1,6 @@
 """``PluginClient``: one typed interface to a provider, whichever protocol version it speaks.
 
-Every method is one RPC. Values go in and come out as cty msgpack bytes (``None`` in means null);
+Every method is one RPC. Values go in and come out as cty msgpack bytes (``None`` means null);
 problems the provider reports come back as ``PluginDiagnostic`` lists, never as exceptions, because
 the caller decides which of them stop a run and where in the configuration they point. Only a
 transport failure (the provider crashed or was closed) raises ``PluginCallError``.
@@ -45,11 +45,12 @@ def _dynamic(pb, value: Value | None):
 
 
 def _value(message, field: str) -> Value | None:
-    """The msgpack bytes of a DynamicValue field; None when the provider left it out."""
+    """The msgpack bytes of a DynamicValue field; None for null or absent (a destroyed or
+    vanished object), mirroring how None goes in."""
     if not message.HasField(field):
         return None
-    dynamic = getattr(message, field)
-    return dynamic.msgpack or None
+    data = getattr(message, field).msgpack
+    return None if data in (b"", MSGPACK_NULL) else data
 
 
 def _deferred(response) -> str | None:
@@ -87,11 +88,14 @@ class PluginClient:
         return self._callable(operation)[1](**fields)
 
     def _callable(self, operation: str) -> tuple[Any, type]:
+        channel = self.process.channel
+        if channel is None:
+            raise PluginCallError(
+                f"Provider {self.process.name}: {operation}: it was already closed",
+                hint="Start the provider again; a closed client cannot be reused.",
+            )
         found = self._callables.get(operation)
         if found is None:
-            channel = self.process.channel
-            if channel is None:
-                raise PluginCallError(f"Provider {self.process.name}: it was already closed")
             path, request_cls, response_cls = self._binding.rpc(operation)
             method = channel.unary_unary(
                 path,

@@ -41,6 +41,9 @@ from adapters.plugin.proto import plugin_pb2
 from adapters.plugin.stderr_log import OutputForwarder
 from adapters.plugin.tls_bridge import TlsBridge, client_ssl_context
 
+# Providers' own log lines are records of ``ctl.plugin.<type>``: shown only where logging is set up.
+logging.getLogger("ctl.plugin").addHandler(logging.NullHandler())
+
 START_TIMEOUT_ENV = "CTL_PLUGIN_START_TIMEOUT"
 DEFAULT_START_TIMEOUT = 10.0
 # Set to 0 to talk plain gRPC over the private socket directory (Terraform: TF_DISABLE_PLUGIN_TLS).
@@ -56,6 +59,22 @@ def start_timeout_from_env() -> float:
         return float(raw) if raw else DEFAULT_START_TIMEOUT
     except ValueError:
         return DEFAULT_START_TIMEOUT
+
+
+# terraform-plugin-log's per-subsystem level variables; the SDKs log every RPC at debug/trace.
+SDK_LOG_ENVS = ("TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_HELPER_SCHEMA")
+
+
+def quiet_sdk_logging(env: dict[str, str], logger: logging.Logger) -> dict[str, str]:
+    """Ask the provider's SDK to log only warnings unless ctl shows its debug output.
+
+    The SDKs write several JSON lines per call by default, which halves call throughput for
+    output nobody reads. A user's own TF_LOG settings are left alone; the provider's own log
+    (TF_LOG_PROVIDER) is untouched.
+    """
+    if logger.isEnabledFor(logging.DEBUG) or "TF_LOG" in env:
+        return {}
+    return {name: "WARN" for name in SDK_LOG_ENVS if name not in env}
 
 
 def provider_type_of(executable: Path) -> str:
@@ -130,6 +149,7 @@ class PluginProcess:
         cert = tls.generate_client_certificate() if self.use_tls else None
         env = plugin_environment(self._env, cert.cert_pem if cert else None, DEFAULT_MIN_PORT, DEFAULT_MAX_PORT)
         env["PLUGIN_UNIX_SOCKET_DIR"] = self._private_dir
+        env.update(quiet_sdk_logging(env, self.logger))
         try:
             self._launch(env)
             self.handshake = self._await_handshake()
@@ -322,7 +342,7 @@ class PluginProcess:
             time.sleep(0.01)
 
     def stderr_tail(self) -> list[str]:
-        return list(self._stderr.tail)
+        return self._stderr.tail
 
     def _error(self, what: str, hint: str, cls: type[PluginLaunchError] = PluginLaunchError) -> PluginLaunchError:
         tail = self.stderr_tail()

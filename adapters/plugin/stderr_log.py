@@ -22,7 +22,15 @@ _LEVELS = {
     "error": logging.ERROR,
 }
 _TAG = re.compile(r"\[(TRACE|DEBUG|INFO|WARN|WARNING|ERROR)\]\s*")
+_JSON_LEVEL = re.compile(r'"@level"\s*:\s*"(\w+)"')
 TAIL_LINES = 30
+
+
+def quick_level(line: str) -> int:
+    """The level of a line without decoding it: busy providers log several lines per call."""
+    head = line[:120]
+    found = _JSON_LEVEL.search(head) if head.startswith("{") else _TAG.search(head[:64])
+    return _LEVELS.get(found.group(1).lower(), logging.INFO) if found else logging.INFO
 
 
 def parse_line(line: str) -> tuple[int, str]:
@@ -47,18 +55,28 @@ def parse_line(line: str) -> tuple[int, str]:
 
 
 class OutputForwarder:
-    """Reads one of a provider's output streams until it closes; keeps the last lines."""
+    """Reads one of a provider's output streams until it closes; keeps the last lines.
+
+    Lines below the logger's level are not decoded, only kept (raw) in the tail, so a provider
+    that logs at trace level costs ctl little when nobody reads those logs.
+    """
 
     def __init__(self, logger: logging.Logger) -> None:
         self.logger = logger
-        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self._tail: deque[str] = deque(maxlen=TAIL_LINES)
+
+    @property
+    def tail(self) -> list[str]:
+        """The last lines, decoded: what a launch or crash error quotes."""
+        return [parse_line(line)[1] for line in self._tail]
 
     def feed(self, line: str) -> None:
         if not line.strip():
             return
-        level, message = parse_line(line)
-        self.tail.append(message)
-        self.logger.log(level, "%s", message)
+        self._tail.append(line)
+        if self.logger.isEnabledFor(quick_level(line)):
+            level, message = parse_line(line)
+            self.logger.log(level, "%s", message)
 
     def pump(self, stream: IO[bytes]) -> None:
         """Thread body: forward every line until EOF (the provider exited or closed the pipe)."""

@@ -65,7 +65,7 @@ class TlsBridge:
         self._network, self._address, self._context = network, address, context
         self._loop = _bridge_loop()
         self._server: asyncio.AbstractServer | None = None
-        self._tasks: set[asyncio.Task] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
 
     def start(self) -> None:
         self._server = asyncio.run_coroutine_threadsafe(
@@ -79,9 +79,10 @@ class TlsBridge:
             return
 
         async def shut() -> None:
+            # Closing both ends of every relayed connection ends its pumps without cancelling.
             server.close()
-            for task in list(self._tasks):
-                task.cancel()
+            for writer in list(self._writers):
+                writer.close()
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(shut(), self._loop).result(timeout=5)
@@ -97,19 +98,18 @@ class TlsBridge:
         )
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
         try:
-            try:
-                remote_reader, remote_writer = await self._connect()
-            except (OSError, ssl.SSLError) as exc:
-                _log.warning("TLS connection to the provider at %s failed: %s", self._address, exc)
-                writer.close()
-                return
+            remote_reader, remote_writer = await self._connect()
+        except (OSError, ssl.SSLError) as exc:
+            _log.warning("TLS connection to the provider at %s failed: %s", self._address, exc)
+            writer.close()
+            return
+        pair = {writer, remote_writer}
+        self._writers |= pair
+        try:
             await asyncio.gather(_pump(reader, remote_writer), _pump(remote_reader, writer))
         finally:
-            self._tasks.discard(task)
+            self._writers -= pair
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
