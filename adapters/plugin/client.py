@@ -158,11 +158,12 @@ class PluginClient:
         prepared = _value(response, "prepared_config") if self.protocol_version == 5 else None
         return ValidateProviderResult(diagnostics_from_proto(response.diagnostics), prepared)
 
-    def configure_provider(self, config: Value, terraform_version: str = "1.9.0") -> list:
+    def configure_provider(self, config: Value, terraform_version: str = "1.5.0") -> list:
         """Configure with the provider's config value; returns diagnostics.
 
         ``terraform_version`` is what providers see as the calling Terraform's version (some gate
-        features on it); ctl reports the Terraform version whose behaviour it follows.
+        features on it): the Terraform version whose behaviour ctl follows, which the engine
+        passes; the default is the one its state files declare.
         """
         request = self._request(
             "ConfigureProvider", terraform_version=terraform_version, config=_dynamic(self._pb, config)

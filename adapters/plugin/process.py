@@ -216,7 +216,7 @@ class PluginProcess:
                 cls=PluginStartTimeout,
             ) from None
         if line is None:
-            status = self._wait_exit(2.0)
+            status = self.wait_exit(2.0)
             self._wait_for_tail()
             raise self._error(
                 f"it exited{f' with status {status}' if status is not None else ''} before it was ready",
@@ -301,7 +301,7 @@ class PluginProcess:
             )
             with contextlib.suppress(grpc.RpcError):
                 shutdown(plugin_pb2.Empty(), timeout=grace)
-            self._wait_exit(grace)
+            self.wait_exit(grace)
         self.kill()
 
     close = shutdown
@@ -326,7 +326,8 @@ class PluginProcess:
     def exit_status(self) -> int | None:
         return self._popen.poll() if self._popen else None
 
-    def _wait_exit(self, timeout: float) -> int | None:
+    def wait_exit(self, timeout: float) -> int | None:
+        """The exit status once the process ends within ``timeout`` seconds, else None."""
         assert self._popen is not None
         try:
             return self._popen.wait(timeout=timeout)

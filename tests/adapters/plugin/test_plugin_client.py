@@ -174,7 +174,7 @@ def test_stop_provider_and_calls_after_a_crash(configured) -> None:
     client, _type_name, _ = configured
     assert client.stop_provider() == ""
     os.kill(client.process.pid, signal.SIGKILL)
-    client.process._wait_exit(5)
+    client.process.wait_exit(5)
     with pytest.raises(PluginCallError) as err:
         client.get_provider_schema()
     assert "exited (status -9)" in err.value.summary and "crashed" in err.value.hint
