@@ -186,3 +186,40 @@ def test_a_hanging_provider_times_out_and_is_killed_with_its_children(
     assert "within 0.5 s" in err.value.summary and START_TIMEOUT_ENV in err.value.hint
     assert plugin.pid is not None and not in_process_group(plugin.pid)
     no_leftover_children()
+
+
+def test_a_handshake_with_a_broken_certificate(tmp_path, no_leftover_children) -> None:
+    junk = "Zm9v" * 20  # valid base64, not a certificate
+    fake = script(tmp_path, "terraform-provider-badcert", f'echo "1|6|unix|/nowhere/sock|grpc|{junk}"\nsleep 30\n')
+    with pytest.raises(PluginHandshakeError) as err:
+        PluginProcess(fake).start()
+    assert "server certificate in the handshake is not valid" in err.value.summary
+    no_leftover_children()
+
+
+def test_a_handshake_without_the_requested_certificate(tmp_path, no_leftover_children) -> None:
+    fake = script(tmp_path, "terraform-provider-notls", 'echo "1|6|unix|/nowhere/sock|grpc|"\nsleep 30\n')
+    with pytest.raises(PluginHandshakeError) as err:
+        PluginProcess(fake).start()
+    assert "did not answer the request for mutual TLS" in err.value.summary and "CTL_PLUGIN_TLS=0" in err.value.hint
+    no_leftover_children()
+
+
+def test_an_announced_socket_nobody_listens_on(tmp_path, no_leftover_children) -> None:
+    fake = script(tmp_path, "terraform-provider-ghost", f'echo "1|5|unix|{tmp_path}/absent.sock|grpc|"\nsleep 30\n')
+    with pytest.raises(PluginStartTimeout) as err:
+        PluginProcess(fake, use_tls=False, start_timeout=0.5).start()
+    assert "no connection could be made" in err.value.summary
+    no_leftover_children()
+
+
+def test_real_provider_debug_logs_reach_python_logging(plugin_binaries, caplog, no_leftover_children) -> None:
+    from adapters.plugin.client import PluginClient
+
+    with caplog.at_level(logging.DEBUG, logger="ctl.plugin"), PluginClient.launch(
+        str(plugin_binaries["fwtest"])
+    ) as client:
+        client.get_provider_schema()
+    served = [r for r in caplog.records if r.name == "ctl.plugin.fwtest" and "tf_rpc=GetProviderSchema" in r.getMessage()]
+    assert served and all(r.levelno == logging.DEBUG for r in served)
+    no_leftover_children()
