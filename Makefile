@@ -31,7 +31,7 @@ test-servers: venv
 # (committed; tests/adapters/plugin/test_proto_generated.py fails when they are out of date).
 PROTO_DIR := adapters/plugin/proto
 proto: venv
-	$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(PROTO_DIR) $(wildcard $(PROTO_DIR)/*.proto)
+	$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(PROTO_DIR) --pyi_out=$(PROTO_DIR) $(wildcard $(PROTO_DIR)/*.proto)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
 from adapters.plugin import proto_schema
 from adapters.plugin.diagnostics import diagnostics_from_proto, path_from_proto
@@ -69,7 +70,7 @@ class PluginClient:
         self.protocol_version = process.protocol_version
         self._binding: ProtocolBinding = BINDINGS[self.protocol_version]
         self._pb = self._binding.pb
-        self._callables: dict[str, tuple[Any, type]] = {}
+        self._callables: dict[str, tuple[Any, type[Message]]] = {}
 
     @classmethod
     def launch(cls, executable: str, *, name: str | None = None, **options: Any) -> PluginClient:
@@ -87,7 +88,7 @@ class PluginClient:
     def _request(self, operation: str, **fields: Any):
         return self._callable(operation)[1](**fields)
 
-    def _callable(self, operation: str) -> tuple[Any, type]:
+    def _callable(self, operation: str) -> tuple[Any, type[Message]]:
         channel = self.process.channel
         if channel is None:
             raise PluginCallError(

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+from google.protobuf.message import Message
+
 from adapters.plugin.proto import tfplugin5_pb2, tfplugin6_pb2
 
 # Logical operation → (RPC name, message name) where version 5 names them differently.
@@ -28,7 +30,7 @@ class ProtocolBinding:
     version: int
     pb: ModuleType
 
-    def rpc(self, operation: str) -> tuple[str, type, type]:
+    def rpc(self, operation: str) -> tuple[str, type[Message], type[Message]]:
         """Full method path, request class and response class of one operation."""
         rpc_name, message_name = (
             _V5_NAMES.get(operation, (operation, operation)) if self.version == 5 else (operation, operation)

@@ -13,15 +13,15 @@ def test_generated_modules_are_current(tmp_path: Path) -> None:
     protos = sorted(PROTO_DIR.glob("*.proto"))
     assert [p.name for p in protos] == ["plugin.proto", "tfplugin5.proto", "tfplugin6.proto"]
     result = subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_DIR}", f"--python_out={tmp_path}",
+        [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_DIR}", f"--python_out={tmp_path}", f"--pyi_out={tmp_path}",
          *[str(p) for p in protos]],
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stderr
     for proto in protos:
-        name = proto.stem + "_pb2.py"
-        fresh = (tmp_path / name).read_text()
-        assert (PROTO_DIR / name).read_text() == fresh, f"{name} is stale: run `make proto` and commit it"
+        for name in (proto.stem + "_pb2.py", proto.stem + "_pb2.pyi"):
+            fresh = (tmp_path / name).read_text()
+            assert (PROTO_DIR / name).read_text() == fresh, f"{name} is stale: run `make proto` and commit it"
 
 
 def test_wire_names_match_the_protocol() -> None:
