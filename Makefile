@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
+.PHONY: venv proto test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -33,6 +33,12 @@ $(STAMP): $(BASE_STAMP) tests/package.json $(wildcard tests/package-lock.json)
 # npm); starts nothing. Re-installs Azurite if tests/node_modules went missing.
 test-servers: venv
 	@test -x tests/node_modules/.bin/azurite || { $(NPM_TEST_SERVERS); }
+
+# The provider plugin protocol's Python message classes, generated from adapters/plugin/proto/*.proto
+# (committed; tests/adapters/plugin/test_proto_generated.py fails when they are out of date).
+PROTO_DIR := adapters/plugin/proto
+proto: venv
+	$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(PROTO_DIR) --pyi_out=$(PROTO_DIR) $(wildcard $(PROTO_DIR)/*.proto)
 
 lint: venv
 	$(BIN)/ruff check .

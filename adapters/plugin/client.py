@@ -1,0 +1,317 @@
+"""``PluginClient``: one typed interface to a provider, whichever protocol version it speaks.
+
+Every method is one RPC. Values go in and come out as cty msgpack bytes (``None`` means null);
+problems the provider reports come back as ``PluginDiagnostic`` lists, never as exceptions, because
+the caller decides which of them stop a run and where in the configuration they point. Only a
+transport failure (the provider crashed or was closed) raises ``PluginCallError``.
+
+Thread safety: a gRPC channel and its callables are safe to share, so one client serves all of a
+walk's worker threads concurrently; go-plugin serves each call on its own goroutine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+
+from adapters.plugin import proto_schema
+from adapters.plugin.diagnostics import diagnostics_from_proto, path_from_proto
+from adapters.plugin.errors import PluginCallError
+from adapters.plugin.process import PluginProcess
+from adapters.plugin.protocols import BINDINGS, ProtocolBinding
+from adapters.plugin.results import (
+    AppliedChange,
+    FunctionResult,
+    ImportedResource,
+    ImportResult,
+    Metadata,
+    PlannedChange,
+    StateResult,
+    ValidateProviderResult,
+    Value,
+)
+
+MSGPACK_NULL = b"\xc0"
+STOP_TIMEOUT = 5.0
+_DEFERRED_REASONS = {0: "unknown", 1: "resource_config_unknown", 2: "provider_config_unknown", 3: "absent_prereq"}
+
+
+def _dynamic(pb, value: Value | None):
+    return pb.DynamicValue(msgpack=MSGPACK_NULL if value is None else value)
+
+
+def _value(message, field: str) -> Value | None:
+    """The msgpack bytes of a DynamicValue field; None for null or absent (a destroyed or
+    vanished object), mirroring how None goes in."""
+    if not message.HasField(field):
+        return None
+    data = getattr(message, field).msgpack
+    return None if data in (b"", MSGPACK_NULL) else data
+
+
+def _deferred(response) -> str | None:
+    if "deferred" in response.DESCRIPTOR.fields_by_name and response.HasField("deferred"):
+        return _DEFERRED_REASONS.get(response.deferred.reason, "unknown")
+    return None
+
+
+class PluginClient:
+    """Calls into one started provider process; ``close`` stops it. Use as a context manager."""
+
+    def __init__(self, process: PluginProcess) -> None:
+        if process.channel is None:
+            raise ValueError("the plugin process is not started")
+        self.process = process
+        self.protocol_version = process.protocol_version
+        self._binding: ProtocolBinding = BINDINGS[self.protocol_version]
+        self._pb = self._binding.pb
+        self._callables: dict[str, tuple[Any, type[Message]]] = {}
+
+    @classmethod
+    def launch(cls, executable: str, *, name: str | None = None, **options: Any) -> PluginClient:
+        """Start the binary and connect; the caller owns the result (close it)."""
+        return cls(PluginProcess(executable, name=name, **options).start())
+
+    def __enter__(self) -> PluginClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _request(self, operation: str, **fields: Any):
+        return self._callable(operation)[1](**fields)
+
+    def _callable(self, operation: str) -> tuple[Any, type[Message]]:
+        channel = self.process.channel
+        if channel is None:
+            raise PluginCallError(
+                f"Provider {self.process.name}: {operation}: it was already closed",
+                hint="Start the provider again; a closed client cannot be reused.",
+            )
+        found = self._callables.get(operation)
+        if found is None:
+            path, request_cls, response_cls = self._binding.rpc(operation)
+            method = channel.unary_unary(
+                path,
+                request_serializer=request_cls.SerializeToString,
+                response_deserializer=response_cls.FromString,
+            )
+            found = self._callables[operation] = (method, request_cls)
+        return found
+
+    def _call(self, operation: str, request, timeout: float | None = None):
+        method, _ = self._callable(operation)
+        try:
+            return method(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            raise self._transport_error(operation, exc) from None
+
+    def _transport_error(self, operation: str, exc: grpc.RpcError) -> PluginCallError:
+        code = exc.code() if hasattr(exc, "code") else None
+        status = self.process.exit_status
+        what = f"it exited (status {status})" if status is not None else f"the call failed ({exc.details()})"
+        tail = self.process.stderr_tail()
+        detail = "Its last output:\n  " + "\n  ".join(tail[-10:]) if tail else ""
+        hint = (
+            "The provider crashed: this is a bug in the provider; its output above says where."
+            if status is not None
+            else "Run again with ctl's debug logging to see the provider's own log."
+        )
+        error = PluginCallError(f"Provider {self.process.name}: {operation}: {what}", detail=detail, hint=hint)
+        error.grpc_code = code  # type: ignore[attr-defined]
+        return error
+
+    # -- provider-level calls ------------------------------------------------------------------
+
+    def get_metadata(self) -> Metadata | None:
+        """Names of what the provider offers, cheaply; None from providers without GetMetadata."""
+        try:
+            method, request_cls = self._callable("GetMetadata")
+            response = method(request_cls())
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            raise self._transport_error("GetMetadata", exc) from None
+        return Metadata(
+            server_capabilities=proto_schema.capabilities(response.server_capabilities),
+            resources=[r.type_name for r in response.resources],
+            data_sources=[d.type_name for d in response.data_sources],
+            functions=[f.name for f in response.functions],
+            ephemeral_resources=[e.type_name for e in response.ephemeral_resources],
+            diagnostics=diagnostics_from_proto(response.diagnostics),
+        )
+
+    def get_provider_schema(self) -> proto_schema.ProviderSchema:
+        response = self._call("GetProviderSchema", self._request("GetProviderSchema"))
+        return proto_schema.provider_schema(response)
+
+    def validate_provider_config(self, config: Value) -> ValidateProviderResult:
+        response = self._call(
+            "ValidateProviderConfig", self._request("ValidateProviderConfig", config=_dynamic(self._pb, config))
+        )
+        prepared = _value(response, "prepared_config") if self.protocol_version == 5 else None
+        return ValidateProviderResult(diagnostics_from_proto(response.diagnostics), prepared)
+
+    def configure_provider(self, config: Value, terraform_version: str = "1.5.0") -> list:
+        """Configure with the provider's config value; returns diagnostics.
+
+        ``terraform_version`` is what providers see as the calling Terraform's version (some gate
+        features on it): the Terraform version whose behaviour ctl follows, which the engine
+        passes; the default is the one its state files declare.
+        """
+        request = self._request(
+            "ConfigureProvider", terraform_version=terraform_version, config=_dynamic(self._pb, config)
+        )
+        return diagnostics_from_proto(self._call("ConfigureProvider", request).diagnostics)
+
+    def stop_provider(self, timeout: float = STOP_TIMEOUT) -> str:
+        """Ask the provider to cancel what it is doing (an interrupt); returns its error text."""
+        response = self._call("StopProvider", self._request("StopProvider"), timeout=timeout)
+        return response.Error
+
+    def close(self) -> None:
+        """Stop gracefully: StopProvider, go-plugin's Shutdown, then kill after a grace period."""
+        if self.process.channel is not None and self.process.exit_status is None:
+            with contextlib.suppress(PluginCallError):
+                self.stop_provider(timeout=2.0)
+        self.process.close()
+
+    # -- resources and data sources ------------------------------------------------------------
+
+    def validate_resource_config(self, type_name: str, config: Value) -> list:
+        request = self._request("ValidateResourceConfig", type_name=type_name, config=_dynamic(self._pb, config))
+        return diagnostics_from_proto(self._call("ValidateResourceConfig", request).diagnostics)
+
+    def validate_data_resource_config(self, type_name: str, config: Value) -> list:
+        request = self._request(
+            "ValidateDataResourceConfig", type_name=type_name, config=_dynamic(self._pb, config)
+        )
+        return diagnostics_from_proto(self._call("ValidateDataResourceConfig", request).diagnostics)
+
+    def upgrade_resource_state(self, type_name: str, version: int, raw_json: bytes | str | dict) -> StateResult:
+        """Bring stored state (its JSON, written under schema ``version``) to the current schema."""
+        if isinstance(raw_json, dict):
+            raw_json = json.dumps(raw_json)
+        if isinstance(raw_json, str):
+            raw_json = raw_json.encode()
+        request = self._request(
+            "UpgradeResourceState", type_name=type_name, version=version, raw_state=self._pb.RawState(json=raw_json)
+        )
+        response = self._call("UpgradeResourceState", request)
+        return StateResult(_value(response, "upgraded_state"), diagnostics_from_proto(response.diagnostics))
+
+    def read_resource(self, type_name: str, current_state: Value, private: bytes = b"") -> StateResult:
+        """Refresh: the object as it is now; ``state`` None means it no longer exists."""
+        request = self._request(
+            "ReadResource",
+            type_name=type_name,
+            current_state=_dynamic(self._pb, current_state),
+            private=private,
+        )
+        response = self._call("ReadResource", request)
+        return StateResult(
+            _value(response, "new_state"),
+            diagnostics_from_proto(response.diagnostics),
+            private=response.private,
+            deferred=_deferred(response),
+        )
+
+    def plan_resource_change(
+        self,
+        type_name: str,
+        prior_state: Value | None,
+        proposed_new_state: Value | None,
+        config: Value | None,
+        prior_private: bytes = b"",
+    ) -> PlannedChange:
+        """The provider's plan; a None proposed state and config plan a destroy."""
+        request = self._request(
+            "PlanResourceChange",
+            type_name=type_name,
+            prior_state=_dynamic(self._pb, prior_state),
+            proposed_new_state=_dynamic(self._pb, proposed_new_state),
+            config=_dynamic(self._pb, config),
+            prior_private=prior_private,
+        )
+        response = self._call("PlanResourceChange", request)
+        return PlannedChange(
+            planned_state=_value(response, "planned_state"),
+            requires_replace=[path_from_proto(p) for p in response.requires_replace],
+            planned_private=response.planned_private,
+            legacy_type_system=response.legacy_type_system,
+            diagnostics=diagnostics_from_proto(response.diagnostics),
+            deferred=_deferred(response),
+        )
+
+    def apply_resource_change(
+        self,
+        type_name: str,
+        prior_state: Value | None,
+        planned_state: Value | None,
+        config: Value | None,
+        planned_private: bytes = b"",
+    ) -> AppliedChange:
+        """Carry out a planned change; a None planned state destroys the object."""
+        request = self._request(
+            "ApplyResourceChange",
+            type_name=type_name,
+            prior_state=_dynamic(self._pb, prior_state),
+            planned_state=_dynamic(self._pb, planned_state),
+            config=_dynamic(self._pb, config),
+            planned_private=planned_private,
+        )
+        response = self._call("ApplyResourceChange", request)
+        return AppliedChange(
+            new_state=_value(response, "new_state"),
+            private=response.private,
+            legacy_type_system=response.legacy_type_system,
+            diagnostics=diagnostics_from_proto(response.diagnostics),
+        )
+
+    def import_resource_state(self, type_name: str, import_id: str) -> ImportResult:
+        response = self._call("ImportResourceState", self._request("ImportResourceState", type_name=type_name, id=import_id))
+        return ImportResult(
+            resources=[
+                ImportedResource(r.type_name, _value(r, "state"), r.private) for r in response.imported_resources
+            ],
+            diagnostics=diagnostics_from_proto(response.diagnostics),
+            deferred=_deferred(response),
+        )
+
+    def read_data_source(self, type_name: str, config: Value) -> StateResult:
+        request = self._request("ReadDataSource", type_name=type_name, config=_dynamic(self._pb, config))
+        response = self._call("ReadDataSource", request)
+        return StateResult(
+            _value(response, "state"), diagnostics_from_proto(response.diagnostics), deferred=_deferred(response)
+        )
+
+    # -- provider functions (protocol 5.5+ and 6.5+) -------------------------------------------
+
+    def get_functions(self) -> tuple[dict[str, dict[str, Any]], list]:
+        """Function signatures in Terraform's JSON shape; ({}, []) from providers without them."""
+        try:
+            method, request_cls = self._callable("GetFunctions")
+            response = method(request_cls())
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return {}, []
+            raise self._transport_error("GetFunctions", exc) from None
+        functions = {name: proto_schema.function(f) for name, f in sorted(response.functions.items())}
+        return functions, diagnostics_from_proto(response.diagnostics)
+
+    def call_function(self, name: str, arguments: Sequence[Value | None]) -> FunctionResult:
+        request = self._request(
+            "CallFunction", name=name, arguments=[_dynamic(self._pb, a) for a in arguments]
+        )
+        response = self._call("CallFunction", request)
+        if response.HasField("error") and response.error.text:
+            argument = response.error.function_argument if response.error.HasField("function_argument") else None
+            return FunctionResult(None, response.error.text, argument)
+        return FunctionResult(_value(response, "result"))

@@ -1,0 +1,1 @@
+"""Wire definitions of the provider plugin protocol and the message classes generated from them."""

@@ -1,0 +1,153 @@
+"""Provider versions and version constraints with Terraform's semantics.
+
+A constraint string is a comma-separated list, all of which must hold: ``=`` (or no operator),
+``!=``, ``>``, ``>=``, ``<``, ``<=`` and ``~>``. Missing parts count as zero (``>= 1.2`` is
+``>= 1.2.0``). ``~> 1.2.3`` allows patch releases only (``>= 1.2.3, < 1.3.0``); ``~> 1.2`` and
+``~> 1`` allow minor releases (``>= 1.2.0, < 2.0.0``). A pre-release (``2.0.0-beta1``) is
+chosen only when some ``=`` constraint names it exactly and the others allow it; build metadata
+(``+abc``) does not take part in comparisons.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import total_ordering
+
+from adapters.plugin.errors import VersionConstraintError
+
+_VERSION = re.compile(
+    r"^(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?"
+    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
+)
+_CONSTRAINT = re.compile(r"^(~>|>=|<=|!=|=|>|<)?\s?(\S.*)$")
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True)
+class Version:
+    major: int
+    minor: int
+    patch: int
+    prerelease: str = ""
+    metadata: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """``1.2.3``, ``1.2`` (= 1.2.0), ``2.0.0-beta1+build``; raises ``ValueError``."""
+        found = _VERSION.match(text.strip())
+        if not found:
+            raise ValueError(f"{text!r} is not a version number")
+        major, minor, patch, pre, meta = found.groups()
+        return cls(int(major), int(minor or 0), int(patch or 0), pre or "", meta or "")
+
+    def _key(self) -> tuple:
+        # Semantic versioning precedence: a pre-release sorts before its release; numeric
+        # identifiers compare as numbers and before alphanumeric ones.
+        if not self.prerelease:
+            pre: tuple = (1,)
+        else:
+            pre = (0, *((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.prerelease.split(".")))
+        return (self.major, self.minor, self.patch, pre)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() < other._key()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.prerelease:
+            text += f"-{self.prerelease}"
+        return text + (f"+{self.metadata}" if self.metadata else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    operator: str
+    version: Version
+    parts: int  # how many of major.minor.patch were written: ``~>`` depends on it
+
+    def allows(self, v: Version) -> bool:
+        b = self.version
+        match self.operator:
+            case "=":
+                return v == b
+            case "!=":
+                return v != b
+            case ">":
+                return v > b
+            case ">=":
+                return v >= b
+            case "<":
+                return v < b
+            case "<=":
+                return v <= b
+        upper = Version(b.major, b.minor + 1, 0) if self.parts == 3 else Version(b.major + 1, 0, 0)
+        return b <= v < upper
+
+    def __str__(self) -> str:
+        return f"{self.operator} {self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    items: tuple[Constraint, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str | Iterable[str] | None) -> Constraints:
+        """One string (``">= 1.0, < 2.0"``) or several (each module's ``version``), all required."""
+        if text is None:
+            return cls()
+        texts = [text] if isinstance(text, str) else list(text)
+        items = []
+        for whole in texts:
+            for piece in whole.split(","):
+                if not piece.strip():
+                    if whole.strip():
+                        raise VersionConstraintError(
+                            f"Invalid version constraint {whole!r}: an empty item between commas",
+                            hint='Write constraints like ">= 1.2.0, < 2.0.0".',
+                        )
+                    continue
+                items.append(_parse_one(piece.strip(), whole))
+        return cls(tuple(items))
+
+    def allows(self, v: Version) -> bool:
+        if not all(c.allows(v) for c in self.items):
+            return False
+        if v.prerelease:
+            return any(c.operator == "=" and c.version == v for c in self.items)
+        return True
+
+    def newest(self, versions: Iterable[Version]) -> Version | None:
+        allowed = [v for v in versions if self.allows(v)]
+        return max(allowed) if allowed else None
+
+    def __str__(self) -> str:
+        return ", ".join(str(c) for c in self.items) or "any version"
+
+
+def _parse_one(piece: str, whole: str) -> Constraint:
+    found = _CONSTRAINT.match(piece)
+    number = found.group(2).strip() if found else ""
+    hint = 'Write constraints like "~> 1.2", ">= 1.2.0, < 2.0.0" or "= 1.2.3" (no "v" prefix).'
+    if not found or number.startswith("v") or " " in number:
+        raise VersionConstraintError(f"Invalid version constraint {whole!r}: cannot read {piece!r}", hint=hint)
+    try:
+        version = Version.parse(number)
+    except ValueError:
+        raise VersionConstraintError(
+            f"Invalid version constraint {whole!r}: {number!r} is not a version number", hint=hint
+        ) from None
+    parts = len(number.split("-", 1)[0].split("+", 1)[0].split("."))
+    return Constraint(found.group(1) or "=", version, parts)
