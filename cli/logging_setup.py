@@ -24,7 +24,8 @@ from datetime import datetime
 from typing import Any
 
 # The project's own packages: third-party SDK loggers (boto3, urllib3 …) stay quiet.
-LOGGERS = ("engine", "cli", "backends", "adapters", "policies")
+# "ctl.plugin" carries what provider plugins write to their stderr (hclog lines, at their own level).
+LOGGERS = ("engine", "cli", "backends", "adapters", "policies", "ctl.plugin")
 LEVELS = {
     "trace": logging.DEBUG,
     "debug": logging.DEBUG,
@@ -136,7 +137,8 @@ def _silence() -> None:
         logger = logging.getLogger(name)
         logger.setLevel(logging.NOTSET)
         logger.propagate = True
-        logger.addHandler(quiet)
+        if name != "ctl.plugin":  # a provider's own warnings are for logs, not the terminal
+            logger.addHandler(quiet)
     _installed.append(quiet)
 
 
