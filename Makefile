@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
+.PHONY: venv test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -30,7 +30,11 @@ test-servers: venv
 lint: venv
 	$(BIN)/ruff check .
 
-test: venv lint
+# Terraform test providers from Go (tests/providers/): rebuilt only when a Go source changed.
+providers: venv
+	$(BIN)/python -m tests.plugin_providers
+
+test: venv lint providers
 	$(BIN)/python -m pytest
 
 demo: venv
