@@ -63,6 +63,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
     spec.type: spec
     for spec in (
         ProviderSpec("fwtest", "ctltest", "registry.terraform.io", "1.0.0", 6, "fwtest"),
+        ProviderSpec("sdktest", "ctltest", "registry.terraform.io", "1.0.0", 5, "sdktest"),
     )
 }
 
