@@ -72,7 +72,7 @@ provider "{case.provider}" {{
 
 
 def full_config(case: Case, root: Path, *, name: str = "alpha", size: int = 3) -> str:
-    """A resource using most of the provider's schema, and the data source finding it by name."""
+    """A resource using most of the provider's schema, and the data source finding it by name and by id."""
     return provider_block(case, root) + f"""
 resource "{case.resource}" "main" {{
   name   = "{name}"
@@ -102,17 +102,25 @@ resource "{case.resource}" "main" {{
   }}
 }}
 
-data "{case.provider}_{case.resource.split('_', 1)[1]}" "by_name" {{
+data "{case.resource}" "by_name" {{
   name       = {case.resource}.main.name
   depends_on = [{case.resource}.main]
 }}
 
+data "{case.resource}" "by_id" {{
+  id = {case.resource}.main.id
+}}
+
+output "found_name" {{
+  value = data.{case.resource}.by_id.name
+}}
+
 output "found_id" {{
-  value = data.{case.provider}_{case.resource.split('_', 1)[1]}.by_name.id
+  value = data.{case.resource}.by_name.id
 }}
 
 output "found_secret" {{
-  value     = data.{case.provider}_{case.resource.split('_', 1)[1]}.by_name.secret
+  value     = data.{case.resource}.by_name.secret
   sensitive = true
 }}
 """
@@ -159,6 +167,9 @@ def test_lifecycle_apply_drift_replace_import_destroy(case: Case, tf: TerraformD
     assert attributes["id"] == object_id and attributes["created_at"] == stored["created_at"]
     assert re.fullmatch(r"[0-9a-f]{16}", attributes["hash"])
     assert tf.run("output", "-raw", "found_id").stdout == object_id  # the data source found it by name
+    assert tf.run("output", "-raw", "found_name").stdout == "alpha"  # ... and by id
+    assert "<sensitive>" in tf.run("output", "-no-color").stdout
+    assert tf.run("output", "-raw", "found_secret").stdout == SECRET
 
     tf.plan()  # exit 0: the re-plan sees no change, computed values included
 
