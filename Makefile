@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv proto test lint demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
+.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -43,7 +43,11 @@ proto: venv
 lint: venv
 	$(BIN)/ruff check .
 
-test: venv lint
+# Terraform test providers from Go (tests/providers/): rebuilt only when a Go source changed.
+providers: venv
+	$(BIN)/python -m tests.plugin_providers
+
+test: venv lint providers
 	$(BIN)/python -m pytest
 
 demo: $(BASE_STAMP)

@@ -39,6 +39,7 @@ import os  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from typing import TypeVar  # noqa: E402
 
+from tests.plugin_providers import plugin_dir  # noqa: E402,F401  (session fixture: provider binaries)
 from tests.servers import Azurite, FakeGcsServer, MotoServer, Server, ServerError  # noqa: E402
 
 
