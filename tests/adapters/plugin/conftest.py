@@ -1,7 +1,7 @@
 """Fixtures of the provider plugin tests: the real Go-built test providers and child-process checks.
 
-The providers come from ``tests.plugin_providers.provider_dir()`` (built from tests/providers), or,
-where that module is not present, from a prebuilt plugin directory named by ``CTL_TEST_PROVIDERS_DIR``.
+The providers come from ``tests.plugin_providers.provider_dir()``: built from tests/providers, or a
+prebuilt plugin directory named by ``CTL_TEST_PROVIDERS_DIR``.
 """
 
 from __future__ import annotations
@@ -13,24 +13,13 @@ from pathlib import Path
 import msgpack
 import pytest
 
-PREBUILT_ENV = "CTL_TEST_PROVIDERS_DIR"
-
-
-def _plugin_directory() -> Path:
-    try:
-        from tests.plugin_providers import provider_dir
-    except ImportError:
-        prebuilt = os.environ.get(PREBUILT_ENV)
-        if not prebuilt:
-            pytest.skip(f"no test providers: tests/plugin_providers.py is missing and {PREBUILT_ENV} is unset")
-        return Path(prebuilt)
-    return provider_dir()
+from tests.plugin_providers import provider_dir
 
 
 @pytest.fixture(scope="session")
 def plugin_binaries() -> dict[str, Path]:
     """``{"fwtest": path, "sdktest": path}``: the test providers' executables."""
-    root = _plugin_directory()
+    root = provider_dir()
     found = {}
     for type_name in ("fwtest", "sdktest"):
         matches = sorted(root.glob(f"*/*/{type_name}/*/*/terraform-provider-{type_name}*"))
