@@ -1,0 +1,1 @@
+"""Terraform provider plugins behind ctl's adapter interface: process, protocol and values."""
