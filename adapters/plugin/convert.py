@@ -1,0 +1,155 @@
+"""Converting a ctl value to a cty type where Terraform would, and refusing where it would.
+
+Terraform converts a configured value to the attribute's type before a provider sees it: ``"5"``
+becomes the number 5, a number or bool becomes a string, a tuple becomes a list or set, an object
+becomes a map. What cannot convert is refused with cty's wording (``a number is required``,
+``list of string required``, ``attribute "name" is required``), which Terraform users know from
+"Inappropriate value for attribute" errors. Marks survive conversion; unknown values stay unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adapters.plugin.cty_types import CtyType, ObjectType, TupleType
+from adapters.plugin.numbers import NotANumber, number_text, parse_number
+from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
+from engine.lang.values import Marked, SetValue, Unknown, contains_unknown, deep_unmark, mark
+
+
+class ConversionError(PluginValueError):
+    """A value Terraform would refuse for an attribute of this type."""
+
+    def __init__(self, message: str, path: PathSteps = ()) -> None:
+        super().__init__(message, path)
+        where = format_path(path)
+        self.summary = (
+            f'Inappropriate value for attribute "{where}": {message}.'
+            if where
+            else f"Inappropriate value: {message}."
+        )
+        self.args = (self.summary,)
+
+
+def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
+    """``value`` converted to ``ty``; ``path`` names where it sits, for the error message."""
+    if isinstance(value, Marked):
+        return mark(convert(value.value, ty, path), value.marks)
+    if value is None:
+        return None
+    if isinstance(value, Unknown):
+        return value if ty.kind == "dynamic" else Unknown(ty.friendly_name)
+    kind = ty.kind
+    if kind == "dynamic":
+        return value
+    if kind == "string":
+        return _to_string(value, path)
+    if kind == "number":
+        return _to_number(value, path)
+    if kind == "bool":
+        return _to_bool(value, path)
+    if kind in ("list", "set"):
+        if not isinstance(value, list):
+            raise ConversionError(f"{ty.friendly_name} required", path)
+        element = ty.element  # type: ignore[attr-defined]
+        items = [convert(x, element, (*path, i)) for i, x in enumerate(value)]
+        return as_set(items) if kind == "set" else items
+    if kind == "map":
+        if not isinstance(value, dict):
+            raise ConversionError(f"{ty.friendly_name} required", path)
+        element = ty.element  # type: ignore[attr-defined]
+        return {k: convert(x, element, (*path, k)) for k, x in value.items()}
+    if isinstance(ty, ObjectType):
+        return _to_object(value, ty, path)
+    if isinstance(ty, TupleType):
+        if not isinstance(value, list) or len(value) != len(ty.elements):
+            raise ConversionError(f"a tuple of {len(ty.elements)} elements is required", path)
+        return [convert(x, t, (*path, i)) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
+    raise ConversionError(f"{ty.friendly_name} required", path)
+
+
+def _to_string(value: Any, path: PathSteps) -> str:
+    if isinstance(value, str):
+        return value
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        try:
+            return number_text(value)
+        except NotANumber as e:
+            raise ConversionError(str(e), path) from None
+    raise ConversionError("string required", path)
+
+
+def _to_number(value: Any, path: PathSteps) -> int | float:
+    if isinstance(value, bool):
+        raise ConversionError("number required", path)
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        try:
+            return parse_number(value)
+        except NotANumber:
+            raise ConversionError("a number is required", path) from None
+    raise ConversionError("number required", path)
+
+
+def _to_bool(value: Any, path: PathSteps) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value == "true":
+            return True
+        if value == "false":
+            return False
+        lowered = value.lower()
+        if lowered in ("true", "false"):
+            raise ConversionError(
+                f'a bool is required; to convert from string, use lowercase "{lowered}"', path
+            )
+        raise ConversionError("a bool is required", path)
+    raise ConversionError("bool required", path)
+
+
+def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict:
+    if not isinstance(value, dict):
+        raise ConversionError("object required", path)
+    missing = [n for n in ty.names if n not in value and n not in ty.optional]
+    if len(missing) == 1:
+        raise ConversionError(f'attribute "{missing[0]}" is required', path)
+    if len(missing) == 2:
+        raise ConversionError(f'attributes "{missing[0]}" and "{missing[1]}" are required', path)
+    if missing:
+        names = "".join(f'"{n}", ' for n in missing[:-1])
+        raise ConversionError(f'attributes {names}and "{missing[-1]}" are required', path)
+    # Attributes the type does not name are dropped, as cty's conversion does.
+    return {n: convert(value.get(n), t, (*path, n)) for n, t in ty.attributes.items()}
+
+
+def as_set(items: list[Any]) -> SetValue:
+    """ctl's set convention: known elements sorted without duplicates, unknown ones last."""
+    known: dict[tuple, Any] = {}
+    unknown = []
+    for x in items:
+        if contains_unknown(x):
+            unknown.append(x)
+            continue
+        key = _set_key(x)
+        known[key] = mark(known[key], frozenset(_marks(x))) if key in known else x
+    return SetValue([known[k] for k in sorted(known)] + unknown)
+
+
+def _marks(v: Any) -> frozenset[str]:
+    return v.marks if isinstance(v, Marked) else frozenset()
+
+
+def _set_key(v: Any) -> tuple:
+    plain, _ = deep_unmark(v)
+    if isinstance(plain, bool):
+        return (2, plain)
+    if isinstance(plain, int | float):
+        return (0, plain)
+    if isinstance(plain, str):
+        return (1, plain)
+    return (3, json.dumps(plain, sort_keys=True, default=repr))
