@@ -21,6 +21,17 @@ INT64_MAX = 2**63 - 1
 _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+class WireFloat(float):
+    """A float that arrived as a msgpack float64: it stands for its exact binary value.
+
+    A float from configuration stands for the decimal it prints as; one a provider sent as float64
+    is that binary number, and is sent back as the same float64 so the provider sees no change.
+    Arithmetic on it gives plain floats.
+    """
+
+    __slots__ = ()
+
+
 class NotANumber(Exception):
     """Raised for text that does not spell a number, or a NaN (cty has no NaN)."""
 
@@ -30,8 +41,8 @@ def number_wire(n: Any) -> int | float | str:
     if type(n) is int:
         return n if INT64_MIN <= n <= INT64_MAX else str(n)
     if isinstance(n, float):
-        if math.isinf(n):
-            return n
+        if type(n) is WireFloat or math.isinf(n):
+            return float(n)
         if n != n:
             raise NotANumber("NaN is not a number")
         if n.is_integer() and abs(n) < 2**53:
@@ -95,7 +106,7 @@ def from_wire_float(f: float) -> int | float:
         return int(f)
     if f != f:
         raise NotANumber("NaN is not a number")
-    return f
+    return f if math.isinf(f) else WireFloat(f)
 
 
 def go_g10(n: int | float | str) -> str:
