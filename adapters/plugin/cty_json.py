@@ -13,7 +13,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.convert import ConversionError, convert
+from adapters.plugin.convert import ConversionError, as_set, convert
 from adapters.plugin.cty_types import (
     BOOL,
     CtyType,
@@ -26,7 +26,7 @@ from adapters.plugin.cty_types import (
 )
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError
-from engine.lang.values import Marked, SetValue, Unknown
+from engine.lang.values import Marked, Unknown
 
 
 def encode_json(value: Any, ty: CtyType) -> bytes:
@@ -163,7 +163,7 @@ def from_json_value(doc: Any, ty: CtyType, path: PathSteps = ()) -> Any:
             raise PluginValueError(f"a {kind} is required", path)
         element = ty.element  # type: ignore[attr-defined]
         items = [from_json_value(x, element, (*path, i)) for i, x in enumerate(doc)]
-        return SetValue(items) if kind == "set" else items
+        return as_set(items) if kind == "set" else items
     if kind == "map":
         if not isinstance(doc, dict):
             raise PluginValueError("a map is required", path)

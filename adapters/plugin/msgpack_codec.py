@@ -22,6 +22,7 @@ from typing import Any
 
 import msgpack
 
+from adapters.plugin.convert import as_set
 from adapters.plugin.cty_types import (
     DYNAMIC,
     CtyType,
@@ -34,7 +35,7 @@ from adapters.plugin.cty_types import (
 from adapters.plugin.numbers import NotANumber, from_wire_float, number_text, number_wire, parse_number
 from adapters.plugin.set_order import sort_set
 from adapters.plugin.value_errors import PluginValueError, TypeSpecError
-from engine.lang.values import Marked, Path, SetValue, Unknown, apply_paths, deep_unmark
+from engine.lang.values import Marked, Path, Unknown, apply_paths, deep_unmark
 
 UNKNOWN_EXT_TYPE = 0
 REFINED_UNKNOWN_EXT_TYPE = 12
@@ -308,7 +309,8 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
             except _Misfit as e:
                 e.reversed_path.append(i)
                 raise
-        return SetValue(out) if kind == "set" else out
+        # Sets follow ctl's element order (as ``toset`` gives it), so equal sets compare equal.
+        return as_set(out) if kind == "set" else out
     if kind == "map":
         if type(raw) is not dict:
             raise _Misfit("a map is required")

@@ -181,8 +181,8 @@ def sensitive_paths(block: Block, value: Any, prefix: Path = ()) -> list[Path]:
     out: list[Path] = []
     for a in block.attributes:
         v = obj.get(a.name)
-        if _plain(v) is None:
-            continue
+        if (v.value if isinstance(v, Marked) else v) is None:
+            continue  # an unknown value is listed: it is a secret once known
         if a.sensitive:
             out.append((*prefix, a.name))
         elif a.nested_type is not None and _nested_contains_sensitive(a.nested_type):
