@@ -26,22 +26,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The plug-in installed by pip into a directory of its own."""
     target = tmp_path_factory.mktemp("plugin-site")
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-input",
-            "--disable-pip-version-check",
-            "--target",
-            str(target),
-            str(PLUGIN),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-input",
+         "--disable-pip-version-check", "--target", str(target), str(PLUGIN)],
+        capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
     assert list(target.glob("ctl_example_note-*.dist-info/entry_points.txt"))
@@ -121,13 +108,7 @@ def test_import_by_file_name(project: PluginProject) -> None:
 
 def test_the_plugin_passes_the_shared_contract_suite(site: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", str(PLUGIN / "contract_tests")],
-        cwd=PLUGIN,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", str(PLUGIN / "contract_tests")], cwd=PLUGIN, env=env,
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " passed" in proc.stdout and "failed" not in proc.stdout
