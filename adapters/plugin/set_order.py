@@ -33,17 +33,30 @@ def sort_set(elements: list[Any], element_type: CtyType, unknown: Any) -> list[A
     else:
 
         def key(v: Any) -> tuple[int, Any]:
-            return (_rank(v, unknown), hash_string(v, element_type, unknown).encode())
+            rank = _rank(v, unknown)
+            return (rank, hash_string(v, element_type, unknown).encode() if rank == _KNOWN else b"")
 
     keyed = sorted(((key(v) if v is not unknown else (_UNKNOWN, 0)), i, v) for i, v in enumerate(elements))
     out: list[Any] = []
     last: Any = None
     for k, _, v in keyed:
-        if k[0] == _KNOWN and k == last:
-            continue  # an equal known element is the same set member
+        # Equal elements are one member (all nulls are one null); anything holding an unknown
+        # value is never equal to anything, so it always stays.
+        if k == last and (k[0] == _NULL or (k[0] == _KNOWN and _wholly_known(v, unknown))):
+            continue
         out.append(v)
         last = k
     return out
+
+
+def _wholly_known(v: Any, unknown: Any) -> bool:
+    if v is unknown:
+        return False
+    if isinstance(v, list):
+        return all(_wholly_known(x, unknown) for x in v)
+    if isinstance(v, dict):
+        return all(_wholly_known(x, unknown) for x in v.values())
+    return True
 
 
 def _rank(v: Any, unknown: Any) -> int:

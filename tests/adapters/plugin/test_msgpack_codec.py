@@ -222,6 +222,15 @@ def test_sets_are_written_in_cty_order_without_duplicates() -> None:
     assert enc(["é", "a", "Z"], '["set","string"]') == hexbytes("93 a15a a161 a2c3a9")
 
 
+def test_set_members_holding_unknowns_never_collapse_but_nulls_do() -> None:
+    assert enc([None, None, "a"], '["set","string"]') == hexbytes("92 a161 c0")
+    assert enc([UNKNOWN, UNKNOWN], '["set","string"]') == hexbytes("92 d40000 d40000")
+    # [unknown] hashes as "[?;]", before "[]"; the two [unknown] members both stay.
+    assert enc([[], UNKNOWN, [UNKNOWN], [UNKNOWN], []], '["set",["list","bool"]]') == hexbytes(
+        "94 91d40000 91d40000 90 d40000"
+    )
+
+
 def test_sets_of_objects_are_ordered_by_cty_hash_text() -> None:
     ty = '["set",["object",{"n":"number","s":"string"}]]'
     # The hash text of {n=10} is <10;...> and of {n=9} <9;...>: "1" sorts before "9".
