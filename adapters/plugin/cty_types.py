@@ -86,13 +86,14 @@ class TupleType(CtyType):
 class ObjectType(CtyType):
     """Named attributes, each with a type; ``optional`` names may be absent in a conversion."""
 
-    __slots__ = ("attributes", "names", "optional")
+    __slots__ = ("attributes", "fields", "names", "optional")
     kind = "object"
 
     def __init__(self, attributes: dict[str, CtyType], optional: frozenset[str] = frozenset()) -> None:
         self.attributes = dict(attributes)
         # Sorted once: every encoding writes attributes in this order.
         self.names = tuple(sorted(self.attributes))
+        self.fields = tuple((n, self.attributes[n]) for n in self.names)
         self.optional = frozenset(optional)
         self._json = None
         self._name = None
@@ -163,11 +164,20 @@ def _from_json(spec: Any) -> CtyType:
     raise TypeSpecError(f"invalid type description {json.dumps(spec)}")
 
 
+_JSON_BY_TYPE: dict[CtyType, bytes] = {}
+
+
 def type_json(ty: CtyType) -> bytes:
     """The type's JSON encoding, byte for byte as cty writes it."""
     cached = ty._json
     if cached is None:
-        cached = ty._json = _to_json_text(ty).encode()
+        # Dynamic values build a fresh type per value; equal types share one encoding.
+        cached = _JSON_BY_TYPE.get(ty)
+        if cached is None:
+            cached = _to_json_text(ty).encode()
+            if len(_JSON_BY_TYPE) < 4096:
+                _JSON_BY_TYPE[ty] = cached
+        ty._json = cached
     return cached
 
 

@@ -24,7 +24,10 @@ import msgpack
 
 from adapters.plugin.convert import as_set
 from adapters.plugin.cty_types import (
+    BOOL,
     DYNAMIC,
+    NUMBER,
+    STRING,
     CtyType,
     ObjectType,
     TupleType,
@@ -41,6 +44,7 @@ UNKNOWN_EXT_TYPE = 0
 REFINED_UNKNOWN_EXT_TYPE = 12
 _MAX_REFINEMENT_BYTES = 1024
 _UNKNOWN_WIRE = msgpack.ExtType(UNKNOWN_EXT_TYPE, b"\x00")
+_ABSENT = object()
 
 
 class _Misfit(Exception):
@@ -149,26 +153,36 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
 def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict: bool) -> dict:
     if not isinstance(v, dict):
         raise _Misfit("object required")
-    attributes = ty.attributes
     out = {}
     present = 0
-    for name in ty.names:
-        if name not in v:
+    for name, aty in ty.fields:
+        x = v.get(name, _ABSENT)
+        if x is _ABSENT:
             if strict and name not in ty.optional:
                 raise _Misfit(f'attribute "{name}" is required')
             out[name] = None
             continue
         present += 1
+        # Plain scalars that already have the attribute's type are most of every object: they
+        # skip the general walk (and its bookkeeping for marks and error paths).
+        tx = type(x)
+        if x is None or (tx is str and aty is STRING and x.isascii()) or (tx is bool and aty is BOOL):
+            out[name] = x
+            continue
+        if tx is int and aty is NUMBER and -(2**63) <= x < 2**63:
+            out[name] = x
+            continue
         n = len(found)
         try:
-            out[name] = _prepare(v[name], attributes[name], found, strict)
+            out[name] = _prepare(x, aty, found, strict)
         except _Misfit as e:
             e.reversed_path.append(name)
             raise
-        for p in found[n:]:
-            p.append(name)
+        if len(found) != n:
+            for p in found[n:]:
+                p.append(name)
     if len(v) != present:
-        extra = sorted(str(k) for k in v if k not in attributes)
+        extra = sorted(str(k) for k in v if k not in ty.attributes)
         raise _Misfit(f'unsupported attribute "{extra[0]}"')
     return out
 
@@ -345,6 +359,15 @@ def _object_from_wire(raw: Any, ty: ObjectType) -> dict:
             e = _Misfit("unsupported attribute")
             e.reversed_path.append(k)
             raise e
+        tx = type(x)
+        if (
+            x is None
+            or (tx is str and aty is STRING)
+            or (tx is bool and aty is BOOL)
+            or (tx is int and aty is NUMBER)
+        ):
+            out[k] = x  # the common case, without a call
+            continue
         try:
             out[k] = from_wire(x, aty)
         except _Misfit as e:

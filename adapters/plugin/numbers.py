@@ -111,8 +111,12 @@ def from_wire_float(f: float) -> int | float:
 
 def go_g10(n: int | float | str) -> str:
     """The number as Go's ``big.Float.String()`` prints it (``%.10g``): cty orders sets by this."""
-    if isinstance(n, float) and math.isinf(n):
-        return "+Inf" if n > 0 else "-Inf"
+    if type(n) is int and -(10**10) < n < 10**10:
+        return str(n)
+    if isinstance(n, float):
+        if math.isinf(n):
+            return "+Inf" if n > 0 else "-Inf"
+        return format(n, ".10g")  # the float's exact value, rounded half-even, as Go does
     decimal = Decimal(n)
     if decimal == 0:
         return "0"
