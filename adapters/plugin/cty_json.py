@@ -10,6 +10,7 @@ without exponent, and a value of the ``dynamic`` pseudo-type is wrapped as
 from __future__ import annotations
 
 import json
+import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -24,7 +25,9 @@ from adapters.plugin.cty_types import (
     type_of_value,
     type_to_json_value,
 )
+from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
+from adapters.plugin.set_order import set_order
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError
 from engine.lang.values import Marked, Unknown
 
@@ -70,6 +73,8 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
         return {"value": _to_json(value, actual, path), "type": type_to_json_value(actual)}
     if kind in ("string", "number", "bool"):
         converted = convert(value, ty, path)
+        if kind == "string" and not converted.isascii():
+            return unicodedata.normalize("NFC", converted)  # cty holds every string in NFC
         if kind == "number":
             try:
                 return _Number(number_text(converted))
@@ -80,9 +85,12 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
         if not isinstance(value, list):
             raise ConversionError(f"{ty.friendly_name} required", path)
         element = ty.element  # type: ignore[attr-defined]
+        items = [_to_json(x, element, (*path, i)) for i, x in enumerate(value)]
         if kind == "set":
-            value = convert(value, ty, path)
-        return [_to_json(x, element, (*path, i)) for i, x in enumerate(value)]
+            # cty writes a set's members in its own order, the one the msgpack encoding uses.
+            wires = [to_wire(x, element) for x in value]
+            items = [items[i] for i in set_order(wires, element, UNKNOWN_WIRE)]
+        return items
     if kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(f"{ty.friendly_name} required", path)

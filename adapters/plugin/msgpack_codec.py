@@ -43,7 +43,7 @@ from engine.lang.values import Marked, Path, Unknown, apply_paths, deep_unmark
 UNKNOWN_EXT_TYPE = 0
 REFINED_UNKNOWN_EXT_TYPE = 12
 _MAX_REFINEMENT_BYTES = 1024
-_UNKNOWN_WIRE = msgpack.ExtType(UNKNOWN_EXT_TYPE, b"\x00")
+UNKNOWN_WIRE = msgpack.ExtType(UNKNOWN_EXT_TYPE, b"\x00")
 _ABSENT = object()
 
 
@@ -88,7 +88,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
         return None
     kind = ty.kind
     if isinstance(v, Unknown):
-        return _UNKNOWN_WIRE
+        return UNKNOWN_WIRE
     if kind == "string":
         if type(v) is str:
             return v if v.isascii() else unicodedata.normalize("NFC", v)
@@ -121,7 +121,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
                 raise
             for p in found[n:]:
                 p.append(i)
-        return sort_set(out, element, _UNKNOWN_WIRE) if kind == "set" else out
+        return sort_set(out, element, UNKNOWN_WIRE) if kind == "set" else out
     if kind == "map":
         if not isinstance(v, dict):
             raise _Misfit(f"{ty.friendly_name} required")

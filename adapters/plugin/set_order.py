@@ -23,6 +23,11 @@ def sort_set(elements: list[Any], element_type: CtyType, unknown: Any) -> list[A
     """``elements`` (wire form) in cty's order without duplicates; ``unknown`` is the wire unknown."""
     if len(elements) < 2:
         return elements
+    return [elements[i] for i in set_order(elements, element_type, unknown)]
+
+
+def set_order(elements: list[Any], element_type: CtyType, unknown: Any) -> list[int]:
+    """The positions of the set's members in cty's order, each duplicate dropped."""
     kind = element_type.kind
     if kind == "string":
         key = _string_key
@@ -36,16 +41,21 @@ def sort_set(elements: list[Any], element_type: CtyType, unknown: Any) -> list[A
             rank = _rank(v, unknown)
             return (rank, hash_string(v, element_type, unknown).encode() if rank == _KNOWN else b"")
 
-    keyed = sorted(((key(v) if v is not unknown else (_UNKNOWN, 0)), i, v) for i, v in enumerate(elements))
-    out: list[Any] = []
-    last: Any = None
-    for k, _, v in keyed:
+    keyed = sorted(((key(v) if v is not unknown else (_UNKNOWN, 0)), i) for i, v in enumerate(elements))
+    out: list[int] = []
+    last_key: Any = None
+    run: list[Any] = []  # the members kept so far whose key equals last_key
+    for k, i in keyed:
         # Equal elements are one member (all nulls are one null); anything holding an unknown
-        # value is never equal to anything, so it always stays.
-        if k == last and (k[0] == _NULL or (k[0] == _KNOWN and _wholly_known(v, unknown))):
+        # value is never equal to anything, so it always stays. Equal hash text alone is not
+        # equality (it rounds numbers to ten digits): such elements keep their given order.
+        v = elements[i]
+        if k != last_key:
+            last_key, run = k, []
+        elif k[0] == _NULL or (k[0] == _KNOWN and _wholly_known(v, unknown) and v in run):
             continue
-        out.append(v)
-        last = k
+        out.append(i)
+        run.append(v)
     return out
 
 

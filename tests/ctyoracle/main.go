@@ -4,6 +4,8 @@
 //
 //	{"op":"encode","type":<type JSON>,"value":<value>}  ->  {"hex":"..."}
 //	{"op":"decode","type":<type JSON>,"hex":"..."}      ->  {"value":<value>}
+//	{"op":"json","type":<type JSON>,"value":<value>}    ->  {"json":"<cty JSON text>"}
+//	{"op":"refined","type":<type JSON>,"refine":{...}}  ->  {"hex":"..."} (a refined unknown)
 //
 // Values are JSON with numbers kept as written; {"__unknown__":true} stands for an unknown value.
 // A dynamic-typed value takes the type its JSON implies (arrays are tuples, objects are objects).
@@ -18,18 +20,30 @@ import (
 	"os"
 
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 	ctymsgpack "github.com/zclconf/go-cty/cty/msgpack"
 )
 
 type request struct {
-	Op    string          `json:"op"`
-	Type  json.RawMessage `json:"type"`
-	Value json.RawMessage `json:"value"`
-	Hex   string          `json:"hex"`
+	Op     string          `json:"op"`
+	Type   json.RawMessage `json:"type"`
+	Value  json.RawMessage `json:"value"`
+	Hex    string          `json:"hex"`
+	Refine refinement      `json:"refine"`
+}
+
+type refinement struct {
+	NotNull bool     `json:"notnull"`
+	Prefix  string   `json:"prefix"`
+	Min     *float64 `json:"min"`
+	Max     *float64 `json:"max"`
+	LenMin  *int     `json:"lenmin"`
+	LenMax  *int     `json:"lenmax"`
 }
 
 type response struct {
 	Hex   string `json:"hex,omitempty"`
+	JSON  string `json:"json,omitempty"`
 	Value any    `json:"value,omitempty"`
 	Null  bool   `json:"null,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -76,6 +90,48 @@ func handle(line []byte) (resp response) {
 			return response{Error: err.Error()}
 		}
 		b, err := ctymsgpack.Marshal(val, ty)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		return response{Hex: hex.EncodeToString(b)}
+	case "json":
+		dec := json.NewDecoder(bytes.NewReader(req.Value))
+		dec.UseNumber()
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			return response{Error: err.Error()}
+		}
+		val, err := toValue(raw, ty)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		b, err := ctyjson.Marshal(val, ty)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		return response{JSON: string(b)}
+	case "refined":
+		r := req.Refine
+		builder := cty.UnknownVal(ty).Refine()
+		if r.NotNull {
+			builder = builder.NotNull()
+		}
+		if r.Prefix != "" {
+			builder = builder.StringPrefix(r.Prefix)
+		}
+		if r.Min != nil {
+			builder = builder.NumberRangeLowerBound(cty.NumberFloatVal(*r.Min), true)
+		}
+		if r.Max != nil {
+			builder = builder.NumberRangeUpperBound(cty.NumberFloatVal(*r.Max), false)
+		}
+		if r.LenMin != nil {
+			builder = builder.CollectionLengthLowerBound(*r.LenMin)
+		}
+		if r.LenMax != nil {
+			builder = builder.CollectionLengthUpperBound(*r.LenMax)
+		}
+		b, err := ctymsgpack.Marshal(builder.NewValue(), ty)
 		if err != nil {
 			return response{Error: err.Error()}
 		}
