@@ -10,6 +10,7 @@ becomes a map. What cannot convert is refused with cty's wording (``a number is 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from adapters.plugin.cty_types import CtyType, ObjectType, TupleType
@@ -44,11 +45,11 @@ def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
     if kind == "dynamic":
         return value
     if kind == "string":
-        return _to_string(value, path)
+        return to_string(value, path)
     if kind == "number":
-        return _to_number(value, path)
+        return to_number(value, path)
     if kind == "bool":
-        return _to_bool(value, path)
+        return to_bool(value, path)
     if kind in ("list", "set"):
         if not isinstance(value, list):
             raise ConversionError(f"{ty.friendly_name} required", path)
@@ -69,12 +70,13 @@ def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
     raise ConversionError(f"{ty.friendly_name} required", path)
 
 
-def _to_string(value: Any, path: PathSteps) -> str:
+def to_string(value: Any, path: PathSteps = ()) -> str:
+    """A known, unmarked scalar as a string: numbers as cty spells them, bools as true/false."""
     if isinstance(value, str):
         return value
     if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | Decimal):
         try:
             return number_text(value)
         except NotANumber as e:
@@ -82,11 +84,14 @@ def _to_string(value: Any, path: PathSteps) -> str:
     raise ConversionError("string required", path)
 
 
-def _to_number(value: Any, path: PathSteps) -> int | float:
+def to_number(value: Any, path: PathSteps = ()) -> int | float:
+    """A known, unmarked value as a number; strings must spell one exactly."""
     if isinstance(value, bool):
         raise ConversionError("number required", path)
     if isinstance(value, int | float):
         return value
+    if isinstance(value, Decimal):
+        return parse_number(format(value, "f")) if value.is_finite() else _refuse_number(value, path)
     if isinstance(value, str):
         try:
             return parse_number(value)
@@ -95,7 +100,12 @@ def _to_number(value: Any, path: PathSteps) -> int | float:
     raise ConversionError("number required", path)
 
 
-def _to_bool(value: Any, path: PathSteps) -> bool:
+def _refuse_number(value: Any, path: PathSteps) -> int:
+    raise ConversionError(f"{value} is not a number cty can hold", path)
+
+
+def to_bool(value: Any, path: PathSteps = ()) -> bool:
+    """A known, unmarked value as a bool; only the strings "true" and "false" convert."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str):

@@ -12,6 +12,7 @@ msgpack encoding of a dynamic value embeds them.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from adapters.plugin.value_errors import TypeSpecError
@@ -23,6 +24,8 @@ class CtyType:
 
     __slots__ = ("_json", "_name")
     kind: str = ""
+    _json: bytes | None  # the JSON encoding, once asked for
+    _name: str | None  # the friendly name, once asked for
 
     def __repr__(self) -> str:
         return f"CtyType({type_json(self).decode()})"
@@ -282,10 +285,6 @@ def type_of_value(value: Any) -> CtyType:
         return TupleType(tuple(type_of_value(v) for v in value))
     if isinstance(value, dict):
         return ObjectType({k: type_of_value(v) for k, v in value.items()})
-    if _is_decimal(value):
+    if isinstance(value, Decimal):
         return NUMBER
     raise TypeSpecError(f"a {type(value).__name__} value has no cty type")
-
-
-def _is_decimal(value: Any) -> bool:
-    return type(value).__name__ == "Decimal"

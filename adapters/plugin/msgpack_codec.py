@@ -18,11 +18,11 @@ allocated per value beyond the output.
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, NoReturn
 
 import msgpack
 
-from adapters.plugin.convert import as_set
+from adapters.plugin.convert import ConversionError, as_set, to_bool, to_number, to_string
 from adapters.plugin.cty_types import (
     BOOL,
     DYNAMIC,
@@ -35,7 +35,7 @@ from adapters.plugin.cty_types import (
     type_json,
     type_of_value,
 )
-from adapters.plugin.numbers import NotANumber, from_wire_float, number_text, number_wire, parse_number
+from adapters.plugin.numbers import NotANumber, from_wire_float, number_wire, parse_number
 from adapters.plugin.set_order import sort_set
 from adapters.plugin.value_errors import PluginValueError, TypeSpecError
 from engine.lang.values import Marked, Path, Unknown, apply_paths, deep_unmark
@@ -104,7 +104,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
             return True
         if v == "false":
             return False
-        raise _Misfit(_bool_message(v))
+        _refuse_bool(v)
     if kind == "object":
         return _prepare_object(v, ty, found, strict)  # type: ignore[arg-type]
     if kind in ("list", "set"):
@@ -153,7 +153,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
 def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict: bool) -> dict:
     if not isinstance(v, dict):
         raise _Misfit("object required")
-    out = {}
+    out: dict[str, Any] = {}
     present = 0
     for name, aty in ty.fields:
         x = v.get(name, _ABSENT)
@@ -206,36 +206,27 @@ def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], strict: 
 
 
 def _to_number_wire(v: Any) -> Any:
-    if isinstance(v, bool):
-        raise _Misfit("a number is required")
-    if isinstance(v, str):
-        try:
-            return number_wire(parse_number(v))
-        except NotANumber:
-            raise _Misfit("a number is required") from None
     try:
-        return number_wire(v)
-    except (NotANumber, TypeError, ValueError):
+        return number_wire(to_number(v))
+    except ConversionError as e:
+        raise _Misfit(e.message) from None
+    except NotANumber:
         raise _Misfit("a number is required") from None
 
 
 def _scalar_to_string(v: Any) -> str:
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int | float) or type(v).__name__ == "Decimal":
-        try:
-            return number_text(v)
-        except NotANumber as e:
-            raise _Misfit(str(e)) from None
-    raise _Misfit("string required")
+    try:
+        return to_string(v)
+    except ConversionError as e:
+        raise _Misfit(e.message) from None
 
 
-def _bool_message(v: Any) -> str:
-    if isinstance(v, str) and v.lower() in ("true", "false"):
-        return f'a bool is required; to convert from string, use lowercase "{v.lower()}"'
-    return "a bool is required"
+def _refuse_bool(v: Any) -> NoReturn:
+    try:
+        to_bool(v)
+    except ConversionError as e:
+        raise _Misfit(e.message) from None
+    raise AssertionError("unreachable: the value converts")
 
 
 # ---- decoding ---------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def decimal_text(decimal: Decimal) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def number_text(n: int | float) -> str:
+def number_text(n: int | float | Decimal) -> str:
     """A number as cty spells it in strings and JSON: ``1``, ``0.1``, ``100000000000000000000``."""
     if type(n) is int:
         return str(n)
