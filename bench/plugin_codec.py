@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.plugin.config_shape import normalize_config, proposed_new  # noqa: E402
-from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of  # noqa: E402
-from adapters.plugin.msgpack_codec import decode, encode  # noqa: E402
+from adapters.plugin.config_shape import normalize_config, proposed_new
+from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of
+from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.schema import (
     LIST,
     SET,
@@ -28,8 +28,8 @@ from adapters.plugin.schema import (
     NestedBlock,
     implied_type,
     sensitive_paths,
-)  # noqa: E402
-from engine.lang.values import UNKNOWN, Marked  # noqa: E402
+)
+from engine.lang.values import UNKNOWN, Marked
 
 RULE = Block(
     attributes=(
