@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.plugin.convert import as_set, convert
+from adapters.plugin.cty_types import BOOL, STRING
 from adapters.plugin.schema import (
     GROUP,
     LIST,
@@ -29,6 +30,8 @@ from adapters.plugin.schema import (
 )
 from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
 from engine.lang.values import Marked, Path, SetValue, Unknown
+
+_PLAIN = {STRING: str, BOOL: bool}
 
 
 class ConfigShapeError(PluginValueError):
@@ -57,7 +60,15 @@ def normalize_config(block: Block, config: Any, path: Path = ()) -> dict[str, An
             )
     out: dict[str, Any] = {}
     for a in block.attributes:
-        out[a.name] = _attribute_value(a, config.get(a.name), (*path, a.name))
+        value = config.get(a.name)
+        ty = a.type
+        # Most arguments are unset or already a plain value of their type: no conversion needed.
+        if value is None and not a.required:
+            out[a.name] = None
+        elif ty is not None and type(value) is _PLAIN.get(ty) and (a.optional or a.required):
+            out[a.name] = value
+        else:
+            out[a.name] = _attribute_value(a, value, (*path, a.name))
     for b in block.block_types:
         if b.type_name in attributes:
             continue
