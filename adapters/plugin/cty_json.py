@@ -25,6 +25,7 @@ from adapters.plugin.cty_types import (
     type_of_value,
     type_to_json_value,
 )
+from adapters.plugin.dynamic_types import DynamicTypes, overrides_for, record_json_types
 from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.set_order import set_order
@@ -32,18 +33,19 @@ from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecEr
 from engine.lang.values import Marked, Unknown
 
 
-def encode_json(value: Any, ty: CtyType) -> bytes:
+def encode_json(value: Any, ty: CtyType, *, dynamic_types: DynamicTypes | None = None) -> bytes:
     """``value`` in cty's JSON encoding for ``ty``, byte for byte as cty writes it."""
-    return _write(to_json_value(value, ty)).encode()
+    overrides = overrides_for(value, dynamic_types) if dynamic_types else {}
+    return _write(_to_json(value, ty, (), overrides)).encode()
 
 
-def decode_json(data: bytes | str, ty: CtyType) -> Any:
-    """The value of type ``ty`` that cty JSON ``data`` encodes."""
+def decode_json(data: bytes | str, ty: CtyType, *, dynamic_types: DynamicTypes | None = None) -> Any:
+    """The value of type ``ty`` that cty JSON ``data`` encodes (see ``from_json_value``)."""
     try:
         doc = json.loads(data, parse_float=Decimal)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise PluginValueError(f"the provider sent malformed JSON: {e}") from None
-    return from_json_value(doc, ty)
+    return from_json_value(doc, ty, dynamic_types=dynamic_types)
 
 
 class _Number:
@@ -55,12 +57,13 @@ class _Number:
         self.text = text
 
 
-def to_json_value(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
+def to_json_value(value: Any, ty: CtyType, *, dynamic_types: DynamicTypes | None = None) -> Any:
     """``value`` as JSON data shaped by ``ty`` (numbers as ``int``/``float``; marks dropped)."""
-    return _unwrap_numbers(_to_json(value, ty, path))
+    overrides = overrides_for(value, dynamic_types) if dynamic_types else {}
+    return _unwrap_numbers(_to_json(value, ty, (), overrides))
 
 
-def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
+def _to_json(value: Any, ty: CtyType, path: PathSteps, overrides: dict[int, CtyType]) -> Any:
     if isinstance(value, Marked):
         value = value.value
     if isinstance(value, Unknown):
@@ -69,8 +72,8 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
         return None
     kind = ty.kind
     if kind == "dynamic":
-        actual = type_of_value(value)
-        return {"value": _to_json(value, actual, path), "type": type_to_json_value(actual)}
+        actual = overrides.get(id(value)) or type_of_value(value)
+        return {"value": _to_json(value, actual, path, overrides), "type": type_to_json_value(actual)}
     if kind in ("string", "number", "bool"):
         converted = convert(value, ty, path)
         if kind == "string" and not converted.isascii():
@@ -85,7 +88,7 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
         if not isinstance(value, list):
             raise ConversionError(f"{ty.friendly_name} required", path)
         element = ty.element  # type: ignore[attr-defined]
-        items = [_to_json(x, element, (*path, i)) for i, x in enumerate(value)]
+        items = [_to_json(x, element, (*path, i), overrides) for i, x in enumerate(value)]
         if kind == "set":
             # cty writes a set's members in its own order, the one the msgpack encoding uses.
             wires = [to_wire(x, element) for x in value]
@@ -95,18 +98,18 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps) -> Any:
         if not isinstance(value, dict):
             raise ConversionError(f"{ty.friendly_name} required", path)
         element = ty.element  # type: ignore[attr-defined]
-        return {k: _to_json(value[k], element, (*path, k)) for k in sorted(value)}
+        return {k: _to_json(value[k], element, (*path, k), overrides) for k in sorted(value)}
     if isinstance(ty, ObjectType):
         if not isinstance(value, dict):
             raise ConversionError("object required", path)
         extra = sorted(k for k in value if k not in ty.attributes)
         if extra:
             raise PluginValueError("unsupported attribute", (*path, extra[0]))
-        return {n: _to_json(value.get(n), ty.attributes[n], (*path, n)) for n in ty.names}
+        return {n: _to_json(value.get(n), ty.attributes[n], (*path, n), overrides) for n in ty.names}
     assert isinstance(ty, TupleType)
     if not isinstance(value, list) or len(value) != len(ty.elements):
         raise ConversionError(f"a tuple of {len(ty.elements)} elements is required", path)
-    return [_to_json(x, t, (*path, i)) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
+    return [_to_json(x, t, (*path, i), overrides) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
 
 
 def _unwrap_numbers(doc: Any) -> Any:
@@ -141,8 +144,18 @@ def _write(doc: Any) -> str:
     return "{" + ",".join(f"{go_json_string(k)}:{_write(v)}" for k, v in doc.items()) + "}"
 
 
-def from_json_value(doc: Any, ty: CtyType, path: PathSteps = ()) -> Any:
-    """A ctl value of type ``ty`` from JSON data (as ``json.loads`` gives it)."""
+def from_json_value(doc: Any, ty: CtyType, *, dynamic_types: DynamicTypes | None = None) -> Any:
+    """A ctl value of type ``ty`` from JSON data (as ``json.loads`` gives it).
+
+    A ``dynamic_types`` dict is filled with the exact type of each dynamic value, by path.
+    """
+    value = _from_json(doc, ty, ())
+    if dynamic_types is not None:
+        dynamic_types.update(record_json_types(doc, ty))
+    return value
+
+
+def _from_json(doc: Any, ty: CtyType, path: PathSteps) -> Any:
     if doc is None:
         return None
     kind = ty.kind
@@ -170,24 +183,24 @@ def from_json_value(doc: Any, ty: CtyType, path: PathSteps = ()) -> Any:
         if not isinstance(doc, list):
             raise PluginValueError(f"a {kind} is required", path)
         element = ty.element  # type: ignore[attr-defined]
-        items = [from_json_value(x, element, (*path, i)) for i, x in enumerate(doc)]
+        items = [_from_json(x, element, (*path, i)) for i, x in enumerate(doc)]
         return as_set(items) if kind == "set" else items
     if kind == "map":
         if not isinstance(doc, dict):
             raise PluginValueError("a map is required", path)
         element = ty.element  # type: ignore[attr-defined]
-        return {k: from_json_value(v, element, (*path, k)) for k, v in doc.items()}
+        return {k: _from_json(v, element, (*path, k)) for k, v in doc.items()}
     if isinstance(ty, ObjectType):
         if not isinstance(doc, dict):
             raise PluginValueError("an object is required", path)
         for k in doc:
             if k not in ty.attributes:
                 raise PluginValueError("unsupported attribute", (*path, k))
-        return {n: from_json_value(doc.get(n), ty.attributes[n], (*path, n)) for n in ty.names}
+        return {n: _from_json(doc.get(n), ty.attributes[n], (*path, n)) for n in ty.names}
     assert isinstance(ty, TupleType)
     if not isinstance(doc, list) or len(doc) != len(ty.elements):
         raise PluginValueError(f"a tuple of length {len(ty.elements)} is required", path)
-    return [from_json_value(x, t, (*path, i)) for i, (x, t) in enumerate(zip(doc, ty.elements, strict=True))]
+    return [_from_json(x, t, (*path, i)) for i, (x, t) in enumerate(zip(doc, ty.elements, strict=True))]
 
 
 def _json_number(doc: Any, path: PathSteps) -> int | float:
@@ -215,4 +228,4 @@ def _dynamic_from_json(doc: Any, path: PathSteps) -> Any:
         actual = parse_type(json.dumps(doc["type"]))
     except TypeSpecError as e:
         raise PluginValueError(f"failed to decode type for dynamic value: {e.summary}", path) from None
-    return from_json_value(doc["value"], actual, path)
+    return _from_json(doc["value"], actual, path)

@@ -35,6 +35,7 @@ from adapters.plugin.cty_types import (
     type_json,
     type_of_value,
 )
+from adapters.plugin.dynamic_types import DynamicTypes, overrides_for, record_wire_types
 from adapters.plugin.numbers import NotANumber, from_wire_float, number_wire, parse_number
 from adapters.plugin.set_order import sort_set
 from adapters.plugin.value_errors import PluginValueError, TypeSpecError
@@ -47,6 +48,16 @@ UNKNOWN_WIRE = msgpack.ExtType(UNKNOWN_EXT_TYPE, b"\x00")
 _ABSENT = object()
 
 
+class _Options:
+    """Internal: what one encode call was asked for, handed down the walk as one argument."""
+
+    __slots__ = ("overrides", "strict")
+
+    def __init__(self, strict: bool, overrides: dict[int, CtyType]) -> None:
+        self.strict = strict
+        self.overrides = overrides
+
+
 class _Misfit(Exception):
     """Internal: a value that does not fit; containers add their step while it unwinds."""
 
@@ -56,31 +67,38 @@ class _Misfit(Exception):
         self.reversed_path: list[str | int] = []
 
 
-def encode(value: Any, ty: CtyType, *, strict: bool = False) -> tuple[bytes, list[Path]]:
+def encode(
+    value: Any, ty: CtyType, *, strict: bool = False, dynamic_types: DynamicTypes | None = None
+) -> tuple[bytes, list[Path]]:
     """``value`` as cty msgpack of type ``ty``, and the paths of the sensitive values it held.
 
     With ``strict`` an object attribute that is absent (and not optional) is an error; otherwise it
     is sent as null, as Terraform does for an attribute nobody set. Attributes the type does not
-    know are an error either way.
+    know are an error either way. ``dynamic_types`` (from ``decode``) gives dynamic values back the
+    exact types they arrived with, where they still fit.
     """
     found: list[list[str | int]] = []
+    opts = _Options(strict, overrides_for(value, dynamic_types) if dynamic_types else {})
     try:
-        wire = _prepare(value, ty, found, strict)
+        wire = _prepare(value, ty, found, opts)
     except _Misfit as e:
         raise PluginValueError(e.message, list(reversed(e.reversed_path))) from None
     paths = [tuple(reversed(p)) for p in found]
     return msgpack.packb(wire, use_bin_type=True), paths
 
 
-def to_wire(value: Any, ty: CtyType, *, strict: bool = False) -> Any:
+def to_wire(
+    value: Any, ty: CtyType, *, strict: bool = False, dynamic_types: DynamicTypes | None = None
+) -> Any:
     """The msgpack-ready form of ``value`` (marks dropped): for callers embedding it elsewhere."""
+    opts = _Options(strict, overrides_for(value, dynamic_types) if dynamic_types else {})
     try:
-        return _prepare(value, ty, [], strict)
+        return _prepare(value, ty, [], opts)
     except _Misfit as e:
         raise PluginValueError(e.message, list(reversed(e.reversed_path))) from None
 
 
-def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) -> Any:
+def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) -> Any:
     if type(v) is Marked:
         found.append([])
         v = deep_unmark(v.value)[0]
@@ -106,7 +124,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
             return False
         _refuse_bool(v)
     if kind == "object":
-        return _prepare_object(v, ty, found, strict)  # type: ignore[arg-type]
+        return _prepare_object(v, ty, found, opts)  # type: ignore[arg-type]
     if kind in ("list", "set"):
         if not isinstance(v, list):
             raise _Misfit(f"{ty.friendly_name} required")
@@ -115,7 +133,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
         for i, x in enumerate(v):
             n = len(found)
             try:
-                out.append(_prepare(x, element, found, strict))
+                out.append(_prepare(x, element, found, opts))
             except _Misfit as e:
                 e.reversed_path.append(i)
                 raise
@@ -132,7 +150,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
             try:
                 if not isinstance(k, str):
                     raise _Misfit("map keys must be strings")
-                out_map[k] = _prepare(v[k], element, found, strict)
+                out_map[k] = _prepare(v[k], element, found, opts)
             except _Misfit as e:
                 e.reversed_path.append(k)
                 raise
@@ -140,17 +158,19 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], strict: bool) ->
                 p.append(k)
         return out_map
     if kind == "tuple":
-        return _prepare_tuple(v, ty, found, strict)  # type: ignore[arg-type]
+        return _prepare_tuple(v, ty, found, opts)  # type: ignore[arg-type]
     if kind == "dynamic":
-        try:
-            actual = type_of_value(v)
-        except TypeSpecError as e:
-            raise _Misfit(e.summary) from None
-        return [type_json(actual), _prepare(v, actual, found, strict)]
+        actual = opts.overrides.get(id(v)) if opts.overrides else None
+        if actual is None:
+            try:
+                actual = type_of_value(v)
+            except TypeSpecError as e:
+                raise _Misfit(e.summary) from None
+        return [type_json(actual), _prepare(v, actual, found, opts)]
     raise _Misfit(f"cannot encode a value of type {ty.friendly_name}")
 
 
-def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict: bool) -> dict:
+def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: _Options) -> dict:
     if not isinstance(v, dict):
         raise _Misfit("object required")
     out: dict[str, Any] = {}
@@ -158,7 +178,7 @@ def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict
     for name, aty in ty.fields:
         x = v.get(name, _ABSENT)
         if x is _ABSENT:
-            if strict and name not in ty.optional:
+            if opts.strict and name not in ty.optional:
                 raise _Misfit(f'attribute "{name}" is required')
             out[name] = None
             continue
@@ -174,7 +194,7 @@ def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict
             continue
         n = len(found)
         try:
-            out[name] = _prepare(x, aty, found, strict)
+            out[name] = _prepare(x, aty, found, opts)
         except _Misfit as e:
             e.reversed_path.append(name)
             raise
@@ -187,7 +207,7 @@ def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], strict
     return out
 
 
-def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], strict: bool) -> list:
+def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], opts: _Options) -> list:
     if not isinstance(v, list):
         raise _Misfit("tuple required")
     if len(v) != len(ty.elements):
@@ -196,7 +216,7 @@ def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], strict: 
     for i, (x, t) in enumerate(zip(v, ty.elements, strict=True)):
         n = len(found)
         try:
-            out.append(_prepare(x, t, found, strict))
+            out.append(_prepare(x, t, found, opts))
         except _Misfit as e:
             e.reversed_path.append(i)
             raise
@@ -257,8 +277,14 @@ def _ext_hook(code: int, payload: bytes) -> Any:
     return _WIRE_UNKNOWN
 
 
-def decode(data: bytes, ty: CtyType, *, sensitive: list[Path] | None = None) -> Any:
-    """The value of type ``ty`` that ``data`` encodes; values at ``sensitive`` paths come back marked."""
+def decode(
+    data: bytes, ty: CtyType, *, sensitive: list[Path] | None = None, dynamic_types: DynamicTypes | None = None
+) -> Any:
+    """The value of type ``ty`` that ``data`` encodes; values at ``sensitive`` paths come back marked.
+
+    A ``dynamic_types`` dict is filled with the exact type of each dynamic value, by path, for a
+    later ``encode`` to send them back unchanged.
+    """
     try:
         raw = msgpack.unpackb(data, raw=False, ext_hook=_ext_hook, strict_map_key=False)
     except PluginValueError:
@@ -269,6 +295,8 @@ def decode(data: bytes, ty: CtyType, *, sensitive: list[Path] | None = None) -> 
         value = from_wire(raw, ty)
     except _Misfit as e:
         raise PluginValueError(e.message, list(reversed(e.reversed_path))) from None
+    if dynamic_types is not None:
+        dynamic_types.update(record_wire_types(raw, ty, _WIRE_UNKNOWN))
     return apply_paths(value, list(sensitive)) if sensitive else value
 
 

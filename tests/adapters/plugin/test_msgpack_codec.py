@@ -516,3 +516,48 @@ def test_to_wire_gives_msgpack_ready_data() -> None:
     }
     assert to_wire(["x"], set_of(STRING)) == ["x"]
     assert to_wire({"k": True}, map_of(BOOL)) == {"k": True}
+
+
+# ---- exact types of dynamic values ---------------------------------------------------------------
+
+
+def dyn(type_spec: bytes, value_hex: str) -> str:
+    return f"92 c4 {len(type_spec):02x} {type_spec.hex()} {value_hex}"
+
+
+def test_dynamic_values_keep_the_types_they_arrived_with() -> None:
+    ty = parse_type('["object",{"meta":"dynamic","items":["list","dynamic"]}]')
+    list_json = b'["list","string"]'
+    map_json = b'["map","number"]'
+    wire = hexbytes(
+        "82 a5 6974656d73 91" + dyn(map_json, "81 a16b 01") + " a4 6d657461" + dyn(list_json, "92 a161 a162")
+    )
+    types: dict = {}
+    value = decode(wire, ty, dynamic_types=types)
+    assert value == {"items": [{"k": 1}], "meta": ["a", "b"]}
+    assert types == {("items", 0): map_of(NUMBER), ("meta",): list_of(STRING)}
+    # With the recorded types the value goes back byte for byte; without, as a tuple and an object.
+    assert encode(value, ty, dynamic_types=types)[0] == wire
+    plain = encode(value, ty)[0]
+    assert b'["tuple",["string","string"]]' in plain
+    assert b'["object",{"k":"number"}]' in plain
+    # A value that no longer fits its recorded type is sent with the type it implies.
+    changed = {"items": [{"k": "not a number"}], "meta": ["a", "b"]}
+    data = encode(changed, ty, dynamic_types=types)[0]
+    assert b'["object",{"k":"string"}]' in data
+    assert b'["list","string"]' in data
+
+
+def test_conforms_is_exact_without_conversion() -> None:
+    from adapters.plugin.dynamic_types import conforms
+
+    assert conforms(["a", None, UNKNOWN], list_of(STRING))
+    assert not conforms(["a", 1], list_of(STRING))
+    assert not conforms(SetValue(["a"]), list_of(STRING))
+    assert conforms(SetValue(["a"]), set_of(STRING))
+    assert conforms({"a": True}, parse_type('["object",{"a":"bool","b":"number"}]'))
+    assert not conforms({"c": True}, parse_type('["object",{"a":"bool"}]'))
+    assert not conforms([1, 2], parse_type('["tuple",["number"]]'))
+    assert conforms(Marked([1]), parse_type('["tuple",["number"]]'))
+    assert not conforms(True, NUMBER)
+    assert conforms({"x": [1]}, DYNAMIC)
