@@ -109,7 +109,9 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps, overrides: dict[int, CtyT
     assert isinstance(ty, TupleType)
     if not isinstance(value, list) or len(value) != len(ty.elements):
         raise ConversionError(f"a tuple of {len(ty.elements)} elements is required", path)
-    return [_to_json(x, t, (*path, i), overrides) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
+    return [
+        _to_json(x, t, (*path, i), overrides) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))
+    ]
 
 
 def _unwrap_numbers(doc: Any) -> Any:

@@ -42,3 +42,23 @@ class PluginValueError(CtlError):
 
 class TypeSpecError(CtlError):
     """A type description in cty's JSON type encoding that is not valid."""
+
+
+class Misfit(Exception):
+    """Internal to the codecs: a value that does not fit; each container on the way out adds its
+    path step, so the path costs nothing unless there is an error. Becomes a ``PluginValueError``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reversed_path: list[str | int] = []
+
+    def error(self, hint: str = "") -> PluginValueError:
+        return PluginValueError(self.message, list(reversed(self.reversed_path)), hint=hint)
+
+
+ENCODE_HINT = "Check the value given here: the provider's schema says what this attribute must be."
+DECODE_HINT = (
+    "The provider sent a value that does not match its own schema, which is a bug in the provider; "
+    "a newer or older version of it may not have it."
+)

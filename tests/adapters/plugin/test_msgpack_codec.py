@@ -444,6 +444,7 @@ def test_errors_name_the_attribute_path() -> None:
         encode({"rule": [{"port": 1}, {"port": "abc"}]}, ty)
     assert str(info.value) == "rule[1].port: a number is required"
     assert info.value.path == ("rule", 1, "port")
+    assert "schema says what this attribute must be" in info.value.hint
     with pytest.raises(PluginValueError) as info:
         encode({"tags": {"Cost Center": "maybe"}}, ty)
     assert str(info.value) == 'tags["Cost Center"]: a bool is required'
@@ -489,6 +490,7 @@ def test_decode_errors_name_the_path_and_unsupported_attributes() -> None:
     with pytest.raises(PluginValueError) as info:
         decode(hexbytes("81 a161 91 81 a162 a3616263"), ty)
     assert str(info.value) == "a[0].b: number is required"
+    assert "bug in the provider" in info.value.hint
     with pytest.raises(PluginValueError) as info:
         decode(hexbytes("81 a17a 01"), ty)
     assert str(info.value) == "z: unsupported attribute"
