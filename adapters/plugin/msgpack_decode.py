@@ -47,7 +47,9 @@ def _ext_hook(code: int, payload: bytes) -> Any:
     if len(payload) <= 1:
         return _WIRE_UNKNOWN
     if code != REFINED_UNKNOWN_EXT_TYPE:
-        raise PluginValueError(f"unsupported extension type 0x{code:02x} with {len(payload)} bytes", hint=DECODE_HINT)
+        raise PluginValueError(
+            f"unsupported extension type 0x{code:02x} with {len(payload)} bytes", hint=DECODE_HINT
+        )
     if len(payload) > _MAX_REFINEMENT_BYTES:
         raise PluginValueError("oversize refinements of an unknown value", hint=DECODE_HINT)
     try:
@@ -76,7 +78,9 @@ def decode(
     except PluginValueError:
         raise
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as e:
-        raise PluginValueError(f"the provider sent a malformed msgpack value: {e}", hint=DECODE_HINT) from None
+        raise PluginValueError(
+            f"the provider sent a malformed msgpack value: {e}", hint=DECODE_HINT
+        ) from None
     try:
         value = from_wire(raw, ty)
     except Misfit as e:
