@@ -563,3 +563,14 @@ def test_conforms_is_exact_without_conversion() -> None:
     assert conforms(Marked([1]), parse_type('["tuple",["number"]]'))
     assert not conforms(True, NUMBER)
     assert conforms({"x": [1]}, DYNAMIC)
+
+
+def test_typed_unknown_and_null_inside_dynamic_read_back() -> None:
+    # go-cty wraps an unknown or null of a known type in a dynamic slot with its type.
+    string_json = b'"string"'
+    assert decode(hexbytes(dyn(string_json, "d40000")), DYNAMIC) == Unknown("string")
+    assert decode(hexbytes(dyn(string_json, "c0")), DYNAMIC) is None
+    list_json = b'["list","number"]'
+    got = decode(hexbytes(dyn(list_json, "92 01 d40000")), DYNAMIC)
+    assert got[0] == 1
+    assert isinstance(got[1], Unknown)
