@@ -13,9 +13,20 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.cty_types import CtyType, ObjectType, TupleType
+from adapters.plugin.cty_types import (
+    BOOL,
+    DYNAMIC,
+    NUMBER,
+    STRING,
+    CtyType,
+    ObjectType,
+    TupleType,
+    type_of_value,
+)
+from adapters.plugin.mismatch import constraint_name, convertible
+from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
-from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
+from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError, format_path
 from engine.lang.values import Marked, SetValue, Unknown, contains_unknown, deep_unmark, mark
 
 
@@ -34,9 +45,24 @@ class ConversionError(PluginValueError):
 
 
 def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
-    """``value`` converted to ``ty``; ``path`` names where it sits, for the error message."""
+    """``value`` converted to ``ty``; ``path`` names where it sits, for the error message.
+
+    As in cty, the value's type must be able to convert before any value is looked at, so a type
+    that cannot convert is reported where cty reports it (with the offending step in the message).
+    """
+    if ty is not DYNAMIC:
+        try:
+            got = type_of_value(value)
+        except TypeSpecError as e:
+            raise ConversionError(e.summary, path) from None
+        if not convertible(got, ty):
+            raise ConversionError(type_mismatch_message(got, ty), path)
+    return _convert(value, ty, path)
+
+
+def _convert(value: Any, ty: CtyType, path: PathSteps) -> Any:
     if isinstance(value, Marked):
-        return mark(convert(value.value, ty, path), value.marks)
+        return mark(_convert(value.value, ty, path), value.marks)
     if value is None:
         return None
     if isinstance(value, Unknown):
@@ -52,22 +78,32 @@ def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
         return to_bool(value, path)
     if kind in ("list", "set"):
         if not isinstance(value, list):
-            raise ConversionError(f"{ty.friendly_name} required", path)
+            raise ConversionError(mismatch_message(value, ty), path)
         element = ty.element  # type: ignore[attr-defined]
-        items = [convert(x, element, (*path, i)) for i, x in enumerate(value)]
+        items = [_convert(x, element, (*path, i)) for i, x in enumerate(value)]
         return as_set(items) if kind == "set" else items
     if kind == "map":
         if not isinstance(value, dict):
-            raise ConversionError(f"{ty.friendly_name} required", path)
+            raise ConversionError(mismatch_message(value, ty), path)
         element = ty.element  # type: ignore[attr-defined]
-        return {k: convert(x, element, (*path, k)) for k, x in value.items()}
+        # In key order, like cty, so the first problem reported is the one cty would report.
+        return {k: _convert(value[k], element, (*path, k)) for k in sorted(value)}
     if isinstance(ty, ObjectType):
         return _to_object(value, ty, path)
     if isinstance(ty, TupleType):
         if not isinstance(value, list) or len(value) != len(ty.elements):
-            raise ConversionError(f"a tuple of {len(ty.elements)} elements is required", path)
-        return [convert(x, t, (*path, i)) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
-    raise ConversionError(f"{ty.friendly_name} required", path)
+            raise ConversionError(mismatch_message(value, ty), path)
+        return [_convert(x, t, (*path, i)) for i, (x, t) in enumerate(zip(value, ty.elements, strict=True))]
+    raise ConversionError(mismatch_message(value, ty), path)
+
+
+def mismatch_message(value: Any, want: CtyType) -> str:
+    """Why ``value`` cannot be of type ``want`` at all, in cty's words."""
+    try:
+        got = type_of_value(value)
+    except TypeSpecError:
+        return f"{constraint_name(want)} required"
+    return type_mismatch_message(got, want)
 
 
 def to_string(value: Any, path: PathSteps = ()) -> str:
@@ -81,13 +117,13 @@ def to_string(value: Any, path: PathSteps = ()) -> str:
             return number_text(value)
         except NotANumber as e:
             raise ConversionError(str(e), path) from None
-    raise ConversionError("string required", path)
+    raise ConversionError(mismatch_message(value, STRING), path)
 
 
 def to_number(value: Any, path: PathSteps = ()) -> int | float:
     """A known, unmarked value as a number; strings must spell one exactly."""
     if isinstance(value, bool):
-        raise ConversionError("number required", path)
+        raise ConversionError(mismatch_message(value, NUMBER), path)
     if isinstance(value, int | float):
         return value
     if isinstance(value, Decimal):
@@ -97,7 +133,7 @@ def to_number(value: Any, path: PathSteps = ()) -> int | float:
             return parse_number(value)
         except NotANumber:
             raise ConversionError("a number is required", path) from None
-    raise ConversionError("number required", path)
+    raise ConversionError(mismatch_message(value, NUMBER), path)
 
 
 def _refuse_number(value: Any, path: PathSteps) -> int:
@@ -105,13 +141,13 @@ def _refuse_number(value: Any, path: PathSteps) -> int:
 
 
 def to_bool(value: Any, path: PathSteps = ()) -> bool:
-    """A known, unmarked value as a bool; only the strings "true" and "false" convert."""
+    """A known, unmarked value as a bool; of strings only "true"/"1" and "false"/"0" convert."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        if value == "true":
+        if value in ("true", "1"):
             return True
-        if value == "false":
+        if value in ("false", "0"):
             return False
         lowered = value.lower()
         if lowered in ("true", "false"):
@@ -119,12 +155,12 @@ def to_bool(value: Any, path: PathSteps = ()) -> bool:
                 f'a bool is required; to convert from string, use lowercase "{lowered}"', path
             )
         raise ConversionError("a bool is required", path)
-    raise ConversionError("bool required", path)
+    raise ConversionError(mismatch_message(value, BOOL), path)
 
 
 def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict:
     if not isinstance(value, dict):
-        raise ConversionError("object required", path)
+        raise ConversionError(mismatch_message(value, ty), path)
     missing = [n for n in ty.names if n not in value and n not in ty.optional]
     if len(missing) == 1:
         raise ConversionError(f'attribute "{missing[0]}" is required', path)
@@ -134,7 +170,7 @@ def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict:
         names = "".join(f'"{n}", ' for n in missing[:-1])
         raise ConversionError(f'attributes {names}and "{missing[-1]}" are required', path)
     # Attributes the type does not name are dropped, as cty's conversion does.
-    return {n: convert(value.get(n), t, (*path, n)) for n, t in ty.attributes.items()}
+    return {n: _convert(value.get(n), t, (*path, n)) for n, t in ty.fields}
 
 
 def as_set(items: list[Any]) -> SetValue:

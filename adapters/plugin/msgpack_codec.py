@@ -19,11 +19,11 @@ allocated per value beyond the output.
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, NoReturn
+from typing import Any
 
 import msgpack
 
-from adapters.plugin.convert import ConversionError, to_bool, to_number, to_string
+from adapters.plugin.convert import ConversionError, mismatch_message, to_bool, to_number, to_string
 from adapters.plugin.cty_types import (
     BOOL,
     NUMBER,
@@ -107,16 +107,12 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
     if kind == "bool":
         if v is True or v is False:
             return v
-        if v == "true":
-            return True
-        if v == "false":
-            return False
-        _refuse_bool(v)
+        return _to_bool_wire(v)
     if kind == "object":
         return _prepare_object(v, ty, found, opts)  # type: ignore[arg-type]
     if kind in ("list", "set"):
         if not isinstance(v, list):
-            raise Misfit(f"{ty.friendly_name} required")
+            raise Misfit(mismatch_message(v, ty))
         element = ty.element  # type: ignore[attr-defined]
         out = []
         for i, x in enumerate(v):
@@ -131,7 +127,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
         return sort_set(out, element, UNKNOWN_WIRE) if kind == "set" else out
     if kind == "map":
         if not isinstance(v, dict):
-            raise Misfit(f"{ty.friendly_name} required")
+            raise Misfit(mismatch_message(v, ty))
         element = ty.element  # type: ignore[attr-defined]
         out_map = {}
         for k in sorted(v):
@@ -161,7 +157,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
 
 def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: _Options) -> dict:
     if not isinstance(v, dict):
-        raise Misfit("object required")
+        raise Misfit(mismatch_message(v, ty))
     out: dict[str, Any] = {}
     present = 0
     for name, aty in ty.fields:
@@ -198,9 +194,9 @@ def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: 
 
 def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], opts: _Options) -> list:
     if not isinstance(v, list):
-        raise Misfit("tuple required")
+        raise Misfit(mismatch_message(v, ty))
     if len(v) != len(ty.elements):
-        raise Misfit(f"a tuple of {len(ty.elements)} elements is required, got {len(v)}")
+        raise Misfit(f"tuple required: {len(ty.elements)} elements, not {len(v)}")
     out = []
     for i, (x, t) in enumerate(zip(v, ty.elements, strict=True)):
         n = len(found)
@@ -230,12 +226,11 @@ def _scalar_to_string(v: Any) -> str:
         raise Misfit(e.message) from None
 
 
-def _refuse_bool(v: Any) -> NoReturn:
+def _to_bool_wire(v: Any) -> bool:
     try:
-        to_bool(v)
+        return to_bool(v)
     except ConversionError as e:
         raise Misfit(e.message) from None
-    raise AssertionError("unreachable: the value converts")
 
 
 __all__ = ["UNKNOWN_EXT_TYPE", "UNKNOWN_WIRE", "decode", "encode", "from_wire", "to_wire"]

@@ -85,9 +85,14 @@ def number_text(n: int | float | Decimal) -> str:
     return decimal_text(Decimal(repr(wire)))
 
 
+_INFINITIES = frozenset({"Inf", "inf", "+Inf", "+inf", "-Inf", "-inf"})
+
+
 def parse_number(text: str) -> int | float:
-    """The number a string spells (strict: no spaces, no hex), as ctl holds it."""
+    """The number a string spells, as cty reads it (decimal only: no spaces, no hex; ``Inf``)."""
     if not _NUMBER_TEXT.fullmatch(text):
+        if text in _INFINITIES:
+            return float(text)
         raise NotANumber(f"{text!r} is not a number")
     if "." not in text and "e" not in text and "E" not in text:
         return int(text)
@@ -95,6 +100,10 @@ def parse_number(text: str) -> int | float:
         decimal = Decimal(text)
     except InvalidOperation:
         raise NotANumber(f"{text!r} is not a number") from None
+    if decimal.adjusted() > 1000:
+        # A thousand-digit integer is no real attribute; refusing keeps "1e999999999" from
+        # costing minutes of arithmetic.
+        raise NotANumber(f"{text!r} is too large a number")
     if decimal == decimal.to_integral_value():
         return int(decimal)
     return float(decimal)

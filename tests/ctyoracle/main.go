@@ -6,7 +6,9 @@
 //	{"op":"decode","type":<type JSON>,"hex":"..."}      ->  {"value":<value>}
 //	{"op":"json","type":<type JSON>,"value":<value>}    ->  {"json":"<cty JSON text>"}
 //	{"op":"refined","type":<type JSON>,"refine":{...}}  ->  {"hex":"..."} (a refined unknown)
+//	{"op":"convert","type":<type JSON>,"value":<value>} ->  {"value":<value>} or {"error":"...","path":[...]}
 //
+// For "convert" the value takes the type its JSON implies, as a literal in configuration does.
 // Values are JSON with numbers kept as written; {"__unknown__":true} stands for an unknown value.
 // A dynamic-typed value takes the type its JSON implies (arrays are tuples, objects are objects).
 package main
@@ -16,10 +18,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	ctymsgpack "github.com/zclconf/go-cty/cty/msgpack"
 )
@@ -47,6 +51,7 @@ type response struct {
 	Value any    `json:"value,omitempty"`
 	Null  bool   `json:"null,omitempty"`
 	Error string `json:"error,omitempty"`
+	Path  []any  `json:"path,omitempty"`
 }
 
 func main() {
@@ -136,6 +141,40 @@ func handle(line []byte) (resp response) {
 			return response{Error: err.Error()}
 		}
 		return response{Hex: hex.EncodeToString(b)}
+	case "convert":
+		dec := json.NewDecoder(bytes.NewReader(req.Value))
+		dec.UseNumber()
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			return response{Error: err.Error()}
+		}
+		val, err := implied(raw)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		out, err := convert.Convert(val, ty)
+		if err != nil {
+			resp := response{Error: err.Error(), Path: []any{}}
+			var pathErr cty.PathError
+			if errors.As(err, &pathErr) {
+				for _, step := range pathErr.Path {
+					switch s := step.(type) {
+					case cty.GetAttrStep:
+						resp.Path = append(resp.Path, s.Name)
+					case cty.IndexStep:
+						if s.Key.Type() == cty.String {
+							resp.Path = append(resp.Path, s.Key.AsString())
+						} else {
+							i, _ := s.Key.AsBigFloat().Int64()
+							resp.Path = append(resp.Path, i)
+						}
+					}
+				}
+			}
+			return resp
+		}
+		v := fromValue(out)
+		return response{Value: v, Null: v == nil}
 	case "decode":
 		b, err := hex.DecodeString(req.Hex)
 		if err != nil {
@@ -299,6 +338,9 @@ func fromValue(val cty.Value) any {
 	case ty == cty.String:
 		return val.AsString()
 	case ty == cty.Number:
+		if bf := val.AsBigFloat(); bf.IsInf() {
+			return bf.String() // "+Inf" or "-Inf": JSON has no number for them
+		}
 		return json.Number(val.AsBigFloat().Text('f', -1))
 	case ty == cty.Bool:
 		return val.True()

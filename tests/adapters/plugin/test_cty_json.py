@@ -119,6 +119,9 @@ def test_json_drops_marks() -> None:
         (1e20, STRING, "100000000000000000000"),
         (True, STRING, "true"),
         ("false", BOOL, False),
+        ("1", BOOL, True),
+        ("0", BOOL, False),
+        ("-Inf", NUMBER, float("-inf")),
         ([1, "2"], list_of(NUMBER), [1, 2]),
         (["b", "a", "b"], set_of(STRING), ["a", "b"]),
         ({"a": 1}, map_of(STRING), {"a": "1"}),
@@ -149,15 +152,35 @@ def test_conversion_keeps_marks_and_unknowns() -> None:
     ("value", "ty", "message"),
     [
         ("abc", NUMBER, 'Inappropriate value for attribute "port": a number is required.'),
-        (True, NUMBER, 'Inappropriate value for attribute "port": number required.'),
+        (True, NUMBER, 'Inappropriate value for attribute "port": number required, but have bool.'),
         ("yes", BOOL, 'Inappropriate value for attribute "port": a bool is required.'),
         (
             "False",
             BOOL,
             'Inappropriate value for attribute "port": a bool is required; to convert from string, use lowercase "false".',
         ),
-        ([1], STRING, 'Inappropriate value for attribute "port": string required.'),
-        ("x", list_of(STRING), 'Inappropriate value for attribute "port": list of string required.'),
+        ([1], STRING, 'Inappropriate value for attribute "port": string required, but have tuple.'),
+        (
+            "x",
+            list_of(STRING),
+            'Inappropriate value for attribute "port": list of string required, but have string.',
+        ),
+        ({"a": "x"}, list_of(STRING), 'Inappropriate value for attribute "port": list of string required.'),
+        (
+            [[1]],
+            list_of(STRING),
+            'Inappropriate value for attribute "port": element 0: string required, but have tuple.',
+        ),
+        (
+            {"a": [1]},
+            parse_type('["object",{"a":"string"}]'),
+            'Inappropriate value for attribute "port": attribute "a": string required, but have tuple.',
+        ),
+        (
+            ["a"],
+            parse_type('["tuple",["string","string"]]'),
+            'Inappropriate value for attribute "port": tuple required.',
+        ),
         ({"a": "x"}, parse_type('["object",{"a":"string","b":"string"}]'), 'attribute "b" is required.'),
         ({}, parse_type('["object",{"a":"string","b":"string"}]'), 'attributes "a" and "b" are required.'),
         (

@@ -189,6 +189,9 @@ def test_scalar_conversions_on_encode() -> None:
     assert enc(True, "string") == hexbytes(fixstr("true"))
     assert enc("true", "bool") == hexbytes("c3")
     assert enc("false", "bool") == hexbytes("c2")
+    assert enc("1", "bool") == hexbytes("c3")
+    assert enc("0", "bool") == hexbytes("c2")
+    assert enc("-Inf", "number") == hexbytes(f64(-math.inf))
 
 
 def test_unknown_is_extension_zero_with_one_zero_byte() -> None:
@@ -411,21 +414,22 @@ def test_a_marked_collection_is_one_path_and_its_contents_are_sent_plainly() -> 
     ("spec", "value", "message"),
     [
         ("number", "abc", "a number is required"),
-        # cty's wording: "a number is required" for a string that is not one, "number required"
+        # cty's wording: "a number is required" for a string that is not one, both types named
         # for a value of another kind altogether.
-        ("number", True, "number required"),
-        ("number", [1], "number required"),
+        ("number", True, "number required, but have bool"),
+        ("number", [1], "number required, but have tuple"),
         ("number", math.nan, "a number is required"),
         ("bool", "yes", "a bool is required"),
+        ("bool", "2", "a bool is required"),
         ("bool", "True", 'a bool is required; to convert from string, use lowercase "true"'),
-        ("bool", 1, "bool required"),
-        ("string", [1], "string required"),
-        ("string", {"a": 1}, "string required"),
-        ('["list","string"]', "a", "list of string required"),
+        ("bool", 1, "bool required, but have number"),
+        ("string", [1], "string required, but have tuple"),
+        ("string", {"a": 1}, "string required, but have object"),
+        ('["list","string"]', "a", "list of string required, but have string"),
         ('["set","number"]', {"a": 1}, "set of number required"),
         ('["map","string"]', ["a"], "map of string required"),
-        ('["object",{"a":"string"}]', "x", "object required"),
-        ('["tuple",["string","string"]]', ["a"], "a tuple of 2 elements is required, got 1"),
+        ('["object",{"a":"string"}]', "x", "object required, but have string"),
+        ('["tuple",["string","string"]]', ["a"], "tuple required: 2 elements, not 1"),
         ('["object",{"a":"string"}]', {"a": "x", "zz": 1}, 'unsupported attribute "zz"'),
     ],
 )

@@ -284,7 +284,7 @@ def test_normalize_nested_attributes_fill_optional_attributes() -> None:
     with pytest.raises(ConversionError) as info:
         normalize_config(block, {"endpoints": [{"port": 1}]})
     assert (
-        str(info.value) == 'Inappropriate value for attribute "endpoints[0]": attribute "host" is required.'
+        str(info.value) == 'Inappropriate value for attribute "endpoints": element 0: attribute "host" is required.'
     )
 
 
