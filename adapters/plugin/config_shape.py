@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.plugin.convert import as_set, convert
-from adapters.plugin.cty_types import BOOL, STRING, CtyType
+from adapters.plugin.cty_types import BOOL, NUMBER, STRING, CtyType
 from adapters.plugin.schema import (
     GROUP,
     LIST,
@@ -31,7 +31,7 @@ from adapters.plugin.schema import (
 from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
 from engine.lang.values import Marked, Path, SetValue, Unknown
 
-_PLAIN: dict[CtyType, type] = {STRING: str, BOOL: bool}
+_PLAIN: dict[CtyType, type] = {STRING: str, NUMBER: int, BOOL: bool}
 
 
 class ConfigShapeError(PluginValueError):

@@ -29,6 +29,8 @@ from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError, format_path
 from engine.lang.values import Marked, SetValue, Unknown, contains_unknown, deep_unmark, mark
 
+_PLAIN_TYPES: dict[CtyType, type] = {STRING: str, NUMBER: int, BOOL: bool}
+
 
 class ConversionError(PluginValueError):
     """A value Terraform would refuse for an attribute of this type."""
@@ -50,6 +52,8 @@ def convert(value: Any, ty: CtyType, path: PathSteps = ()) -> Any:
     As in cty, the value's type must be able to convert before any value is looked at, so a type
     that cannot convert is reported where cty reports it (with the offending step in the message).
     """
+    if value is None or type(value) is _PLAIN_TYPES.get(ty):
+        return value  # already a plain value of the type: nothing to check or convert
     if ty is not DYNAMIC:
         try:
             got = type_of_value(value)
