@@ -22,7 +22,7 @@ from engine.lang.values import Marked, SetValue, Unknown
 class CtyType:
     """Base of every cty type; ``kind`` is the JSON name of the type's constructor."""
 
-    __slots__ = ("_json", "_name")
+    __slots__ = ("_hash", "_json", "_name")
     kind: str = ""
     _json: bytes | None  # the JSON encoding, once asked for
     _name: str | None  # the friendly name, once asked for
@@ -48,6 +48,7 @@ class Primitive(CtyType):
         self.kind = kind
         self._json = None
         self._name = None
+        self._hash: int | None = None
 
 
 class Collection(CtyType):
@@ -60,12 +61,16 @@ class Collection(CtyType):
         self.element = element
         self._json = None
         self._name = None
+        self._hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Collection) and other.kind == self.kind and other.element == self.element
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.element))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.kind, self.element))
+        return h
 
 
 class TupleType(CtyType):
@@ -78,12 +83,16 @@ class TupleType(CtyType):
         self.elements = tuple(elements)
         self._json = None
         self._name = None
+        self._hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TupleType) and other.elements == self.elements
 
     def __hash__(self) -> int:
-        return hash(("tuple", self.elements))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(("tuple", self.elements))
+        return h
 
 
 class ObjectType(CtyType):
@@ -100,6 +109,7 @@ class ObjectType(CtyType):
         self.optional = frozenset(optional)
         self._json = None
         self._name = None
+        self._hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -109,7 +119,10 @@ class ObjectType(CtyType):
         )
 
     def __hash__(self) -> int:
-        return hash(("object", self.names))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(("object", self.names))
+        return h
 
 
 STRING = Primitive("string")
