@@ -41,8 +41,11 @@ def number_wire(n: Any) -> int | float | str:
     if type(n) is int:
         return n if INT64_MIN <= n <= INT64_MAX else str(n)
     if isinstance(n, float):
-        if type(n) is WireFloat or math.isinf(n):
+        if math.isinf(n):
             return float(n)
+        if type(n) is WireFloat:
+            # Its exact binary value: an integer goes as one (as text beyond int64), like cty.
+            return number_wire(int(n)) if n.is_integer() else float(n)
         if n != n:
             raise NotANumber("NaN is not a number")
         if n.is_integer() and abs(n) < 2**53:

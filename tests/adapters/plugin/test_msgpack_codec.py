@@ -110,6 +110,7 @@ def test_integers_use_the_smallest_msgpack_form(n: int, wire: str) -> None:
         # 9.313225746154785e-10, which float64 cannot hold exactly.
         (2.0**-30, fixstr("0.0000000009313225746154785")),
         (WireFloat(2.0**-30), f64(2.0**-30)),
+        (WireFloat(2.0**70), fixstr("1180591620717411303424")),
         (math.inf, f64(math.inf)),
         (-math.inf, f64(-math.inf)),
     ],
