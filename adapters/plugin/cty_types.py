@@ -1,0 +1,303 @@
+"""cty types as providers send them in schemas: parsed, written back, compared and named.
+
+Terraform describes every attribute type in cty's JSON type encoding: ``"string"``, ``"number"``,
+``"bool"``, ``"dynamic"``, ``["list",T]``, ``["set",T]``, ``["map",T]``, ``["tuple",[T...]]`` and
+``["object",{name:T}]`` with an optional third element listing optional attribute names. The
+codecs walk these types once per value, so they are small immutable objects with a ``kind`` string
+to dispatch on; equal types compare and hash equal so they can key caches. ``type_json`` writes the
+exact bytes Go's cty writes (compact, keys sorted, Go's HTML-safe string escaping), because the
+msgpack encoding of a dynamic value embeds them.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from adapters.plugin.value_errors import TypeSpecError
+from engine.lang.values import Marked, SetValue, Unknown
+
+
+class CtyType:
+    """Base of every cty type; ``kind`` is the JSON name of the type's constructor."""
+
+    __slots__ = ("_hash", "_json", "_name")
+    kind: str = ""
+    _json: bytes | None  # the JSON encoding, once asked for
+    _name: str | None  # the friendly name, once asked for
+
+    def __repr__(self) -> str:
+        return f"CtyType({type_json(self).decode()})"
+
+    @property
+    def friendly_name(self) -> str:
+        """The name Terraform uses in messages: ``list of string``, ``object``, ``dynamic``."""
+        name = self._name
+        if name is None:
+            name = self._name = _friendly(self)
+        return name
+
+
+class Primitive(CtyType):
+    """``string``, ``number``, ``bool`` or the ``dynamic`` pseudo-type (one instance of each)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._json = None
+        self._name = None
+        self._hash: int | None = None
+
+
+class Collection(CtyType):
+    """``list``, ``set`` or ``map`` of one element type."""
+
+    __slots__ = ("element", "kind")
+
+    def __init__(self, kind: str, element: CtyType) -> None:
+        self.kind = kind
+        self.element = element
+        self._json = None
+        self._name = None
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Collection) and other.kind == self.kind and other.element == self.element
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.kind, self.element))
+        return h
+
+
+class TupleType(CtyType):
+    """A fixed-length sequence with one type per position."""
+
+    __slots__ = ("elements",)
+    kind = "tuple"
+
+    def __init__(self, elements: tuple[CtyType, ...]) -> None:
+        self.elements = tuple(elements)
+        self._json = None
+        self._name = None
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TupleType) and other.elements == self.elements
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(("tuple", self.elements))
+        return h
+
+
+class ObjectType(CtyType):
+    """Named attributes, each with a type; ``optional`` names may be absent in a conversion."""
+
+    __slots__ = ("attributes", "fields", "names", "optional")
+    kind = "object"
+
+    def __init__(self, attributes: dict[str, CtyType], optional: frozenset[str] = frozenset()) -> None:
+        self.attributes = dict(attributes)
+        # Sorted once: every encoding writes attributes in this order.
+        self.names = tuple(sorted(self.attributes))
+        self.fields = tuple((n, self.attributes[n]) for n in self.names)
+        self.optional = frozenset(optional)
+        self._json = None
+        self._name = None
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ObjectType)
+            and other.attributes == self.attributes
+            and other.optional == self.optional
+        )
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(("object", self.names))
+        return h
+
+
+STRING = Primitive("string")
+NUMBER = Primitive("number")
+BOOL = Primitive("bool")
+DYNAMIC = Primitive("dynamic")
+_PRIMITIVES = {"string": STRING, "number": NUMBER, "bool": BOOL, "dynamic": DYNAMIC}
+
+
+def list_of(element: CtyType) -> Collection:
+    return Collection("list", element)
+
+
+def set_of(element: CtyType) -> Collection:
+    return Collection("set", element)
+
+
+def map_of(element: CtyType) -> Collection:
+    return Collection("map", element)
+
+
+def parse_type(spec: bytes | str | Any) -> CtyType:
+    """A type from its JSON encoding: raw bytes/text as a schema carries it, or already parsed."""
+    if isinstance(spec, bytes | bytearray):
+        spec = spec.decode("utf-8", errors="replace")
+    if isinstance(spec, str) and spec not in _PRIMITIVES:
+        try:
+            spec = json.loads(spec)
+        except json.JSONDecodeError as e:
+            raise TypeSpecError(f"invalid type description {spec!r}: {e.msg}") from None
+    return _from_json(spec)
+
+
+def _from_json(spec: Any) -> CtyType:
+    if isinstance(spec, str):
+        if spec in _PRIMITIVES:
+            return _PRIMITIVES[spec]
+        raise TypeSpecError(f"invalid primitive type name {spec!r}")
+    if not isinstance(spec, list) or not spec or not isinstance(spec[0], str):
+        raise TypeSpecError(f"invalid type description {json.dumps(spec)}")
+    kind, args = spec[0], spec[1:]
+    if kind in ("list", "set", "map") and len(args) == 1:
+        return Collection(kind, _from_json(args[0]))
+    if kind == "tuple" and len(args) == 1 and isinstance(args[0], list):
+        return TupleType(tuple(_from_json(t) for t in args[0]))
+    if kind == "object" and len(args) in (1, 2) and isinstance(args[0], dict):
+        attrs = {name: _from_json(t) for name, t in args[0].items()}
+        optional = args[1] if len(args) == 2 else []
+        if not isinstance(optional, list) or not all(isinstance(n, str) for n in optional):
+            raise TypeSpecError(f"invalid optional attribute list {json.dumps(optional)}")
+        unknown = sorted(set(optional) - set(attrs))
+        if unknown:
+            raise TypeSpecError(f"optional attribute {unknown[0]!r} is not an attribute of the object")
+        return ObjectType(attrs, frozenset(optional))
+    raise TypeSpecError(f"invalid type description {json.dumps(spec)}")
+
+
+_JSON_BY_TYPE: dict[CtyType, bytes] = {}
+
+
+def type_json(ty: CtyType) -> bytes:
+    """The type's JSON encoding, byte for byte as cty writes it."""
+    cached = ty._json
+    if cached is None:
+        # Dynamic values build a fresh type per value; equal types share one encoding.
+        cached = _JSON_BY_TYPE.get(ty)
+        if cached is None:
+            cached = _to_json_text(ty).encode()
+            if len(_JSON_BY_TYPE) < 4096:
+                _JSON_BY_TYPE[ty] = cached
+        ty._json = cached
+    return cached
+
+
+def type_to_json_value(ty: CtyType) -> Any:
+    """The type's JSON encoding as plain data (for embedding in a JSON document)."""
+    return json.loads(type_json(ty))
+
+
+def _to_json_text(ty: CtyType) -> str:
+    if isinstance(ty, Primitive):
+        return f'"{ty.kind}"'
+    if isinstance(ty, Collection):
+        return f'["{ty.kind}",{_to_json_text(ty.element)}]'
+    if isinstance(ty, TupleType):
+        return '["tuple",[' + ",".join(_to_json_text(t) for t in ty.elements) + "]]"
+    assert isinstance(ty, ObjectType)
+    attrs = ",".join(f"{go_json_string(n)}:{_to_json_text(ty.attributes[n])}" for n in ty.names)
+    if ty.optional:
+        optional = ",".join(go_json_string(n) for n in sorted(ty.optional))
+        return f'["object",{{{attrs}}},[{optional}]]'
+    return f'["object",{{{attrs}}}]'
+
+
+_GO_SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def go_json_string(s: str) -> str:
+    """A JSON string literal as Go's encoding/json writes it: UTF-8 kept, ``<>&`` and U+2028/9 escaped."""
+    out = ['"']
+    for ch in s:
+        if ch in _GO_SHORT_ESCAPES:
+            out.append(_GO_SHORT_ESCAPES[ch])
+        elif ch < " " or ch in "<>&\u2028\u2029":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _friendly(ty: CtyType) -> str:
+    if isinstance(ty, Collection):
+        return f"{ty.kind} of {ty.element.friendly_name}"
+    return ty.kind
+
+
+def has_dynamic(ty: CtyType) -> bool:
+    """True when ``dynamic`` appears anywhere in the type (Terraform then cannot use a list)."""
+    if ty is DYNAMIC:
+        return True
+    if isinstance(ty, Collection):
+        return has_dynamic(ty.element)
+    if isinstance(ty, TupleType):
+        return any(has_dynamic(t) for t in ty.elements)
+    if isinstance(ty, ObjectType):
+        return any(has_dynamic(t) for t in ty.attributes.values())
+    return False
+
+
+def without_optional_attributes(ty: CtyType) -> CtyType:
+    """The same type with every object's optional-attribute list dropped, at every depth."""
+    if isinstance(ty, Collection):
+        return Collection(ty.kind, without_optional_attributes(ty.element))
+    if isinstance(ty, TupleType):
+        return TupleType(tuple(without_optional_attributes(t) for t in ty.elements))
+    if isinstance(ty, ObjectType):
+        return ObjectType({n: without_optional_attributes(t) for n, t in ty.attributes.items()})
+    return ty
+
+
+def type_of_value(value: Any) -> CtyType:
+    """The type a plain ctl value has on its own (what a ``dynamic`` attribute sends with it).
+
+    Lists are tuples and dicts objects, as for a literal in configuration; a set takes the type of
+    its first known element (ctl's sets hold one element type). Null and unknown are ``dynamic``.
+    """
+    if isinstance(value, Marked):
+        value = value.value
+    if value is None or isinstance(value, Unknown):
+        return DYNAMIC
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int | float):
+        return NUMBER
+    if isinstance(value, str):
+        return STRING
+    if isinstance(value, SetValue):
+        for element in value:
+            element_type = type_of_value(element)
+            if element_type is not DYNAMIC:
+                return set_of(element_type)
+        return set_of(DYNAMIC)
+    if isinstance(value, list):
+        return TupleType(tuple(type_of_value(v) for v in value))
+    if isinstance(value, dict):
+        return ObjectType({k: type_of_value(v) for k, v in value.items()})
+    if isinstance(value, Decimal):
+        return NUMBER
+    raise TypeSpecError(f"a {type(value).__name__} value has no cty type")
