@@ -1,0 +1,30 @@
+"""What ``ctl init`` decided about one provider plugin, and all a later command needs to run it.
+
+``ctl init`` finds the binary, starts it once to read its schema, and records a ``PluginSpec`` per
+provider (with the schema cached by the binary's SHA-256), so ``validate``, ``plan`` and Tab
+completion build their providers from the record without starting a process. The process itself is
+started only when an operation needs the provider (configure, plan, apply, read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """One provider served by a plugin binary, as recorded by ``ctl init``."""
+
+    local_name: str  # the name configurations use: "random" in random_id, provider "random" {}
+    source: str  # "registry.terraform.io/hashicorp/random"
+    version: str  # "3.6.2"
+    executable: Path
+    sha256: str  # of the executable: the schema cache key, and a check that it did not change
+    protocol: int  # 5 or 6, from the handshake
+    # The provider's schema in the shape `terraform providers schema -json` prints for one provider:
+    # {"provider": {...}, "resource_schemas": {...}, "data_source_schemas": {...}, "functions": {...}}
+    schema: dict[str, Any] = field(repr=False, default_factory=dict)
+    # Resource types a native adapter serves instead (the rule is in docs/providers.md).
+    native_types: frozenset[str] = frozenset()
