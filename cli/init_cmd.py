@@ -8,7 +8,7 @@ import sys
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
 from engine.errors import CtlError, ExitCode
 

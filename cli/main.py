@@ -18,8 +18,8 @@ import typer
 
 from cli import output
 from cli.common import remember_args
+from cli.global_options import GlobalOptions
 from cli.run_options import normalize_bool_flags
-from cli.state import GlobalOptions
 from engine.errors import CtlError, ExitCode
 from engine.version import VERSION
 

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
 _HELP = """Show the root module's outputs recorded in state.

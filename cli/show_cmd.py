@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode
 
 _HELP = """Show a saved plan (ctl show PLANFILE) or the current state (ctl show).

@@ -18,7 +18,7 @@ import typer
 from cli import output
 from cli.common import print_json
 from cli.completion import complete_addresses, complete_instances
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import typer
 
 from cli import output
 from cli.completion import complete_deletable_workspaces, complete_workspaces
-from cli.state import options
+from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode
 

@@ -20,6 +20,7 @@ from adapters.registry import Registry
 from backends.base import StateStore
 from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
+from engine.config_walk import ConfigWalk, WalkHooks
 from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.templatefile import render
 from engine.plan.model import Plan
@@ -31,7 +32,6 @@ from engine.session import LockOptions, locked, manager_for, open_store, selecte
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
-from engine.walk import ConfigWalk, WalkHooks
 
 _log = logging.getLogger(__name__)
 
