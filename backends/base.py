@@ -202,15 +202,14 @@ def conflict_error(where: str, current: bytes | None, new: bytes, expected: str 
 
 
 def lock_held_error(where: str, holder: LockInfo, *, unlock_command: str) -> LockHeld:
-    """``LockHeld`` naming the holder, with ``.holder`` set for callers that describe it themselves."""
-    err = LockHeld(
+    """``LockHeld`` naming the holder, with ``holder`` kept for callers that describe it themselves."""
+    return LockHeld(
         f"state at {where} is locked by {holder.Who or 'an unknown holder'} "
         f"since {holder.Created or 'an unknown time'} ({holder.Operation}, lock ID {holder.ID or 'unreadable'})",
         hint="Wait for that run to finish (--lock-timeout waits for you); if it crashed, "
         f"run `{unlock_command} {holder.ID or '-force'}`.",
+        holder=holder,
     )
-    err.holder = holder  # type: ignore[attr-defined]
-    return err
 
 
 def lock_mismatch_error(where: str, lock_id: str, holder: LockInfo) -> LockMismatch:

@@ -48,7 +48,7 @@ def init_command(
     from cli.common import input_enabled
     from cli.run_options import lock_timeout as parse_timeout
     from engine.init import InitOptions, Migration, initialize
-    from engine.session import LockOptions
+    from engine.locking.options import LockOptions
 
     con = output.stdout()
 

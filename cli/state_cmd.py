@@ -22,7 +22,7 @@ from cli.global_options import options
 from engine.errors import ExitCode
 
 if TYPE_CHECKING:
-    from engine.session import LockOptions
+    from engine.locking.options import LockOptions
     from engine.state_ops import RollbackPlan
 
 state_app = typer.Typer(
@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
 def lock_options(lock: bool, timeout: str | None) -> LockOptions:
     """The lock settings of a command that changes state; skipping the lock is said out loud."""
     from cli.run_options import lock_timeout
-    from engine.session import LockOptions
+    from engine.locking.options import LockOptions
 
     if not lock:
         output.warn("Not locking the state (--lock=false): a concurrent run may overwrite this change.")

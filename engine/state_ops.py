@@ -18,8 +18,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from backends.base import DEFAULT_WORKSPACE, HistoryEntry, LockInfo, StateStore
-from engine.errors import CtlError, LockHeld
-from engine.session import LockOptions, describe_lock, locked, manager_for, open_store, selected_workspace
+from engine.errors import CtlError
+from engine.locking.acquire import acquire_and_keep
+from engine.locking.hold import locked
+from engine.locking.options import LockOptions
+from engine.locking.release import Unlocked, UnlockRefused, unlock_in
+from engine.locking.status import LockStatus, lock_status_in
+from engine.session import manager_for, open_store, selected_workspace
 from engine.state.address import AddressError, InstanceAddress, ModulePath, format_module, parse_module
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, ResourceState, State, new_state
@@ -40,10 +45,6 @@ class StateEditRefused(CtlError):
 
 class PushRefused(CtlError):
     """``state push`` would replace a newer or unrelated state."""
-
-
-class UnlockRefused(CtlError):
-    """``state unlock`` found no lock, or a lock with another ID than the one given."""
 
 
 class WorkspaceError(CtlError):
@@ -358,41 +359,12 @@ def _push_problem(pushed: State, current: State) -> str:
 # -- locks ------------------------------------------------------------------------------------------
 
 
-def _acquire(store: StateStore, workspace: str, operation: str, reason: str, timeout: float,
-             *, pid: int | None = None) -> LockInfo:
-    """Take the lock and keep it; a held lock is reported like every run reports it (exit 4)."""
-    from engine.heartbeat import held_summary, liveness
-    from engine.state.locking import acquire
-
-    info = LockInfo(Operation=operation, Info=reason) if pid is None else \
-        LockInfo(Operation=operation, Info=reason, PID=pid)
-    try:
-        return acquire(store, workspace, info, timeout)
-    except LockHeld as exc:
-        holder = getattr(exc, "holder", None)
-        if holder is None:
-            raise
-        detail, hint = describe_lock(holder, store)
-        err = LockHeld(held_summary(holder, liveness(holder)), detail=detail, hint=hint)
-        err.holder = holder  # type: ignore[attr-defined]
-        raise err from None
-
-
 def lock(root_dir: Path, reason: str, timeout: float) -> LockInfo:
     """``ctl state lock``: acquire the workspace lock and leave it held for a wrapper to use."""
     store, workspace = open_backend(root_dir)
     # PID 0: the lock outlives this process on purpose, so it must not look "left behind" by it.
-    taken = _acquire(store, workspace, "OperationTypeStateLock", reason, timeout, pid=0)
+    taken = acquire_and_keep(store, workspace, "OperationTypeStateLock", reason, timeout, pid=0)
     return store.lock_info(workspace) or taken  # as stored (the store fills in Path)
-
-
-@dataclass(frozen=True)
-class Unlocked:
-    """What ``ctl state unlock`` removed, and whether it was broken (``--force``) rather than released."""
-
-    lock: LockInfo  # the lock as it was stored when it was removed
-    forced: bool
-    by: str  # user@host of whoever ran the unlock
 
 
 def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> Unlocked:
@@ -401,68 +373,10 @@ def unlock(root_dir: Path, lock_id: str, *, force: bool = False) -> Unlocked:
     return unlock_in(store, workspace, lock_id, force=force)
 
 
-def unlock_in(store: StateStore, workspace: str, lock_id: str, *, force: bool = False) -> Unlocked:
-    """Release a workspace's lock; with ``force`` break it, and log who broke whose lock.
-
-    Without ``force`` the right ID is the proof of ownership (a wrapper releasing its ``ctl state lock``).
-    With it, the lock of another, possibly live, run may be removed: that run then stops at its next
-    heartbeat, so the break is logged at warning level with both parties for whoever investigates.
-    """
-    from backends.base import who_am_i
-
-    held = store.lock_info(workspace)
-    if held is None:
-        raise UnlockRefused(f"The state at {store.describe()} is not locked",
-                            hint="Nothing to unlock: the lock was already released.")
-    if lock_id != held.ID and not force:
-        from engine.heartbeat import liveness
-
-        detail, hint = describe_lock(held, store)
-        if held.ID and not liveness(held).abandoned:
-            hint = (f"Release that lock with `ctl state unlock {held.ID}` if no run is using it, or add "
-                    "--force to release whatever lock is held.")
-        raise UnlockRefused(f"Lock ID {lock_id} does not match the lock held on the state", detail=detail,
-                            hint=hint)
-    removed = store.unlock(workspace, lock_id, force=force)
-    me = who_am_i()
-    if force:
-        _log.warning(
-            "state lock %s of %s (%s, created %s) on %s broken with --force by %s",
-            removed.ID or "(unreadable)", removed.Who or "an unknown holder", removed.Operation,
-            removed.Created or "at an unknown time", store.describe(), me,
-            extra={"lock_id": removed.ID, "lock_who": removed.Who, "lock_operation": removed.Operation,
-                   "lock_created": removed.Created, "lock_heartbeat": removed.Heartbeat,
-                   "broken_by": me, "workspace": workspace},
-        )
-    return Unlocked(removed, force, me)
-
-
-@dataclass(frozen=True)
-class LockStatus:
-    info: LockInfo | None  # None: not locked
-    description: str = ""  # who, since when, for what (as a held lock is reported)
-    age_seconds: float | None = None
-    heartbeat_age_seconds: float | None = None  # since the last renewal (creation if never renewed)
-    abandoned: bool = False
-    unlock_command: str = ""  # the exact command that releases (or, abandoned, breaks) it
-
-
 def lock_status(root_dir: Path) -> LockStatus:
     """The lock held on the selected workspace, if any, described for people and scripts."""
     store, workspace = open_backend(root_dir)
     return lock_status_in(store, workspace)
-
-
-def lock_status_in(store: StateStore, workspace: str) -> LockStatus:
-    """A workspace's lock with its age, last heartbeat and whether it looks abandoned."""
-    from engine.heartbeat import liveness, unlock_command
-
-    held = store.lock_info(workspace)
-    if held is None:
-        return LockStatus(None)
-    live = liveness(held)
-    return LockStatus(held, describe_lock(held, store)[0], live.held_seconds, live.silent_seconds,
-                      live.abandoned, unlock_command(held, live))
 
 
 # -- history and rollback ---------------------------------------------------------------------------
@@ -695,7 +609,8 @@ def delete_workspace(root_dir: Path, name: str, lock_opts: LockOptions, *, force
     if name == current:
         raise WorkspaceError(f'Workspace "{name}" is the current workspace and cannot be deleted',
                              hint="Select another one first, e.g. `ctl workspace select default`.")
-    held = _acquire(store, name, "OperationTypeWorkspaceDelete", "", lock_opts.timeout) if lock_opts.enabled else None
+    held = acquire_and_keep(store, name, "OperationTypeWorkspaceDelete", "", lock_opts.timeout) \
+        if lock_opts.enabled else None
     try:
         state = _load(manager_for(store, name, root_dir), False)
         count = sum(1 for _ in state.instances(include_deposed=True))

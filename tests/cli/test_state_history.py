@@ -16,7 +16,7 @@ from backends.factory import make_store
 from backends.local import LocalStore
 from cli.main import run
 from engine.errors import CtlError
-from engine.session import LockOptions
+from engine.locking.options import LockOptions
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, new_state
 from engine.state_ops import (
