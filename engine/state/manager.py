@@ -200,7 +200,9 @@ class StateManager:
                 f"it with `ctl state push {target}`."
             )
         detail = getattr(exc, "detail", "")
-        if isinstance(exc, LockHeld | LockMismatch):  # the lock's holder is what their message is about
+        if isinstance(exc, LockHeld):  # the lock's holder is what these messages are about
             return type(exc)(summary, detail=detail, hint=hint, holder=exc.holder)
+        if isinstance(exc, LockMismatch):
+            return LockMismatch(summary, detail=detail, hint=hint, holder=exc.holder)
         cls = type(exc) if isinstance(exc, CtlError) else CtlError
         return cls(summary, detail=detail, hint=hint)
