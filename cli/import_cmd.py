@@ -39,7 +39,7 @@ def import_command(
     from rich.markup import escape
 
     from engine.lang.values import Marked
-    from engine.state_ops import import_resource
+    from engine.state_tools.importing import import_resource
 
     con = output.stdout()
     locks = lock_options(lock, lock_timeout)

@@ -32,7 +32,7 @@ def output_command(
     raw: bool = typer.Option(False, "--raw", help="Print a single string/number/bool without quotes."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
-    from engine.state_view import read_state
+    from engine.state_tools.access import read_state
 
     state = read_state(options(ctx).root)
     outs = state.outputs

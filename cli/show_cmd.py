@@ -46,7 +46,7 @@ def show_command(
         else:
             sys.stdout.write(render_plan(plan, color=color))
         return int(ExitCode.OK)
-    from engine.state_view import read_state
+    from engine.state_tools.access import read_state
 
     state = read_state(options(ctx).root)
     if json_out:

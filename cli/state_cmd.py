@@ -1,6 +1,6 @@
 """``ctl state …``: look at and repair the stored state by hand, as with ``terraform state``.
 
-Each subcommand parses its options, calls one function of ``engine.state_ops`` and prints the
+Each subcommand parses its options, calls one function of ``engine.state_tools`` and prints the
 result: machine output (addresses, JSON, the state document, a lock ID) on stdout so it can be
 piped, confirmations on stderr. Commands that change the state hold the workspace lock.
 """
@@ -23,7 +23,7 @@ from engine.errors import ExitCode
 
 if TYPE_CHECKING:
     from engine.locking.options import LockOptions
-    from engine.state_ops import RollbackPlan
+    from engine.state_tools.rollback import RollbackPlan
 
 state_app = typer.Typer(
     name="state",
@@ -72,7 +72,8 @@ def list_command(
     resource_id: str = typer.Option(None, "--id", help="Only instances whose id attribute is this."),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of addresses."),
 ) -> int:
-    from engine.state_ops import list_addresses, read_state
+    from engine.state_tools.access import read_state
+    from engine.state_tools.listing import list_addresses
 
     found = list_addresses(read_state(_root(ctx)), list(addresses or []), resource_id)
     if json_out:
@@ -92,7 +93,8 @@ def show_command(
     json_out: bool = typer.Option(False, "--json", help="Print the instance as ctl show --json does."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
-    from engine.state_ops import find_instance, instance_json, read_state
+    from engine.state_tools.access import read_state
+    from engine.state_tools.listing import find_instance, instance_json
 
     shown = find_instance(read_state(_root(ctx)), address)
     if json_out:
@@ -119,7 +121,7 @@ def mv_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
-    from engine.state_ops import move_in_state
+    from engine.state_tools.moving import move_in_state
 
     moved = move_in_state(_root(ctx), source, destination, lock_options(lock, lock_timeout), dry_run=dry_run)
     verb = "Would move" if dry_run else "Move"
@@ -142,7 +144,7 @@ def rm_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
-    from engine.state_ops import remove_from_state
+    from engine.state_tools.moving import remove_from_state
 
     removed = remove_from_state(_root(ctx), list(addresses), lock_options(lock, lock_timeout), dry_run=dry_run)
     verb = "Would remove" if dry_run else "Removed"
@@ -156,7 +158,7 @@ def rm_command(
 
 Example: ctl state pull > backup.tfstate""")
 def pull_command(ctx: typer.Context) -> int:
-    from engine.state_ops import pull
+    from engine.state_tools.pull_push import pull
 
     data = pull(_root(ctx))
     if data is not None:
@@ -179,7 +181,7 @@ def push_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from engine.errors import UsageError
-    from engine.state_ops import push
+    from engine.state_tools.pull_push import push
 
     if file == "-":
         data, source = sys.stdin.buffer.read(), "standard input"
@@ -211,7 +213,7 @@ def lock_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from cli.run_options import lock_timeout as parse_timeout
-    from engine.state_ops import lock
+    from engine.state_tools.locks import lock
 
     info = lock(_root(ctx), reason, parse_timeout(lock_timeout))
     if json_out:
@@ -234,7 +236,7 @@ def unlock_command(
     lock_id: str = typer.Argument(..., help="The lock ID (printed by ctl state lock and in lock errors)."),
     force: bool = typer.Option(False, "--force", help="Break the lock even if its ID is another one."),
 ) -> int:
-    from engine.state_ops import unlock
+    from engine.state_tools.locks import unlock
 
     done = unlock(_root(ctx), lock_id, force=force)
     gone = done.lock
@@ -257,7 +259,7 @@ def lock_status_command(
     json_out: bool = typer.Option(False, "--json", help="Print {locked, lock, age_seconds, heartbeat_age_seconds, "
                                   "abandoned, unlock_command} as JSON."),
 ) -> int:
-    from engine.state_ops import lock_status
+    from engine.state_tools.locks import lock_status
 
     status = lock_status(_root(ctx))
     if json_out:
@@ -293,7 +295,7 @@ def history_command(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
                                   "version, current, policy_override}."),
 ) -> int:
-    from engine.state_ops import history
+    from engine.state_tools.history import history
 
     rows = history(_root(ctx))
     if json_out:
@@ -336,7 +338,7 @@ def rollback_command(
 ) -> int:
     from cli.common import input_enabled
     from engine.errors import CtlError
-    from engine.state_ops import rollback
+    from engine.state_tools.rollback import rollback
 
     interactive = input_enabled(input_)
 
