@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from engine.errors import CtlError, LockHeld
+from engine.errors import CtlError, LockHeld, UsageError
 
 DEFAULT_WORKSPACE = "default"
 
@@ -177,15 +177,19 @@ def state_facts(data: bytes | None) -> StateFacts:
     return StateFacts(serial, len(resources) if isinstance(resources, list) else 0, str(version))
 
 
+# The one workspace-name rule, for the CLI and every store. Terraform accepts any URL-safe name; the
+# names people use are letters, digits, '-', '_' and '.', and those all pass here (a leading '_' too).
+# Refused: a leading '.' (a hidden file, or '..' escaping the state's folder or prefix), a leading
+# '-' (read as an option), '/' and everything else a path, key or blob name would treat specially.
 _WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def check_workspace_name(name: str) -> None:
-    """Refuse names that could escape the state's folder or prefix (``..``, ``/``) or hide a file."""
+    """Refuse a name that could escape the state's folder or prefix (``..``, ``/``) or hide a file."""
     if not _WORKSPACE_NAME.match(name):
-        raise CtlError(
-            f'invalid workspace name "{name}"',
-            hint="Use letters, digits, '_', '-' and '.', starting with a letter, digit or '_'.",
+        raise UsageError(
+            f'Invalid workspace name "{name}"',
+            hint="Use letters, digits, '-', '_' and '.', starting with a letter, digit or '_'.",
         )
 
 

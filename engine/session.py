@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backends.base import DEFAULT_WORKSPACE, StateStore
+from backends.base import DEFAULT_WORKSPACE, StateStore, check_workspace_name
 from engine.config.model import Module
 from engine.config.syntax import Body
-from engine.errors import CtlError, UsageError
+from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
 from engine.state.manager import StateManager
 
 CTL_DIR = ".ctl"
 _ENV_FILE = "environment"
-_WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,89}$")
 
 
 def selected_workspace(root: Path) -> str:
@@ -39,16 +37,11 @@ def selected_workspace(root: Path) -> str:
 
 
 def select_workspace(root: Path, name: str) -> None:
+    """Record ``name`` in ``.ctl/environment`` for later commands (the environment still wins)."""
     check_workspace_name(name)
     folder = root / CTL_DIR
     folder.mkdir(exist_ok=True)
     (folder / _ENV_FILE).write_text(name + "\n")
-
-
-def check_workspace_name(name: str) -> None:
-    if not _WORKSPACE_NAME.match(name):
-        raise UsageError(f'Invalid workspace name "{name}"',
-                         hint="Use letters, digits, '-', '_' and '.', starting with a letter or digit.")
 
 
 def backend_settings(root: Module | None) -> tuple[str, dict[str, Any]]:

@@ -6,11 +6,11 @@ import contextlib
 import os
 from pathlib import Path
 
-from backends.base import DEFAULT_WORKSPACE
+from backends.base import DEFAULT_WORKSPACE, check_workspace_name
 from engine.errors import CtlError
 from engine.locking.acquire import acquire_and_keep
 from engine.locking.options import LockOptions
-from engine.session import check_workspace_name, manager_for, select_workspace
+from engine.session import manager_for, select_workspace
 from engine.state.model import new_state
 from engine.state_tools.access import load_for_change, open_backend
 
