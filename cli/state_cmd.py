@@ -259,29 +259,15 @@ def lock_status_command(
     json_out: bool = typer.Option(False, "--json", help="Print {locked, lock, age_seconds, heartbeat_age_seconds, "
                                   "abandoned, unlock_command} as JSON."),
 ) -> int:
+    from cli.render_state import lock_status_json, lock_status_text
     from engine.state_tools.locks import lock_status
 
     status = lock_status(_root(ctx))
     if json_out:
-        doc: dict[str, object] = {"locked": status.info is not None}
-        if status.info is not None:
-            doc["lock"] = asdict(status.info)
-            doc["age_seconds"] = _rounded(status.age_seconds)
-            doc["heartbeat_age_seconds"] = _rounded(status.heartbeat_age_seconds)
-            doc["abandoned"] = status.abandoned
-            doc["unlock_command"] = status.unlock_command
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-    elif status.info is None:
-        sys.stdout.write("The state is not locked.\n")
+        sys.stdout.write(json.dumps(lock_status_json(status), indent=2) + "\n")
     else:
-        verb = "Break it (only if no run is using the state)" if status.abandoned else \
-            "Release it (only if no run is using the state)"
-        sys.stdout.write("The state is locked.\n" + status.description + f"\n{verb} with: {status.unlock_command}\n")
+        sys.stdout.write(lock_status_text(status))
     return int(ExitCode.OK)
-
-
-def _rounded(seconds: float | None) -> float | None:
-    return None if seconds is None else round(seconds, 1)
 
 
 @state_app.command("history", help="""List the kept versions of the state: serial, time, who wrote it, resources.
@@ -295,30 +281,17 @@ def history_command(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
                                   "version, current, policy_override}."),
 ) -> int:
+    from cli.render_state import history_table
     from engine.state_tools.history import history
 
     rows = history(_root(ctx))
     if json_out:
         print_json([asdict(r) for r in rows])
-        return int(ExitCode.OK)
-    if not rows:
+    elif not rows:
         output.info("The state has no versions yet.")
-        return int(ExitCode.OK)
-    table = [("SERIAL", "TIME", "WHO", "RESOURCES", "")]
-    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), _history_notes(r)) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(4)]
-    for row in table:
-        sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)).rstrip()
-                         + (f"  {row[4]}" if row[4] else "") + "\n")
+    else:
+        sys.stdout.write(history_table(rows))
     return int(ExitCode.OK)
-
-
-def _history_notes(row: Any) -> str:
-    """The last column of ``state history``: the current version, and an accepted policy failure."""
-    notes = ["(current)"] if row.current else []
-    if row.policy_override:
-        notes.append(f"policy override: {row.policy_override}")
-    return "  ".join(notes)
 
 
 @state_app.command("rollback", help="""Restore a kept version of the state (see `ctl state history`).
@@ -337,13 +310,14 @@ def rollback_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from cli.common import input_enabled
+    from cli.render_state import rollback_diff
     from engine.errors import CtlError
     from engine.state_tools.rollback import rollback
 
     interactive = input_enabled(input_)
 
     def confirm(plan: RollbackPlan) -> bool:
-        sys.stdout.write(_render_rollback(plan))
+        sys.stdout.write(rollback_diff(plan))
         sys.stdout.flush()
         if auto_approve:
             return True
@@ -364,20 +338,3 @@ def rollback_command(
         output.info(f"Restored the version with serial {plan.serial}: the state now has serial {plan.new_serial} "
                     f"(serial {plan.current_serial} is kept in the history).")
     return int(ExitCode.OK)
-
-
-def _render_rollback(plan: RollbackPlan) -> str:
-    """The diff shown before a rollback, from the point of view of the current state."""
-    diff = plan.diff
-    lines = [f"Rolling back from serial {plan.current_serial} to the kept version {plan.serial} "
-             f"(written as serial {plan.new_serial}):", ""]
-    lines += [f"  + {a}  (back in the state)" for a in diff.added]
-    lines += [f"  - {a}  (no longer in the state)" for a in diff.removed]
-    lines += [f"  ~ {a}  ({', '.join(fields)})" for a, fields in diff.changed]
-    lines += [f"  + output.{o}" for o in diff.outputs_added]
-    lines += [f"  - output.{o}" for o in diff.outputs_removed]
-    lines += [f"  ~ output.{o}" for o in diff.outputs_changed]
-    outs = len(diff.outputs_added) + len(diff.outputs_removed) + len(diff.outputs_changed)
-    lines += ["", f"Resources: {len(diff.added)} back, {len(diff.removed)} dropped, {len(diff.changed)} changed; "
-              f"outputs: {outs} changed.", ""]
-    return "\n".join(lines)
