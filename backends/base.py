@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from engine.errors import CtlError, LockHeld
+from engine.errors import CtlError, LockHeld, UsageError
 
 DEFAULT_WORKSPACE = "default"
 
@@ -177,15 +177,19 @@ def state_facts(data: bytes | None) -> StateFacts:
     return StateFacts(serial, len(resources) if isinstance(resources, list) else 0, str(version))
 
 
+# The one workspace-name rule, for the CLI and every store. Terraform accepts any URL-safe name; the
+# names people use are letters, digits, '-', '_' and '.', and those all pass here (a leading '_' too).
+# Refused: a leading '.' (a hidden file, or '..' escaping the state's folder or prefix), a leading
+# '-' (read as an option), '/' and everything else a path, key or blob name would treat specially.
 _WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def check_workspace_name(name: str) -> None:
-    """Refuse names that could escape the state's folder or prefix (``..``, ``/``) or hide a file."""
+    """Refuse a name that could escape the state's folder or prefix (``..``, ``/``) or hide a file."""
     if not _WORKSPACE_NAME.match(name):
-        raise CtlError(
-            f'invalid workspace name "{name}"',
-            hint="Use letters, digits, '_', '-' and '.', starting with a letter, digit or '_'.",
+        raise UsageError(
+            f'Invalid workspace name "{name}"',
+            hint="Use letters, digits, '-', '_' and '.', starting with a letter, digit or '_'.",
         )
 
 
@@ -202,15 +206,14 @@ def conflict_error(where: str, current: bytes | None, new: bytes, expected: str 
 
 
 def lock_held_error(where: str, holder: LockInfo, *, unlock_command: str) -> LockHeld:
-    """``LockHeld`` naming the holder, with ``.holder`` set for callers that describe it themselves."""
-    err = LockHeld(
+    """``LockHeld`` naming the holder, with ``holder`` kept for callers that describe it themselves."""
+    return LockHeld(
         f"state at {where} is locked by {holder.Who or 'an unknown holder'} "
         f"since {holder.Created or 'an unknown time'} ({holder.Operation}, lock ID {holder.ID or 'unreadable'})",
         hint="Wait for that run to finish (--lock-timeout waits for you); if it crashed, "
         f"run `{unlock_command} {holder.ID or '-force'}`.",
+        holder=holder,
     )
-    err.holder = holder  # type: ignore[attr-defined]
-    return err
 
 
 def lock_mismatch_error(where: str, lock_id: str, holder: LockInfo) -> LockMismatch:

@@ -14,8 +14,8 @@ import typer
 from cli import ci_summary, json_ui, output, progress, run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP, input_enabled
 from cli.completion import complete_addresses, complete_instances
+from cli.global_options import options
 from cli.plan_cmd import report_recovery
-from cli.state import options
 from engine.errors import CtlError, ExitCode
 
 _APPLY_HELP = """Make the changes of a plan: plan now and ask for confirmation, or apply a saved plan.

@@ -9,7 +9,7 @@ import typer
 
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args
-from cli.state import options
+from cli.global_options import options
 from engine.errors import DiagnosticsError, ExitCode
 
 

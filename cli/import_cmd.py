@@ -10,7 +10,7 @@ import typer
 
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, input_enabled, ordered_var_args, prompt_variable
-from cli.state import options
+from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode
 
@@ -39,7 +39,7 @@ def import_command(
     from rich.markup import escape
 
     from engine.lang.values import Marked
-    from engine.state_ops import import_resource
+    from engine.state_tools.importing import import_resource
 
     con = output.stdout()
     locks = lock_options(lock, lock_timeout)

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
 from engine.errors import CtlError, ExitCode
 
@@ -48,7 +48,7 @@ def init_command(
     from cli.common import input_enabled
     from cli.run_options import lock_timeout as parse_timeout
     from engine.init import InitOptions, Migration, initialize
-    from engine.session import LockOptions
+    from engine.locking.options import LockOptions
 
     con = output.stdout()
 

@@ -19,8 +19,8 @@ from rich.markup import escape
 
 from cli import output
 from cli.common import remember_args
+from cli.global_options import GlobalOptions
 from cli.run_options import normalize_bool_flags
-from cli.state import GlobalOptions
 from engine.errors import CtlError, ExitCode
 from engine.limits import raise_recursion_limit
 from engine.version import VERSION

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
 _HELP = """Show the root module's outputs recorded in state.
@@ -32,7 +32,7 @@ def output_command(
     raw: bool = typer.Option(False, "--raw", help="Print a single string/number/bool without quotes."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
-    from engine.state_view import read_state
+    from engine.state_tools.access import read_state
 
     state = read_state(options(ctx).root)
     outs = state.outputs

@@ -9,7 +9,7 @@ import typer
 from cli import ci_summary, json_ui, output, progress, run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completion import complete_addresses, complete_instances
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode, UsageError
 
 _HELP = """Show the changes that apply would make, after refreshing the state.

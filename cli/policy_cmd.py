@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode, PolicyDenied, UsageError
 
 POLICY_DIR_HELP = "Also check the policies in this directory (repeatable)."

@@ -52,7 +52,7 @@ def parallelism(value: int | None) -> int:
 
 
 def lock_timeout(value: str | None) -> float:
-    from engine.state.locking import parse_duration
+    from engine.locking.options import parse_duration
 
     text = value if value is not None else (os.environ.get("CTL_LOCK_TIMEOUT", "").strip() or "0s")
     try:
@@ -78,9 +78,10 @@ def build(
     parallelism_value: int | None = None,
     take_lock: bool = True,
 ) -> RunOptions:
+    from engine.locking.options import LockOptions
     from engine.operations import RunOptions
     from engine.plan.planner import PlanOptions
-    from engine.session import LockOptions, selected_workspace
+    from engine.session import selected_workspace
 
     if not lock and take_lock:
         output.warn("Not locking the state (--lock=false): concurrent runs may overwrite each other's changes.")

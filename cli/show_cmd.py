@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from cli import output
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode
 
 _HELP = """Show a saved plan (ctl show PLANFILE) or the current state (ctl show).
@@ -46,7 +46,7 @@ def show_command(
         else:
             sys.stdout.write(render_plan(plan, color=color))
         return int(ExitCode.OK)
-    from engine.state_view import read_state
+    from engine.state_tools.access import read_state
 
     state = read_state(options(ctx).root)
     if json_out:

@@ -1,6 +1,6 @@
 """``ctl state …``: look at and repair the stored state by hand, as with ``terraform state``.
 
-Each subcommand parses its options, calls one function of ``engine.state_ops`` and prints the
+Each subcommand parses its options, calls one function of ``engine.state_tools`` and prints the
 result: machine output (addresses, JSON, the state document, a lock ID) on stdout so it can be
 piped, confirmations on stderr. Commands that change the state hold the workspace lock.
 """
@@ -18,12 +18,12 @@ import typer
 from cli import output
 from cli.common import print_json
 from cli.completion import complete_addresses, complete_instances
-from cli.state import options
+from cli.global_options import options
 from engine.errors import ExitCode
 
 if TYPE_CHECKING:
-    from engine.session import LockOptions
-    from engine.state_ops import RollbackPlan
+    from engine.locking.options import LockOptions
+    from engine.state_tools.rollback import RollbackPlan
 
 state_app = typer.Typer(
     name="state",
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
 def lock_options(lock: bool, timeout: str | None) -> LockOptions:
     """The lock settings of a command that changes state; skipping the lock is said out loud."""
     from cli.run_options import lock_timeout
-    from engine.session import LockOptions
+    from engine.locking.options import LockOptions
 
     if not lock:
         output.warn("Not locking the state (--lock=false): a concurrent run may overwrite this change.")
@@ -73,7 +73,8 @@ def list_command(
     resource_id: str = typer.Option(None, "--id", help="Only instances whose id attribute is this."),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of addresses."),
 ) -> int:
-    from engine.state_ops import list_addresses, read_state
+    from engine.state_tools.access import read_state
+    from engine.state_tools.listing import list_addresses
 
     found = list_addresses(read_state(_root(ctx)), list(addresses or []), resource_id)
     if json_out:
@@ -93,7 +94,8 @@ def show_command(
     json_out: bool = typer.Option(False, "--json", help="Print the instance as ctl show --json does."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
-    from engine.state_ops import find_instance, instance_json, read_state
+    from engine.state_tools.access import read_state
+    from engine.state_tools.listing import find_instance, instance_json
 
     shown = find_instance(read_state(_root(ctx)), address)
     if json_out:
@@ -120,7 +122,7 @@ def mv_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
-    from engine.state_ops import move_in_state
+    from engine.state_tools.moving import move_in_state
 
     moved = move_in_state(_root(ctx), source, destination, lock_options(lock, lock_timeout), dry_run=dry_run)
     verb = "Would move" if dry_run else "Move"
@@ -143,7 +145,7 @@ def rm_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
-    from engine.state_ops import remove_from_state
+    from engine.state_tools.moving import remove_from_state
 
     removed = remove_from_state(_root(ctx), list(addresses), lock_options(lock, lock_timeout), dry_run=dry_run)
     verb = "Would remove" if dry_run else "Removed"
@@ -157,7 +159,7 @@ def rm_command(
 
 Example: ctl state pull > backup.tfstate""")
 def pull_command(ctx: typer.Context) -> int:
-    from engine.state_ops import pull
+    from engine.state_tools.pull_push import pull
 
     data = pull(_root(ctx))
     if data is not None:
@@ -180,7 +182,7 @@ def push_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from engine.errors import UsageError
-    from engine.state_ops import push
+    from engine.state_tools.pull_push import push
 
     if file == "-":
         data, source = sys.stdin.buffer.read(), "standard input"
@@ -212,7 +214,7 @@ def lock_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from cli.run_options import lock_timeout as parse_timeout
-    from engine.state_ops import lock
+    from engine.state_tools.locks import lock
 
     info = lock(_root(ctx), reason, parse_timeout(lock_timeout))
     if json_out:
@@ -235,7 +237,7 @@ def unlock_command(
     lock_id: str = typer.Argument(..., help="The lock ID (printed by ctl state lock and in lock errors)."),
     force: bool = typer.Option(False, "--force", help="Break the lock even if its ID is another one."),
 ) -> int:
-    from engine.state_ops import unlock
+    from engine.state_tools.locks import unlock
 
     done = unlock(_root(ctx), lock_id, force=force)
     gone = done.lock
@@ -258,29 +260,15 @@ def lock_status_command(
     json_out: bool = typer.Option(False, "--json", help="Print {locked, lock, age_seconds, heartbeat_age_seconds, "
                                   "abandoned, unlock_command} as JSON."),
 ) -> int:
-    from engine.state_ops import lock_status
+    from cli.render_state import lock_status_json, lock_status_text
+    from engine.state_tools.locks import lock_status
 
     status = lock_status(_root(ctx))
     if json_out:
-        doc: dict[str, object] = {"locked": status.info is not None}
-        if status.info is not None:
-            doc["lock"] = asdict(status.info)
-            doc["age_seconds"] = _rounded(status.age_seconds)
-            doc["heartbeat_age_seconds"] = _rounded(status.heartbeat_age_seconds)
-            doc["abandoned"] = status.abandoned
-            doc["unlock_command"] = status.unlock_command
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-    elif status.info is None:
-        sys.stdout.write("The state is not locked.\n")
+        sys.stdout.write(json.dumps(lock_status_json(status), indent=2) + "\n")
     else:
-        verb = "Break it (only if no run is using the state)" if status.abandoned else \
-            "Release it (only if no run is using the state)"
-        sys.stdout.write("The state is locked.\n" + status.description + f"\n{verb} with: {status.unlock_command}\n")
+        sys.stdout.write(lock_status_text(status))
     return int(ExitCode.OK)
-
-
-def _rounded(seconds: float | None) -> float | None:
-    return None if seconds is None else round(seconds, 1)
 
 
 @state_app.command("history", help="""List the kept versions of the state: serial, time, who wrote it, resources.
@@ -294,30 +282,17 @@ def history_command(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
                                   "version, current, policy_override}."),
 ) -> int:
-    from engine.state_ops import history
+    from cli.render_state import history_table
+    from engine.state_tools.history import history
 
     rows = history(_root(ctx))
     if json_out:
         print_json([asdict(r) for r in rows])
-        return int(ExitCode.OK)
-    if not rows:
+    elif not rows:
         output.info("The state has no versions yet.")
-        return int(ExitCode.OK)
-    table = [("SERIAL", "TIME", "WHO", "RESOURCES", "")]
-    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), _history_notes(r)) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(4)]
-    for row in table:
-        sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)).rstrip()
-                         + (f"  {row[4]}" if row[4] else "") + "\n")
+    else:
+        sys.stdout.write(history_table(rows))
     return int(ExitCode.OK)
-
-
-def _history_notes(row: Any) -> str:
-    """The last column of ``state history``: the current version, and an accepted policy failure."""
-    notes = ["(current)"] if row.current else []
-    if row.policy_override:
-        notes.append(f"policy override: {row.policy_override}")
-    return "  ".join(notes)
 
 
 @state_app.command("rollback", help="""Restore a kept version of the state (see `ctl state history`).
@@ -336,13 +311,14 @@ def rollback_command(
     lock_timeout: str = _lock_timeout_option(),
 ) -> int:
     from cli.common import input_enabled
+    from cli.render_state import rollback_diff
     from engine.errors import CtlError
-    from engine.state_ops import rollback
+    from engine.state_tools.rollback import rollback
 
     interactive = input_enabled(input_)
 
     def confirm(plan: RollbackPlan) -> bool:
-        sys.stdout.write(_render_rollback(plan))
+        sys.stdout.write(rollback_diff(plan))
         sys.stdout.flush()
         if auto_approve:
             return True
@@ -363,20 +339,3 @@ def rollback_command(
         output.info(f"Restored the version with serial {plan.serial}: the state now has serial {plan.new_serial} "
                     f"(serial {plan.current_serial} is kept in the history).")
     return int(ExitCode.OK)
-
-
-def _render_rollback(plan: RollbackPlan) -> str:
-    """The diff shown before a rollback, from the point of view of the current state."""
-    diff = plan.diff
-    lines = [f"Rolling back from serial {plan.current_serial} to the kept version {plan.serial} "
-             f"(written as serial {plan.new_serial}):", ""]
-    lines += [f"  + {a}  (back in the state)" for a in diff.added]
-    lines += [f"  - {a}  (no longer in the state)" for a in diff.removed]
-    lines += [f"  ~ {a}  ({', '.join(fields)})" for a, fields in diff.changed]
-    lines += [f"  + output.{o}" for o in diff.outputs_added]
-    lines += [f"  - output.{o}" for o in diff.outputs_removed]
-    lines += [f"  ~ output.{o}" for o in diff.outputs_changed]
-    outs = len(diff.outputs_added) + len(diff.outputs_removed) + len(diff.outputs_changed)
-    lines += ["", f"Resources: {len(diff.added)} back, {len(diff.removed)} dropped, {len(diff.changed)} changed; "
-              f"outputs: {outs} changed.", ""]
-    return "\n".join(lines)

@@ -6,7 +6,7 @@ import typer
 
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args, print_json
-from cli.state import options
+from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
 

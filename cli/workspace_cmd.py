@@ -13,7 +13,7 @@ import typer
 
 from cli import output
 from cli.completion import complete_deletable_workspaces, complete_workspaces
-from cli.state import options
+from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode
 
@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
 
 Example: ctl workspace list""")
 def list_command(ctx: typer.Context) -> int:
-    from engine.state_ops import workspaces
+    from engine.state_tools.workspaces import workspaces
 
     names, current = workspaces(options(ctx).root)
     if current not in names:  # selected through CTL_WORKSPACE but never created
@@ -47,7 +47,7 @@ def list_command(ctx: typer.Context) -> int:
 
 Example: ctl workspace new staging""")
 def new_command(ctx: typer.Context, name: str = typer.Argument(..., help="The new workspace's name.")) -> int:
-    from engine.state_ops import new_workspace
+    from engine.state_tools.workspaces import new_workspace
 
     new_workspace(options(ctx).root, name)
     output.stdout().print(f'[bold green]Created and switched to workspace "{name}"![/]')
@@ -63,7 +63,7 @@ def select_command(
     name: str = typer.Argument(..., help="The workspace to switch to.", autocompletion=complete_workspaces),
     or_create: bool = typer.Option(False, "--or-create", help="Create the workspace if it does not exist."),
 ) -> int:
-    from engine.state_ops import select
+    from engine.state_tools.workspaces import select
 
     created = select(options(ctx).root, name, or_create=or_create)
     what = "Created and switched to" if created else "Switched to"
@@ -95,7 +95,7 @@ def delete_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
 ) -> int:
-    from engine.state_ops import delete_workspace
+    from engine.state_tools.workspaces import delete_workspace
 
     forgotten = delete_workspace(options(ctx).root, name, lock_options(lock, lock_timeout), force=force)
     if forgotten:

@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only for the annotation: this module imports nothing else from the project
+    from backends.base import LockInfo
 
 
 class ExitCode(IntEnum):
@@ -197,9 +201,17 @@ class UsageError(CtlError):
 
 
 class LockHeld(CtlError):
-    """Somebody else holds the state lock."""
+    """Somebody else holds the state lock; ``holder`` is that lock as stored, when it could be read.
+
+    The holder travels with the error so whoever reports it can say who holds the lock, since when
+    and how to release it, in the words of the command that was refused.
+    """
 
     exit_code = ExitCode.LOCK_HELD
+
+    def __init__(self, summary: str, *, holder: LockInfo | None = None, **kwargs: Any) -> None:
+        super().__init__(summary, **kwargs)
+        self.holder = holder
 
 
 class PolicyDenied(CtlError):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.config_walk import ConfigWalk, ModKey, module_address
 from engine.graph import LOCAL, MODCALL, MODOUT, OUTPUT, PROVIDER, RESOURCE, VAR, Node
-from engine.walk import ConfigWalk, ModKey, module_address
 
 
 @dataclass(frozen=True)

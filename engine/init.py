@@ -30,13 +30,13 @@ from engine.config.syntax import EMPTY_SCHEMA
 from engine.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 from engine.graph import build_graph
 from engine.lang.hcl import parse_hcl_file
+from engine.locking.hold import locked
+from engine.locking.options import LockOptions
 from engine.session import (
     BackendRecord,
-    LockOptions,
     backend_settings,
     constant_settings,
     is_secret_setting,
-    locked,
     manager_for,
     public_settings,
     read_backend_record,

@@ -20,18 +20,20 @@ from adapters.registry import Registry
 from backends.base import StateStore
 from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
+from engine.config_walk import ConfigWalk, WalkHooks
 from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.templatefile import render
+from engine.locking.hold import locked
+from engine.locking.options import LockOptions
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
 from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
-from engine.session import LockOptions, locked, manager_for, open_store, selected_workspace
+from engine.session import manager_for, open_store, selected_workspace
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
-from engine.walk import ConfigWalk, WalkHooks
 
 _log = logging.getLogger(__name__)
 

@@ -1,35 +1,27 @@
-"""Where a run's state lives and how it is locked: backend, workspace, lock messages.
+"""Where a run's state lives: the backend and the selected workspace.
 
 Every command that touches state starts here: it finds the backend the configuration names (the
-local file by default) completed by what ``ctl init`` recorded in ``.ctl/backend.json``, the
-selected workspace, and turns a held lock into the message a user needs — who holds it, since when,
-for what, and the exact command to release it.
+local file by default) completed by what ``ctl init`` recorded in ``.ctl/backend.json``, and the
+selected workspace. Locking that state is ``engine.locking``'s business.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo, StateStore
-from backends.local import LocalStore, holder_is_gone
+from backends.base import DEFAULT_WORKSPACE, StateStore, check_workspace_name
 from engine.config.model import Module
 from engine.config.syntax import Body
-from engine.errors import CtlError, LockHeld, UsageError
+from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
-from engine.state.locking import held_lock, lock_id_from_env
 from engine.state.manager import StateManager
 
 CTL_DIR = ".ctl"
 _ENV_FILE = "environment"
-_WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,89}$")
 
 
 def selected_workspace(root: Path) -> str:
@@ -45,16 +37,11 @@ def selected_workspace(root: Path) -> str:
 
 
 def select_workspace(root: Path, name: str) -> None:
+    """Record ``name`` in ``.ctl/environment`` for later commands (the environment still wins)."""
     check_workspace_name(name)
     folder = root / CTL_DIR
     folder.mkdir(exist_ok=True)
     (folder / _ENV_FILE).write_text(name + "\n")
-
-
-def check_workspace_name(name: str) -> None:
-    if not _WORKSPACE_NAME.match(name):
-        raise UsageError(f'Invalid workspace name "{name}"',
-                         hint="Use letters, digits, '-', '_' and '.', starting with a letter or digit.")
 
 
 def backend_settings(root: Module | None) -> tuple[str, dict[str, Any]]:
@@ -209,92 +196,6 @@ def open_store(root_dir: Path, root: Module | None) -> StateStore:
 
     kind, settings = resolved_backend(root_dir, root)
     return factory.make_store(kind, settings, root_dir)
-
-
-def describe_lock(info: LockInfo, store: StateStore) -> tuple[str, str]:
-    """(detail, hint): who holds a lock, since when, for what, its last heartbeat, how to release it.
-
-    A lock nobody renewed for longer than the stale threshold is called apparently abandoned and the
-    hint gives the exact ``ctl state unlock --force <ID>``: its holder is not around to release it,
-    so it is broken, knowingly. A live lock keeps the plain ``ctl state unlock <ID>``.
-    """
-    from engine.heartbeat import abandoned_phrase, human_duration, liveness, release_hint
-
-    live = liveness(info)
-    since = info.Created
-    if live.held_seconds is not None:
-        since = f"{info.Created} ({human_duration(live.held_seconds)} ago)"
-    if info.Heartbeat and live.silent_seconds is not None:
-        beat = f"{info.Heartbeat} ({human_duration(live.silent_seconds)} ago)"
-    else:
-        beat = "none recorded (the holder does not renew it)"
-    lines = [
-        f"Lock ID:   {info.ID}",
-        f"Path:      {info.Path or store.describe()}",
-        f"Held by:   {info.Who}",
-        f"Operation: {info.Operation}",
-        f"Since:     {since}",
-        f"Heartbeat: {beat}",
-    ]
-    if info.Info:
-        lines.append(f"Reason:    {info.Info}")
-    if live.abandoned:
-        lines.append(f"Status:    {abandoned_phrase(info, live)}")
-    if isinstance(store, LocalStore) and holder_is_gone(info):
-        lines.append(f"The process holding it (PID {info.PID}) no longer runs: the lock was left behind.")
-    return "\n".join(lines), release_hint(info, live)
-
-
-@dataclass
-class LockOptions:
-    enabled: bool = True
-    timeout: float = 0.0
-    reason: str = ""
-
-
-@contextmanager
-def locked(store: StateStore, workspace: str, operation: str, opts: LockOptions, *,
-           stop: threading.Event | None = None) -> Iterator[LockInfo | None]:
-    """Hold the workspace lock (or reuse ``CTL_LOCK_ID``) for the body, renewing its heartbeat.
-
-    A held lock becomes a message naming the holder, or saying it looks abandoned. While the body
-    runs, a ``Heartbeat`` thread renews the lock (a wrapper's lock reused through ``CTL_LOCK_ID``
-    too, so it does not look abandoned while this command works). If a renewal finds the lock
-    broken, ``stop`` is set — an apply then starts nothing new, finishes what runs and persists —
-    and when the body is done ``LockLost`` is raised (exit 1) naming who broke it: the lock is no
-    longer ours to release, and the user must hear that the run was not protected to the end.
-    """
-    if not opts.enabled:
-        yield None
-        return
-    from engine.heartbeat import Heartbeat, held_summary, liveness
-
-    try:
-        with held_lock(store, workspace, operation, opts.reason, opts.timeout, lock_id_from_env()) as info:
-            beat = Heartbeat(store, workspace, info, stop=stop).start()
-            try:
-                yield info
-            except CtlError as exc:
-                beat.close()
-                if beat.lost is not None:
-                    raise beat.error_after(exc) from exc
-                raise
-            finally:
-                beat.close()
-            if beat.lost is not None:
-                raise beat.lost
-    except LockHeld as exc:
-        holder = getattr(exc, "holder", None)
-        if holder is None or getattr(exc, "_described", False):
-            raise
-        detail, hint = describe_lock(holder, store)
-        summary = held_summary(holder, liveness(holder))
-        if lock_id_from_env() or opts.timeout > 0:
-            summary = exc.summary  # says which CTL_LOCK_ID was expected, or how long we waited
-        err = LockHeld(summary, detail=detail, hint=hint)
-        err.holder = holder  # type: ignore[attr-defined]
-        err._described = True  # type: ignore[attr-defined]
-        raise err from None
 
 
 def manager_for(store: StateStore, workspace: str, root_dir: Path) -> StateManager:

@@ -19,10 +19,10 @@ from engine import remote_state, schema
 from engine.config.loader import load_config
 from engine.config.model import Module, Variable
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
+from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, build_graph
 from engine.lang.values import UNKNOWN
-from engine.walk import ConfigWalk, ResourceInstance, WalkHooks
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Any
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.walker import WalkResult, walk
+from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate
@@ -39,7 +40,6 @@ from engine.state.address import InstanceAddress
 from engine.state.journal import planned_identity
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, output_type
-from engine.walk import ConfigWalk, ResourceInstance
 
 ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)

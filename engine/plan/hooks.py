@@ -13,6 +13,7 @@ from typing import Any
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine import schema
+from engine.config_walk import ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate, references
@@ -33,7 +34,6 @@ from engine.plan.targets import Selection
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
-from engine.walk import ResourceInstance, WalkHooks
 
 
 class PlanHooks(WalkHooks):

@@ -131,8 +131,8 @@ def make_plan(
     hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
                       replace=opts.replace, selection=selection, previous_addresses=previous,
                       resource_deps=resource_dependencies(graph))
+    from engine.config_walk import ConfigWalk
     from engine.lang.templatefile import render
-    from engine.walk import ConfigWalk
 
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,

@@ -1,4 +1,4 @@
-"""State: the model in Terraform's version 4 shape, its codec, the apply journal, locking, and the
+"""State: the model in Terraform's version 4 shape, its codec, the apply journal and the
 manager that loads and saves it through a backend's ``StateStore``."""
 
 from engine.state.address import AddressError, InstanceAddress

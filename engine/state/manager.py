@@ -17,8 +17,8 @@ import os
 import time
 from pathlib import Path
 
-from backends.base import DEFAULT_WORKSPACE, StateStore
-from engine.errors import CtlError
+from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
+from engine.errors import CtlError, LockHeld
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
 
@@ -199,8 +199,10 @@ class StateManager:
                 f"The state this run produced is saved in {target}. Check the stored state, then upload "
                 f"it with `ctl state push {target}`."
             )
+        detail = getattr(exc, "detail", "")
+        if isinstance(exc, LockHeld):  # the lock's holder is what these messages are about
+            return type(exc)(summary, detail=detail, hint=hint, holder=exc.holder)
+        if isinstance(exc, LockMismatch):
+            return LockMismatch(summary, detail=detail, hint=hint, holder=exc.holder)
         cls = type(exc) if isinstance(exc, CtlError) else CtlError
-        err = cls(summary, detail=getattr(exc, "detail", ""), hint=hint)
-        if hasattr(exc, "holder"):
-            err.holder = exc.holder  # type: ignore[attr-defined]
-        return err
+        return cls(summary, detail=detail, hint=hint)

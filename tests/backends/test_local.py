@@ -14,7 +14,7 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, StateConflict
 from backends.local import LocalStore, holder_is_gone, process_alive
-from engine.errors import CtlError, LockHeld
+from engine.errors import CtlError, LockHeld, UsageError
 from tests.backends.contract import StateStoreContract, state_bytes
 
 
@@ -137,7 +137,7 @@ def test_torn_last_journal_line_is_ignored_and_the_next_entry_starts_clean(
 
 def test_invalid_workspace_names_are_refused(store: LocalStore, tmp_path: Path) -> None:
     for name in ("../escape", "a/b", "", ".hidden"):
-        with pytest.raises(CtlError, match="invalid workspace name"):
+        with pytest.raises(UsageError, match="Invalid workspace name"):
             store.write(name, state_bytes(1), expected=None)
     assert not (tmp_path.parent / "escape").exists()
 

@@ -25,7 +25,8 @@ from engine.session import select_workspace, selected_workspace
 from engine.state.address import format_key
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, new_state
-from engine.state_ops import list_addresses, read_state
+from engine.state_tools.access import read_state
+from engine.state_tools.listing import list_addresses
 
 REPO = Path(__file__).resolve().parents[2]
 COMPLETIONS = REPO / "completions"

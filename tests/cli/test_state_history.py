@@ -16,16 +16,12 @@ from backends.factory import make_store
 from backends.local import LocalStore
 from cli.main import run
 from engine.errors import CtlError
-from engine.session import LockOptions
+from engine.locking.options import LockOptions
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, new_state
-from engine.state_ops import (
-    RollbackPlan,
-    RollbackRefused,
-    history_in,
-    rollback_in,
-    state_diff,
-)
+from engine.state_tools.diff import state_diff
+from engine.state_tools.history import history_in
+from engine.state_tools.rollback import RollbackPlan, RollbackRefused, rollback_in
 from tests.servers import MotoServer
 
 TFDATA = 'provider["terraform.io/builtin/terraform"]'

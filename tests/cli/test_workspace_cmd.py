@@ -63,6 +63,22 @@ def test_new_refuses_an_existing_or_invalid_name(root: Path, capsys: pytest.Capt
     assert "Invalid workspace name" in capsys.readouterr().err
 
 
+def test_one_name_rule_for_the_cli_and_the_store(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    long_name = "w" * 100
+    for name in ("_ci", long_name, "v1.2-rc_3"):  # names Terraform accepts too
+        assert run(["workspace", "new", name]) == 0, name
+        assert (root / "ctl.tfstate.d" / name / "ctl.tfstate").is_file()
+    for name in (".hidden", "..", "a/b", "-x", "a b"):
+        assert run(["workspace", "new", "--", name]) == 64, name
+        assert f'Invalid workspace name "{name}"' in capsys.readouterr().err
+    monkeypatch.setenv("CTL_WORKSPACE", "../escape")  # reaches the store without `workspace new`
+    assert run(["state", "list"]) == 64
+    err = capsys.readouterr().err
+    assert 'Invalid workspace name "../escape"' in err and "starting with a letter, digit or '_'" in err
+    assert not (root.parent / "escape").exists()
+
+
 def test_select_switches_and_refuses_an_unknown_workspace(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["workspace", "new", "dev"]) == 0
     assert run(["workspace", "select", "default"]) == 0

@@ -19,19 +19,18 @@ from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, LockLost, S
 from backends.factory import make_store
 from backends.local import LocalStore
 from engine.errors import CtlError, LockHeld, UsageError
-from engine.heartbeat import (
-    Heartbeat,
+from engine.locking.describe import (
     abandoned_phrase,
-    heartbeat_interval,
+    describe_lock,
     held_summary,
-    human_duration,
-    liveness,
     operation_name,
     release_hint,
-    stale_after,
     unlock_command,
 )
-from engine.session import LockOptions, describe_lock, locked
+from engine.locking.heartbeat import Heartbeat
+from engine.locking.hold import locked
+from engine.locking.liveness import human_duration, liveness
+from engine.locking.options import LockOptions, heartbeat_interval, stale_after
 from tests.servers import MotoServer
 
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.config_walk import WalkHooks
 from engine.lang.values import deep_unmark, is_unknown
 from engine.validate import Loaded, load_and_evaluate
-from engine.walk import WalkHooks
 
 MakeConfig = Callable[[dict[str, str]], Path]
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"

@@ -1,0 +1,69 @@
+"""Opening the selected workspace's state for the state tools and for display commands.
+
+Only the backend block matters here, so a configuration with unrelated errors (or none at all, just
+a state file) can still be inspected and repaired — what state commands are for. Reading needs no
+lock and replays an interrupted apply's journal; a change runs under the lock and is persisted
+through ``StateManager`` (serial bumped, lineage kept, compare-and-swap, previous version kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from backends.base import StateStore
+from engine.locking.hold import locked
+from engine.locking.options import LockOptions
+from engine.session import manager_for, open_store, selected_workspace
+from engine.state.manager import StateManager
+from engine.state.model import State
+
+T = TypeVar("T")
+
+
+def open_backend(root_dir: Path) -> tuple[StateStore, str]:
+    """The configuration's state store and the selected workspace.
+
+    Only the backend block matters here, so a configuration with unrelated errors (or none at all,
+    just a state file) can still be inspected and repaired — what state commands are for.
+    """
+    from engine.config.loader import load_config
+
+    root, _ = load_config(root_dir)
+    return open_store(root_dir, root if root.files else None), selected_workspace(root_dir)
+
+
+def read_state(root_dir: Path) -> State:
+    """The selected workspace's state without the lock, an interrupted apply's journal replayed."""
+    store, workspace = open_backend(root_dir)
+    return manager_for(store, workspace, root_dir).load()
+
+
+def load_for_change(manager: StateManager, holding_lock: bool) -> State:
+    """Load and, holding the lock, write back what a journal recovered (and drop the journal).
+
+    The same loading a plan or apply does (``engine.operations.load_state``), without the lookup of
+    unfinished creates, which needs the configuration and the adapters.
+    """
+    from engine.operations import load_state
+
+    state, _ = load_state(manager, holding_lock=holding_lock)
+    return state
+
+
+def edit_state(root_dir: Path, operation: str, lock: LockOptions, change: Callable[[State], T], *,
+               dry_run: bool = False) -> T:
+    """Run ``change`` on a copy of the state under the lock and persist it (unless ``dry_run``)."""
+    store, workspace = open_backend(root_dir)
+    manager = manager_for(store, workspace, root_dir)
+    with locked(store, workspace, operation, lock):
+        state = load_for_change(manager, lock.enabled)
+        new = state.copy()
+        result = change(new)
+        if not dry_run:
+            manager.persist(new)
+    return result
+
+
+__all__ = ["edit_state", "load_for_change", "open_backend", "read_state"]

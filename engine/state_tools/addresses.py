@@ -1,0 +1,42 @@
+"""What the state tools share about addresses: parsing one given on the command line (a resource,
+an instance or a module) and listing every object with its address, deposed ones included.
+"""
+
+from __future__ import annotations
+
+from engine.errors import CtlError
+from engine.state.address import AddressError, InstanceAddress, ModulePath, parse_module
+from engine.state.model import InstanceState, ResourceState, State
+
+LIST_HINT = "List the addresses in the state with `ctl state list`."
+
+
+class StateAddressNotFound(CtlError):
+    """An address given to a state command names nothing in the state."""
+
+
+def parse_any(text: str) -> InstanceAddress | ModulePath:
+    """A resource/instance address, else a module path (``module.net``); the resource error wins."""
+    try:
+        return InstanceAddress.parse(text)
+    except AddressError as first:
+        try:
+            module = parse_module(text)
+        except AddressError:
+            raise first from None
+        if not module:
+            raise first from None
+        return module
+
+
+def state_objects(state: State) -> list[tuple[InstanceAddress, ResourceState, InstanceState]]:
+    """Every object, deposed ones included, with its resource (for provider and moves)."""
+    out = []
+    for res in list(state.resources):
+        module = parse_module(res.module or "")
+        for inst in list(res.instances):
+            out.append((InstanceAddress(module, res.mode, res.type, res.name, inst.index_key), res, inst))
+    return out
+
+
+__all__ = ["LIST_HINT", "StateAddressNotFound", "parse_any", "state_objects"]
