@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from policies import levels, simple
-from policies.engine import CompiledPolicy, RegoModule
+from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
 from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from policies.engine import CompiledPolicy, RegoModule
+from policies.evaluation import CompiledPolicy, RegoModule
 from policies.loader import PolicySource, read_dir
 from policies.model import PolicyError
 from policies.rego_source import mask
