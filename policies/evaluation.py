@@ -18,6 +18,7 @@ from typing import Any
 
 from policies.model import PolicyError
 from policies.rego_io import build_input, captured_stdout, forward_prints
+from policies.rego_iteration import check_iteration_in_calls
 from policies.rego_module import RegoModule, check_calls, check_v1
 from policies.rego_results import compile_error, rule_value
 
@@ -44,6 +45,7 @@ class CompiledPolicy:
         self.modules = modules
         self.rules = list(dict.fromkeys(rules))
         check_v1(modules)
+        check_iteration_in_calls(modules)
         regopy = _regopy()
         self._interp = regopy.Interpreter()
         self._interp.strict_built_in_errors = True
