@@ -1,8 +1,9 @@
 """The policy gate: every policy source checked against one plan, with one verdict.
 
-``check_plan`` is what ``ctl plan``/``apply`` call after planning; ``check_plan_json`` is the same
-check over a plan already in Terraform's JSON shape (``ctl policy check --plan-json``, including
-plans written by ``terraform show -json``). Both return a ``PolicyOutcome`` and never print.
+``check_plan`` is what the engine's plan and apply operations (``engine/operations.py``) run after
+planning; ``check_plan_json`` is the same check over a plan already in Terraform's JSON shape
+(``ctl policy check --plan-json``, including plans written by ``terraform show -json``). Both return
+a ``PolicyOutcome`` and never print; ``enforce`` turns a denying outcome into ``PolicyDenied``.
 
 Rego rules follow conftest's conventions: ``deny``, ``violation`` and ``warn`` (and ``deny_*`` …)
 in package ``main`` unless other namespaces are asked for, each a set of strings or of objects with
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.errors import PolicyDenied
 from policies import isolation, levels, simple
 from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
@@ -75,6 +77,17 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     _check_something_ran(user, evaluated, options)
     outcome.findings.sort(key=lambda f: (_LEVEL_ORDER[f.level], f.rule.rule_id, f.address or "", f.message))
     return outcome
+
+
+def enforce(outcome: PolicyOutcome) -> None:
+    """Stop the run (exit 3) when a mandatory policy failed and no override lifts it."""
+    if outcome.denied:
+        hard = any(f.level is Level.HARD_MANDATORY for f in outcome.blocking)
+        raise PolicyDenied(
+            f"{len(outcome.blocking)} mandatory policy check(s) failed",
+            hint=("Hard-mandatory policies cannot be overridden: change the configuration." if hard else
+                  'Fix the configuration, or pass --policy-override "reason" to accept soft-mandatory failures.'),
+        )
 
 
 _LEVEL_ORDER = {Level.HARD_MANDATORY: 0, Level.SOFT_MANDATORY: 1, Level.ADVISORY: 2}
@@ -237,4 +250,4 @@ def _check_something_ran(user: list[PolicySource], evaluated: dict[str, int], op
                                "violation or warn (conftest's conventions).")
 
 
-__all__ = ["BUILTIN", "DEFAULT_NAMESPACE", "PolicyOptions", "check_plan", "check_plan_json", "pack_view"]
+__all__ = ["BUILTIN", "DEFAULT_NAMESPACE", "PolicyOptions", "check_plan", "check_plan_json", "enforce", "pack_view"]
