@@ -63,13 +63,19 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     outcome = PolicyOutcome(override=options.override or None, sources=[s.name for s in sources],
                             timings=timings)
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
-    for src in sources:
-        if src.builtin:
-            _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
     user = [s for s in sources if not s.builtin]
-    if any(s.rego for s in user):
-        namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
-        _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, builtin=False)
+    # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
+    worker = isolation.start() if any(s.rego for s in user) else None
+    try:
+        for src in sources:
+            if src.builtin:
+                _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
+        if worker is not None:
+            namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
+            _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, worker=worker)
+    finally:
+        if worker is not None:
+            worker.close()
     t = time.perf_counter()
     for src in user:
         _run_simple(src, doc, pset, outcome, evaluated)
@@ -112,7 +118,9 @@ def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple
 
 
 def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet, outcome: PolicyOutcome,
-              evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool) -> None:
+              evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool = False,
+              worker: isolation.Worker | None = None) -> None:
+    """Evaluate the Rego rules of ``sources``: the built-in pack here, user policies in ``worker``."""
     modules: list[RegoModule] = []
     owner: dict[str, PolicySource] = {}
     for src in sources:
@@ -144,8 +152,9 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
         raw = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)))
         outcome.timings["evaluate built-in pack"] = time.perf_counter() - t
     else:  # in a worker process: a crash of the engine must not take ctl down
+        assert worker is not None
         t = time.perf_counter()
-        raw = isolation.evaluate(modules, pset.data, list(dict.fromkeys(queries.values())), doc)
+        raw = worker.evaluate(modules, pset.data, list(dict.fromkeys(queries.values())), doc)
         outcome.timings["compile and evaluate user policies"] = time.perf_counter() - t
     values = {key: (distinct(raw.get(q)) if q != key else raw.get(q)) for key, q in queries.items()}
     for key in rules:

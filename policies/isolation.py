@@ -40,40 +40,71 @@ class WorkerCrashed(Exception):
             return f"exit code {self.returncode}"
 
 
+class Worker:
+    """One worker process, started ahead of time so its start-up overlaps other work.
+
+    ``start`` spawns ``python -m policies.rego_worker``, which imports the engine and then waits
+    for the request on standard input; ``evaluate`` sends it and reads the answer. A worker that
+    is never used is stopped by ``close``.
+    """
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH", "")) if p)
+        self._proc = subprocess.Popen([sys.executable, "-m", "policies.rego_worker"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+    def evaluate(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+                 document: Any) -> dict[tuple[str, str], Any]:
+        """Each rule's value for ``document``; a crash of the worker is an error naming the file."""
+        try:
+            return self._exchange(modules, data, rules, document)
+        except WorkerCrashed as crash:
+            raise _crash_error(crash, modules, data, rules, document) from None
+
+    def _exchange(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+                  document: Any) -> dict[tuple[str, str], Any]:
+        request = {"modules": [{"path": m.path, "display": m.display, "source": m.source} for m in modules],
+                   "data": data, "rules": [list(r) for r in rules], "input": document}
+        try:
+            stdout, stderr = self._proc.communicate(json.dumps(request, default=str).encode(),
+                                                    timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.close()
+            raise PolicyError(f"evaluating the policies took longer than {TIMEOUT_SECONDS:.0f}s",
+                              detail="Policies: " + ", ".join(m.display for m in modules),
+                              hint="Look for a rule that iterates over very large collections.") from None
+        if stderr:  # print() output of the policies
+            sys.stderr.write(stderr.decode("utf-8", "replace"))
+        if self._proc.returncode != 0:
+            raise WorkerCrashed(self._proc.returncode)
+        reply = json.loads(stdout)
+        if "error" in reply:
+            err = reply["error"]
+            where = range_for(err["file"], err["line"]) if err.get("file") else None
+            raise PolicyError(err["summary"], detail=err.get("detail") or "", hint=err.get("hint") or "",
+                              range=where)
+        return {(p, r): v for p, r, v in reply["values"]}
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+
+
+def start() -> Worker:
+    return Worker()
+
+
 def evaluate(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
              document: Any) -> dict[tuple[str, str], Any]:
-    """Each rule's value for ``document``, computed in a worker process."""
-    try:
-        return _run(modules, data, rules, document)
-    except WorkerCrashed as crash:
-        raise _crash_error(crash, modules, data, rules, document) from None
+    """Each rule's value for ``document``, computed in a new worker process."""
+    return Worker().evaluate(modules, data, rules, document)
 
 
 def _run(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
          document: Any) -> dict[tuple[str, str], Any]:
-    request = {"modules": [{"path": m.path, "display": m.display, "source": m.source} for m in modules],
-               "data": data, "rules": [list(r) for r in rules], "input": document}
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH", "")) if p)
-    try:
-        done = subprocess.run([sys.executable, "-m", "policies.rego_worker"],
-                              input=json.dumps(request, default=str).encode(), capture_output=True,
-                              env=env, timeout=TIMEOUT_SECONDS, check=False)
-    except subprocess.TimeoutExpired:
-        raise PolicyError(f"evaluating the policies took longer than {TIMEOUT_SECONDS:.0f}s",
-                          detail="Policies: " + ", ".join(m.display for m in modules),
-                          hint="Look for a rule that iterates over very large collections.") from None
-    if done.stderr:  # print() output of the policies
-        sys.stderr.write(done.stderr.decode("utf-8", "replace"))
-    if done.returncode != 0:
-        raise WorkerCrashed(done.returncode)
-    reply = json.loads(done.stdout)
-    if "error" in reply:
-        err = reply["error"]
-        where = range_for(err["file"], err["line"]) if err.get("file") else None
-        raise PolicyError(err["summary"], detail=err.get("detail") or "", hint=err.get("hint") or "",
-                          range=where)
-    return {(p, r): v for p, r, v in reply["values"]}
+    return Worker()._exchange(modules, data, rules, document)
 
 
 def _crash_error(crash: WorkerCrashed, modules: list[RegoModule], data: dict[str, Any],
@@ -105,4 +136,4 @@ def _crashes_alone(module: RegoModule, data: dict[str, Any], rules: list[tuple[s
     return False
 
 
-__all__ = ["evaluate"]
+__all__ = ["Worker", "evaluate", "start"]
