@@ -62,10 +62,19 @@ class Worker:
         except WorkerCrashed as crash:
             raise _crash_error(crash, modules, data, rules, document) from None
 
+    def evaluate_each(self, modules: list[RegoModule], rules: list[tuple[str, str]],
+                      document: Any) -> list[tuple[str, str, Any, str | None, float]]:
+        """Every rule on its own: (package, rule, value, error summary or None, seconds)."""
+        try:
+            reply = self._exchange(modules, {}, rules, document, each=True)
+        except WorkerCrashed as crash:
+            raise _crash_error(crash, modules, {}, rules, document) from None
+        return [(p, r, v, e, s) for p, r, v, e, s in reply]
+
     def _exchange(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
-                  document: Any) -> dict[tuple[str, str], Any]:
+                  document: Any, *, each: bool = False) -> Any:
         request = {"modules": [{"path": m.path, "display": m.display, "source": m.source} for m in modules],
-                   "data": data, "rules": [list(r) for r in rules], "input": document}
+                   "data": data, "rules": [list(r) for r in rules], "input": document, "each": each}
         try:
             stdout, stderr = self._proc.communicate(json.dumps(request, default=str).encode(),
                                                     timeout=TIMEOUT_SECONDS)
@@ -84,6 +93,8 @@ class Worker:
             where = range_for(err["file"], err["line"]) if err.get("file") else None
             raise PolicyError(err["summary"], detail=err.get("detail") or "", hint=err.get("hint") or "",
                               range=where)
+        if each:
+            return reply["each"]
         return {(p, r): v for p, r, v in reply["values"]}
 
     def close(self) -> None:

@@ -86,3 +86,18 @@ def test_ctl_plan_reports_the_policy_instead_of_dying(tmp_path: Path, policy: st
     assert done.returncode == 1, (done.returncode, done.stderr)
     assert "bad.rego" in done.stderr
     assert "Error" in done.stderr or "error" in done.stderr
+
+
+def test_a_crash_while_running_policy_tests_is_an_error(tmp_path: Path) -> None:
+    from policies import isolation
+    from policies.rego_module import RegoModule
+
+    path = write(tmp_path, "replaced_input.rego", CRASHES_THE_ENGINE)
+    crash = RegoModule.read(str(path), "replaced_input.rego", path.read_text())
+    worker = isolation.start()
+    try:
+        with pytest.raises(PolicyError) as err:
+            worker.evaluate_each([crash], [("crash", "deny")], {"resource_changes": []})
+    finally:
+        worker.close()
+    assert "the Rego engine crashed while evaluating replaced_input.rego" in str(err.value)
