@@ -29,9 +29,12 @@ TIMEOUT_SECONDS = 600.0
 
 
 class WorkerCrashed(Exception):
-    def __init__(self, returncode: int) -> None:
+    """The worker ended without an answer: killed by a signal, or failed (its last words kept)."""
+
+    def __init__(self, returncode: int, stderr: str = "") -> None:
         super().__init__(returncode)
         self.returncode = returncode
+        self.last_words = "\n".join(stderr.strip().splitlines()[-3:])
 
     def describe(self) -> str:
         try:
@@ -83,10 +86,11 @@ class Worker:
             raise PolicyError(f"evaluating the policies took longer than {TIMEOUT_SECONDS:.0f}s",
                               detail="Policies: " + ", ".join(m.display for m in modules),
                               hint="Look for a rule that iterates over very large collections.") from None
-        if stderr:  # print() output of the policies
-            sys.stderr.write(stderr.decode("utf-8", "replace"))
-        if self._proc.returncode != 0:
-            raise WorkerCrashed(self._proc.returncode)
+        text = stderr.decode("utf-8", "replace")
+        if self._proc.returncode != 0:  # what it wrote is a native crash report or a traceback
+            raise WorkerCrashed(self._proc.returncode, text)
+        if text:  # print() output of the policies
+            sys.stderr.write(text)
         reply = json.loads(stdout)
         if "error" in reply:
             err = reply["error"]
@@ -128,7 +132,8 @@ def _crash_error(crash: WorkerCrashed, modules: list[RegoModule], data: dict[str
         range=range_for(named[0].display, 1),
         detail=f"rego-cpp, the Rego engine ctl uses, stopped with {crash.describe()} instead of "
                "reporting an error. ctl ran it in a separate process, so nothing else was affected, "
-               "but the policies gave no result and the check stops rather than pass.",
+               "but the policies gave no result and the check stops rather than pass."
+               + (f"\nIts last words: {crash.last_words}" if crash.last_words else ""),
         hint="Simplify the rules of that file until it evaluates (known triggers: `with input as …` "
              "in a rule that calls a function; iteration inside a call's arguments), or move the "
              "file out of the policy directory.",
