@@ -11,10 +11,8 @@ from typing import Any
 
 import typer
 
-from cli import ci_summary, json_ui, output, progress, run_options
-from cli.common import VAR_FILE_HELP, VAR_HELP, input_enabled
-from cli.completion import complete_addresses, complete_instances
-from cli.global_options import options
+from cli import ci_summary, json_ui, output, progress, run_flags
+from cli.common import input_enabled
 from cli.plan_cmd import report_recovery
 from engine.errors import CtlError, ExitCode
 
@@ -38,6 +36,7 @@ def register(app: typer.Typer) -> None:
     app.command("destroy", help=_DESTROY_HELP)(destroy_command)
 
 
+@run_flags.shared_run_flags()
 def apply_command(
     ctx: typer.Context,
     planfile: Path = typer.Argument(None, help="A plan saved with `ctl plan --out`."),
@@ -45,78 +44,40 @@ def apply_command(
     destroy: bool = typer.Option(False, "--destroy", help="Destroy everything (like ctl destroy)."),
     json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
     refresh_only: bool = typer.Option(False, "--refresh-only", help="Only record changes made outside ctl."),
-    refresh: bool = typer.Option(True, "--refresh/--no-refresh", help="Read real objects first."),
-    target: list[str] = typer.Option(None, "--target", help=run_options.TARGET_HELP,
-                                    autocompletion=complete_addresses),
-    exclude: list[str] = typer.Option(None, "--exclude", help=run_options.EXCLUDE_HELP,
-                                     autocompletion=complete_addresses),
-    replace: list[str] = typer.Option(None, "--replace", help=run_options.REPLACE_HELP,
-                                     autocompletion=complete_instances),
-    var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
-    var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
-    lock: bool = typer.Option(True, "--lock/--no-lock", help="Hold the state lock (--lock=false skips it)."),
-    lock_timeout: str = typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP),
-    parallelism: int = typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP),
-    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing values and confirmation."),
-    policy_dir: list[Path] = typer.Option(None, "--policy-dir", help="Also check the policies in this directory."),
-    no_builtin_policies: bool = typer.Option(False, "--no-builtin-policies", help="Skip the built-in policy pack."),
-    policy_override: str = typer.Option(None, "--policy-override", help='Accept soft-mandatory failures: "reason".'),
+    flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
-    from cli.policy_cmd import gate_options
-
-    policy = gate_options(policy_dir, no_builtin_policies, policy_override)
     mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
-    return _run(ctx, planfile, mode, auto_approve, refresh, target, exclude, replace, var, var_file, lock,
-                lock_timeout, parallelism, input_, policy=policy, json_out=json_out)
+    return _run(ctx, planfile, mode, auto_approve, flags, json_out=json_out)
 
 
+@run_flags.shared_run_flags(replace=False)
 def destroy_command(
     ctx: typer.Context,
     auto_approve: bool = typer.Option(False, "--auto-approve", help="Skip the confirmation prompt."),
     json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    refresh: bool = typer.Option(True, "--refresh/--no-refresh", help="Read real objects first."),
-    target: list[str] = typer.Option(None, "--target", help=run_options.TARGET_HELP,
-                                    autocompletion=complete_addresses),
-    exclude: list[str] = typer.Option(None, "--exclude", help=run_options.EXCLUDE_HELP,
-                                     autocompletion=complete_addresses),
-    var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
-    var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
-    lock: bool = typer.Option(True, "--lock/--no-lock", help="Hold the state lock (--lock=false skips it)."),
-    lock_timeout: str = typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP),
-    parallelism: int = typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP),
-    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing values and confirmation."),
-    policy_dir: list[Path] = typer.Option(None, "--policy-dir", help="Also check the policies in this directory."),
-    no_builtin_policies: bool = typer.Option(False, "--no-builtin-policies", help="Skip the built-in policy pack."),
-    policy_override: str = typer.Option(None, "--policy-override", help='Accept soft-mandatory failures: "reason".'),
+    flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
-    from cli.policy_cmd import gate_options
-
-    policy = gate_options(policy_dir, no_builtin_policies, policy_override)
-    return _run(ctx, None, "destroy", auto_approve, refresh, target, exclude, None, var, var_file, lock,
-                lock_timeout, parallelism, input_, policy=policy, json_out=json_out)
+    return _run(ctx, None, "destroy", auto_approve, flags, json_out=json_out)
 
 
-def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: bool, refresh: bool,
-         target: list[str] | None, exclude: list[str] | None, replace: list[str] | None, var: list[str] | None,
-         var_file: list[str] | None, lock: bool, lock_timeout: str | None, parallelism: int | None,
-         input_: bool | None, policy: Any = None, json_out: bool = False) -> int:
-    from cli.policy_cmd import enforce, print_outcome
+def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: bool, flags: run_flags.RunFlags,
+         *, json_out: bool) -> int:
+    from cli.policy_cmd import print_outcome
     from cli.render_plan import render_drift, render_plan
     from engine.operations import apply_run, exit_code_for
-    from policies.gate import check_plan
 
+    policy = flags.policy_options()  # a usage error comes before anything is shown
     opts = options(ctx)
     ui = json_ui.start() if json_out else None  # first, so the version line comes first
     if ui is not None:
         json_ui.require_approval_source(auto_approve, planfile)
     view = ui or progress.for_terminal()
-    input_ = False if ui is not None else input_  # a prompt would corrupt the JSON stream
-    run = run_options.build(opts.root, mode=mode, refresh=refresh, targets=target, excludes=exclude,
-                            replace=replace, var=var, var_file=var_file, input_flag=input_, lock=lock,
-                            lock_timeout_text=lock_timeout, parallelism_value=parallelism, take_lock=True)
+    if ui is not None:
+        flags.input_ = False  # a prompt would corrupt the JSON stream
+    run = flags.run_options(opts.root, mode=mode, take_lock=True, policy=policy)
     color = output.color_enabled(sys.stdout)
     con = output.stdout()
-    interactive = input_enabled(input_)
+    interactive = input_enabled(flags.input_)
 
     def on_plan(result: Any) -> None:
         view.end_phase()
@@ -127,16 +88,12 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
             if result.plan.drift:
                 con.out(render_drift(result.plan.drift, color=color), highlight=False)
             con.out(render_plan(result.plan, color=color), highlight=False)
-        if policy is not None:
-            checked = check_plan(result.plan, opts.root, policy)
-            result.plan.policy_results = checked.results_json()  # for the job summary
-            if ui is None:
-                print_outcome(checked)
-            else:
-                ui.policy(result.plan.policy_results)
-            enforce(checked)
-            if checked.override_used:
-                run.policy_override = checked.override
+
+    def on_policy(outcome: Any) -> None:
+        if ui is None:
+            print_outcome(outcome)
+        else:
+            ui.policy(outcome.results_json())
 
     def confirm(plan: Any) -> bool:
         if auto_approve:
@@ -151,27 +108,13 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         answer = typer.prompt("  Enter a value", default="", show_default=False)
         return answer.strip() == "yes"
 
-    if planfile is not None and policy is not None:  # policies may have changed since the plan
-        from engine.plan.planfile import load_plan
-
-        saved = load_plan(planfile)
-        if policy.override is None:
-            policy.override = saved.policy_override
-        checked = check_plan(saved, opts.root, policy)
-        if ui is None:
-            print_outcome(checked)
-        else:
-            ui.policy(checked.results_json())
-        enforce(checked)
-        if checked.override_used:
-            run.policy_override = checked.override
     stop, abandon = threading.Event(), threading.Event()
     restore = _install_signals(stop, abandon)
     started = time.monotonic()
     try:
         _plan, result = apply_run(run, saved_plan=planfile, confirm=confirm, events=view,
                                  stop=stop, abandon=abandon, on_plan=on_plan,
-                                 on_recovery=report_recovery)
+                                 on_recovery=report_recovery, on_policy=on_policy)
     finally:
         restore()
         view.close()

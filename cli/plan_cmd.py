@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from cli import ci_summary, json_ui, output, progress, run_options
-from cli.common import VAR_FILE_HELP, VAR_HELP
-from cli.completion import complete_addresses, complete_instances
+from cli import ci_summary, json_ui, output, progress, run_flags
 from cli.global_options import options
 from engine.errors import ExitCode, UsageError
 
@@ -24,72 +23,64 @@ def register(app: typer.Typer) -> None:
     app.command("plan", help=_HELP)(plan_command)
 
 
+@run_flags.shared_run_flags(lock_default=False, lock_help="Hold the state lock while planning.",
+                            refresh_help="Read real objects first (--refresh=false skips).",
+                            input_help="Ask for missing variables (--input=false never asks).")
 def plan_command(
     ctx: typer.Context,
     out: Path = typer.Option(None, "--out", help="Save the plan to this file for `ctl apply FILE`."),
     destroy: bool = typer.Option(False, "--destroy", help="Plan to destroy everything in the state."),
     refresh_only: bool = typer.Option(False, "--refresh-only", help="Only record changes made outside ctl."),
-    refresh: bool = typer.Option(True, "--refresh/--no-refresh", help="Read real objects first (--refresh=false skips)."),
-    target: list[str] = typer.Option(None, "--target", help=run_options.TARGET_HELP,
-                                    autocompletion=complete_addresses),
-    exclude: list[str] = typer.Option(None, "--exclude", help=run_options.EXCLUDE_HELP,
-                                     autocompletion=complete_addresses),
-    replace: list[str] = typer.Option(None, "--replace", help=run_options.REPLACE_HELP,
-                                     autocompletion=complete_instances),
-    var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
-    var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when there are changes."),
     json_out: bool = typer.Option(False, "--json", help="Stream Terraform's machine-readable UI (JSON lines)."),
     summary_md: Path = typer.Option(None, "--summary-md", help="Write a markdown summary (for a PR comment)."),
-    lock: bool = typer.Option(False, "--lock/--no-lock", help="Hold the state lock while planning."),
-    lock_timeout: str = typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP),
-    parallelism: int = typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP),
-    input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing variables (--input=false never asks)."),
-    policy_dir: list[Path] = typer.Option(None, "--policy-dir", help="Also check the policies in this directory."),
-    no_builtin_policies: bool = typer.Option(False, "--no-builtin-policies", help="Skip the built-in policy pack."),
-    policy_override: str = typer.Option(None, "--policy-override", help='Accept soft-mandatory failures: "reason".'),
+    flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
+    from cli.policy_cmd import print_outcome
     from cli.render_plan import render_drift, render_plan
     from engine.operations import plan_only
     from engine.plan.planfile import save_plan
+    from policies.gate import enforce
 
     if destroy and refresh_only:
         raise UsageError("--destroy and --refresh-only cannot be combined")
     opts = options(ctx)
     ui = json_ui.start() if json_out else None  # first, so the version line comes first
     view = ui or progress.for_terminal()
-    input_ = False if ui is not None else input_  # a prompt would corrupt the JSON stream
+    if ui is not None:
+        flags.input_ = False  # a prompt would corrupt the JSON stream
     mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
-    run = run_options.build(opts.root, mode=mode, refresh=refresh, targets=target, excludes=exclude,
-                            replace=replace, var=var, var_file=var_file, input_flag=input_, lock=lock,
-                            lock_timeout_text=lock_timeout, parallelism_value=parallelism, take_lock=lock)
-    try:
-        result, rec = plan_only(run, events=view)
-    finally:
-        view.close()
-    report_recovery(rec)
-    plan = result.plan
-    output.print_diagnostics(result.diags.warnings())
+    run = flags.run_options(opts.root, mode=mode, take_lock=flags.lock)
     color = output.color_enabled(__import__("sys").stdout)
     con = output.stdout()
-    if ui is not None:
-        ui.plan(plan)
-    else:
-        if plan.drift:
-            con.out(render_drift(plan.drift, color=color), highlight=False)
-        con.out(render_plan(plan, color=color), highlight=False)
-    from cli.policy_cmd import enforce, gate_options, print_outcome
-    from policies.gate import check_plan
 
-    outcome = check_plan(plan, opts.root, gate_options(policy_dir, no_builtin_policies, policy_override))
-    if ui is None:
-        print_outcome(outcome)
-    plan.policy_results = outcome.results_json()
-    plan.policy_override = outcome.override if outcome.override_used else None
-    if ui is not None:
-        ui.policy(plan.policy_results)
+    def on_recovery(rec: object) -> None:
+        view.close()
+        report_recovery(rec)
+
+    def on_plan(result: Any) -> None:
+        output.print_diagnostics(result.diags.warnings())
+        if ui is not None:
+            ui.plan(result.plan)
+        else:
+            if result.plan.drift:
+                con.out(render_drift(result.plan.drift, color=color), highlight=False)
+            con.out(render_plan(result.plan, color=color), highlight=False)
+
+    def on_policy(outcome: Any) -> None:
+        if ui is None:
+            print_outcome(outcome)
+        else:
+            ui.policy(outcome.results_json())
+
+    try:
+        planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy)
+    finally:
+        view.close()
+    plan = planned.plan
     ci_summary.after_plan(plan, summary_md)
-    enforce(outcome)
+    if planned.policy is not None:
+        enforce(planned.policy)
     if out is not None:
         save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
         if ui is None:

@@ -11,7 +11,7 @@ import typer
 
 from cli import output
 from cli.global_options import options
-from engine.errors import ExitCode, PolicyDenied, UsageError
+from engine.errors import ExitCode, UsageError
 
 POLICY_DIR_HELP = "Also check the policies in this directory (repeatable)."
 NO_BUILTIN_HELP = "Do not check the built-in policy pack."
@@ -62,17 +62,6 @@ def print_outcome(outcome: Any) -> None:
     con.out(render_text(outcome).rstrip("\n"), highlight=False)
     if outcome.override_used:
         output.warn(f"Soft-mandatory policy failures overridden: {outcome.override}")
-
-
-def enforce(outcome: Any) -> None:
-    """Stop the run (exit 3) when a mandatory policy failed and no override lifts it."""
-    if outcome.denied:
-        hard = any(f.level.value == "hard-mandatory" for f in outcome.blocking)
-        raise PolicyDenied(
-            f"{len(outcome.blocking)} mandatory policy check(s) failed",
-            hint=("Hard-mandatory policies cannot be overridden: change the configuration." if hard else
-                  'Fix the configuration, or pass --policy-override "reason" to accept soft-mandatory failures.'),
-        )
 
 
 @policy_app.command("check", help=_CHECK_HELP)

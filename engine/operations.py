@@ -2,8 +2,13 @@
 
 The CLI parses options and renders; these functions do the work in the order that keeps state
 safe: take the lock (unless only reading), load the state and replay any journal left by an
-interrupted apply (writing the recovered state at once when holding the lock), plan, ask, apply,
-and persist — also when interrupted or when operations failed.
+interrupted apply (writing the recovered state at once when holding the lock), plan, check the
+plan against the policies, ask, apply, and persist — also when interrupted or when operations failed.
+
+The policy gate lives here, not in the commands, so that every caller of these functions gets it:
+``plan_only`` returns the outcome with the plan (and records it in the plan), ``apply_run`` raises
+``PolicyDenied`` before asking for confirmation. Callbacks (``on_plan``, ``on_policy`` …) let the
+caller show each step as it happens; they never decide anything.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from engine.session import manager_for, open_store, selected_workspace
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
+from policies.gate import PolicyOptions, check_plan, enforce
+from policies.model import PolicyOutcome
 
 _log = logging.getLogger(__name__)
 
@@ -51,7 +58,23 @@ class RunOptions:
     lock: LockOptions = field(default_factory=LockOptions)
     take_lock: bool = True
     parallelism: int = 10
+    # The policy gate: the built-in pack and <root>/policies by default; None skips it (callers that
+    # check policies themselves, such as tests of the planner).
+    policy: PolicyOptions | None = field(default_factory=PolicyOptions)
     policy_override: str | None = None  # set once soft-mandatory failures were accepted: kept in history
+
+
+@dataclass
+class Planned:
+    """What ``plan_only`` produced: the plan, the journal recovery before it, the policy verdict."""
+
+    result: PlanResult
+    recovery: Recovery
+    policy: PolicyOutcome | None  # None when the run skipped the gate (``RunOptions.policy``)
+
+    @property
+    def plan(self) -> Plan:
+        return self.result.plan
 
 
 @dataclass
@@ -94,10 +117,15 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
 
 
 def plan_only(opts: RunOptions, registry: Registry | None = None, *,
-              events: Events | None = None) -> tuple[PlanResult, Recovery]:
-    """``ctl plan``: one consistent snapshot; locks only when asked (``--lock``).
+              events: Events | None = None,
+              on_recovery: Callable[[Recovery], None] | None = None,
+              on_plan: Callable[[PlanResult], None] | None = None,
+              on_policy: Callable[[PolicyOutcome], None] | None = None) -> Planned:
+    """``ctl plan``: one consistent snapshot (locked only when asked, ``--lock``), then the policy gate.
 
     ``events`` receives the refresh progress (``refresh_begin``/``refresh_start``/``refresh_complete``).
+    The verdict is recorded in the plan (``policy_results``, the override used) and returned; a
+    denied plan is the caller's to refuse (``policies.gate.enforce``) — after, say, writing a summary.
     """
     registry = remote_state.install(registry or Registry.discover())  # data.terraform_remote_state
     prep = prepare(opts)
@@ -111,7 +139,32 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
                            events=events)
         _phase_done("plan", started)
-    return result, rec
+    if on_recovery is not None:
+        on_recovery(rec)
+    if on_plan is not None:
+        on_plan(result)
+    outcome = None
+    if opts.policy is not None:
+        outcome = _check_policies(result.plan, opts, opts.policy, on_policy)
+        result.plan.policy_override = outcome.override if outcome.override_used else None
+    return Planned(result, rec, outcome)
+
+
+def _check_policies(plan: Plan, opts: RunOptions, policy: PolicyOptions,
+                    on_policy: Callable[[PolicyOutcome], None] | None) -> PolicyOutcome:
+    """The gate over one plan; the findings are recorded in the plan (saved plans, job summaries)."""
+    outcome = check_plan(plan, opts.root, policy)
+    plan.policy_results = outcome.results_json()
+    if on_policy is not None:
+        on_policy(outcome)
+    return outcome
+
+
+def _enforce(outcome: PolicyOutcome, opts: RunOptions) -> None:
+    """Refuse a denied plan; remember an override that was needed, for the state's history."""
+    enforce(outcome)
+    if outcome.override_used:
+        opts.policy_override = outcome.override
 
 
 def apply_run(
@@ -124,13 +177,23 @@ def apply_run(
     abandon: threading.Event | None = None,
     on_plan: Callable[[PlanResult], None] | None = None,
     on_recovery: Callable[[Recovery], None] | None = None,
+    on_policy: Callable[[PolicyOutcome], None] | None = None,
 ) -> tuple[Plan, ApplyResult | None]:
-    """``ctl apply``/``destroy``: plan (or load a saved plan), confirm, apply, persist.
+    """``ctl apply``/``destroy``: plan (or load a saved plan), check policies, confirm, apply, persist.
 
-    ``events`` receives the refresh progress and then every operation's start and end.
+    ``events`` receives the refresh progress and then every operation's start and end. A plan the
+    policies deny raises ``PolicyDenied`` before anything is asked or changed; a saved plan is
+    checked again (the policies may have changed since), keeping the override it was saved with.
     """
     registry = remote_state.install(Registry.discover())  # data.terraform_remote_state
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
+    if loaded_plan is not None and opts.policy is not None:
+        if opts.policy.override is None:
+            opts.policy.override = loaded_plan.policy_override
+        outcome = check_plan(loaded_plan, opts.root, opts.policy)
+        if on_policy is not None:
+            on_policy(outcome)
+        _enforce(outcome, opts)
     if loaded_plan is not None:
         opts.plan.workspace = loaded_plan.workspace
         opts.plan.var_args = []
@@ -157,6 +220,8 @@ def apply_run(
             plan = plan_result.plan
             if on_plan is not None:
                 on_plan(plan_result)
+            if opts.policy is not None:
+                _enforce(_check_policies(plan, opts, opts.policy, on_policy), opts)
             if not plan.has_changes:
                 return plan, None
             if not confirm(plan):
@@ -238,4 +303,4 @@ def current_workspace(root: Path) -> str:
     return selected_workspace(root)
 
 
-__all__: list[Any] = ["RunOptions", "apply_run", "plan_only", "prepare"]
+__all__: list[Any] = ["Planned", "RunOptions", "apply_run", "plan_only", "prepare"]

@@ -1,8 +1,9 @@
 """The policy gate: every policy source checked against one plan, with one verdict.
 
-``check_plan`` is what ``ctl plan``/``apply`` call after planning; ``check_plan_json`` is the same
-check over a plan already in Terraform's JSON shape (``ctl policy check --plan-json``, including
-plans written by ``terraform show -json``). Both return a ``PolicyOutcome`` and never print.
+``check_plan`` is what the engine's plan and apply operations (``engine/operations.py``) run after
+planning; ``check_plan_json`` is the same check over a plan already in Terraform's JSON shape
+(``ctl policy check --plan-json``, including plans written by ``terraform show -json``). Both return
+a ``PolicyOutcome`` and never print; ``enforce`` turns a denying outcome into ``PolicyDenied``.
 
 Rego rules follow conftest's conventions: ``deny``, ``violation`` and ``warn`` (and ``deny_*`` …)
 in package ``main`` unless other namespaces are asked for, each a set of strings or of objects with
@@ -17,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policies import levels, simple
-from policies.engine import CompiledPolicy, RegoModule
+from engine.errors import PolicyDenied
+from policies import isolation, levels, simple
+from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
 from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
@@ -61,13 +63,19 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     outcome = PolicyOutcome(override=options.override or None, sources=[s.name for s in sources],
                             timings=timings)
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
-    for src in sources:
-        if src.builtin:
-            _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
     user = [s for s in sources if not s.builtin]
-    if any(s.rego for s in user):
-        namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
-        _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, builtin=False)
+    # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
+    worker = isolation.start() if any(s.rego for s in user) else None
+    try:
+        for src in sources:
+            if src.builtin:
+                _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
+        if worker is not None:
+            namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
+            _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, worker=worker)
+    finally:
+        if worker is not None:
+            worker.close()
     t = time.perf_counter()
     for src in user:
         _run_simple(src, doc, pset, outcome, evaluated)
@@ -75,6 +83,17 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     _check_something_ran(user, evaluated, options)
     outcome.findings.sort(key=lambda f: (_LEVEL_ORDER[f.level], f.rule.rule_id, f.address or "", f.message))
     return outcome
+
+
+def enforce(outcome: PolicyOutcome) -> None:
+    """Stop the run (exit 3) when a mandatory policy failed and no override lifts it."""
+    if outcome.denied:
+        hard = any(f.level is Level.HARD_MANDATORY for f in outcome.blocking)
+        raise PolicyDenied(
+            f"{len(outcome.blocking)} mandatory policy check(s) failed",
+            hint=("Hard-mandatory policies cannot be overridden: change the configuration." if hard else
+                  'Fix the configuration, or pass --policy-override "reason" to accept soft-mandatory failures.'),
+        )
 
 
 _LEVEL_ORDER = {Level.HARD_MANDATORY: 0, Level.SOFT_MANDATORY: 1, Level.ADVISORY: 2}
@@ -88,6 +107,7 @@ _COMPILED: dict[str, CompiledPolicy] = {}
 
 def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
               cache: bool) -> CompiledPolicy:
+    """The built-in pack's bundle, compiled once per process (a long-running process checks many plans)."""
     if not cache:
         return CompiledPolicy(modules, data, rules)
     key = json.dumps([[m.path, m.source] for m in modules] + [data, rules], sort_keys=True, default=str)
@@ -98,7 +118,9 @@ def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple
 
 
 def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet, outcome: PolicyOutcome,
-              evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool) -> None:
+              evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool = False,
+              worker: isolation.Worker | None = None) -> None:
+    """Evaluate the Rego rules of ``sources``: the built-in pack here, user policies in ``worker``."""
     modules: list[RegoModule] = []
     owner: dict[str, PolicySource] = {}
     for src in sources:
@@ -120,15 +142,21 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             refs[(pkg, name)] = _rule_ref(m, name, owner[m.path], pset)
             as_array = builtin and name == "deny" and FINDINGS_RULE in names
             queries[(pkg, name)] = (pkg, FINDINGS_RULE) if as_array else (pkg, name)
-    label = "built-in pack" if builtin else "user policies"
-    t = time.perf_counter()
-    compiled = _compiled(modules, pset.data, list(queries.values()), cache=builtin)
-    outcome.timings[f"compile {label}"] = time.perf_counter() - t
-    t = time.perf_counter()
-    required_tags = (pset.data.get("ctl") or {}).get("required_tags") if isinstance(pset.data.get("ctl"), dict) else None
-    raw = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)) if builtin else doc)
+    if builtin:
+        t = time.perf_counter()
+        compiled = _compiled(modules, pset.data, list(queries.values()), cache=True)
+        outcome.timings["compile built-in pack"] = time.perf_counter() - t
+        t = time.perf_counter()
+        ctl_data = pset.data.get("ctl")
+        required_tags = ctl_data.get("required_tags") if isinstance(ctl_data, dict) else None
+        raw = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)))
+        outcome.timings["evaluate built-in pack"] = time.perf_counter() - t
+    else:  # in a worker process: a crash of the engine must not take ctl down
+        assert worker is not None
+        t = time.perf_counter()
+        raw = worker.evaluate(modules, pset.data, list(dict.fromkeys(queries.values())), doc)
+        outcome.timings["compile and evaluate user policies"] = time.perf_counter() - t
     values = {key: (distinct(raw.get(q)) if q != key else raw.get(q)) for key, q in queries.items()}
-    outcome.timings[f"evaluate {label}"] = time.perf_counter() - t
     for key in rules:
         ref = refs[key]
         outcome.rules.append(ref)
@@ -231,4 +259,4 @@ def _check_something_ran(user: list[PolicySource], evaluated: dict[str, int], op
                                "violation or warn (conftest's conventions).")
 
 
-__all__ = ["BUILTIN", "DEFAULT_NAMESPACE", "PolicyOptions", "check_plan", "check_plan_json", "pack_view"]
+__all__ = ["BUILTIN", "DEFAULT_NAMESPACE", "PolicyOptions", "check_plan", "check_plan_json", "enforce", "pack_view"]

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from policies import policy_set, simple
-from policies.engine import RegoModule
 from policies.model import PolicyError
 from policies.policy_set import PolicySet
+from policies.rego_module import RegoModule
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 BUILTIN = "builtin"

@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 # Rule names conftest evaluates: exactly these, or with a ``_suffix`` (``deny_no_tags``).
 RULE_KINDS = ("deny", "violation", "warn")
 _KEYWORDS = frozenset({
@@ -137,6 +135,8 @@ def _annotation_blocks(lines: list[str]) -> dict[int, dict[str, Any]]:
                 text = lines[j].lstrip()[1:]
                 body.append(text[1:] if text.startswith(" ") else text)
                 j += 1
+            import yaml  # here, not at the top: the policy worker starts faster without it
+
             try:
                 doc = yaml.safe_load("\n".join(body)) or {}
             except yaml.YAMLError as exc:

@@ -4,19 +4,20 @@ rego-cpp 1.5 crashes when ``with input as …`` replaces the whole input of a ru
 built-in function, and test rules do exactly that. ctl therefore runs tests on a copy of the
 modules in which ``input`` reads ``data.__ctl_input`` instead (``with input as X`` becomes
 ``with data.__ctl_input as X``); replacing part of ``data`` works. Lines stay where they are, so
-errors point at the original source.
+errors point at the original source. The tests run in the policy worker process
+(``policies.isolation``), so a test that crashes the engine is reported, not fatal.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from policies.engine import CompiledPolicy, RegoModule
+from policies import isolation
 from policies.loader import PolicySource, read_dir
 from policies.model import PolicyError
+from policies.rego_module import RegoModule
 from policies.rego_source import mask
 
 INPUT_STAND_IN = "data.__ctl_input"
@@ -70,16 +71,14 @@ def run_tests(directory: Path, *, name: str, builtin: bool = False, run_filter: 
         raise PolicyError(f"no tests found in {name}",
                           hint="Tests are rules named test_* (usually in *_test.rego files).")
     run = TestRun()
-    compiled = CompiledPolicy(modules, None, [(m.info.package, r) for m, r in tests])
-    for m, rule in tests:
-        started = time.perf_counter()
-        try:
-            value = compiled.query({}, m.info.package, rule)
-            passed, error = value is True, ""
-        except PolicyError as exc:
-            passed, error = False, exc.summary
+    worker = isolation.start()  # a test that crashes the engine is an error, not the end of ctl
+    try:
+        answers = worker.evaluate_each(modules, [(m.info.package, r) for m, r in tests], {})
+    finally:
+        worker.close()
+    for (m, rule), (_pkg, _rule, value, error, seconds) in zip(tests, answers, strict=True):
         run.results.append(TestResult(f"data.{m.info.package}.{rule}", m.display, m.info.rule_line(rule),
-                                      passed, error, time.perf_counter() - started))
+                                      error is None and value is True, error or "", seconds))
     return run
 
 

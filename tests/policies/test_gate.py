@@ -228,7 +228,7 @@ def test_builtin_pack_over_a_terraform_plan(tmp_path: Path) -> None:
 
 def test_pack_view_agrees_with_the_full_plan(tmp_path: Path) -> None:
     """The pack gives the same findings on the slim indexed view as on the plain plan."""
-    from policies.engine import CompiledPolicy
+    from policies.evaluation import CompiledPolicy
     from policies.loader import BUILTIN_DIR, read_dir
 
     src = read_dir(BUILTIN_DIR, name="builtin", builtin=True)

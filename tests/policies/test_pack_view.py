@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from policies.engine import CompiledPolicy
+from policies.evaluation import CompiledPolicy
 from policies.gate import PolicyOptions, check_plan_json
 from policies.loader import BUILTIN_DIR, read_dir
 from policies.model import PolicyError

@@ -1,0 +1,136 @@
+"""The options plan, apply and destroy share, declared once and handed over as one ``RunFlags``.
+
+``@shared_run_flags(...)`` replaces the command's ``flags: RunFlags`` parameter by the typer options
+below (at the same place in ``--help``) and calls the command with them gathered into a
+``RunFlags``; the few differences between the commands (the lock's default, some help texts,
+whether ``--replace`` exists) are arguments of the decorator. ``RunFlags.run_options`` turns them
+into the engine's ``RunOptions``, policy gate included.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from cli import run_options
+from cli.common import VAR_FILE_HELP, VAR_HELP
+from cli.completion import complete_addresses, complete_instances
+
+if TYPE_CHECKING:
+    from engine.operations import RunOptions
+    from policies.gate import PolicyOptions
+
+POLICY_DIR_HELP = "Also check the policies in this directory."
+NO_BUILTIN_HELP = "Skip the built-in policy pack."
+OVERRIDE_HELP = 'Accept soft-mandatory failures: "reason".'
+# The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.
+SHARED: Any = None
+
+
+@dataclass
+class RunFlags:
+    """What the user asked of a plan, apply or destroy run, before it is checked and resolved."""
+
+    refresh: bool = True
+    target: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    replace: list[str] = field(default_factory=list)
+    var: list[str] = field(default_factory=list)
+    var_file: list[str] = field(default_factory=list)
+    lock: bool = True
+    lock_timeout: str | None = None
+    parallelism: int | None = None
+    input_: bool | None = None
+    policy_dir: list[Path] = field(default_factory=list)
+    no_builtin_policies: bool = False
+    policy_override: str | None = None
+
+    def policy_options(self) -> PolicyOptions:
+        """The policy gate's options; an empty --policy-override reason is a usage error."""
+        from cli.policy_cmd import gate_options
+
+        return gate_options(self.policy_dir, self.no_builtin_policies, self.policy_override)
+
+    def run_options(self, root: Path, *, mode: str, take_lock: bool,
+                    policy: PolicyOptions | None = None) -> RunOptions:
+        """The engine's options for this run, policy gate included."""
+        run = run_options.build(root, mode=mode, refresh=self.refresh, targets=self.target,
+                                excludes=self.exclude, replace=self.replace, var=self.var,
+                                var_file=self.var_file, input_flag=self.input_, lock=self.lock,
+                                lock_timeout_text=self.lock_timeout, parallelism_value=self.parallelism,
+                                take_lock=take_lock)
+        run.policy = policy if policy is not None else self.policy_options()
+        return run
+
+
+def _options(*, lock_default: bool, lock_help: str, refresh_help: str, input_help: str,
+             replace: bool) -> list[tuple[str, Any, Any]]:
+    """(parameter name, type, typer option) of every shared option, in ``--help`` order."""
+    opts: list[tuple[str, Any, Any]] = [
+        ("refresh", bool, typer.Option(True, "--refresh/--no-refresh", help=refresh_help)),
+        ("target", list[str], typer.Option(None, "--target", help=run_options.TARGET_HELP,
+                                                     autocompletion=complete_addresses)),
+        ("exclude", list[str], typer.Option(None, "--exclude", help=run_options.EXCLUDE_HELP,
+                                                      autocompletion=complete_addresses)),
+        ("replace", list[str], typer.Option(None, "--replace", help=run_options.REPLACE_HELP,
+                                                      autocompletion=complete_instances)),
+        ("var", list[str], typer.Option(None, "--var", help=VAR_HELP)),
+        ("var_file", list[str], typer.Option(None, "--var-file", help=VAR_FILE_HELP)),
+        ("lock", bool, typer.Option(lock_default, "--lock/--no-lock", help=lock_help)),
+        ("lock_timeout", str, typer.Option(None, "--lock-timeout", help=run_options.LOCK_TIMEOUT_HELP)),
+        ("parallelism", int, typer.Option(None, "--parallelism", help=run_options.PARALLELISM_HELP)),
+        ("input_", bool, typer.Option(None, "--input/--no-input", help=input_help)),
+        ("policy_dir", list[Path], typer.Option(None, "--policy-dir", help=POLICY_DIR_HELP)),
+        ("no_builtin_policies", bool, typer.Option(False, "--no-builtin-policies", help=NO_BUILTIN_HELP)),
+        ("policy_override", str, typer.Option(None, "--policy-override", help=OVERRIDE_HELP)),
+    ]
+    return [o for o in opts if replace or o[0] != "replace"]
+
+
+def shared_run_flags(*, lock_default: bool = True,
+                     lock_help: str = "Hold the state lock (--lock=false skips it).",
+                     refresh_help: str = "Read real objects first.",
+                     input_help: str = "Ask for missing values and confirmation.",
+                     replace: bool = True) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """Give a command the shared options in place of its ``flags`` parameter (see the module doc)."""
+    shared = _options(lock_default=lock_default, lock_help=lock_help, refresh_help=refresh_help,
+                      input_help=input_help, replace=replace)
+    names = {name for name, _, _ in shared}
+    known = {f.name for f in fields(RunFlags)}
+    assert names <= known
+
+    def decorate(command: Callable[..., int]) -> Callable[..., int]:
+        signature = inspect.signature(command, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for p in signature.parameters.values():
+            if p.name != "flags":
+                params.append(p)
+                continue
+            params.extend(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=option,
+                                            annotation=type_) for name, type_, option in shared)
+
+        def command_with_flags(**kwargs: Any) -> int:
+            values = {name: kwargs.pop(name) for name in names}
+            for name in _LISTS & names:  # click gives None or a tuple for a repeatable option
+                values[name] = list(values[name] or [])
+            return command(**kwargs, flags=RunFlags(**values))
+
+        command_with_flags.__name__ = command.__name__
+        command_with_flags.__qualname__ = command.__qualname__
+        command_with_flags.__doc__ = command.__doc__
+        command_with_flags.__module__ = command.__module__
+        command_with_flags.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        command_with_flags.__annotations__ = {p.name: p.annotation for p in params}
+        return command_with_flags
+
+    return decorate
+
+
+_LISTS = frozenset({"target", "exclude", "replace", "var", "var_file", "policy_dir"})
+
+__all__ = ["RunFlags", "shared_run_flags"]

@@ -1,0 +1,155 @@
+"""User Rego policies are evaluated in a worker process, so a crash of the engine is an error.
+
+rego-cpp is a C++ library: some policies make it crash (a segmentation fault or an abort) rather
+than report an error, and in ctl's own process that would end the run with no message — and
+``./policies`` is read by every ``plan``. ``evaluate`` hands the modules, data and plan to
+``python -m policies.rego_worker`` once per check (not per policy) and reads the values back; a
+worker killed by a signal becomes a ``PolicyError`` naming the policy file that crashed it (found
+by evaluating each file alone, only after a crash) and what to do.
+
+The built-in pack is ctl's own, tested code and stays in process; the worker (about the start-up
+of a Python interpreter plus importing regopy) is paid only when user Rego policies exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from policies.model import PolicyError, range_for
+from policies.rego_module import RegoModule
+
+_PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+TIMEOUT_SECONDS = 600.0
+
+
+class WorkerCrashed(Exception):
+    """The worker ended without an answer: killed by a signal, or failed (its last words kept)."""
+
+    def __init__(self, returncode: int, stderr: str = "") -> None:
+        super().__init__(returncode)
+        self.returncode = returncode
+        self.last_words = "\n".join(stderr.strip().splitlines()[-3:])
+
+    def describe(self) -> str:
+        try:
+            return f"{signal.Signals(-self.returncode).name} (exit {128 - self.returncode})"
+        except ValueError:
+            return f"exit code {self.returncode}"
+
+
+class Worker:
+    """One worker process, started ahead of time so its start-up overlaps other work.
+
+    ``start`` spawns ``python -m policies.rego_worker``, which imports the engine and then waits
+    for the request on standard input; ``evaluate`` sends it and reads the answer. A worker that
+    is never used is stopped by ``close``.
+    """
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH", "")) if p)
+        self._proc = subprocess.Popen([sys.executable, "-m", "policies.rego_worker"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+    def evaluate(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+                 document: Any) -> dict[tuple[str, str], Any]:
+        """Each rule's value for ``document``; a crash of the worker is an error naming the file."""
+        try:
+            return self._exchange(modules, data, rules, document)
+        except WorkerCrashed as crash:
+            raise _crash_error(crash, modules, data, rules, document) from None
+
+    def evaluate_each(self, modules: list[RegoModule], rules: list[tuple[str, str]],
+                      document: Any) -> list[tuple[str, str, Any, str | None, float]]:
+        """Every rule on its own: (package, rule, value, error summary or None, seconds)."""
+        try:
+            reply = self._exchange(modules, {}, rules, document, each=True)
+        except WorkerCrashed as crash:
+            raise _crash_error(crash, modules, {}, rules, document) from None
+        return [(p, r, v, e, s) for p, r, v, e, s in reply]
+
+    def _exchange(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+                  document: Any, *, each: bool = False) -> Any:
+        request = {"modules": [{"path": m.path, "display": m.display, "source": m.source} for m in modules],
+                   "data": data, "rules": [list(r) for r in rules], "input": document, "each": each}
+        try:
+            stdout, stderr = self._proc.communicate(json.dumps(request, default=str).encode(),
+                                                    timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.close()
+            raise PolicyError(f"evaluating the policies took longer than {TIMEOUT_SECONDS:.0f}s",
+                              detail="Policies: " + ", ".join(m.display for m in modules),
+                              hint="Look for a rule that iterates over very large collections.") from None
+        text = stderr.decode("utf-8", "replace")
+        if self._proc.returncode != 0:  # what it wrote is a native crash report or a traceback
+            raise WorkerCrashed(self._proc.returncode, text)
+        if text:  # print() output of the policies
+            sys.stderr.write(text)
+        reply = json.loads(stdout)
+        if "error" in reply:
+            err = reply["error"]
+            where = range_for(err["file"], err["line"]) if err.get("file") else None
+            raise PolicyError(err["summary"], detail=err.get("detail") or "", hint=err.get("hint") or "",
+                              range=where)
+        if each:
+            return reply["each"]
+        return {(p, r): v for p, r, v in reply["values"]}
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+
+
+def start() -> Worker:
+    return Worker()
+
+
+def evaluate(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+             document: Any) -> dict[tuple[str, str], Any]:
+    """Each rule's value for ``document``, computed in a new worker process."""
+    return Worker().evaluate(modules, data, rules, document)
+
+
+def _run(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+         document: Any) -> dict[tuple[str, str], Any]:
+    return Worker()._exchange(modules, data, rules, document)
+
+
+def _crash_error(crash: WorkerCrashed, modules: list[RegoModule], data: dict[str, Any],
+                 rules: list[tuple[str, str]], document: Any) -> PolicyError:
+    culprits = [m for m in modules if len(modules) > 1 and _crashes_alone(m, data, rules, document)]
+    named = culprits or modules
+    files = ", ".join(m.display for m in named)
+    return PolicyError(
+        f"the Rego engine crashed while evaluating {files}",
+        range=range_for(named[0].display, 1),
+        detail=f"rego-cpp, the Rego engine ctl uses, stopped with {crash.describe()} instead of "
+               "reporting an error. ctl ran it in a separate process, so nothing else was affected, "
+               "but the policies gave no result and the check stops rather than pass."
+               + (f"\nIts last words: {crash.last_words}" if crash.last_words else ""),
+        hint="Simplify the rules of that file until it evaluates (known triggers: `with input as …` "
+             "in a rule that calls a function; iteration inside a call's arguments), or move the "
+             "file out of the policy directory.",
+    )
+
+
+def _crashes_alone(module: RegoModule, data: dict[str, Any], rules: list[tuple[str, str]],
+                   document: Any) -> bool:
+    own = [(p, r) for p, r in rules if p == module.info.package and r in module.info.rule_names()]
+    try:
+        _run([module], data, own, document)
+    except WorkerCrashed:
+        return True
+    except PolicyError:
+        return False  # it may need the other files; not the crash
+    return False
+
+
+__all__ = ["Worker", "evaluate", "start"]

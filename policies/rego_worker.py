@@ -1,0 +1,70 @@
+"""The worker process that evaluates user Rego policies: ``python -m policies.rego_worker``.
+
+Reads one request as JSON on standard input — the modules (path, display name, source), the data
+document, the rules to query and the input document — and writes one answer as JSON on standard
+output: each rule's value, or the ``PolicyError`` the evaluation raised. ``print()`` output of the
+policies goes to standard error. If rego-cpp crashes, only this process dies; the caller
+(``policies.isolation``) turns that into an error naming the policy.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from policies.model import PolicyError
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Compile and evaluate ``request``; a ``PolicyError`` becomes part of the answer.
+
+    With ``"each": true`` (``ctl policy test``) every rule is evaluated on its own, and its value,
+    its error and its time are answered separately, so one failing test does not hide the others.
+    """
+    from policies.evaluation import CompiledPolicy
+    from policies.rego_module import RegoModule
+
+    try:
+        modules = [RegoModule.read(m["path"], m["display"], m["source"]) for m in request["modules"]]
+        rules = [(p, r) for p, r in request["rules"]]
+        compiled = CompiledPolicy(modules, request.get("data") or {}, rules)
+        if request.get("each"):
+            return {"each": [_one(compiled, request["input"], p, r) for p, r in rules]}
+        values = compiled.evaluate(request["input"])
+    except PolicyError as exc:
+        return {"error": _error(exc)}
+    return {"values": [[p, r, v] for (p, r), v in values.items()]}
+
+
+def _one(compiled: Any, document: Any, package: str, rule: str) -> list[Any]:
+    started = time.perf_counter()
+    try:
+        value, error = compiled.query(document, package, rule), None
+    except PolicyError as exc:
+        value, error = None, exc.summary
+    return [package, rule, value, error, time.perf_counter() - started]
+
+
+def _error(exc: PolicyError) -> dict[str, Any]:
+    where = exc.range
+    return {"summary": exc.summary, "detail": exc.detail, "hint": exc.hint,
+            "file": where.filename if where else None, "line": where.start.line if where else None}
+
+
+def main() -> int:
+    # Imported before the request arrives, so the start-up overlaps the caller's own work.
+    import regopy  # noqa: F401
+
+    import policies.evaluation  # noqa: F401
+
+    request = json.loads(sys.stdin.buffer.read())
+    reply = answer(request)
+    sys.stdout.write(json.dumps(reply))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
