@@ -13,6 +13,7 @@ import typer
 
 from cli import ci_summary, json_ui, output, progress, run_flags
 from cli.common import input_enabled
+from cli.global_options import options
 from cli.plan_cmd import report_recovery
 from engine.errors import CtlError, ExitCode
 
