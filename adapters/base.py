@@ -32,6 +32,18 @@ class AdapterError(CtlError):
     """An operation on a real object failed; the message says which object and what to do."""
 
 
+class PartialResult(AdapterError):
+    """A create or update failed after the object was (partly) made: ``result`` is what exists now.
+
+    The engine records it as tainted, as Terraform does, so the next plan replaces it instead of
+    losing track of it.
+    """
+
+    def __init__(self, message: str, *, result: dict[str, Any], **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.result = result
+
+
 @dataclass
 class AdapterContext:
     """What an operation may use: the configured provider client, paths, and a cancel flag."""
@@ -41,6 +53,7 @@ class AdapterContext:
     workdir: Path = field(default_factory=Path.cwd)  # the configuration directory
     address: str = ""  # the resource address the operation is for (for error messages)
     cancelled: threading.Event = field(default_factory=threading.Event)
+    stored_schema_version: int | None = None  # on refresh: the schema version the state was written with
 
 
 class ResourceType:
@@ -77,6 +90,15 @@ class ResourceType:
                 continue
             out[attr] = UNKNOWN if prior is None else prior.get(attr)
         return out
+
+    def requires_replace(self, ctx: AdapterContext, prior: dict[str, Any], planned: dict[str, Any],
+                         changed: list[str]) -> list[list[str | int]]:
+        """Paths whose change from ``prior`` to ``planned`` forces a replacement (``-/+``).
+
+        ``changed`` lists the top-level attributes that differ. Native types name them in
+        ``replace_on``; a provider plugin answers from its own plan.
+        """
+        return [[k] for k in changed if k in self.replace_on]
 
     def read(self, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
         """Refresh: the object's current attributes, or None when it no longer exists."""

@@ -108,6 +108,14 @@ def _block_value(b: NestedBlock, value: Any, path: Path) -> Any:
         if b.min_items > 0 and b.nesting in (SINGLE, GROUP, LIST, SET):
             raise _too_few(b, 0, path)
         return empty_value(b)
+    if b.nesting in (SINGLE, GROUP) and isinstance(value, list):
+        # HCL gives every nested block as a list of the blocks written; a single block is one.
+        if len(value) > 1:
+            raise ConfigShapeError(f'Too many "{b.type_name}" blocks',
+                                   f'No more than 1 "{b.type_name}" block is allowed.', path)
+        value = value[0] if value else None
+        if value is None:
+            return _block_value(b, None, path)
     if b.nesting in (SINGLE, GROUP):
         out: Any = normalize_config(b.block, value, path)
     elif b.nesting == MAP:

@@ -110,8 +110,10 @@ class PluginProcess:
         start_timeout: float | None = None,
         use_tls: bool | None = None,
         env: dict[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> None:
         self.executable = Path(executable)
+        self.cwd = cwd  # Terraform runs providers in the working directory: relative paths resolve there
         self.name = name or provider_type_of(self.executable)
         self.start_timeout = start_timeout if start_timeout is not None else start_timeout_from_env()
         self.use_tls = use_tls if use_tls is not None else os.environ.get(TLS_ENV, "1") != "0"
@@ -164,6 +166,7 @@ class PluginProcess:
             self._popen = subprocess.Popen(
                 [str(self.executable)],
                 env=env,
+                cwd=self.cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

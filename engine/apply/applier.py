@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.walker import WalkResult, walk
@@ -311,8 +312,8 @@ class Applier:
         change = self.changes[addr]
         op = DELETE if kind == "del" else _op_of(change)
         elapsed = time.monotonic() - self.started.get(node, time.monotonic())
-        if isinstance(exc, PostconditionFailed):
-            result, exc_after = exc.result, exc
+        if isinstance(exc, (PostconditionFailed, PartialResult)):
+            result, exc_after = exc.result, exc  # the object exists: record it, then report
         else:
             exc_after = None
         _log.info("%s %s %s after %.3fs", op, addr, "failed" if exc is not None else "finished", elapsed,
@@ -331,6 +332,7 @@ class Applier:
             obj = InstanceState.from_marked(
                 result, schema_version=change.schema_version, dependencies=list(change.dependencies),
                 create_before_destroy=change.create_before_destroy,
+                status="tainted" if isinstance(exc, PartialResult) else None,
             )
             self.state.set_instance(addr, obj, provider=change.provider)
             self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)
@@ -357,7 +359,7 @@ class Applier:
             if kind in ("op", "del"):
                 out.applied.append(addr)
         for (kind, addr), exc in result.failed.items():
-            if (kind in ("op", "del") and not isinstance(exc, PostconditionFailed)) or isinstance(exc, PostconditionFailed):
+            if kind in ("op", "del") or isinstance(exc, PostconditionFailed):
                 out.failed[addr] = exc
         for (kind, addr), (_, blocker) in result.skipped.items():
             if kind in ("op", "del"):

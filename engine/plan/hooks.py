@@ -117,7 +117,7 @@ class PlanHooks(WalkHooks):
             planned = _ignore(planned, prior, lc.ignore_changes, rt)
         changed = changed_attributes(_plain(prior) or {}, _plain_keep_unknown(planned))
         changed = [k for k in changed if k in rt.schema.get("properties", {})]
-        forcing = [k for k in changed if k in rt.replace_on]
+        forcing = rt.requires_replace(ctx, _plain(prior) or {}, _plain(planned), changed)
         reason = "replace_because_cannot_update" if forcing else None
         if inst.address in self.replace:
             reason = "replace_by_request"
@@ -133,7 +133,7 @@ class PlanHooks(WalkHooks):
             actions = ACTIONS_REPLACE_CBD if lc.create_before_destroy else ACTIONS_REPLACE
             self._check_prevent_destroy(inst)
             self._preconditions(inst)
-            self._record(inst, rt, actions, prior, fresh, node, replace_paths=[[k] for k in forcing],
+            self._record(inst, rt, actions, prior, fresh, node, replace_paths=forcing,
                          reason=reason)
             self._postconditions(inst, fresh)
             return fresh

@@ -69,6 +69,7 @@ def refresh(
         resource = config_of.get((path, res_addr))
         try:
             ctx = providers.context(rt, str(addr), path, resource)
+            ctx.stored_schema_version = inst.schema_version
             attrs = rt.read(ctx, dict(inst.attributes))
         except CtlError as exc:
             err = exc
@@ -101,7 +102,7 @@ def refresh(
             continue
         # What was secret stays secret: the prior object's sensitive paths apply to the fresh one.
         after = mark_sensitive(apply_paths(attrs, list(inst.sensitive_attributes)), rt)
-        fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=inst.schema_version,
+        fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=rt.schema_version,
                                           dependencies=inst.dependencies,
                                           create_before_destroy=inst.create_before_destroy, status=inst.status)
         if changed_attributes(inst.attributes, fresh.attributes):

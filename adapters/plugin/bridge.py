@@ -1,0 +1,71 @@
+"""A provider plugin behind ctl's adapter interface: the engine sees one kind of provider.
+
+``provider_from_spec`` turns what ``ctl init`` recorded (``PluginSpec``: binary, schema) into an
+``adapters.base.Provider`` whose resource types and data sources are built from the cached schema,
+so validation and completion need no process. The process starts when the engine configures the
+provider (one per provider configuration, shared by its resources, called from the walker's worker
+threads), and each operation is one or two RPCs: plan is PlanResourceChange, create/update/delete are
+ApplyResourceChange, refresh is UpgradeResourceState then ReadResource, import is
+ImportResourceState then ReadResource, a data source is ReadDataSource.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from adapters.base import Provider
+from adapters.plugin.config_shape import ConfigShapeError, normalize_config
+from adapters.plugin.json_schema import block_schema
+from adapters.plugin.msgpack_codec import encode
+from adapters.plugin.outcome import raise_for
+from adapters.plugin.resource_type import PluginResourceType
+from adapters.plugin.schema import Schema, implied_type
+from adapters.plugin.schema_json import schema_from_json
+from adapters.plugin.session import PluginSession
+from adapters.plugin.spec import PluginSpec
+from engine.errors import CtlError
+
+
+class PluginProvider(Provider):
+    """A provider served by a plugin binary; ``configure`` starts and configures its process."""
+
+    spec: PluginSpec
+    provider_schema: Schema
+
+    def configure(self, config: dict[str, Any], workdir: Path) -> PluginSession:
+        from adapters.plugin.client import PluginClient
+
+        what = f'provider "{self.name}" ({self.source} v{self.spec.version})'
+        block = self.provider_schema.block
+        try:
+            shaped = normalize_config(block, config)
+        except ConfigShapeError as err:
+            raise CtlError(f"{what}: {err.summary}", hint=err.hint) from None
+        value, _ = encode(shaped, implied_type(block))
+        client = PluginClient.launch(str(self.spec.executable), name=self.source, cwd=str(workdir))
+        try:
+            checked = client.validate_provider_config(value)
+            raise_for(checked.diagnostics, what)
+            raise_for(client.configure_provider(checked.prepared_config or value), what)
+        except BaseException:
+            client.close()
+            raise
+        return PluginSession(client=client, description=what)
+
+
+def provider_from_spec(spec: PluginSpec) -> PluginProvider:
+    """The provider ``spec`` describes, its types built from the recorded schema (no process)."""
+    doc = spec.schema
+    provider_schema = schema_from_json(doc.get("provider") or {"version": 0, "block": {}})
+    provider = PluginProvider(name=spec.local_name, source=spec.source,
+                              config_schema=block_schema(provider_schema.block))
+    provider.spec = spec
+    provider.provider_schema = provider_schema
+    for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas")):
+        target = provider.resources if mode == "managed" else provider.data_sources
+        for type_name, schema_doc in sorted((doc.get(key) or {}).items()):
+            if mode == "managed" and type_name in spec.native_types:
+                continue
+            target[type_name] = PluginResourceType.build(type_name, mode, schema_from_json(schema_doc))
+    return provider
