@@ -26,6 +26,13 @@ DEFAULT_MAX_INSTANCES = 100_000
 # Characters in one string a function builds (``format``, ``join``, ``strrev`` …).
 MAX_STRING_LENGTH = 10 * 1024 * 1024
 
+# Elements in one collection a function builds (``setproduct`` multiplies its inputs' lengths).
+MAX_COLLECTION_LENGTH = 1_000_000
+
+# Bytes of one file read by ``file``, ``filebase64``, ``templatefile`` and the hash functions: large
+# enough for a function package zip, small enough that a stray disk image does not exhaust memory.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
 # The interpreter's own recursion limit, raised so that ``MAX_NESTING`` levels of expression fit
 # comfortably (each level costs several Python frames in the parser and evaluator).
 RECURSION_LIMIT = 20_000
@@ -47,6 +54,8 @@ def raise_recursion_limit() -> None:
 
 __all__ = [
     "DEFAULT_MAX_INSTANCES",
+    "MAX_COLLECTION_LENGTH",
+    "MAX_FILE_BYTES",
     "MAX_INSTANCES_ENV",
     "MAX_NESTING",
     "MAX_NUMBER_DIGITS",

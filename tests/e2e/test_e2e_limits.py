@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,41 @@ def test_a_huge_string_is_refused_naming_the_limit(tmp_path: Path, expression: s
     res = project.ctl("plan", timeout=30)
     assert res.code == 1, res
     assert "Error: main.tf:2:" in res.stderr and "(MAX_STRING_LENGTH)" in res.stderr
+
+
+def test_a_set_product_blow_up_is_refused_naming_the_limit(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write('locals {\n  r = range(1000)\n}\noutput "n" {\n'
+                  '  value = length(setproduct(local.r, local.r, local.r))\n}\n')
+    res = project.ctl("plan")
+    assert res.code == 1, res
+    assert "Error: main.tf:5:" in res.stderr
+    assert "1,000,000,000 elements" in res.stderr and "(MAX_COLLECTION_LENGTH)" in res.stderr
+
+
+def test_a_fifo_is_refused_instead_of_blocking(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    os.mkfifo(project.path("pipe"))
+    project.write('output "x" {\n  value = file("${path.module}/pipe")\n}\n')
+    res = project.ctl("plan")
+    assert res.code == 1, res
+    assert "Error: main.tf:2:" in res.stderr and "not a regular file" in res.stderr
+
+
+def test_a_module_from_a_sibling_directory_reads_its_own_files(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "greeting.tpl").write_text("hello ${name}")
+    (shared / "main.tf").write_text(
+        'variable "name" {}\noutput "text" {\n'
+        '  value = templatefile("${path.module}/greeting.tpl", { name = var.name })\n}\n')
+    (tmp_path / "secret.txt").write_text("not yours")
+    (tmp_path / "live").mkdir()
+    project = Project(tmp_path / "live")
+    project.write('module "m" {\n  source = "../shared"\n  name   = "ctl"\n}\n'
+                  'output "text" {\n  value = module.m.text\n}\n')
+    project.apply()
+    assert project.state()["outputs"]["text"]["value"] == "hello ctl"
+    project.write('output "x" {\n  value = file("../secret.txt")\n}\n')
+    res = project.ctl("plan")
+    assert res.code == 1 and "outside the configuration directory" in res.stderr, res

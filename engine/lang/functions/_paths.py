@@ -3,16 +3,22 @@
 A configuration may read files that belong to it and nothing else: a relative path resolves
 against ``FunctionContext.base_dir`` (the run's working directory, as Terraform resolves against
 the current directory), and the *resolved* path — after ``..`` and symlinks — must stay inside
-``base_dir``. Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a symlink planted in a module
-could leak secrets into plans and state.
+``base_dir`` or inside the calling module's own directory (a module sourced from ``../shared``
+reads its own files through ``path.module``). Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a
+symlink planted in a module could leak secrets into plans and state.
+
+Only regular files are read (a FIFO or a device would block or never end), and at most
+``MAX_FILE_BYTES`` of them.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from engine.lang.functions._core import ArgError, FunctionContext
+from engine.limits import MAX_FILE_BYTES
 
 
 def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
@@ -24,7 +30,8 @@ def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
     p = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
     base = Path(os.path.realpath(ctx.base_dir))
     full = Path(os.path.realpath(p if p.is_absolute() else base / p))
-    if full != base and base not in full.parents:
+    allowed = (base, Path(os.path.realpath(ctx.module_dir)))
+    if not any(full == root or root in full.parents for root in allowed):
         raise ArgError(i, f'path "{path}" is outside the configuration directory')
     return full
 
@@ -32,10 +39,17 @@ def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
 def read_bytes(path: str, i: int, ctx: FunctionContext) -> bytes:
     """The contents of a regular file inside the configuration directory."""
     full = resolve(path, i, ctx)
-    if full.is_dir():
-        raise ArgError(i, f'"{path}" is a directory, not a file')
     try:
-        return full.read_bytes()
+        info = full.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise ArgError(i, f'"{path}" is a directory, not a file')
+        if not stat.S_ISREG(info.st_mode):
+            raise ArgError(i, f'"{path}" is not a regular file (a pipe, socket or device cannot be read)')
+        if info.st_size > MAX_FILE_BYTES:
+            raise ArgError(i, f'"{path}" is {info.st_size:,} bytes; files read by functions may be at most '
+                              f"{MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
+        with full.open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
     except FileNotFoundError as exc:
         raise ArgError(
             i,

@@ -7,9 +7,12 @@ unified first, so ``setunion(["a"], [1])`` is ``["1", "a"]`` as in Terraform.
 
 from __future__ import annotations
 
+import math
+
 from engine.lang.functions._args import make_set, typed_key, unify, want_list
-from engine.lang.functions._core import FunctionContext, fn
+from engine.lang.functions._core import CallError, FunctionContext, fn
 from engine.lang.values import SetValue
+from engine.limits import MAX_COLLECTION_LENGTH
 
 
 def _setintersection(a: list, _c: FunctionContext) -> list:
@@ -33,9 +36,13 @@ def _setunion(a: list, _c: FunctionContext) -> list:
 
 
 def _setproduct(a: list, _c: FunctionContext) -> list:
+    inputs = [unify(list(want_list(v, i)), i) for i, v in enumerate(a)]
+    size = math.prod(len(items) for items in inputs)
+    if size > MAX_COLLECTION_LENGTH:
+        raise CallError(f"the product would have {size:,} elements; at most {MAX_COLLECTION_LENGTH:,} are "
+                        "allowed (MAX_COLLECTION_LENGTH)")
     product: list[list] = [[]]
-    for i, v in enumerate(a):
-        items = unify(list(want_list(v, i)), i)
+    for items in inputs:
         product = [[*prefix, x] for prefix in product for x in items]
     return product
 
