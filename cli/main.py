@@ -54,8 +54,12 @@ def _global(
 
     Example: ctl --chdir infra validate
     """
-    root = chdir if chdir.is_absolute() else Path.cwd() / chdir
-    ctx.obj = GlobalOptions(root=root.resolve(), no_color=no_color or bool(os.environ.get("CTL_NO_COLOR")))
+    root = (chdir if chdir.is_absolute() else Path.cwd() / chdir).resolve()
+    if chdir != Path(".") and root.is_dir():
+        # As Terraform's -chdir: every relative path (--out, --var-file, a plan file) is read from there.
+        # (A missing directory is left to the command, which reports it in its own format.)
+        os.chdir(root)
+    ctx.obj = GlobalOptions(root=root, no_color=no_color or bool(os.environ.get("CTL_NO_COLOR")))
     output.configure(no_color=ctx.obj.no_color, root=ctx.obj.root)
 
 
@@ -105,13 +109,15 @@ def run(args: list[str] | None = None) -> int:
         from cli.completion import answer
 
         return answer(command, os.environ["_CTL_COMPLETE"])
-    from cli import env_args, logging_setup
+    from cli import env_args, logging_setup, single_dash
 
     logging_setup.configure()  # CTL_LOG / CTL_LOG_PATH
     raise_recursion_limit()  # room for MAX_NESTING levels of expression (engine/limits.py)
     raw = list(sys.argv[1:] if args is None else args)
     try:
-        args = normalize_bool_flags(env_args.apply(raw, command))  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>
+        args = env_args.apply(raw, command)  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>
+        args = normalize_bool_flags(single_dash.double_dashed(args))  # -auto-approve, -lock=false
+        args = single_dash.root_flags_first(args, command)  # `ctl plan -no-color`
         remember_args(args)
         rv = command.main(args=args, prog_name="ctl", standalone_mode=False)
         return int(rv) if isinstance(rv, int) else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,6 @@ def make_config(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
 # the `*_clean` variants reset the server's state before the test. A server that cannot start fails the
 # test when CI is set (a missing server is never a silent skip there) and skips it otherwise.
 
-import os  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from typing import TypeVar  # noqa: E402
 
@@ -100,3 +100,10 @@ def azurite() -> Iterator[Azurite]:
 def azurite_clean(azurite: Azurite) -> Azurite:
     azurite.reset()
     return azurite
+
+
+@pytest.fixture(autouse=True)
+def _restore_working_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ctl -chdir DIR`` changes the process's directory (as Terraform's does); in-process runs of
+    the CLI must not leave the next test there."""
+    monkeypatch.chdir(os.getcwd())
