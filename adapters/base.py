@@ -54,6 +54,9 @@ class AdapterContext:
     address: str = ""  # the resource address the operation is for (for error messages)
     cancelled: threading.Event = field(default_factory=threading.Event)
     stored_schema_version: int | None = None  # on refresh: the schema version the state was written with
+    # ctl's own files (state, its backup/history/journal/lock, .ctl/): no resource may write or delete
+    # them (see engine/reserved_paths.py).
+    reserved_paths: tuple[Path, ...] = ()
 
 
 class ResourceType:

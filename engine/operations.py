@@ -35,6 +35,7 @@ from engine.plan.planfile import load_plan
 from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
+from engine.reserved_paths import reserved_paths
 from engine.session import manager_for, open_store, selected_workspace
 from engine.state.manager import StateManager
 from engine.state.model import State
@@ -272,7 +273,8 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
         state.serial = manager.serial
         return ApplyResult(state)
     cancelled = threading.Event()
-    providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled)
+    providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled,
+                          reserved_paths(manager.store, manager.workspace, loaded.root.dir))
     from engine.errors import Diagnostics
 
     diags = Diagnostics()

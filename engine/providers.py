@@ -30,8 +30,10 @@ class Providers:
         configs: dict[tuple[ModPath, str], dict[str, Any]],
         workdir: Path,
         cancelled: threading.Event | None = None,
+        reserved_paths: tuple[Path, ...] = (),
     ) -> None:
         self.registry = registry
+        self.reserved_paths = reserved_paths
         self.configs = configs
         self.workdir = workdir
         self.cancelled = cancelled or threading.Event()
@@ -60,7 +62,7 @@ class Providers:
         config = self.configs.get(key, {})
         client = self._client(key, name, config)
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
-                              cancelled=self.cancelled)
+                              cancelled=self.cancelled, reserved_paths=self.reserved_paths)
 
     def _client(self, key: tuple[ModPath, str], name: str, config: dict[str, Any]) -> Any:
         with self._lock:

@@ -23,6 +23,21 @@ def resolve(ctx: AdapterContext, filename: str) -> Path:
     return path if path.is_absolute() else Path(ctx.workdir) / path
 
 
+def writable(ctx: AdapterContext, filename: str) -> Path:
+    """``resolve``, refusing ctl's own files: writing or deleting one would lose the state."""
+    from engine.reserved_paths import is_reserved
+
+    path = resolve(ctx, filename)
+    if is_reserved(path, ctx.reserved_paths):
+        raise AdapterError(
+            f"{filename} is one of ctl's own files (state, backup, journal, lock or .ctl/); "
+            "no resource may write or delete it",
+            hint="choose another filename",
+            address=ctx.address,
+        )
+    return path
+
+
 def checksums(data: bytes) -> dict[str, str]:
     """``id`` and the ``content_*`` checksum attributes of a file's bytes."""
     import base64

@@ -35,8 +35,8 @@ class LocalFile(ResourceType):
     def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
         out = complete(self.schema, planned)
         attrs, _ = deep_unmark(out)
+        path = _files.writable(ctx, attrs["filename"])
         data = self._content(ctx, attrs)
-        path = _files.resolve(ctx, attrs["filename"])
         file_mode = _files.parse_mode(ctx, "file_permission", attrs["file_permission"])
         dir_mode = _files.parse_mode(ctx, "directory_permission", attrs["directory_permission"])
         try:
@@ -98,7 +98,7 @@ class LocalFile(ResourceType):
 
     def delete(self, ctx: AdapterContext, prior: dict[str, Any]) -> None:
         plain, _ = deep_unmark(prior)
-        path = _files.resolve(ctx, plain["filename"])
+        path = _files.writable(ctx, plain["filename"])
         try:
             path.unlink()
         except (FileNotFoundError, NotADirectoryError):
