@@ -110,7 +110,11 @@ def _local(settings: dict[str, Any], root_dir: Path) -> StateStore:
     from backends.local import DEFAULT_FILENAME, LocalStore
 
     path = Path(str(settings.get("path") or DEFAULT_FILENAME))
-    return LocalStore(path if path.is_absolute() else root_dir / path)
+    full = path if path.is_absolute() else root_dir / path
+    if not full.name or full.name in (".", "..") or full.is_dir():
+        raise BackendError(f'local: the backend setting "path" must name a state file, not a directory '
+                           f'(got "{settings.get("path")}")', hint='For example: path = "ctl.tfstate".')
+    return LocalStore(full)
 
 
 def _s3(settings: dict[str, Any], root_dir: Path) -> StateStore:

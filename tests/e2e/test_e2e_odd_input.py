@@ -47,3 +47,14 @@ def test_odd_input_is_a_positioned_error(tmp_path: Path, name: str, content: byt
     assert "Traceback" not in res.output and "internal error" not in res.output, res
     assert f"Error: {where}" in res.stderr, res
     assert words in res.stderr, res
+
+
+@pytest.mark.parametrize("path", ["/", ".", "sub/.."])
+def test_a_local_backend_path_that_is_a_directory_is_refused(tmp_path: Path, path: str) -> None:
+    project = Project(tmp_path)
+    (tmp_path / "sub").mkdir()
+    project.write(f'terraform {{\n  backend "local" {{\n    path = "{path}"\n  }}\n}}\n')
+    result = project.ctl("init")
+    assert result.code == 1, result
+    assert "must name a state file, not a directory" in result.stderr
+    assert "internal error" not in result.output
