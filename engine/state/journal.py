@@ -16,6 +16,7 @@ never applied twice.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +27,8 @@ from engine.lang.values import contains_unknown, is_marked, unmark
 from engine.state.address import InstanceAddress
 from engine.state.codec import paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
+
+_log = logging.getLogger(__name__)
 
 OPS = ("create", "update", "delete", "read")
 
@@ -171,24 +174,34 @@ class Journal:
 
 
 def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
-    """Decode journal lines; a line that is not a JSON entry (a write torn by a crash) is skipped.
+    """Decode journal lines; a line that is not a JSON entry is skipped with a warning.
 
-    Skipping is safe: an entry is written before the operation it announces starts (intent) or
-    after it finished (result), so a lost intent means nothing started and a lost result leaves its
-    intent unmatched, which replay reports as an orphan.
+    Stores already drop a last line torn by a crash, so a bad line here is damage (a disk error,
+    an edit by hand), which the user must hear about. Skipping is still the safest reading: an
+    entry is written before the operation it announces starts (intent) or after it finished
+    (result), so a lost intent means nothing started and a lost result leaves its intent unmatched,
+    which replay reports as an orphan.
     """
     out = []
-    for line in lines:
+    bad: list[int] = []
+    for number, line in enumerate(lines, start=1):
         try:
             entry = json.loads(line)
         except ValueError:
-            continue
+            entry = None
         if (
             isinstance(entry, dict)
             and isinstance(entry.get("kind"), str)
             and isinstance(entry.get("address"), str)
         ):
             out.append(entry)
+        else:
+            bad.append(number)
+    if bad:
+        shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
+        _log.warning("the apply journal has %d unreadable entr%s (line %s), skipped; a change made by "
+                     "the interrupted apply may be missing from the state: check `ctl plan`",
+                     len(bad), "y" if len(bad) == 1 else "ies", shown)
     return out
 
 

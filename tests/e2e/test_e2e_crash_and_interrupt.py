@@ -203,3 +203,14 @@ def test_a_create_killed_before_it_made_anything_is_created_by_the_next_apply(pr
     assert "Resources: 1 added, 0 changed, 0 destroyed." in res.stdout
     assert project.path("out", "piped.txt").read_text() == "from the pipe"
     assert set(project.instances()) == {"local_file.piped", "local_file.quick"}
+
+
+def test_a_damaged_journal_line_is_reported_not_silently_dropped(project: Project) -> None:
+    project.write('resource "terraform_data" "a" {\n  input = "x"\n}\n')
+    project.apply()
+    project.journal_file.write_bytes(b'{"kind": "intent", "address": "terraform_data.b", "op": "create", "seq": 1\n'
+                                     b"\x00\x00 garbage\n")
+    result = project.ctl("plan")
+    assert result.code == 0, result
+    assert "the apply journal has 2 unreadable entries (line 1, 2)" in result.stderr
+    assert "check `ctl plan`" in result.stderr
