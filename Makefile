@@ -40,8 +40,10 @@ PROTO_DIR := adapters/plugin/proto
 proto: venv
 	$(BIN)/python -m grpc_tools.protoc -I$(PROTO_DIR) --python_out=$(PROTO_DIR) --pyi_out=$(PROTO_DIR) $(wildcard $(PROTO_DIR)/*.proto)
 
+# ruff, and mypy over every package (strict for engine/, backends/ and policies/: see pyproject.toml).
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/mypy engine backends policies adapters cli
 
 # Terraform test providers from Go (tests/providers/): rebuilt only when a Go source changed.
 providers: venv

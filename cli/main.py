@@ -117,7 +117,8 @@ def run(args: list[str] | None = None) -> int:
     try:
         args = env_args.apply(raw, command)  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>
         args = normalize_bool_flags(single_dash.double_dashed(args))  # -auto-approve, -lock=false
-        args = single_dash.root_flags_first(args, command)  # `ctl plan -no-color`
+        if isinstance(command, click.Group):
+            args = single_dash.root_flags_first(args, command)  # `ctl plan -no-color`
         remember_args(args)
         rv = command.main(args=args, prog_name="ctl", standalone_mode=False)
         return int(rv) if isinstance(rv, int) else 0

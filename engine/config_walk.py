@@ -245,8 +245,7 @@ class ConfigWalk:
                     value = UNKNOWN
             scope.vars[node.name] = value
             if var.validations:  # type: ignore[attr-defined]
-                check_validations(var, value, scope.vars, self.diags,  # type: ignore[arg-type]
-                                  lambda b, s=scope: s.ctx.child(b))
+                check_validations(var, value, scope.vars, self.diags, scope.ctx.child)  # type: ignore[arg-type]
 
     def _step_local(self, node: Node) -> None:
         local = self.graph.nodes[node]
@@ -331,7 +330,7 @@ class ConfigWalk:
         """Give ``templatefile()`` the template engine, bound to this function context."""
         render = self._render
         if render is not None:
-            fc.render_template = lambda text, filename, variables: render(  # type: ignore[attr-defined]
+            fc.render_template = lambda text, filename, variables: render(
                 text, filename, variables, fc
             )
 

@@ -85,7 +85,7 @@ class SourceRange:
     def __str__(self) -> str:
         return f"{self.filename}:{self._s[0]}:{self._s[1]}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         (sl, sc, sb), (el, ec, eb) = self._s, self._e
         return {
             "filename": self.filename,
@@ -120,8 +120,8 @@ class Diagnostic:
             return str(self.range)
         return self.address or ""
 
-    def to_json(self) -> dict:
-        out: dict = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
         if self.address:
             out["address"] = self.address
         if self.range is not None:

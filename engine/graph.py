@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.config.model import Module, Resource
 from engine.config.syntax import Body
@@ -198,8 +199,8 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
         if child is not None:
             for out_name in child.outputs:
                 g.depend(out_node, Node((*path, name), OUTPUT, out_name), None)
-    for key, prov in module.providers.items():
-        resolver.link(Node(path, PROVIDER, key), [a.expr for a in prov.body.attributes.values()])
+    for key, provider_config in module.providers.items():
+        resolver.link(Node(path, PROVIDER, key), [a.expr for a in provider_config.body.attributes.values()])
 
 
 def _provider_node(g: Graph, path: ModPath, res: Resource) -> Node | None:
@@ -283,7 +284,7 @@ class _Resolver:
 
     def resolve(self, ref: object, *, counted: bool, eached: bool) -> Node | None:
         root: str = ref.root  # type: ignore[attr-defined]
-        parts: tuple = ref.parts  # type: ignore[attr-defined]
+        parts: tuple[Any, ...] = ref.parts  # type: ignore[attr-defined]
         rng: SourceRange = ref.rng  # type: ignore[attr-defined]
         m, path, err = self.module, self.path, self.diags.error
         first = parts[0] if parts and isinstance(parts[0], str) else None

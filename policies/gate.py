@@ -174,8 +174,10 @@ def _rule_ref(m: RegoModule, name: str, src: PolicySource, pset: PolicySet) -> R
     kind = rule_kind(name)
     level = levels.resolve(kind, pset.level_for(f"{pkg}.{name}", pkg), levels.level_from_metadata(rule_meta),
                            levels.level_from_metadata(pkg_meta))
-    custom = rule_meta.get("custom") if isinstance(rule_meta.get("custom"), dict) else {}
-    pkg_custom = pkg_meta.get("custom") if isinstance(pkg_meta.get("custom"), dict) else {}
+    custom = rule_meta.get("custom")
+    custom = custom if isinstance(custom, dict) else {}
+    pkg_custom = pkg_meta.get("custom")
+    pkg_custom = pkg_custom if isinstance(pkg_custom, dict) else {}
     return RuleRef(
         rule_id=f"{pkg}.{name}", namespace=pkg, rule=name, kind=kind, source=src.name, file=m.display,
         line=m.info.rule_line(name), level=level,

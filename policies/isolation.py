@@ -61,7 +61,8 @@ class Worker:
                  document: Any) -> dict[tuple[str, str], Any]:
         """Each rule's value for ``document``; a crash of the worker is an error naming the file."""
         try:
-            return self._exchange(modules, data, rules, document)
+            values: dict[tuple[str, str], Any] = self._exchange(modules, data, rules, document)
+            return values
         except WorkerCrashed as crash:
             raise _crash_error(crash, modules, data, rules, document) from None
 
@@ -119,7 +120,8 @@ def evaluate(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[
 
 def _run(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
          document: Any) -> dict[tuple[str, str], Any]:
-    return Worker()._exchange(modules, data, rules, document)
+    values: dict[tuple[str, str], Any] = Worker()._exchange(modules, data, rules, document)
+    return values
 
 
 def _crash_error(crash: WorkerCrashed, modules: list[RegoModule], data: dict[str, Any],

@@ -108,10 +108,11 @@ def _bucket_keys(rc: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 def _companion_key(rc: dict[str, Any], after: dict[str, Any]) -> str | None:
     """lib.companion_key: the bucket name it configures, else its own resource name."""
-    if isinstance(after.get("bucket"), str):
-        return "bucket:" + after["bucket"]
-    if isinstance(rc.get("name"), str):
-        return "name:" + rc["name"]
+    bucket, name = after.get("bucket"), rc.get("name")
+    if isinstance(bucket, str):
+        return "bucket:" + bucket
+    if isinstance(name, str):
+        return "name:" + name
     return None
 
 

@@ -194,13 +194,13 @@ def parse_module(path: str, source: str) -> ModuleInfo:
     for idx, mline in enumerate(mlines):
         lineno = idx + 1
         if depth == 0 and lineno > package_line:
-            m = _HEAD.match(mline)
-            if m and m.group(2) not in ("package", "import") and m.group(2) not in _KEYWORDS:
-                rest = mline[m.end():]
+            head = _HEAD.match(mline)
+            if head and head.group(2) not in ("package", "import") and head.group(2) not in _KEYWORDS:
+                rest = mline[head.end():]
                 is_fn = rest.lstrip().startswith("(")
-                pending = RuleHead(m.group(2), lineno, is_function=is_fn,
+                pending = RuleHead(head.group(2), lineno, is_function=is_fn,
                                    annotations=blocks.get(lineno, {}))
-                pending_text = mline[m.start(2):]
+                pending_text = mline[head.start(2):]
                 rules.append(pending)
             elif pending is not None and mline.strip():
                 pending_text += "\n" + mline

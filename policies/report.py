@@ -98,7 +98,7 @@ def _uri(file: str) -> dict[str, str]:
 
 
 def render_sarif(outcome: PolicyOutcome) -> str:
-    rules = []
+    rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     for r in outcome.rules:
         if r.rule_id in index:

@@ -97,7 +97,7 @@ def configure(config: dict[str, Any], workdir: Path) -> AzureClient:
         blobs = BlobServiceClient.from_connection_string(conn, **RETRY_SETTINGS)
     except ValueError as exc:
         raise AdapterError(f'provider "azurerm": the storage connection string is not valid: {exc}') from None
-    return AzureClient(connection_string=conn, blobs=blobs, account_name=blobs.account_name)
+    return AzureClient(connection_string=conn, blobs=blobs, account_name=str(blobs.account_name or ""))
 
 
 def client_of(ctx: AdapterContext, account: Any = None) -> AzureClient:

@@ -148,11 +148,12 @@ class PluginResourceType(ResourceType):
         client = self._session(ctx).client
         answer = client.import_resource_state(self.name, resource_id)
         self._check(ctx, answer.diagnostics)
-        mine = [r for r in answer.resources if r.type_name == self.name and r.state is not None]
+        mine = [(r.state, r.private) for r in answer.resources if r.type_name == self.name and r.state is not None]
         if not mine:
             raise AdapterError(f"{ctx.address}: the provider imported nothing for id {resource_id!r}",
                                address=ctx.address)
-        read = client.read_resource(self.name, mine[0].state, mine[0].private)
+        imported, private = mine[0]
+        read = client.read_resource(self.name, imported, private)
         self._check(ctx, read.diagnostics)
         result = self._decode(read.state)
         if result is None:

@@ -7,6 +7,7 @@ source range so every later error can point back at it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,7 +175,7 @@ class Module:
     required_providers: dict[str, RequiredProvider] = field(default_factory=dict)
     children: dict[str, Module] = field(default_factory=dict)  # module call name -> loaded module
 
-    def walk(self, path: tuple[str, ...] = ()):
+    def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Module]]:
         """Every module in the tree with its call path (``()`` for the root)."""
         yield path, self
         for name, child in self.children.items():

@@ -118,17 +118,17 @@ def resolve_root_variables(
             diags.warning(f'Value for undeclared variable "{name}"',
                           detail=f"{raw.source} sets it, but the root module does not declare it.", range=raw.rng)
     for name, var in variables.items():
-        raw = given.get(name)
-        if raw is None and var.default is None:
+        given_raw = given.get(name)
+        if given_raw is None and var.default is None:
             if prompt is None:
                 diags.error(f'No value for required variable "{name}"',
                             detail=f'The root module variable "{name}" has no default, and no value was given.',
                             hint=f"Set it with --var {name}=VALUE, a .tfvars file or CTL_VAR_{name}.",
                             range=var.rng)
                 continue
-            raw = RawValue(text=prompt(var), source="input")
+            given_raw = RawValue(text=prompt(var), source="input")
         try:
-            out[name] = finalize(var, raw)
+            out[name] = finalize(var, given_raw)
         except CtlError as err:
             diags.add(err)
             out[name] = UNKNOWN  # reported once here; unknown keeps it from failing again downstream

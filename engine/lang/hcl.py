@@ -277,8 +277,8 @@ class _Converter:
                 ]
             )
         line_no = node.start_point[0]
-        lines = self.src.split(b"\n")
-        snippet = lines[line_no].decode("utf-8", "replace") if line_no < len(lines) else ""
+        src_lines = self.src.split(b"\n")
+        snippet = src_lines[line_no].decode("utf-8", "replace") if line_no < len(src_lines) else ""
         if bad is not None and bad.is_missing:
             summary = f'Invalid syntax: missing "{bad.type}"'
         else:

@@ -57,6 +57,8 @@ class Marked:
     """A value with marks (``{"sensitive"}``); never nested directly inside another Marked."""
 
     __slots__ = ("marks", "value")
+    value: Any
+    marks: frozenset[str]
 
     def __init__(self, value: Any, marks: frozenset[str] = frozenset({SENSITIVE})) -> None:
         if isinstance(value, Marked):

@@ -53,7 +53,8 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
     """
     plain, paths = unmark_paths(marked)
     if not paths:
-        return fn(*args, plain)
+        unmarked: dict[str, Any] = fn(*args, plain)
+        return unmarked
     try:
         result = fn(*args, plain)
     except Exception as exc:  # an adapter or SDK message may echo the arguments it was given
@@ -61,7 +62,8 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
         if safe is exc:
             raise
         raise safe from None
-    return apply_paths(result, paths)
+    remarked: dict[str, Any] = apply_paths(result, paths)
+    return remarked
 
 
 def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:

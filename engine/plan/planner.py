@@ -284,11 +284,11 @@ def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: st
             out[name] = OutputChange(name, ACTIONS_DELETE, before, None, old.sensitive)
         return out
     for name, (value, sensitive) in outputs.items():
-        old = prior.outputs.get(name)
-        if old is None:
+        stored = prior.outputs.get(name)
+        if stored is None:
             out[name] = OutputChange(name, ACTIONS_CREATE, None, value, sensitive)
             continue
-        before = mark(old.value, frozenset({SENSITIVE})) if old.sensitive else old.value
+        before = mark(stored.value, frozenset({SENSITIVE})) if stored.sensitive else stored.value
         actions = ACTIONS_NOOP if equal(before, value) else ACTIONS_UPDATE
         out[name] = OutputChange(name, actions, before, value, sensitive)
     for name, old in prior.outputs.items():

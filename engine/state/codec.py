@@ -235,12 +235,12 @@ class _Reader:
     def corrupt(self, where: str, what: str) -> BackendError:
         return BackendError(f"state at {self.source} is corrupt: {where} {what}", hint=_RESTORE_HINT)
 
-    def need(self, obj: dict, key: str, typ: type | tuple[type, ...], where: str) -> Any:
+    def need(self, obj: dict[str, Any], key: str, typ: type | tuple[type, ...], where: str) -> Any:
         if key not in obj:
             raise self.corrupt(f"{where}{key}", "is missing")
         return self._check(obj[key], typ, f"{where}{key}")
 
-    def opt(self, obj: dict, key: str, typ: type | tuple[type, ...], where: str, default: Any) -> Any:
+    def opt(self, obj: dict[str, Any], key: str, typ: type | tuple[type, ...], where: str, default: Any) -> Any:
         value = obj.get(key)
         return default if value is None else self._check(value, typ, f"{where}{key}")
 

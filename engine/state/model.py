@@ -70,7 +70,8 @@ class InstanceState:
         """The attributes with sensitive values marked again, ready for expression evaluation."""
         if not self.sensitive_attributes:
             return self.attributes
-        return apply_paths(self.attributes, list(self.sensitive_attributes))
+        marked: dict[str, Any] = apply_paths(self.attributes, list(self.sensitive_attributes))
+        return marked
 
     def replace(self, **changes: Any) -> InstanceState:
         """A copy with some fields changed (instances are immutable so snapshots can share them)."""
