@@ -11,6 +11,7 @@ import typer
 from cli import output
 from cli.common import input_enabled, ordered_var_args, prompt_variable
 from engine.errors import UsageError
+from engine.limits import DEFAULT_PARALLELISM
 
 if TYPE_CHECKING:
     from engine.operations import RunOptions
@@ -45,7 +46,7 @@ def parallelism(value: int | None) -> int:
         env = os.environ.get("CTL_PARALLELISM", "").strip()
         if env and not (env.isdigit() and int(env) >= 1):  # a typo in CI must not silently mean 10
             raise UsageError(f'Invalid CTL_PARALLELISM "{env}"', hint="Use a whole number of at least 1.")
-        value = int(env) if env else 10
+        value = int(env) if env else DEFAULT_PARALLELISM
     if value < 1:
         raise UsageError("--parallelism must be at least 1")
     return value

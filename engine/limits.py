@@ -33,6 +33,10 @@ MAX_COLLECTION_LENGTH = 1_000_000
 # enough for a function package zip, small enough that a stray disk image does not exhaust memory.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
+# Operations run at once by refresh and apply unless --parallelism / CTL_PARALLELISM say otherwise
+# (Terraform's default too).
+DEFAULT_PARALLELISM = 10
+
 # The interpreter's own recursion limit, raised so that ``MAX_NESTING`` levels of expression fit
 # comfortably (each level costs several Python frames in the parser and evaluator).
 RECURSION_LIMIT = 20_000
@@ -54,6 +58,7 @@ def raise_recursion_limit() -> None:
 
 __all__ = [
     "DEFAULT_MAX_INSTANCES",
+    "DEFAULT_PARALLELISM",
     "MAX_COLLECTION_LENGTH",
     "MAX_FILE_BYTES",
     "MAX_INSTANCES_ENV",

@@ -28,6 +28,7 @@ from engine.apply.applier import Applier, ApplyResult, Events
 from engine.config_walk import ConfigWalk, WalkHooks
 from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.templatefile import render
+from engine.limits import DEFAULT_PARALLELISM
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.plan.model import Plan
@@ -58,7 +59,7 @@ class RunOptions:
     plan: PlanOptions
     lock: LockOptions = field(default_factory=LockOptions)
     take_lock: bool = True
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     # The policy gate: the built-in pack and <root>/policies by default; None skips it (callers that
     # check policies themselves, such as tests of the planner).
     policy: PolicyOptions | None = field(default_factory=PolicyOptions)

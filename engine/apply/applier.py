@@ -33,7 +33,8 @@ from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate
 from engine.lang.redact import condition_message
 from engine.lang.values import UNKNOWN, Unknown, contains_unknown, unmark
-from engine.plan.diff import call_plain, mark_sensitive
+from engine.limits import DEFAULT_PARALLELISM
+from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
 from engine.providers import Providers
@@ -84,7 +85,7 @@ class Applier:
         walk_: ConfigWalk | None,
         registry: Registry,
         providers: Providers,
-        parallelism: int = 10,
+        parallelism: int = DEFAULT_PARALLELISM,
         events: Events | None = None,
         stop: threading.Event | None = None,
         abandon: threading.Event | None = None,
@@ -242,12 +243,10 @@ class Applier:
             return mark_sensitive(result, rt)
         creating = CREATE in change.actions
         prior = None if creating else change.before
-        planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
+        planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         lc = inst.resource.lifecycle
         if prior is not None and lc.ignore_changes:
-            from engine.plan.hooks import _ignore
-
-            planned = _ignore(planned, prior, lc.ignore_changes, rt)
+            planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
         unknown = [k for k, v in planned.items() if k not in rt.computed and contains_unknown(v)]
         if unknown:
             raise CtlError(f"{addr}: {', '.join(unknown)} still unknown when applying", address=addr,
@@ -256,7 +255,7 @@ class Applier:
         if creating:
             result = call_plain(rt.create, ctx, marked=_known(planned))
         else:
-            result = call_plain(rt.update, ctx, _plain(prior), marked=_known(planned))
+            result = call_plain(rt.update, ctx, plain(prior), marked=_known(planned))
         result = mark_sensitive(_remark(result, planned), rt)
         failure = self._check(inst, lc.postconditions, result, "postcondition", raise_=False)
         if failure is not None:
@@ -271,7 +270,7 @@ class Applier:
         inst = self.expanded.get(addr)
         path = inst.scope.path if inst is not None else tuple(n for n, _ in InstanceAddress.parse(addr).module)
         ctx = self.providers.context(rt, addr, path, inst.resource if inst is not None else None)
-        rt.delete(ctx, _plain(change.before) or {})
+        rt.delete(ctx, plain(change.before) or {})
 
     def _check(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str,
                *, raise_: bool = True) -> str | None:
@@ -434,14 +433,6 @@ def _op_of(change: ResourceChange) -> str:
 def _identity(change: ResourceChange) -> Any:
     """What the adapter can look for after a crash: the known arguments of the planned object."""
     return planned_identity(change.after if change.after is not None else change.before)
-
-
-def _plain(value: Any) -> Any:
-    from engine.lang.values import deep_unmark
-
-    if value is None:
-        return None
-    return deep_unmark(value)[0]
 
 
 def _known(planned: dict[str, Any]) -> dict[str, Any]:

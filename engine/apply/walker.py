@@ -28,6 +28,8 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from engine.limits import DEFAULT_PARALLELISM
+
 K = TypeVar("K", bound=Hashable)
 
 # How often the owner looks at the stop/abandon events while it waits for a result. Completions
@@ -72,7 +74,7 @@ def walk(
     deps: Mapping[K, Collection[K]],
     run: Callable[[K], object],
     *,
-    parallelism: int = 10,
+    parallelism: int = DEFAULT_PARALLELISM,
     on_start: Callable[[K], None] | None = None,
     on_done: Callable[[K, object | None, BaseException | None], None] | None = None,
     stop: threading.Event | None = None,

@@ -21,6 +21,25 @@ from engine.lang.values import (
 )
 
 
+def plain(value: Any) -> Any:
+    """``value`` without sensitivity marks (``None`` stays ``None``): what adapters are given."""
+    return None if value is None else deep_unmark(value)[0]
+
+
+def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore: list[str] | str,
+                         rt: Any) -> dict[str, Any]:
+    """``lifecycle.ignore_changes``: the named arguments (or all, for ``all``) keep their prior values.
+
+    Plan and apply both call this, so the object applied is the object planned.
+    """
+    out = dict(planned)
+    names = list(rt.schema.get("properties", {})) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
+    for name in names:
+        if name in prior and name not in rt.computed:
+            out[name] = prior[name]
+    return out
+
+
 def equal(a: Any, b: Any) -> bool:
     """Deep equality ignoring marks; anything unknown is never equal to something known."""
     if isinstance(a, Marked):

@@ -19,7 +19,14 @@ from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate, references
 from engine.lang.redact import condition_message
 from engine.lang.values import UNKNOWN, contains_unknown, unmark
-from engine.plan.diff import call_plain, changed_attributes, equal, mark_sensitive
+from engine.plan.diff import (
+    call_plain,
+    changed_attributes,
+    equal,
+    keep_ignored_changes,
+    mark_sensitive,
+    plain,
+)
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
@@ -103,7 +110,7 @@ class PlanHooks(WalkHooks):
         ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
         lc = inst.resource.lifecycle
         try:
-            planned = call_plain(rt.plan, ctx, _plain(prior), marked=config)
+            planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         except CtlError as err:
             self.diags.add(err)
             return prior if prior is not None else UNKNOWN
@@ -114,10 +121,10 @@ class PlanHooks(WalkHooks):
             self._postconditions(inst, planned)
             return planned
         if prior is not None and lc.ignore_changes:
-            planned = _ignore(planned, prior, lc.ignore_changes, rt)
-        changed = changed_attributes(_plain(prior) or {}, _plain_keep_unknown(planned))
+            planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
+        changed = changed_attributes(plain(prior) or {}, plain(planned))
         changed = [k for k in changed if k in rt.schema.get("properties", {})]
-        forcing = rt.requires_replace(ctx, _plain(prior) or {}, _plain(planned), changed)
+        forcing = rt.requires_replace(ctx, plain(prior) or {}, plain(planned), changed)
         reason = "replace_because_cannot_update" if forcing else None
         if inst.address in self.replace:
             reason = "replace_by_request"
@@ -262,28 +269,6 @@ class PlanHooks(WalkHooks):
             create_before_destroy=res.lifecycle.create_before_destroy,
             schema_version=rt.schema_version,
         )
-
-
-def _ignore(planned: dict[str, Any], prior: dict[str, Any], ignore: list[str] | str, rt: ResourceType) -> dict[str, Any]:
-    out = dict(planned)
-    names = list(rt.schema.get("properties", {})) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
-    for name in names:
-        if name in prior and name not in rt.computed:
-            out[name] = prior[name]
-    return out
-
-
-def _plain(value: Any) -> Any:
-    from engine.lang.values import deep_unmark
-
-    if value is None:
-        return None
-    plain, _ = deep_unmark(value)
-    return plain
-
-
-def _plain_keep_unknown(value: Any) -> Any:
-    return _plain(value)
 
 
 def static_address(addr: str) -> str:

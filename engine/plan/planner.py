@@ -25,6 +25,7 @@ from engine.config.model import Module, Resource, Variable
 from engine.errors import CtlError, Diagnostics, DiagnosticsError
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.values import SENSITIVE, mark
+from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
@@ -53,7 +54,7 @@ class PlanOptions:
     targets: list[str] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
     replace: list[str] = field(default_factory=list)
-    parallelism: int = 10
+    parallelism: int = DEFAULT_PARALLELISM
     var_args: list[tuple[str, str]] = field(default_factory=list)
     prompt: Callable[[Variable], str] | None = None
     environ: Mapping[str, str] | None = None

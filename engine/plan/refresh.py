@@ -16,6 +16,7 @@ from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.errors import CtlError, Diagnostics
 from engine.lang.values import apply_paths
+from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import changed_attributes, mark_sensitive
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
@@ -40,7 +41,7 @@ def refresh(
     providers: Providers,
     config_of: ResourceLookup,
     diags: Diagnostics,
-    parallelism: int = 10,
+    parallelism: int = DEFAULT_PARALLELISM,
     events: RefreshEvents | None = None,
 ) -> tuple[State, list[ResourceChange]]:
     """A refreshed copy of ``state`` and the drift found; read errors go to ``diags``.
