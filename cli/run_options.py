@@ -6,8 +6,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
 from cli import output
 from cli.common import input_enabled, ordered_var_args, prompt_variable
 from engine.errors import UsageError
@@ -102,5 +100,3 @@ def build(
                       take_lock=take_lock, parallelism=par)
 
 
-def multi(help_text: str, name: str) -> list[str]:
-    return typer.Option(None, name, help=help_text)

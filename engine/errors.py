@@ -254,9 +254,6 @@ class Diagnostics:
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "warning"]
 
-    def raise_if_errors(self) -> None:
-        if self.has_errors:
-            raise DiagnosticsError(self.items)
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(self.items, key=lambda d: d.sort_key())

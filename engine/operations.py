@@ -37,7 +37,7 @@ from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_loo
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
 from engine.reserved_paths import reserved_paths
-from engine.session import manager_for, open_store, selected_workspace
+from engine.session import manager_for, open_store
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
@@ -300,10 +300,6 @@ def exit_code_for(result: ApplyResult | None) -> ExitCode:
     if result.interrupted:
         return ExitCode.INTERRUPTED
     return ExitCode.OK if result.ok else ExitCode.ERROR
-
-
-def current_workspace(root: Path) -> str:
-    return selected_workspace(root)
 
 
 __all__: list[Any] = ["Planned", "RunOptions", "apply_run", "plan_only", "prepare"]

@@ -121,15 +121,6 @@ def _complete_object(schema: dict[str, Any], value: Any) -> Any:
     return out
 
 
-def tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
-    """``{"k": "v"}`` -> ``[{"Key": "k", "Value": "v"}]`` (the shape most AWS APIs take)."""
-    return [{"Key": k, "Value": v} for k, v in sorted(tags.items())]
-
-
-def tag_dict(tags: list[dict[str, str]] | None) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in tags or []}
-
-
 def exclusive(ctx: AdapterContext, attrs: dict[str, Any], first: str, second: str) -> None:
     """Refuse a configuration that sets two arguments that exclude each other (name and name_prefix)."""
     if attrs.get(first) is not None and attrs.get(second) is not None:

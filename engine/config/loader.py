@@ -13,7 +13,7 @@ from engine.config.decode import FILE_SCHEMA, ModuleDecoder
 from engine.config.model import Module
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
-from engine.errors import CtlError, Diagnostics, SourceRange
+from engine.errors import CtlError, Diagnostics
 from engine.lang.hcl import parse_hcl_file
 
 _SUFFIXES = (".tf", ".tf.json", ".yaml", ".yml")
@@ -105,13 +105,3 @@ def _display(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
-
-
-def snippet_for(rng: SourceRange, root: Path) -> str | None:
-    """The source line a range starts on, for error messages."""
-    try:
-        lines = (root / rng.filename).read_text(errors="replace").split("\n")
-    except OSError:
-        return None
-    idx = rng.start.line - 1
-    return lines[idx] if 0 <= idx < len(lines) else None

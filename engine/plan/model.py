@@ -111,5 +111,3 @@ class Plan:
             return True
         return self.mode == "refresh-only" and bool(self.drift)
 
-    def actionable(self) -> list[ResourceChange]:
-        return [c for c in self.changes if not c.is_noop]

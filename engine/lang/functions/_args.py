@@ -140,10 +140,6 @@ def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
     return out
 
 
-def is_primitive(v: Any) -> bool:
-    return v is None or isinstance(v, str | bool | int | float)
-
-
 def unify(items: list, i: int) -> list:
     """Convert mixed primitive elements to their most general type (string), as Terraform does.
 
