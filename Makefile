@@ -45,9 +45,11 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy engine backends policies adapters cli
 
-# Terraform test providers from Go (tests/providers/): rebuilt only when a Go source changed.
+# Terraform test providers (tests/providers/) and the OPA oracle (tests/opa/), from Go: rebuilt only
+# when a Go source changed.
 providers: venv
 	$(BIN)/python -m tests.plugin_providers
+	$(BIN)/python -m tests.opa_oracle
 
 test: venv lint providers
 	$(BIN)/python -m pytest
