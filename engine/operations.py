@@ -225,6 +225,8 @@ def apply_run(
             if opts.policy is not None:
                 _enforce(_check_policies(plan, opts, opts.policy, on_policy), opts)
             if not plan.has_changes:
+                if manager.workspace in getattr(manager.store, "rewrite", ()):
+                    manager.persist(state)  # completes an encryption migration or key rotation
                 return plan, None
             if not confirm(plan):
                 raise CtlError("Apply cancelled.", hint="Nothing was changed.")

@@ -193,9 +193,13 @@ def _change(record: BackendRecord, kind: str, block: dict[str, Any]) -> str:
 def open_store(root_dir: Path, root: Module | None) -> StateStore:
     """The state store the configuration names (the local file ``ctl.tfstate`` by default)."""
     from backends import factory
+    from engine.encryption.lookup import state_target
+    from engine.encryption.store import EncryptingStore
 
     kind, settings = resolved_backend(root_dir, root)
-    return factory.make_store(kind, settings, root_dir)
+    store = factory.make_store(kind, settings, root_dir)
+    target = state_target(root)
+    return store if target is None else EncryptingStore(store, target, root_dir / CTL_DIR)
 
 
 def manager_for(store: StateStore, workspace: str, root_dir: Path) -> StateManager:

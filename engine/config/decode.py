@@ -156,6 +156,8 @@ class ModuleDecoder:
                     self.diags.error('A "backend" block needs 1 label (its type)', range=b.rng)
                     continue
                 self.module.backend = Backend(b.labels[0], b.body, b.rng)
+            elif b.type == "encryption":
+                self.module.encryption = b.body
             elif b.type == "required_providers":
                 for name, attr in b.body.attributes.items():
                     self.module.required_providers[name] = _required_provider(name, attr)

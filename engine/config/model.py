@@ -171,6 +171,7 @@ class Module:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)  # keyed "aws" / "aws.west"
     moved: list[Moved] = field(default_factory=list)
     backend: Backend | None = None
+    encryption: Body | None = None  # terraform { encryption { … } } (engine/encryption reads it)
     required_version: str | None = None
     required_providers: dict[str, RequiredProvider] = field(default_factory=dict)
     children: dict[str, Module] = field(default_factory=dict)  # module call name -> loaded module

@@ -100,7 +100,7 @@ def describe_lock(info: LockInfo, store: StateStore) -> tuple[str, str]:
         lines.append(f"Reason:    {info.Info}")
     if live.abandoned:
         lines.append(f"Status:    {abandoned_phrase(info, live)}")
-    if isinstance(store, LocalStore) and holder_is_gone(info):
+    if isinstance(getattr(store, "inner", store), LocalStore) and holder_is_gone(info):
         lines.append(f"The process holding it (PID {info.PID}) no longer runs: the lock was left behind.")
     return "\n".join(lines), release_hint(info, live)
 

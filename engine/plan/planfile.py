@@ -46,12 +46,21 @@ class PlanFileError(CtlError):
     """A saved plan cannot be written or read."""
 
 
-def save_plan(plan: Plan, path: Path) -> None:
-    """Write ``plan`` to ``path`` atomically, readable only by its owner (plans may hold secrets)."""
+def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
+    """Write ``plan`` to ``path`` atomically, readable only by its owner (plans may hold secrets).
+
+    With a ``plan`` encryption target in the configuration at ``root_dir`` (default: the working
+    directory, which ``-chdir`` sets) the file is sealed.
+    """
+    from engine.encryption.lookup import plan_target
+
     try:
         data = json.dumps(_encode_plan(plan), indent=1, ensure_ascii=False, allow_nan=False).encode()
     except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
         raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
+    target = plan_target(root_dir or Path.cwd())
+    if target is not None:
+        data = target.encrypt(data)
     directory = path.parent if str(path.parent) else Path(".")
     tmp_name: str | None = None
     try:
@@ -74,8 +83,11 @@ def save_plan(plan: Plan, path: Path) -> None:
                 os.unlink(tmp_name)
 
 
-def load_plan(path: Path) -> Plan:
+def load_plan(path: Path, root_dir: Path | None = None) -> Plan:
     """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly."""
+    from engine.encryption import is_encrypted
+    from engine.encryption.lookup import plan_target
+
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -84,6 +96,13 @@ def load_plan(path: Path) -> Plan:
         ) from None
     except OSError as exc:
         raise PlanFileError(f"cannot read the plan file {path}: {exc.strerror or exc}") from None
+    target = plan_target(root_dir or Path.cwd())
+    if target is not None:
+        data = target.decrypt(data, f"the plan file {path}")
+    elif is_encrypted(data):
+        raise PlanFileError(f"the plan file {path} is encrypted",
+                            hint="Run the command with the configuration's encryption settings "
+                                 "(the encryption block, or CTL_ENCRYPTION).")
     if data.startswith(b"PK"):
         raise PlanFileError(
             f"{path} is not a ctl plan file (it looks like a Terraform plan)",

@@ -194,6 +194,12 @@ def decode_state(data: bytes, source: str) -> State:
         raise BackendError(
             f"state at {source} is corrupt: not UTF-8 text ({exc.reason})", hint=_RESTORE_HINT
         ) from None
+    if isinstance(doc, dict) and "encrypted_data" in doc and "version" not in doc:
+        raise BackendError(
+            f"the state at {source} is encrypted",
+            hint="Configure the same encryption as the configuration that wrote it: an encryption block "
+                 "in terraform {}, or CTL_ENCRYPTION.",
+        )
     if not isinstance(doc, dict) or "version" not in doc:
         raise BackendError(
             f'{source} is not a state file: it has no "version" field',

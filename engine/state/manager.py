@@ -124,8 +124,10 @@ class StateManager:
                 f"which has lineage {self._lineage}",
                 hint="They are different states; check the backend configuration and the workspace.",
             )
+        rewrite = self.workspace in getattr(self.store, "rewrite", ())  # an encryption migration or key rotation
         if (
-            not self.journal.appended  # operations were journaled: the state did change
+            not rewrite
+            and not self.journal.appended  # operations were journaled: the state did change
             and state.serial == self._serial
             and self._last_bytes is not None
             and state.to_json() == self._last_bytes
@@ -185,6 +187,9 @@ class StateManager:
         summary = (
             exc.summary if isinstance(exc, CtlError) else f"cannot write the state at {self.source}: {exc}"
         )
+        seal = getattr(self.store, "seal_state", None)  # an encrypting store: never a plaintext copy
+        if callable(seal):
+            data = seal(data)
         try:
             fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
             try:

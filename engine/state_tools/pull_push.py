@@ -50,8 +50,11 @@ def push(root_dir: Path, data: bytes, source: str, lock: LockOptions, *, force: 
     The write goes to the store directly (still a compare-and-swap on the version read) because
     ``StateManager`` rightly refuses a new lineage, which is exactly what ``--force`` may replace.
     """
-    pushed = State.from_json(data, source)
     store, workspace = open_backend(root_dir)
+    open_state = getattr(store, "open_state", None)  # an encrypting store reads a sealed errored.tfstate
+    if callable(open_state):
+        data = open_state(data, source)
+    pushed = State.from_json(data, source)
     manager = manager_for(store, workspace, root_dir)
     with locked(store, workspace, "OperationTypeStatePush", lock):
         current = load_for_change(manager, lock.enabled)

@@ -1,0 +1,192 @@
+"""The ``encryption`` block: key providers, methods and the ``state``/``plan`` targets.
+
+The block follows OpenTofu's model, so a configuration moving from OpenTofu reads the same::
+
+    terraform {
+      encryption {
+        key_provider "pbkdf2" "main" { passphrase = "a passphrase of 16+ characters" }
+        method "aes_gcm" "main"      { keys = key_provider.pbkdf2.main }
+        method "unencrypted" "old"   {}
+        state {
+          method   = method.aes_gcm.main
+          fallback { method = method.unencrypted.old }   # reads what was written before
+          enforced = true                                # never write plaintext
+        }
+        plan { method = method.aes_gcm.main }
+      }
+    }
+
+``CTL_ENCRYPTION`` (or OpenTofu's ``TF_ENCRYPTION``) may hold the block's contents in HCL, so CI can
+keep the passphrase out of the repository; its blocks replace the configuration's blocks of the same
+type and names. Settings are constants: the keys are needed before variables are evaluated.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.config.model import Module
+from engine.config.syntax import Block, Body
+from engine.encryption.errors import EncryptionError
+from engine.errors import CtlError
+from engine.lang import ast
+from engine.lang.eval import EvalContext, evaluate
+
+ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
+KEY_PROVIDERS = ("pbkdf2", "aws_kms")
+METHODS = ("aes_gcm", "unencrypted")
+TARGETS = ("state", "plan")
+
+
+@dataclass(frozen=True)
+class KeyProviderConfig:
+    kind: str  # "pbkdf2" | "aws_kms"
+    name: str
+    settings: dict[str, Any] = field(repr=False)  # constants; the passphrase among them
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind}.{self.name}"
+
+
+@dataclass(frozen=True)
+class MethodConfig:
+    kind: str  # "aes_gcm" | "unencrypted"
+    name: str
+    keys: KeyProviderConfig | None  # None for "unencrypted"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind}.{self.name}"
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    """What a target (``state`` or ``plan``) is written with, and what else may be read."""
+
+    method: MethodConfig
+    fallback: MethodConfig | None = None
+    enforced: bool = False
+
+
+@dataclass(frozen=True)
+class EncryptionConfig:
+    state: TargetConfig | None = None
+    plan: TargetConfig | None = None
+
+
+def encryption_config(root: Module | None, environ: dict[str, str] | None = None) -> EncryptionConfig | None:
+    """The configuration's encryption settings merged with the environment's, or None when neither has any."""
+    env = os.environ if environ is None else environ
+    blocks: dict[tuple[str, ...], Block] = {}
+    body = getattr(root, "encryption", None) if root is not None else None
+    if body is not None:
+        blocks.update(_keyed(body.blocks))
+    for name in ENV_VARS:
+        text = env.get(name, "").strip()
+        if text:
+            blocks.update(_keyed(_parse_env(text, name).blocks))
+            break
+    if not blocks:
+        return None
+    return _build(list(blocks.values()))
+
+
+def _parse_env(text: str, name: str) -> Body:
+    from engine.lang.hcl import parse_hcl_file
+
+    try:
+        return parse_hcl_file(text.encode(), f"${name}")
+    except CtlError as err:
+        raise EncryptionError(f"{name} is not a valid encryption block body: {err.summary}",
+                              range=err.range) from None
+
+
+def _keyed(blocks: list[Block]) -> dict[tuple[str, ...], Block]:
+    return {(b.type, *b.labels): b for b in blocks}
+
+
+def _build(blocks: list[Block]) -> EncryptionConfig:
+    providers: dict[str, KeyProviderConfig] = {}
+    for b in (b for b in blocks if b.type == "key_provider"):
+        kind, name = _labels(b, 2)
+        if kind not in KEY_PROVIDERS:
+            raise EncryptionError(f'Unknown key provider "{kind}"', range=b.rng,
+                                  hint=f"Key providers: {', '.join(KEY_PROVIDERS)}.")
+        providers[f"{kind}.{name}"] = KeyProviderConfig(kind, name, _constants(b.body))
+    methods: dict[str, MethodConfig] = {}
+    for b in (b for b in blocks if b.type == "method"):
+        kind, name = _labels(b, 2)
+        if kind not in METHODS:
+            raise EncryptionError(f'Unknown encryption method "{kind}"', range=b.rng,
+                                  hint=f"Methods: {', '.join(METHODS)}.")
+        keys = None
+        if kind == "aes_gcm":
+            attr = b.body.attr("keys")
+            if attr is None:
+                raise EncryptionError(f'method "aes_gcm" "{name}" needs keys = key_provider.TYPE.NAME',
+                                      range=b.rng)
+            keys = providers.get(_reference(attr.expr, "key_provider"))
+            if keys is None:
+                raise EncryptionError(f"{_reference(attr.expr, 'key_provider')} is not a key provider "
+                                      "defined in the encryption block", range=attr.expr.rng)
+        methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys)
+    targets = {t: _target(b, methods) for b in blocks for t in TARGETS if b.type == t}
+    unknown = [b for b in blocks if b.type not in ("key_provider", "method", *TARGETS)]
+    if unknown:
+        raise EncryptionError(f'Unsupported block "{unknown[0].type}" in encryption', range=unknown[0].rng,
+                              hint="Blocks: key_provider, method, state, plan.")
+    return EncryptionConfig(state=targets.get("state"), plan=targets.get("plan"))
+
+
+def _target(block: Block, methods: dict[str, MethodConfig]) -> TargetConfig:
+    method = _method(block.body, methods, block)
+    fallback = None
+    for fb in block.body.blocks_of("fallback"):
+        fallback = _method(fb.body, methods, fb)
+    enforced_attr = block.body.attr("enforced")
+    enforced = bool(_constant(enforced_attr.expr)) if enforced_attr is not None else False
+    if enforced and method.kind == "unencrypted":
+        raise EncryptionError(f"the {block.type} target is enforced but its method is unencrypted",
+                              range=block.rng, hint="Use an aes_gcm method, or drop enforced = true.")
+    return TargetConfig(method, fallback, enforced)
+
+
+def _method(body: Body, methods: dict[str, MethodConfig], block: Block) -> MethodConfig:
+    attr = body.attr("method")
+    if attr is None:
+        raise EncryptionError(f'"{block.type}" needs method = method.TYPE.NAME', range=block.rng)
+    found = methods.get(_reference(attr.expr, "method"))
+    if found is None:
+        raise EncryptionError(f"{_reference(attr.expr, 'method')} is not a method defined in the encryption "
+                              "block", range=attr.expr.rng)
+    return found
+
+
+def _reference(expr: ast.Expr, root: str) -> str:
+    """``key_provider.pbkdf2.main`` → ``pbkdf2.main``; anything else is an error at the expression."""
+    if isinstance(expr, ast.ScopeTraversal) and expr.root == root and len(expr.steps) == 2 and all(
+            isinstance(s, ast.AttrStep) for s in expr.steps):
+        return ".".join(s.name for s in expr.steps if isinstance(s, ast.AttrStep))
+    raise EncryptionError(f"expected a reference of the form {root}.TYPE.NAME", range=expr.rng)
+
+
+def _labels(block: Block, n: int) -> list[str]:
+    if len(block.labels) != n:
+        raise EncryptionError(f'A "{block.type}" block needs {n} labels (type and name)', range=block.rng)
+    return block.labels
+
+
+def _constants(body: Body) -> dict[str, Any]:
+    return {name: _constant(attr.expr) for name, attr in body.attributes.items()}
+
+
+def _constant(expr: ast.Expr) -> Any:
+    try:
+        return evaluate(expr, EvalContext(variables={}))
+    except CtlError:
+        raise EncryptionError("Encryption settings must be constants", range=expr.rng,
+                              detail="Keys are needed before variables exist; put secrets in CTL_ENCRYPTION "
+                                     "instead of the configuration.") from None

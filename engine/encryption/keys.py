@@ -1,0 +1,145 @@
+"""Key providers: where the 256-bit data keys come from.
+
+``pbkdf2`` derives the key from a passphrase (PBKDF2-HMAC-SHA512, a fresh random salt per run,
+the salt and iteration count stored with the data so the key can be derived again). ``aws_kms`` asks
+KMS for a data key and stores its encrypted form; decrypting that needs the KMS key again. A run
+derives or fetches its write key once and caches the keys it read with, so the journal's many
+entries cost one derivation, not one each.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import threading
+from typing import Any
+
+from engine.encryption.config import KeyProviderConfig
+from engine.encryption.errors import EncryptionError
+
+KEY_BYTES = 32  # AES-256
+MIN_PASSPHRASE = 16
+DEFAULT_ITERATIONS = 600_000  # OWASP's figure for PBKDF2-HMAC-SHA512 at the time of writing
+MIN_ITERATIONS = 200_000
+SALT_BYTES = 32
+_HASHES = ("sha512", "sha256")
+
+
+class KeyProvider:
+    """One configured key provider: a key to write with, and the key for stored metadata."""
+
+    def __init__(self, config: KeyProviderConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._write: tuple[bytes, dict[str, Any]] | None = None
+        self._read: dict[str, bytes] = {}
+
+    @property
+    def ref(self) -> str:
+        return self.config.ref
+
+    def write_key(self) -> tuple[bytes, dict[str, Any]]:
+        """The key this run encrypts with and the metadata to store beside the data."""
+        with self._lock:
+            if self._write is None:
+                self._write = self._new_key()
+                self._read[_cache_key(self._write[1])] = self._write[0]
+            return self._write
+
+    def read_key(self, meta: dict[str, Any]) -> bytes:
+        """The key that ``meta`` (as stored by ``write_key``) describes."""
+        cache = _cache_key(meta)
+        with self._lock:
+            if cache not in self._read:
+                self._read[cache] = self._key_from(meta)
+            return self._read[cache]
+
+    def _new_key(self) -> tuple[bytes, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _key_from(self, meta: dict[str, Any]) -> bytes:
+        raise NotImplementedError
+
+
+class Pbkdf2(KeyProvider):
+    def _settings(self) -> tuple[str, int, str]:
+        s = self.config.settings
+        passphrase = s.get("passphrase")
+        if not isinstance(passphrase, str) or len(passphrase) < MIN_PASSPHRASE:
+            raise EncryptionError(f"key_provider.{self.ref}: the passphrase must be at least {MIN_PASSPHRASE} "
+                                  "characters long")
+        iterations = s.get("iterations", DEFAULT_ITERATIONS)
+        if not isinstance(iterations, int) or iterations < MIN_ITERATIONS:
+            raise EncryptionError(f"key_provider.{self.ref}: iterations must be at least {MIN_ITERATIONS:,}")
+        hash_name = s.get("hash_function", "sha512")
+        if hash_name not in _HASHES:
+            raise EncryptionError(f"key_provider.{self.ref}: hash_function must be one of {', '.join(_HASHES)}")
+        return passphrase, iterations, hash_name
+
+    def _new_key(self) -> tuple[bytes, dict[str, Any]]:
+        passphrase, iterations, hash_name = self._settings()
+        salt = os.urandom(SALT_BYTES)
+        key = hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, KEY_BYTES)
+        return key, {"salt": _b64(salt), "iterations": iterations, "hash_function": hash_name}
+
+    def _key_from(self, meta: dict[str, Any]) -> bytes:
+        passphrase, _, _ = self._settings()
+        try:
+            salt = base64.b64decode(meta["salt"], validate=True)
+            iterations, hash_name = int(meta["iterations"]), str(meta["hash_function"])
+        except (KeyError, TypeError, ValueError):
+            raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged") from None
+        if hash_name not in _HASHES or not MIN_ITERATIONS <= iterations <= 100 * DEFAULT_ITERATIONS:
+            raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged")
+        return hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, KEY_BYTES)
+
+
+class AwsKms(KeyProvider):
+    def _client(self) -> Any:
+        import boto3
+
+        s = self.config.settings
+        if not isinstance(s.get("kms_key_id"), str):
+            raise EncryptionError(f"key_provider.{self.ref}: kms_key_id is required")
+        return boto3.client("kms", region_name=s.get("region") or os.environ.get("AWS_REGION") or "us-east-1",
+                            endpoint_url=s.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_KMS") or None)
+
+    def _new_key(self) -> tuple[bytes, dict[str, Any]]:
+        key_id = self.config.settings.get("kms_key_id")
+        answer = self._call("GenerateDataKey", lambda c: c.generate_data_key(KeyId=key_id, KeySpec="AES_256"))
+        return answer["Plaintext"], {"key_id": answer.get("KeyId", key_id),
+                                     "ciphertext_blob": _b64(answer["CiphertextBlob"])}
+
+    def _key_from(self, meta: dict[str, Any]) -> bytes:
+        try:
+            blob = base64.b64decode(meta["ciphertext_blob"], validate=True)
+        except (KeyError, TypeError, ValueError):
+            raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged") from None
+        answer = self._call("Decrypt", lambda c: c.decrypt(CiphertextBlob=blob))
+        key: bytes = answer["Plaintext"]
+        return key
+
+    def _call(self, what: str, request: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return request(self._client())
+        except ClientError as exc:
+            err = exc.response.get("Error", {})
+            raise EncryptionError(f"key_provider.{self.ref}: KMS {what} failed: {err.get('Code')}: "
+                                  f"{err.get('Message')}") from None
+        except BotoCoreError as exc:
+            raise EncryptionError(f"key_provider.{self.ref}: KMS {what} failed: {exc}") from None
+
+
+def key_provider(config: KeyProviderConfig) -> KeyProvider:
+    return {"pbkdf2": Pbkdf2, "aws_kms": AwsKms}[config.kind](config)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _cache_key(meta: dict[str, Any]) -> str:
+    return repr(sorted(meta.items()))

@@ -1,0 +1,143 @@
+"""A state store that seals what it writes and opens what it reads: state, history, backups, journal.
+
+Wrapping the store, rather than each caller, puts every path that carries state through one place:
+``StateManager`` writes and reads plaintext as before, the backend only ever sees sealed bytes, and
+locks (which hold no secrets) pass straight through. After decryption the state's own serial and
+lineage must match the authenticated header, and the serial must not be lower than one this working
+directory has already seen for that lineage: an old version put back in place of the current one
+(a replay) is refused instead of silently undoing changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from backends.base import Snapshot, StateStore
+from engine.encryption.envelope import header_of, is_encrypted
+from engine.encryption.errors import EncryptionError
+from engine.encryption.target import Target, facts_of
+
+SEEN_FILE = "state-serials.json"
+
+
+class EncryptingStore:
+    """``StateStore`` over another store, encrypting with the ``state`` target."""
+
+    def __init__(self, inner: StateStore, target: Target, seen_dir: Path | None = None) -> None:
+        self.inner = inner
+        self.target = target
+        self.seen_dir = seen_dir
+        self.rewrite: set[str] = set()  # workspaces read through a fallback: the next apply rewrites them
+
+    def __getattr__(self, name: str) -> Any:  # locks, history listing, workspaces, describe …
+        return getattr(self.inner, name)
+
+    # -- state ---------------------------------------------------------------------------------------
+
+    def read(self, workspace: str) -> Snapshot | None:
+        snap = self.inner.read(workspace)
+        if snap is None:
+            return None
+        data = self.open_state(snap.data, self._where(workspace), workspace=workspace)
+        if self.target.read_by_fallback(snap.data):
+            self.rewrite.add(workspace)
+        return Snapshot(data, snap.version)
+
+    def write(self, workspace: str, data: bytes, **kwargs: Any) -> str:
+        version: str = self.inner.write(workspace, self.seal_state(data), **kwargs)
+        self.rewrite.discard(workspace)
+        self._remember(workspace, _facts(data))
+        return version
+
+    def read_history(self, workspace: str, serial: int) -> bytes:
+        return self.open_state(self.inner.read_history(workspace, serial), f"serial {serial} of the history")
+
+    def read_backup(self, workspace: str) -> bytes | None:
+        data = self.inner.read_backup(workspace)  # type: ignore[attr-defined]
+        return None if data is None else self.open_state(data, "the state backup")
+
+    # -- journal -------------------------------------------------------------------------------------
+
+    def journal_append(self, workspace: str, entry: bytes) -> None:
+        self.inner.journal_append(workspace, self.target.encrypt(entry))
+
+    def journal_read(self, workspace: str) -> list[bytes]:
+        return [self.target.decrypt(line, "an apply journal entry") for line in self.inner.journal_read(workspace)]
+
+    # -- whole documents -----------------------------------------------------------------------------
+
+    def seal_state(self, data: bytes) -> bytes:
+        """``data`` (a plaintext state) as this store writes it: for ``errored.tfstate`` and pushes too."""
+        return self.target.encrypt(data, _facts(data))
+
+    def open_state(self, data: bytes, where: str, *, workspace: str | None = None) -> bytes:
+        """The plaintext of a stored state, with its header checked against it (and, for the current
+        state of a workspace, against the highest serial seen here)."""
+        plaintext = self.target.decrypt(data, where)
+        if is_encrypted(data):
+            claimed, actual = facts_of(header_of(data, where)), _facts(plaintext)
+            for name in ("serial", "lineage"):
+                if name in claimed and claimed[name] != actual.get(name):
+                    raise EncryptionError(
+                        f"{where}: the encrypted state's {name} ({actual.get(name)}) differs from its header "
+                        f"({claimed[name]}): the file was assembled from two states",
+                        hint="Restore the state from history (`ctl state history`) or a backup.")
+        if workspace is not None:
+            self._check_not_replayed(workspace, _facts(plaintext), where)
+        return plaintext
+
+    # -- replay ---------------------------------------------------------------------------------------
+
+    def _seen_path(self) -> Path | None:
+        return None if self.seen_dir is None else self.seen_dir / SEEN_FILE
+
+    def _seen(self) -> dict[str, int]:
+        path = self._seen_path()
+        try:
+            raw = json.loads(path.read_text()) if path is not None else {}
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else {}
+
+    def _slot(self, workspace: str, facts: dict[str, Any]) -> str:
+        return f"{self.inner.describe()}|{workspace}|{facts.get('lineage')}"
+
+    def _check_not_replayed(self, workspace: str, facts: dict[str, Any], where: str) -> None:
+        serial = facts.get("serial")
+        highest = self._seen().get(self._slot(workspace, facts))
+        if isinstance(serial, int) and highest is not None and serial < highest:
+            raise EncryptionError(
+                f"{where} has serial {serial}, older than serial {highest} read here before: an old version "
+                "of the state was put back in place of the current one",
+                hint="Restore the newest state (`ctl state history`, `ctl state rollback`). If the older "
+                     f"version is wanted, delete .ctl/{SEEN_FILE} and push it with `ctl state push`.")
+        self._remember(workspace, facts)
+
+    def _remember(self, workspace: str, facts: dict[str, Any]) -> None:
+        path, serial = self._seen_path(), facts.get("serial")
+        if path is None or not isinstance(serial, int):
+            return
+        seen = self._seen()
+        slot = self._slot(workspace, facts)
+        if seen.get(slot, -1) >= serial:
+            return
+        seen[slot] = serial
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(seen, indent=1, sort_keys=True) + "\n")
+        tmp.replace(path)
+
+    def _where(self, workspace: str) -> str:
+        return f"the state at {self.inner.describe()}" + ("" if workspace == "default" else f' (workspace "{workspace}")')
+
+
+def _facts(plaintext: bytes) -> dict[str, Any]:
+    """Serial, lineage and writer of a plaintext state (empty when it is not a state document)."""
+    try:
+        doc = json.loads(plaintext)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return facts_of(doc) if isinstance(doc, dict) else {}

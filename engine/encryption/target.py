@@ -1,0 +1,90 @@
+"""A target (``state`` or ``plan``): write with its method, read with its method or its fallback.
+
+Reading follows the document, not a guess: a sealed document names its key provider, which must be
+the key provider of the target's method or of its fallback; a plaintext document is read only when
+one of the two is ``unencrypted`` (the migration path). Writing uses the method alone, so after one
+write with a new key the fallback can be dropped (rotation). ``enforced`` targets never write
+plaintext (checked when the block is read).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from engine.encryption.config import MethodConfig, TargetConfig
+from engine.encryption.envelope import header_of, is_encrypted, seal, unseal
+from engine.encryption.errors import EncryptionError
+from engine.encryption.keys import KeyProvider, key_provider
+
+_log = logging.getLogger(__name__)
+
+
+class Target:
+    def __init__(self, name: str, config: TargetConfig) -> None:
+        self.name = name
+        self.config = config
+        methods = [m for m in (config.method, config.fallback) if m is not None]
+        self._keys: dict[str, KeyProvider] = {
+            m.keys.ref: key_provider(m.keys) for m in methods if m.keys is not None
+        }
+
+    @property
+    def encrypts(self) -> bool:
+        return self.config.method.kind != "unencrypted"
+
+    def encrypt(self, plaintext: bytes, facts: dict[str, Any] | None = None) -> bytes:
+        method = self.config.method
+        if method.keys is None:
+            return plaintext
+        key, meta = self._keys[method.keys.ref].write_key()
+        header = {"method": method.ref, "key_provider": method.keys.ref, "key_meta": meta}
+        return seal(plaintext, key, header, facts or {})
+
+    def read_by_fallback(self, data: bytes) -> bool:
+        """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
+        next write should replace it, completing a migration or a key rotation."""
+        method = self.config.method
+        if not is_encrypted(data):
+            return method.kind != "unencrypted"
+        try:
+            ref = header_of(data, "").get("encryption", {}).get("key_provider")
+        except EncryptionError:
+            return False
+        return method.keys is None or ref != method.keys.ref
+
+    def decrypt(self, data: bytes, where: str) -> bytes:
+        if not is_encrypted(data):
+            if any(m.kind == "unencrypted" for m in self._methods()):
+                if self.encrypts:
+                    _log.warning("%s is not encrypted yet: it was read through the unencrypted fallback, and "
+                                 "the next `ctl apply` writes it encrypted", where)
+                return data
+            raise EncryptionError(
+                f"{where} is not encrypted, and the {self.name} encryption configuration reads only "
+                "encrypted data",
+                hint=f'To encrypt existing plaintext, add to the {self.name} block: fallback {{ method = '
+                     'method.unencrypted.NAME }} (with method "unencrypted" "NAME" {{}}), run once, then '
+                     "remove it.",
+            )
+        doc = header_of(data, where)
+        ref = doc["encryption"].get("key_provider")
+        provider = self._keys.get(ref) if isinstance(ref, str) else None
+        if provider is None:
+            configured = ", ".join(f"key_provider.{k}" for k in self._keys) or "none"
+            raise EncryptionError(
+                f"{where} is encrypted with key_provider.{ref}, which the {self.name} method and fallback "
+                f"do not use (they use: {configured})",
+                hint="To rotate keys, keep the old key provider as the fallback method until the state "
+                     "has been written once with the new one.",
+            )
+        meta = doc["encryption"].get("key_meta")
+        return unseal(doc, provider.read_key(meta if isinstance(meta, dict) else {}), where)
+
+    def _methods(self) -> list[MethodConfig]:
+        return [m for m in (self.config.method, self.config.fallback) if m is not None]
+
+
+def facts_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The facts a sealed state shows without the key (and that are checked after decryption)."""
+    return {k: doc[k] for k in ("serial", "lineage", "ctl_version") if k in doc}
