@@ -1,0 +1,114 @@
+"""The encrypting store over a real local backend: what reaches the disk, and what it refuses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from backends.base import DEFAULT_WORKSPACE
+from backends.local import LocalStore
+from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
+from engine.encryption.errors import EncryptionError
+from engine.encryption.store import EncryptingStore
+from engine.encryption.target import Target
+from engine.state.manager import ERRORED_STATE_FILE, StateManager
+from engine.state.model import new_state
+
+SECRET = "hunter2-in-state"
+
+
+def pbkdf2(name: str, passphrase: str) -> MethodConfig:
+    keys = KeyProviderConfig("pbkdf2", name, {"passphrase": passphrase, "iterations": 200_000})
+    return MethodConfig("aes_gcm", name, keys)
+
+
+def store_at(tmp_path: Path, method: MethodConfig, fallback: MethodConfig | None = None) -> EncryptingStore:
+    return EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"), Target("state", TargetConfig(method, fallback)),
+                           tmp_path / ".ctl")
+
+
+def state_bytes(serial: int, lineage: str = "L") -> bytes:
+    state = new_state()
+    state.serial, state.lineage = serial, lineage
+    doc = json.loads(state.to_json())
+    doc["outputs"] = {"pw": {"value": SECRET, "type": "string", "sensitive": True}}
+    return json.dumps(doc).encode()
+
+
+def every_file(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+def test_state_history_and_journal_reach_the_disk_sealed(tmp_path: Path) -> None:
+    store = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"))
+    store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    first = store.inner.read(DEFAULT_WORKSPACE)
+    assert first is not None
+    store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=first.version)
+    store.journal_append(DEFAULT_WORKSPACE, json.dumps({"kind": "intent", "address": "x", "pw": SECRET}).encode())
+    assert not [p for p in every_file(tmp_path) if SECRET.encode() in p.read_bytes()]
+    assert json.loads(store.read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
+    assert SECRET.encode() in store.read_history(DEFAULT_WORKSPACE, 1)
+    assert [json.loads(e)["pw"] for e in store.journal_read(DEFAULT_WORKSPACE)] == [SECRET]
+    assert [e.serial for e in store.history(DEFAULT_WORKSPACE)] == [1]  # facts readable without the key
+
+
+def test_an_old_version_put_back_is_refused(tmp_path: Path) -> None:
+    store = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"))
+    store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    shutil.copy(tmp_path / "ctl.tfstate", tmp_path / "old")
+    store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=store.inner.read(DEFAULT_WORKSPACE).version)  # type: ignore[union-attr]
+    shutil.copy(tmp_path / "old", tmp_path / "ctl.tfstate")
+    with pytest.raises(EncryptionError, match="serial 1, older than serial 2"):
+        store.read(DEFAULT_WORKSPACE)
+
+
+def test_a_header_moved_onto_another_state_is_refused(tmp_path: Path) -> None:
+    store = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"))
+    sealed = json.loads(store.seal_state(state_bytes(5, "L")))
+    sealed["serial"] = 6  # the header is authenticated: any change fails decryption
+    (tmp_path / "ctl.tfstate").write_text(json.dumps(sealed))
+    with pytest.raises(EncryptionError, match="the key is wrong, or the file was changed"):
+        store.read(DEFAULT_WORKSPACE)
+
+
+def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path: Path) -> None:
+    old, new = pbkdf2("old", "the-old-passphrase!"), pbkdf2("new", "the-new-passphrase!")
+    store_at(tmp_path, old).write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    with pytest.raises(EncryptionError, match=r"encrypted with key_provider\.pbkdf2\.old"):
+        store_at(tmp_path, new).read(DEFAULT_WORKSPACE)
+    rotating = store_at(tmp_path, new, fallback=old)
+    snap = rotating.read(DEFAULT_WORKSPACE)
+    assert snap is not None and DEFAULT_WORKSPACE in rotating.rewrite
+    rotating.write(DEFAULT_WORKSPACE, state_bytes(2), expected=snap.version)
+    assert json.loads(store_at(tmp_path, new).read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
+
+
+def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) -> None:
+    LocalStore(tmp_path / "ctl.tfstate").write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    with pytest.raises(EncryptionError, match="is not encrypted"):
+        store_at(tmp_path, pbkdf2("a", "sixteen-characters!")).read(DEFAULT_WORKSPACE)
+    migrating = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"), MethodConfig("unencrypted", "u", None))
+    assert migrating.read(DEFAULT_WORKSPACE) is not None and DEFAULT_WORKSPACE in migrating.rewrite
+
+
+class _WriteFails(LocalStore):
+    """A local store whose state writes fail, as a full disk or a revoked permission would."""
+
+    def write(self, workspace: str, data: bytes, **kwargs: object) -> str:  # type: ignore[override]
+        raise OSError(28, "No space left on device")
+
+
+def test_the_errored_state_is_sealed_too(tmp_path: Path) -> None:
+    target = Target("state", TargetConfig(pbkdf2("a", "sixteen-characters!")))
+    store = EncryptingStore(_WriteFails(tmp_path / "ctl.tfstate"), target, tmp_path / ".ctl")
+    manager = StateManager(store, errored_dir=tmp_path)
+    state = manager.load()
+    with pytest.raises(Exception, match="No space left on device"):
+        manager.persist(state)
+    errored = (tmp_path / ERRORED_STATE_FILE).read_bytes()
+    assert b"encrypted_data" in errored
+    assert json.loads(store.open_state(errored, "errored"))["lineage"] == state.lineage
