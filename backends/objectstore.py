@@ -176,7 +176,7 @@ class ObjectStateStore(ABC):
         for key in (f"ctl{self.meta_separator}{name}", f"ctl-{name}", f"ctl_{name}"):
             for candidate, value in metadata.items():
                 if candidate.lower() == key:
-                    return urllib.parse.unquote(value)
+                    return urllib.parse.unquote(value or "")  # Azure gives an empty value back as None
         return None
 
     # -- state -------------------------------------------------------------------------------------

@@ -87,4 +87,4 @@ class Target:
 
 def facts_of(doc: dict[str, Any]) -> dict[str, Any]:
     """The facts a sealed state shows without the key (and that are checked after decryption)."""
-    return {k: doc[k] for k in ("serial", "lineage", "ctl_version") if k in doc}
+    return {k: doc[k] for k in ("serial", "lineage", "ctl_version", "terraform_version") if k in doc}

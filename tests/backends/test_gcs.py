@@ -23,6 +23,7 @@ from backends.objectstore import PreconditionFailed
 from engine.errors import CtlError, LockHeld
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes
+from tests.backends.encrypted import check_encrypted_round_trip
 from tests.backends.stubs import StubServer
 from tests.servers import FakeGcsServer, free_port
 
@@ -223,3 +224,7 @@ def test_a_corrupt_lock_object_reads_as_held_and_can_be_forced(
         store.lock(DEFAULT_WORKSPACE, LockInfo())
     store.unlock(DEFAULT_WORKSPACE, "", force=True)
     store.lock(DEFAULT_WORKSPACE, LockInfo())
+
+
+def test_an_encrypted_state_round_trips(store: Any) -> None:
+    check_encrypted_round_trip(store)

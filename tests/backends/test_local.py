@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, StateConfli
 from backends.local import LocalStore, holder_is_gone, process_alive
 from engine.errors import CtlError, LockHeld, UsageError
 from tests.backends.contract import StateStoreContract, state_bytes
+from tests.backends.encrypted import check_encrypted_round_trip
 
 
 class TestLocalStoreContract(StateStoreContract):
@@ -179,3 +181,7 @@ def test_a_lock_left_by_a_dead_local_process_is_recognised(store: LocalStore) ->
     assert held is not None and holder_is_gone(held)
     assert not holder_is_gone(LockInfo())  # this very process
     assert not holder_is_gone(LockInfo(Who="someone@another-host", PID=int(finished.stdout)))
+
+
+def test_an_encrypted_state_round_trips(store: Any) -> None:
+    check_encrypted_round_trip(store)

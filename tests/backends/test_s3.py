@@ -21,6 +21,7 @@ from backends.s3 import S3Store
 from engine.errors import CtlError, LockHeld
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes
+from tests.backends.encrypted import check_encrypted_round_trip
 from tests.backends.stubs import StubServer
 from tests.servers import MotoServer, free_port
 
@@ -284,3 +285,7 @@ def test_an_empty_state_object_counts_as_no_state(store: S3Store, s3: Any, bucke
     snap = store.read(DEFAULT_WORKSPACE)
     assert snap is not None and snap.version == version
     assert store.history(DEFAULT_WORKSPACE) == []  # nothing worth keeping was replaced
+
+
+def test_an_encrypted_state_round_trips(store: Any) -> None:
+    check_encrypted_round_trip(store)
