@@ -6,6 +6,7 @@ import json
 import sys
 
 import typer
+from rich.markup import escape
 
 from cli import output
 from cli.global_options import options
@@ -44,6 +45,12 @@ def init_command(
     force_copy: bool = typer.Option(False, "--force-copy",
                                     help="Like --migrate-state, without asking for confirmation."),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+    plugin_dir: list[str] = typer.Option(None, "--plugin-dir", metavar="DIR",
+                                         help="Look for provider plugins in DIR first (repeatable; remembered "
+                                              "by later runs; like Terraform's -plugin-dir)."),
+    native: bool = typer.Option(None, "--native/--no-native",
+                                help="Let ctl's native adapters serve the types they cover (default), or "
+                                     "have provider plugins serve every type (--native=false)."),
 ) -> int:
     from cli.common import input_enabled
     from cli.run_options import lock_timeout as parse_timeout
@@ -69,6 +76,8 @@ def init_command(
         force_copy=force_copy,
         lock=LockOptions(timeout=parse_timeout(lock_timeout)),
         confirm=confirm,
+        plugin_dirs=list(plugin_dir) if plugin_dir else None,
+        native=native,
     )
     report = initialize(options(ctx).root, opts)
     for warning in report.warnings:
@@ -87,6 +96,8 @@ def init_command(
     con.print(f"Backend: [bold]{report.backend}[/] ({report.location})")
     for name, source in report.providers:
         con.print(f"- Using adapter {name} ({source})")
+    for line in report.plugins:
+        con.print(f"- Using provider plugin {escape(line)}")
     con.print("\n[bold green]ctl has been successfully initialized![/]")
     return int(ExitCode.OK)
 

@@ -20,7 +20,7 @@ REPLACE_HELP = "Force replacement of this resource instance (repeatable)."
 PARALLELISM_HELP = "How many operations run at once (default 10, or CTL_PARALLELISM)."
 LOCK_TIMEOUT_HELP = "How long to retry a held state lock, e.g. 30s (default 0, or CTL_LOCK_TIMEOUT)."
 
-_BOOL_FLAGS = ("lock", "refresh", "input", "auto-approve", "detailed-exitcode", "color")
+_BOOL_FLAGS = ("lock", "refresh", "input", "auto-approve", "detailed-exitcode", "color", "native")
 
 
 def normalize_bool_flags(args: list[str]) -> list[str]:

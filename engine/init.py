@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adapters.registry import Registry
 from backends.base import StateStore, state_facts
 from backends.local import DEFAULT_FILENAME
 from engine import remote_state
@@ -32,6 +31,8 @@ from engine.graph import build_graph
 from engine.lang.hcl import parse_hcl_file
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
+from engine.plugins.init_step import select_providers
+from engine.plugins.registry import registry_for
 from engine.session import (
     BackendRecord,
     backend_settings,
@@ -78,6 +79,8 @@ class InitOptions:
     force_copy: bool = False
     lock: LockOptions = field(default_factory=LockOptions)
     confirm: Callable[[Migration], bool] | None = None
+    plugin_dirs: list[str] | None = None  # -plugin-dir (see engine/plugins/init_step.py)
+    native: bool | None = None  # -native=false: provider plugins serve every type of their provider
 
 
 @dataclass
@@ -88,6 +91,7 @@ class InitReport:
     previous: str | None = None  # where the state was before, when the backend changed
     migrated: list[MigratedWorkspace] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)  # "NAME SOURCE vVERSION (protocol N) from DIR"
 
 
 def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
@@ -99,7 +103,10 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
         raise UsageError("--migrate-state and --reconfigure exclude each other",
                          hint="--migrate-state copies the state to the new backend; --reconfigure does not.")
     root, diags = load_config(root_dir)
-    registry = remote_state.install(Registry.discover())
+    if diags.has_errors:
+        raise DiagnosticsError(diags.items)
+    selected = select_providers(root_dir, root, opts.plugin_dirs, opts.native)
+    registry = remote_state.install(registry_for(root_dir))
     check_resource_types(root, registry, diags)
     build_graph(root, Diagnostics())
     if diags.has_errors:
@@ -114,6 +121,8 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
     store = factory.make_store(kind, settings, root_dir)
 
     report = InitReport(kind, store.describe())
+    report.plugins = [f"{s.entry.local_name}: {s.entry.source} v{s.entry.version} (protocol {s.entry.protocol}) "
+                      f"from {s.found_in}" for s in selected]
     report.warnings = _unrecorded_secrets(extra)
     previous = _previous(root_dir, record, kind, settings, store)
     migrate = opts.migrate_state or opts.force_copy
@@ -133,7 +142,9 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
     write_backend_record(root_dir, BackendRecord(kind, settings, block))
 
     used = sorted({registry.provider_for_type(r.type) for _, m in root.walk() for r in m.resources.values()})
-    report.providers = [(name, p.source) for name in used if (p := registry.provider(name)) is not None]
+    plugin_names = {s.entry.local_name for s in selected}
+    report.providers = [(name, p.source) for name in used
+                        if (p := registry.provider(name)) is not None and name not in plugin_names]
     return report
 
 

@@ -34,6 +34,7 @@ from engine.locking.options import LockOptions
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
 from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
+from engine.plugins.registry import registry_for
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
 from engine.reserved_paths import reserved_paths
@@ -129,7 +130,7 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     The verdict is recorded in the plan (``policy_results``, the override used) and returned; a
     denied plan is the caller's to refuse (``policies.gate.enforce``) — after, say, writing a summary.
     """
-    registry = remote_state.install(registry or Registry.discover())  # data.terraform_remote_state
+    registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     prep = prepare(opts)
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
@@ -187,7 +188,7 @@ def apply_run(
     policies deny raises ``PolicyDenied`` before anything is asked or changed; a saved plan is
     checked again (the policies may have changed since), keeping the override it was saved with.
     """
-    registry = remote_state.install(Registry.discover())  # data.terraform_remote_state
+    registry = remote_state.install(registry_for(opts.root))  # data.terraform_remote_state
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
     if loaded_plan is not None and opts.policy is not None:
         if opts.policy.override is None:

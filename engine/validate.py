@@ -64,8 +64,10 @@ def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -
                 kind = "data source" if res.mode == "data" else "resource type"
                 diags.error(
                     f"Unsupported {kind} {res.type}: no adapter provides it",
-                    detail=f"No installed adapter package provides the {kind} \"{res.type}\".",
-                    hint="Check the spelling, or install the adapter package that provides it.",
+                    detail=f"No native adapter and no provider plugin selected by `ctl init` provides the "
+                           f"{kind} \"{res.type}\".",
+                    hint="Check the spelling; for a Terraform provider, run `ctl init -plugin-dir DIR` (DIR "
+                         "holding HOSTNAME/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION).",
                     range=res.type_rng,
                 )
 
@@ -114,8 +116,15 @@ def _load_and_evaluate(
     t0 = time.perf_counter()
     root, diags = load_config(root_dir)
     timings["parse"] = time.perf_counter() - t0
-    registry = remote_state.install(registry or Registry.discover())  # data.terraform_remote_state
     if diags.has_errors and not root.files:
+        return Loaded(root, None, None, diags, timings)
+    from engine.plugins.registry import check_requirements, registry_for
+
+    try:
+        check_requirements(root_dir, root)
+        registry = remote_state.install(registry or registry_for(root_dir))  # data.terraform_remote_state
+    except CtlError as err:
+        diags.add(err)
         return Loaded(root, None, None, diags, timings)
     t1 = time.perf_counter()
     check_resource_types(root, registry, diags)

@@ -101,12 +101,15 @@ class PlanHooks(WalkHooks):
                 self._record(inst, rt, ACTIONS_DELETE, prior, None, node)
                 self._check_prevent_destroy(inst)
             return prior if prior is not None else UNKNOWN
-        return self._managed(inst, rt, config, prior, node)
+        tainted = prior_obj is not None and prior_obj.status == "tainted"
+        return self._managed(inst, rt, config, prior, node, tainted=tainted)
 
     # ---- managed resources -----------------------------------------------------------------
 
     def _managed(self, inst: ResourceInstance, rt: ResourceType, config: dict[str, Any],
-                 prior: dict[str, Any] | None, node: Node) -> Any:
+                 prior: dict[str, Any] | None, node: Node, *, tainted: bool = False) -> Any:
+        """Plan one managed instance; a tainted object (a create that failed halfway, or
+        ``ctl taint``) is always replaced, as Terraform does."""
         ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
         lc = inst.resource.lifecycle
         try:
@@ -126,7 +129,9 @@ class PlanHooks(WalkHooks):
         changed = [k for k in changed if k in rt.schema.get("properties", {})]
         forcing = rt.requires_replace(ctx, plain(prior) or {}, plain(planned), changed)
         reason = "replace_because_cannot_update" if forcing else None
-        if inst.address in self.replace:
+        if tainted:
+            reason = "replace_because_tainted"
+        elif inst.address in self.replace:
             reason = "replace_by_request"
         elif not forcing and self._triggered(inst):
             reason = "replace_by_triggers"

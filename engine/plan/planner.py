@@ -102,7 +102,10 @@ def make_plan(
     check_addresses("--target", opts.targets)
     check_addresses("--exclude", opts.excludes)
     check_addresses("--replace", opts.replace, modules=False)
-    registry = registry or Registry.discover()
+    if registry is None:
+        from engine.plugins.registry import registry_for
+
+        registry = registry_for(root_dir)
     timings: dict[str, float] = {}
     if first is None:
         first = load_and_evaluate(root_dir, var_args=opts.var_args, environ=opts.environ, prompt=opts.prompt,

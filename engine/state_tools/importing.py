@@ -9,6 +9,7 @@ from typing import Any
 from engine.errors import CtlError
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
+from engine.plugins.registry import registry_for
 from engine.session import manager_for, open_store, selected_workspace
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState
@@ -33,7 +34,6 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
     The object is read through its adapter (``import_``, then a refresh that must find it) and
     stored with the provider and schema version a create would have recorded.
     """
-    from adapters.registry import Registry
     from engine.errors import DiagnosticsError
     from engine.plan.diff import mark_sensitive
     from engine.providers import Providers
@@ -43,7 +43,7 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
     if addr.mode != "managed":
         raise ImportRefused(f"Cannot import {address}: only managed resources can be imported",
                             hint="Data sources are read on every plan; they need no import.")
-    registry = Registry.discover()
+    registry = registry_for(root_dir)
     workspace = selected_workspace(root_dir)
     loaded = load_and_evaluate(root_dir, var_args=var_args, prompt=prompt, registry=registry,
                                workspace=workspace, require_all_variables=True)

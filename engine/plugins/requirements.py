@@ -1,0 +1,75 @@
+"""What providers a configuration needs, as Terraform reads it.
+
+A ``required_providers`` entry names a provider's source and version constraints; a provider used
+without one (``provider "x" {}`` or a resource type ``x_…``) is ``hashicorp/x``, Terraform's
+default. Constraints for the same source from several modules are combined. ``terraform`` (the
+built-in provider) never needs a plugin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from adapters.plugin.discovery import ProviderSource
+from engine.config.model import Module
+from engine.errors import CtlError, SourceRange
+
+BUILTIN = "terraform"
+
+
+@dataclass
+class Requirement:
+    """One provider the configuration uses, under the local name its blocks and types use."""
+
+    local_name: str
+    source: ProviderSource
+    constraints: list[str] = field(default_factory=list)
+    explicit: bool = False  # named in required_providers (not implied by a type prefix)
+    types: set[tuple[str, str]] = field(default_factory=set)  # (mode, type) the configuration uses
+
+    @property
+    def constraint_text(self) -> str:
+        return ", ".join(dict.fromkeys(c for c in self.constraints if c))
+
+
+def requirements(root: Module) -> list[Requirement]:
+    """Every provider the configuration and its modules use, sorted by local name."""
+    found: dict[str, Requirement] = {}
+    for _, module in root.walk():
+        for name, rp in module.required_providers.items():
+            req = found.get(name)
+            source = _source(rp.source, rp.rng)
+            if req is None or not req.explicit:
+                found[name] = req = Requirement(name, source, list(req.constraints) if req else [], True,
+                                                set(req.types) if req else set())
+            elif req.source != source:
+                raise CtlError(f'Provider "{name}" is required from two sources: {req.source} and {source}',
+                               range=rp.rng, hint="Use one source per local name across the modules.")
+            req.constraints.append(rp.version)
+    for _, module in root.walk():
+        for mode, type_name, provider in _used_types(module):
+            name = provider or type_name.partition("_")[0]
+            if name == BUILTIN:
+                continue
+            req = found.setdefault(name, Requirement(name, ProviderSource.parse(f"hashicorp/{name}")))
+            req.types.add((mode, type_name))
+        for key in module.providers:
+            name = key.partition(".")[0]
+            if name != BUILTIN:
+                found.setdefault(name, Requirement(name, ProviderSource.parse(f"hashicorp/{name}")))
+    return [found[name] for name in sorted(found)]
+
+
+def _used_types(module: Module) -> list[tuple[str, str, str | None]]:
+    out = []
+    for res in module.resources.values():
+        out.append((res.mode, res.type, res.provider[0] if res.provider else None))
+    return out
+
+
+def _source(text: str, rng: SourceRange) -> ProviderSource:
+    try:
+        return ProviderSource.parse(text)
+    except CtlError as err:
+        err.range = err.range or rng
+        raise

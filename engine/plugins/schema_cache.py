@@ -1,0 +1,59 @@
+"""Provider schemas cached by the binary's SHA-256 under ``.ctl/plugins/schemas/``.
+
+Reading a schema means starting the provider (tens of milliseconds for a small one, seconds for
+the big cloud providers); keyed by the binary's content, a cached schema is right for exactly that
+binary, so ``ctl init`` starts each new binary once and later commands start none to validate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.errors import CtlError
+
+SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def cached(root_dir: Path, sha256: str) -> dict[str, Any] | None:
+    """The cached ``{"protocol": N, "schema": {...}}`` for a binary, or None."""
+    try:
+        doc = json.loads((root_dir / SCHEMA_DIR / f"{sha256}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("schema"), dict) else None
+
+
+def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str) -> dict[str, Any]:
+    """Start the provider, read its schema, cache it; diagnostics the provider reports are errors."""
+    from adapters.plugin.client import PluginClient
+    from adapters.plugin.outcome import raise_for
+
+    with PluginClient.launch(str(executable), name=source, cwd=str(root_dir)) as client:
+        answer = client.get_provider_schema()
+        protocol = client.protocol_version
+    raise_for(answer.diagnostics, f"provider {source}")
+    schema = {k: v for k, v in dataclasses.asdict(answer).items()
+              if k in ("provider", "resource_schemas", "data_source_schemas", "functions") and v is not None}
+    doc = {"protocol": protocol, "schema": schema}
+    folder = root_dir / SCHEMA_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{sha256}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(doc, sort_keys=True))
+        tmp.replace(folder / f"{sha256}.json")
+    except OSError as exc:
+        raise CtlError(f"cannot cache the schema of provider {source} in {folder}: {exc.strerror}") from None
+    return doc
