@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
-
 import typer
 from rich.markup import escape
 
@@ -29,9 +26,6 @@ _BACKEND_CONFIG_HELP = ("A backend setting NAME=VALUE, or a file of settings in 
 
 def register(app: typer.Typer) -> None:
     app.command("init", help=_INIT_HELP)(init_command)
-    app.command("version", help="Print the version of ctl and its installed adapters.\n\nExample: ctl version --json")(
-        version_command
-    )
 
 
 def init_command(
@@ -99,18 +93,4 @@ def init_command(
     for line in report.plugins:
         con.print(f"- Using provider plugin {escape(line)}")
     con.print("\n[bold green]ctl has been successfully initialized![/]")
-    return int(ExitCode.OK)
-
-
-def version_command(json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> int:
-    from adapters.registry import Registry
-    from engine.version import VERSION
-
-    providers = {p.name: p.source for p in Registry.discover().providers()}
-    if json_out:
-        sys.stdout.write(json.dumps({"ctl_version": VERSION, "adapters": providers}, indent=2) + "\n")
-    else:
-        sys.stdout.write(f"ctl {VERSION}\n")
-        for name, source in sorted(providers.items()):
-            sys.stdout.write(f"+ adapter {name} ({source})\n")
     return int(ExitCode.OK)

@@ -72,9 +72,11 @@ def _register() -> None:
         output_cmd,
         plan_cmd,
         policy_cmd,
+        providers_cmd,
         show_cmd,
         state_cmd,
         validate_cmd,
+        version_cmd,
         workspace_cmd,
     )
 
@@ -89,6 +91,8 @@ def _register() -> None:
     workspace_cmd.register(typer_app)
     import_cmd.register(typer_app)
     policy_cmd.register(typer_app)
+    providers_cmd.register(typer_app)
+    version_cmd.register(typer_app)
 
 
 _register()

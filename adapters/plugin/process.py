@@ -27,7 +27,7 @@ from pathlib import Path
 
 import grpc
 
-from adapters.plugin import tls
+from adapters.plugin import lifeline, tls
 from adapters.plugin.errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 from adapters.plugin.handshake import (
     DEFAULT_MAX_PORT,
@@ -97,6 +97,7 @@ def _reap(popen: subprocess.Popen, private_dir: str) -> None:
     with contextlib.suppress(subprocess.TimeoutExpired):
         popen.wait(timeout=10)
     shutil.rmtree(private_dir, ignore_errors=True)
+    lifeline.release(popen.pid)
 
 
 class PluginProcess:
@@ -189,6 +190,7 @@ class PluginProcess:
                 ) from None
             raise self._error(f"it could not be started: {exc.strerror or exc}", "") from None
         self._finalizer = weakref.finalize(self, _reap, self._popen, self._private_dir)
+        lifeline.guard(self._popen.pid, self._private_dir)
         assert self._popen.stdout is not None and self._popen.stderr is not None
         threading.Thread(
             target=self._stderr.pump, args=(self._popen.stderr,), name=f"plugin-stderr-{self.name}", daemon=True

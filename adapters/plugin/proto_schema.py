@@ -37,9 +37,10 @@ def _cty_type(raw: bytes) -> Any:
 
 
 def _description(target: dict[str, Any], message) -> None:
+    """Terraform prints ``description_kind`` on every attribute and block, described or not."""
     if message.description:
         target["description"] = message.description
-        target["description_kind"] = _STRING_KIND.get(message.description_kind, "plain")
+    target["description_kind"] = _STRING_KIND.get(message.description_kind, "plain")
 
 
 def attribute(message) -> dict[str, Any]:
@@ -56,8 +57,6 @@ def attribute(message) -> dict[str, Any]:
     for flag in ("required", "optional", "computed", "sensitive", "deprecated", "write_only"):
         if getattr(message, flag):
             out[flag] = True
-    if message.deprecation_message:
-        out["deprecation_message"] = message.deprecation_message
     return out
 
 

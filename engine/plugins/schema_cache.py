@@ -17,6 +17,7 @@ from typing import Any
 from engine.errors import CtlError
 
 SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
+CACHE_FORMAT = 2  # bumped when the cached shape changes: an older entry is read from the binary again
 
 
 def sha256_of(path: Path) -> str:
@@ -33,7 +34,8 @@ def cached(root_dir: Path, sha256: str) -> dict[str, Any] | None:
         doc = json.loads((root_dir / SCHEMA_DIR / f"{sha256}.json").read_text())
     except (OSError, ValueError):
         return None
-    return doc if isinstance(doc, dict) and isinstance(doc.get("schema"), dict) else None
+    usable = isinstance(doc, dict) and doc.get("format") == CACHE_FORMAT and isinstance(doc.get("schema"), dict)
+    return doc if usable else None
 
 
 def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str) -> dict[str, Any]:
@@ -47,7 +49,7 @@ def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str)
     raise_for(answer.diagnostics, f"provider {source}")
     schema = {k: v for k, v in dataclasses.asdict(answer).items()
               if k in ("provider", "resource_schemas", "data_source_schemas", "functions") and v is not None}
-    doc = {"protocol": protocol, "schema": schema}
+    doc = {"format": CACHE_FORMAT, "protocol": protocol, "schema": schema}
     folder = root_dir / SCHEMA_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -171,6 +171,20 @@ def test_kill_during_a_plugin_create_is_recovered(tmp_path: Path, plugin_dir: Pa
     assert "fwtest_thing.a" in result.output  # recovery reports the unfinished create
 
 
+def test_a_provider_does_not_outlive_ctl_killed_alone(tmp_path: Path, plugin_dir: Path) -> None:
+    """``kill -9`` of ctl's process only (not its group): the provider, in a session of its own, goes too."""
+    project = _project(tmp_path, plugin_dir, "sdktest", extra="\n  delay_ms = 20000")
+    proc = project.start("apply", "--auto-approve")
+    try:
+        wait_until(lambda: _providers_running(tmp_path), timeout=30, what="the provider to start")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    wait_until(lambda: not _providers_running(tmp_path), timeout=5, what="the provider to exit")
+
+
 def _providers_running(root: Path) -> bool:
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():

@@ -13,6 +13,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from adapters.plugin import lifeline
 from tests.plugin_providers import provider_dir
 
 
@@ -65,7 +66,7 @@ def no_leftover_children() -> Callable[[], None]:
     before = set(children_of(os.getpid()))
 
     def check() -> None:
-        left = set(children_of(os.getpid())) - before
+        left = set(children_of(os.getpid())) - before - {lifeline.watcher_pid()}
         assert not left, f"child processes left behind: {sorted(left)}"
 
     return check

@@ -67,11 +67,13 @@ def test_schema_of_each_protocol(plugin_binaries, no_leftover_children, provider
     blocks = thing["block"]["block_types"]
     assert blocks["rule"]["nesting_mode"] == "list"
     assert blocks["member"]["nesting_mode"] == "set"
-    assert blocks["rule"]["block"]["attributes"]["port"] == {"type": "number", "required": True}
+    assert blocks["rule"]["block"]["attributes"]["port"] == {"type": "number", "required": True,
+                                                              "description_kind": "plain"}
     if version == 6:
         assert blocks["owner"]["nesting_mode"] == "single"
         assert attrs["settings"]["nested_type"]["nesting_mode"] == "single"
-        assert attrs["settings"]["nested_type"]["attributes"]["level"] == {"type": "number", "optional": True}
+        assert attrs["settings"]["nested_type"]["attributes"]["level"] == {"type": "number", "optional": True,
+                                                                         "description_kind": "plain"}
     else:
         assert blocks["owner"] == {**blocks["owner"], "nesting_mode": "list", "max_items": 1}
     no_leftover_children()

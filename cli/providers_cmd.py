@@ -1,0 +1,107 @@
+"""``ctl providers`` and ``ctl providers schema --json``: what the configuration needs, and how.
+
+``ctl providers`` draws Terraform's requirement tree (each module with its own constraints) and
+lists the providers the state records; ``schema --json`` prints every provider's schema in
+Terraform's document format, so tools written for ``terraform providers schema -json`` work.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from cli.global_options import options
+from engine.config.model import Module
+from engine.errors import CtlError, ExitCode
+
+providers_app = typer.Typer(
+    name="providers",
+    help="Show the providers the configuration requires and how each is served.",
+    invoke_without_command=True,
+    rich_markup_mode=None,
+    suggest_commands=False,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(providers_app, name="providers")
+
+
+def _configuration(root_dir: Path) -> Module:
+    from engine.config.loader import load_config
+    from engine.errors import DiagnosticsError
+
+    root, diags = load_config(root_dir)
+    if diags.has_errors:
+        raise DiagnosticsError(diags.items)
+    if not root.files:
+        raise CtlError(f"no configuration files in {root_dir}", hint="Run ctl providers in a configuration directory.")
+    return root
+
+
+@providers_app.callback()
+def tree_command(ctx: typer.Context) -> int:
+    """Show the providers required by the configuration (per module) and by the state.
+
+    Each provider line shows the version constraints that module declares; the last section says
+    how this directory serves each one: native adapter, plugin (version, protocol), both, or not
+    yet (run `ctl init`).
+
+    Example: ctl providers
+    """
+    if ctx.invoked_subcommand is not None:
+        return int(ExitCode.OK)
+    from engine.plugins.inventory import provider_tree, render_tree, served
+    from engine.state_tools.access import read_state
+
+    root_dir = options(ctx).root
+    root = _configuration(root_dir)
+    lines = ["", "Providers required by configuration:", *render_tree(provider_tree(root)), ""]
+    in_state = sorted({_source_of(r.provider) for r in read_state(root_dir).resources})
+    if in_state:
+        lines += ["Providers required by state:", "", *(f"    provider[{s}]" for s in in_state), ""]
+    lines += ["Providers served:", ""]
+    for provider in served(root_dir, root):
+        lines.append(f"    provider[{provider.source}] {_how(provider.how, provider.version, provider.plugin)}")
+    sys.stdout.write("\n".join(lines) + "\n\n")
+    return int(ExitCode.OK)
+
+
+def _how(how: str, version: str, plugin: object) -> str:
+    protocol = getattr(plugin, "protocol", None)
+    if how == "missing":
+        return "- no plugin selected: run `ctl init -plugin-dir=DIR`"
+    if how == "native":
+        return "- native adapter"
+    served_by = f"plugin v{version} (protocol {protocol})"
+    return f"- native adapter + {served_by}" if how == "native+plugin" else f"- {served_by}"
+
+
+def _source_of(provider_address: str) -> str:
+    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``registry.terraform.io/hashicorp/aws``."""
+    start, end = provider_address.find('"'), provider_address.rfind('"')
+    return provider_address[start + 1:end] if 0 <= start < end else provider_address
+
+
+@providers_app.command("schema", help="""Print the schemas of the configuration's providers.
+
+The document has Terraform's format (format_version, provider_schemas keyed by source address):
+plugins' schemas as the provider reports them, native adapters' converted from their JSON Schema.
+
+Example: ctl providers schema --json | jq '.provider_schemas | keys'""")
+def schema_command(
+    ctx: typer.Context,
+    json_out: bool = typer.Option(False, "--json", help="Print JSON (required; the only format)."),
+) -> int:
+    if not json_out:
+        raise CtlError("ctl providers schema needs --json", hint="Run ctl providers schema --json.",
+                       exit_code=ExitCode.USAGE)
+    from engine.plugins.schema_doc import providers_schema
+
+    root_dir = options(ctx).root
+    # One line, as Terraform prints it: schema documents of big providers run to megabytes.
+    sys.stdout.write(json.dumps(providers_schema(root_dir, _configuration(root_dir)), separators=(",", ":")) + "\n")
+    return int(ExitCode.OK)
