@@ -66,4 +66,11 @@ def prompt_variable(var: Variable) -> str:
 
 
 def print_json(data: Any) -> None:
+    """Indented, for documents Terraform prints indented (validate, output, version)."""
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def print_json_line(data: Any) -> None:
+    """One line, as Terraform prints ``show -json`` and ``providers schema -json``: some readers
+    (terraform-compliance) accept nothing else, and big plans stay compact."""
+    sys.stdout.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n")

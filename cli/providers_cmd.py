@@ -7,12 +7,12 @@ Terraform's document format, so tools written for ``terraform providers schema -
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import typer
 
+from cli.common import print_json_line
 from cli.global_options import options
 from engine.config.model import Module
 from engine.errors import CtlError, ExitCode
@@ -102,6 +102,5 @@ def schema_command(
     from engine.plugins.schema_doc import providers_schema
 
     root_dir = options(ctx).root
-    # One line, as Terraform prints it: schema documents of big providers run to megabytes.
-    sys.stdout.write(json.dumps(providers_schema(root_dir, _configuration(root_dir)), separators=(",", ":")) + "\n")
+    print_json_line(providers_schema(root_dir, _configuration(root_dir)))
     return int(ExitCode.OK)

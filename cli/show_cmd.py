@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import typer
 
 from cli import output
+from cli.common import print_json_line
 from cli.global_options import options
 from engine.errors import ExitCode
 
@@ -42,7 +42,7 @@ def show_command(
         plan = load_plan(planfile)
         if json_out:
             data = plan_to_json(plan, show_sensitive=show_sensitive, ctl_version=VERSION)
-            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+            print_json_line(data)
         else:
             sys.stdout.write(render_plan(plan, color=color))
         return int(ExitCode.OK)
@@ -50,8 +50,7 @@ def show_command(
 
     state = read_state(options(ctx).root)
     if json_out:
-        sys.stdout.write(json.dumps(state_to_json(state, show_sensitive=show_sensitive, ctl_version=VERSION),
-                                    indent=2) + "\n")
+        print_json_line(state_to_json(state, show_sensitive=show_sensitive, ctl_version=VERSION))
         return int(ExitCode.OK)
     if state.is_empty and not state.outputs:
         sys.stdout.write("The state is empty: nothing has been applied yet.\n")

@@ -125,6 +125,7 @@ def test_show_json_plan_field_by_field(project: Project) -> None:
     project.ok("plan", "--out", "tfplan", "--var", "greeting=bonjour")
 
     res = project.ok("show", "--json", "tfplan")
+    assert res.stdout.count("\n") == 1, "one line, as Terraform writes it (terraform-compliance reads no other)"
     plan = json.loads(res.stdout)
     assert plan["format_version"] == "1.2"
     assert plan["terraform_version"]
@@ -207,6 +208,7 @@ def test_human_show_of_saved_plan_masks_secrets(project: Project) -> None:
     assert "(sensitive value)" in res.stdout
     assert password not in res.stdout and "tok-3f9a2c" not in res.stdout
     state = project.ok("show", "--json").stdout
+    assert state.count("\n") == 1
     assert password not in state and "tok-3f9a2c" not in state
     assert json.loads(state)["values"]["outputs"]["password"]["sensitive"] is True
 
