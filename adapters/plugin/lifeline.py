@@ -10,6 +10,7 @@ their socket directories. A normal run has stopped them all by then, so the watc
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import subprocess
 import sys
@@ -62,10 +63,20 @@ def _send(line: str, *, start: bool) -> None:
                 start_new_session=True,  # outlives a kill of ctl's process group
                 close_fds=True,
             )
+            atexit.register(_close, _watcher)
         assert _watcher.stdin is not None
         with contextlib.suppress(OSError):
             _watcher.stdin.write(line.encode())
             _watcher.stdin.flush()
+
+
+def _close(watcher: subprocess.Popen[bytes]) -> None:
+    """At a normal exit: end of file for the watcher (which then exits), and reap it."""
+    with contextlib.suppress(OSError):
+        assert watcher.stdin is not None
+        watcher.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        watcher.wait(timeout=2)
 
 
 def watcher_pid() -> int | None:

@@ -1,9 +1,10 @@
 """``terraform_data``: a value kept in state, and a handle for ``replace_triggered_by``.
 
 ``output`` follows ``input`` (an in-place update when only ``input`` changes); a change of
-``triggers_replace`` replaces the object, giving it a new ``id``. Unlike Terraform, which plans
-``output`` as unknown whenever ``input`` changes, ctl plans it as ``input`` itself: it is known
-exactly when ``input`` is, so dependent expressions can be evaluated at plan time.
+``triggers_replace`` replaces the object, giving it a new ``id``. As in Terraform, ``output`` is
+planned unknown on create and whenever ``input`` changes, and known (the prior value) otherwise:
+configurations use exactly that to defer a value to apply time. In the state file ``input``,
+``output`` and ``triggers_replace`` carry their types (``engine/state/dynamic_attrs.py``).
 """
 
 from __future__ import annotations
@@ -43,11 +44,10 @@ class TerraformData(ResourceType):
         self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]
     ) -> dict[str, Any]:
         out = _complete(planned)
-        if prior is None or _plain(prior.get("triggers_replace")) != _plain(out["triggers_replace"]):
-            out["id"] = UNKNOWN  # a new object (create, or replacement by triggers_replace)
-        else:
-            out["id"] = prior.get("id")
-        out["output"] = out["input"]  # unknown (or partly unknown) exactly when input is
+        replaced = prior is None or _plain(prior.get("triggers_replace")) != _plain(out["triggers_replace"])
+        out["id"] = UNKNOWN if replaced else prior.get("id")  # a new object gets a new id
+        changed = replaced or _plain(prior.get("input")) != _plain(out["input"])
+        out["output"] = UNKNOWN if changed else prior.get("output")
         return out
 
     def create(self, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from backends.base import BackendError
 from engine.lang.values import Path
+from engine.state import dynamic_attrs
 from engine.state.address import AddressError, parse_module
 from engine.state.model import (
     InstanceState,
@@ -147,11 +148,11 @@ def _encode_resource(res: ResourceState) -> dict[str, Any]:
     if res.each:
         doc["each"] = res.each
     doc["provider"] = res.provider
-    doc["instances"] = [_encode_instance(i) for i in sorted(res.instances, key=instance_sort_key)]
+    doc["instances"] = [_encode_instance(res.type, i) for i in sorted(res.instances, key=instance_sort_key)]
     return doc
 
 
-def _encode_instance(inst: InstanceState) -> dict[str, Any]:
+def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     if inst.index_key is not None:
         doc["index_key"] = inst.index_key
@@ -161,7 +162,7 @@ def _encode_instance(inst: InstanceState) -> dict[str, Any]:
         doc["deposed"] = inst.deposed
     doc["schema_version"] = inst.schema_version
     if inst.attributes or "attributes_flat" not in inst.extra:
-        doc["attributes"] = inst.attributes
+        doc["attributes"] = dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic)
     raw = inst._tf_paths
     if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
         doc["sensitive_attributes"] = raw[1]
@@ -278,20 +279,21 @@ class _Reader:
         if each not in (None, "list", "map"):
             raise self.corrupt(f"{where}each", f'is {each!r}, expected "list" or "map"')
         instances = self.opt(raw, "instances", list, where, [])
+        rtype = self.need(raw, "type", str, where)
         res = ResourceState(
             mode=self.need(raw, "mode", str, where),
-            type=self.need(raw, "type", str, where),
+            type=rtype,
             name=self.need(raw, "name", str, where),
             provider=self.need(raw, "provider", str, where),
             module=module or None,
             each=each,
-            instances=[self.instance(f"{where}instances[{j}].", inst) for j, inst in enumerate(instances)],
+            instances=[self.instance(f"{where}instances[{j}].", inst, rtype) for j, inst in enumerate(instances)],
         )
         if res.mode not in ("managed", "data"):
             raise self.corrupt(f"{where}mode", f'is {res.mode!r}, expected "managed" or "data"')
         return res
 
-    def instance(self, where: str, raw: Any) -> InstanceState:
+    def instance(self, where: str, raw: Any, type_name: str) -> InstanceState:
         self._check(raw, dict, where.rstrip("."))
         key = raw.get("index_key")
         if key is not None and (isinstance(key, bool) or not isinstance(key, int | str)):
@@ -304,10 +306,11 @@ class _Reader:
         deps = self.opt(raw, "dependencies", list, where, [])
         if not all(isinstance(d, str) for d in deps):
             raise self.corrupt(f"{where}dependencies", "is not a list of addresses")
+        attributes, wrappers = dynamic_attrs.unwrap(type_name, self.opt(raw, "attributes", dict, where, {}))
         return InstanceState(
             index_key=key,
             schema_version=self.opt(raw, "schema_version", int, where, 0),
-            attributes=self.opt(raw, "attributes", dict, where, {}),
+            attributes=attributes,
             sensitive_attributes=paths,
             dependencies=deps,
             create_before_destroy=bool(raw.get("create_before_destroy", False)),
@@ -316,4 +319,5 @@ class _Reader:
             deposed=self.opt(raw, "deposed", str, where, None),
             extra={k: v for k, v in raw.items() if k not in _INSTANCE_KEYS},
             _tf_paths=(tuple(paths), raw_paths) if raw_paths is not None else None,
+            _tf_dynamic=wrappers,
         )

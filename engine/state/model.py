@@ -59,6 +59,8 @@ class InstanceState:
     # The sensitive paths exactly as read (Terraform distinguishes attribute and map-key steps,
     # our Path does not); written back unchanged while the paths are unchanged.
     _tf_paths: tuple[tuple[Path, ...], Any] | None = field(default=None, compare=False, repr=False)
+    # Dynamically typed attributes as read, ``{"value", "type"}`` (see dynamic_attrs.py).
+    _tf_dynamic: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_marked(cls, attributes: dict[str, Any], **fields: Any) -> InstanceState:

@@ -34,13 +34,14 @@ def ctx(tmp_path: Any) -> AdapterContext:
     return AdapterContext(provider_config={}, workdir=tmp_path, address="terraform_data.x")
 
 
-def test_output_is_known_at_plan_time_when_input_is(ctx: AdapterContext) -> None:
+def test_output_is_unknown_on_create_and_when_input_changes_as_in_terraform(ctx: AdapterContext) -> None:
     planned = DATA.plan(ctx, None, {"input": {"a": 1}})
-    assert planned["output"] == {"a": 1}
-    assert is_unknown(planned["id"])
-    assert is_unknown(DATA.plan(ctx, None, {"input": UNKNOWN})["output"])
-    partly = DATA.plan(ctx, None, {"input": ["x", UNKNOWN]})["output"]
-    assert partly[0] == "x" and is_unknown(partly[1])
+    assert is_unknown(planned["output"]) and is_unknown(planned["id"])
+    state = DATA.create(ctx, planned)
+    assert state["output"] == {"a": 1}
+    assert DATA.plan(ctx, state, {"input": {"a": 1}})["output"] == {"a": 1}  # unchanged: known
+    assert is_unknown(DATA.plan(ctx, state, {"input": {"a": 2}})["output"])
+    assert is_unknown(DATA.plan(ctx, state, {"input": UNKNOWN})["output"])
 
 
 def test_create_copies_input_to_output_and_assigns_a_uuid(ctx: AdapterContext) -> None:
@@ -54,7 +55,7 @@ def test_create_copies_input_to_output_and_assigns_a_uuid(ctx: AdapterContext) -
 def test_changing_input_updates_in_place_and_keeps_the_id(ctx: AdapterContext) -> None:
     state = DATA.create(ctx, DATA.plan(ctx, None, {"input": "v1", "triggers_replace": "t"}))
     planned = DATA.plan(ctx, state, {"input": "v2", "triggers_replace": "t"})
-    assert planned["id"] == state["id"] and planned["output"] == "v2"
+    assert planned["id"] == state["id"] and is_unknown(planned["output"])
     assert "input" not in DATA.replace_on
     updated = DATA.update(ctx, state, planned)
     assert updated == {"input": "v2", "triggers_replace": "t", "output": "v2", "id": state["id"]}

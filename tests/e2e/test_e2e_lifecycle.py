@@ -76,7 +76,7 @@ def test_create_noop_update_and_replace(project: Project) -> None:
     assert file_attrs["content"] == "hello"
     assert file_attrs["id"] == sha1("hello")
     data_attrs = resources[("terraform_data", "d")]["instances"][0]["attributes"]
-    assert data_attrs["output"] == "one"
+    assert data_attrs["output"] == {"value": "one", "type": "string"}  # typed, as Terraform writes it
     data_id = data_attrs["id"]
     uuid.UUID(data_id)
     assert project.state_file.stat().st_mode & 0o077 == 0  # state holds secrets: owner only
@@ -97,7 +97,7 @@ def test_create_noop_update_and_replace(project: Project) -> None:
     res = project.apply("--var", "input=two")
     assert "Resources: 0 added, 1 changed, 0 destroyed." in res.stdout
     d = project.instances()["terraform_data.d"]["attributes"]
-    assert (d["input"], d["output"], d["id"]) == ("two", "two", data_id)
+    assert (d["input"]["value"], d["output"]["value"], d["id"]) == ("two", "two", data_id)
     assert project.state()["serial"] > first_serial
     assert project.path("ctl.tfstate.backup").exists()
 

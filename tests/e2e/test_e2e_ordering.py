@@ -23,7 +23,7 @@ def test_destroy_with_a_data_source_that_reads_a_managed_file(tmp_path: Path) ->
     }
     """)
     project.apply()
-    assert project.instances()["terraform_data.copy"]["attributes"]["output"] == "hello"
+    assert project.instances()["terraform_data.copy"]["attributes"]["output"] == {"value": "hello", "type": "string"}
     res = project.ctl("destroy", "--auto-approve")
     assert res.code == 0, res
     assert not project.path("src.txt").exists()

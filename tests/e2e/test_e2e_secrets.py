@@ -70,7 +70,9 @@ def test_secret_nested_in_a_map_argument_applies_masked_and_stays_out_of_the_jou
 
     instances = {r["type"]: r["instances"][0] for r in project.state()["resources"]}
     login = instances["terraform_data"]
-    assert login["attributes"]["input"] == {"user": "bob", "password": SECRET}
+    # A dynamically typed attribute, stored with its type as Terraform stores it.
+    assert login["attributes"]["input"] == {"value": {"user": "bob", "password": SECRET},
+                                            "type": ["object", {"password": "string", "user": "string"}]}
     assert [{"type": "get_attr", "value": "input"}, {"type": "get_attr", "value": "password"}] \
         in login["sensitive_attributes"]
     assert instances["random_string"]["sensitive_attributes"]
