@@ -33,7 +33,8 @@ def init_command(
     backend_config: list[str] = typer.Option(None, "--backend-config", metavar="NAME=VALUE|FILE",
                                              help=_BACKEND_CONFIG_HELP),
     migrate_state: bool = typer.Option(False, "--migrate-state",
-                                       help="Copy every workspace's state from the previous backend to the new one."),
+                                       help="Copy every workspace's state from the previous backend to the new one; "
+                                            "also moves a terraform.tfstate found here into ctl's backend."),
     reconfigure: bool = typer.Option(False, "--reconfigure",
                                      help="Use the configured backend without copying the previous backend's state."),
     force_copy: bool = typer.Option(False, "--force-copy",
@@ -88,6 +89,8 @@ def init_command(
         else:
             con.print(f"Switched from {report.previous} without copying its state.")
     con.print(f"Backend: [bold]{report.backend}[/] ({report.location})")
+    for line in report.terraform_moved:
+        con.print(f"- Moved Terraform's state {escape(line)}")
     for name, source in report.providers:
         con.print(f"- Using adapter {name} ({source})")
     for line in report.plugins:

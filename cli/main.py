@@ -75,6 +75,7 @@ def _register() -> None:
         providers_cmd,
         show_cmd,
         state_cmd,
+        taint_cmd,
         validate_cmd,
         version_cmd,
         workspace_cmd,
@@ -88,6 +89,7 @@ def _register() -> None:
     output_cmd.register(typer_app)
     graph_cmd.register(typer_app)
     state_cmd.register(typer_app)
+    taint_cmd.register(typer_app)
     workspace_cmd.register(typer_app)
     import_cmd.register(typer_app)
     policy_cmd.register(typer_app)

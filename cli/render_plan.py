@@ -413,7 +413,11 @@ def _headline(c: ResourceChange, *, drift: bool) -> str:
 def _block(c: ResourceChange, p: _Painter, *, drift: bool = False) -> list[str]:
     """``# header`` comments, then ``± resource "type" "name" { … }``."""
     subject = c.previous_address if c.is_noop and c.previous_address else c.address
+    if c.deposed:
+        subject += f" (deposed object {c.deposed})"
     lines = ["  " + p(f"# {subject}", "bold") + " " + _headline(c, drift=drift)]
+    if c.deposed and not drift:
+        lines.append("  # (left over from a partially-failed replacement of this instance)")
     if c.previous_address and not c.is_noop:
         lines.append(f"  # (moved from {c.previous_address})")
     reason = None if drift else _reason(c)

@@ -92,6 +92,7 @@ class InitReport:
     migrated: list[MigratedWorkspace] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     plugins: list[str] = field(default_factory=list)  # "NAME SOURCE vVERSION (protocol N) from DIR"
+    terraform_moved: list[str] = field(default_factory=list)  # Terraform local states moved in
 
 
 def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
@@ -140,12 +141,36 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
     if previous is not None and previous.store is not None and migrate:
         report.migrated = migrate_state(previous.store, store, root_dir, opts)
     write_backend_record(root_dir, BackendRecord(kind, settings, block))
+    _terraform_states(root_dir, root, migrate, opts.lock, report)
 
     used = sorted({registry.provider_for_type(r.type) for _, m in root.walk() for r in m.resources.values()})
     plugin_names = {s.entry.local_name for s in selected}
     report.providers = [(name, p.source) for name in used
                         if (p := registry.provider(name)) is not None and name not in plugin_names]
     return report
+
+
+def _terraform_states(root_dir: Path, root: Any, migrate: bool, lock: LockOptions, report: InitReport) -> None:
+    """Terraform's own local states next to the configuration: moved in with --migrate-state, else named."""
+    from engine.session import open_store
+    from engine.state_tools.terraform_files import migrate_terraform_states, terraform_states
+
+    found = terraform_states(root_dir)
+    if not found:
+        return
+    store = open_store(root_dir, root)  # sealed, when the configuration encrypts state
+    if migrate:
+        for moved in migrate_terraform_states(root_dir, store, lock):
+            report.terraform_moved.append(f'{moved.path.relative_to(root_dir)} → workspace "{moved.workspace}" '
+                                          f"({moved.resources} resource(s); the file is kept as "
+                                          f"{moved.path.name}.migrated)")
+        return
+    for state in found:
+        if store.read(state.workspace) is None:
+            report.warnings.append(
+                f"{state.path.relative_to(root_dir)} holds {state.resources} resource(s) written by Terraform; "
+                "ctl keeps its state in the backend above and would plan to create them again. Run "
+                "`ctl init --migrate-state` to move it in.")
 
 
 # -- --backend-config ---------------------------------------------------------------------------------

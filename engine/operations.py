@@ -41,6 +41,7 @@ from engine.reserved_paths import reserved_paths
 from engine.session import manager_for, open_store
 from engine.state.manager import StateManager
 from engine.state.model import State
+from engine.state_tools.terraform_files import refuse_if_left_behind
 from engine.validate import Loaded, load_and_evaluate
 from policies.gate import PolicyOptions, check_plan, enforce
 from policies.model import PolicyOutcome
@@ -137,6 +138,7 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     with locked(prep.store, prep.workspace, "OperationTypePlan", lock):
         state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
                                 registry=registry)
+        refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
         started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
@@ -215,6 +217,7 @@ def apply_run(
             plan = loaded_plan
             plan_result = None
         else:
+            refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
             started = time.perf_counter()
             plan_result = make_plan(opts.root, state, manager.lineage or state.lineage,
                                     manager.serial if manager.lineage else -1, opts.plan, registry,

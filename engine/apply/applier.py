@@ -102,7 +102,9 @@ class Applier:
         self.abandon = abandon or threading.Event()
         self.state = plan.prior_state.copy()
         self.state.serial = manager.serial
-        self.changes = {c.address: c for c in plan.changes if not c.is_noop}
+        self.changes = {c.address: c for c in plan.changes if not c.is_noop and c.deposed is None}
+        # Deposed objects to destroy, each a ("drop", "ADDRESS KEY") node of its own.
+        self.drops = {f"{c.address} {c.deposed}": c for c in plan.changes if c.deposed is not None}
         self.expanded: dict[str, ResourceInstance] = {}
         self.results: dict[str, Any] = {}
         self.started: dict[ApplyNode, float] = {}
@@ -142,6 +144,9 @@ class Applier:
                 if change.actions == (DELETE, CREATE):
                     o.add(("del", addr))
         self._order_deletes(deps)
+        for name, change in self.drops.items():
+            # After the current object's own operation: a deposed object is an old copy of it.
+            deps[("drop", name)] = {("op", change.address)} if ("op", change.address) in deps else set()
         return deps
 
     def _order_deletes(self, deps: dict[ApplyNode, set[ApplyNode]]) -> None:
@@ -169,7 +174,7 @@ class Applier:
         for node in list(deps):
             deps[node] = {d for d in deps[node] if d in deps}
         # How many operations will start (a replacement is two): a progress view's "done/total".
-        self.events("apply_begin", "", {"total": sum(1 for kind, _ in deps if kind in ("op", "del"))})
+        self.events("apply_begin", "", {"total": sum(1 for kind, _ in deps if kind in ("op", "del", "drop"))})
         result: WalkResult[ApplyNode] = walk(
             deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
             on_done=self._on_done, stop=self.stop, abandon=self.abandon,
@@ -186,6 +191,8 @@ class Applier:
             return self._close(name)
         if kind == "del":
             return self._delete(name)
+        if kind == "drop":
+            return self._delete(name, self.drops[name])
         return self._operate(name)
 
     def _static(self, name: str) -> Node:
@@ -262,8 +269,9 @@ class Applier:
             raise PostconditionFailed(failure, result=result, address=addr)
         return result
 
-    def _delete(self, addr: str) -> None:
-        change = self.changes[addr]
+    def _delete(self, addr: str, change: ResourceChange | None = None) -> None:
+        change = change or self.changes[addr]
+        addr = change.address
         rt = self.registry.resource_type(change.type, change.mode)
         if rt is None:
             raise CtlError(f"{addr}: no adapter provides {change.type}", address=addr)
@@ -292,18 +300,25 @@ class Applier:
 
     def _on_start(self, node: ApplyNode) -> None:
         kind, addr = node
+        if kind == "drop":
+            change = self.drops[addr]
+            self.manager.journal.record_intent(change.address, DELETE, deposed=change.deposed)
+            self.started[node] = time.monotonic()
+            self.events("apply_start", change.address, {"action": DELETE, "deposed": change.deposed})
+            return
         if kind not in ("op", "del"):
             return
         change = self.changes[addr]
         op = DELETE if kind == "del" else _op_of(change)
-        if kind == "del" and change.actions == (CREATE, DELETE):
-            pass  # the old object was deposed when the new one was created
         self.manager.journal.record_intent(addr, op, planned_identity=_identity(change))
         self.started[node] = time.monotonic()
         self.events("apply_start", addr, {"action": op})
 
     def _on_done(self, node: ApplyNode, result: Any, exc: BaseException | None) -> None:
         kind, addr = node
+        if kind == "drop":
+            self._dropped(node, exc)
+            return
         if kind not in ("op", "del"):
             if exc is not None:
                 self.diags.add(exc if isinstance(exc, CtlError) else CtlError(str(exc)))
@@ -343,6 +358,19 @@ class Applier:
             raise_later = exc_after
             self.diags.add(raise_later)
 
+    def _dropped(self, node: ApplyNode, exc: BaseException | None) -> None:
+        """A deposed object's destroy finished: forget the object, or keep it for the next plan."""
+        change = self.drops[node[1]]
+        elapsed = time.monotonic() - self.started.get(node, time.monotonic())
+        if exc is not None:
+            self.manager.journal.record_failed(change.address, DELETE)
+            self.events("apply_errored", change.address, {"action": DELETE, "error": str(exc), "elapsed": elapsed})
+            return
+        self.state.remove_instance(change.address, change.deposed)
+        self.manager.journal.record_removed(change.address, deposed=change.deposed)
+        self.manager.maybe_compact(self.state)
+        self.events("apply_complete", change.address, {"action": DELETE, "elapsed": elapsed, "id": None})
+
     def _depose(self, addr: str) -> None:
         """Keep the old object of a create-before-destroy replacement as a deposed object."""
         old = self.state.instance(addr)
@@ -357,8 +385,13 @@ class Applier:
         for (kind, addr), _ in result.succeeded.items():
             if kind in ("op", "del"):
                 out.applied.append(addr)
+            elif kind == "drop":
+                out.counts["destroy"] += 1
         for (kind, addr), exc in result.failed.items():
-            if kind in ("op", "del") or isinstance(exc, PostconditionFailed):
+            if kind == "drop":
+                change = self.drops[addr]
+                out.failed[f"{change.address} (deposed object {change.deposed})"] = exc
+            elif kind in ("op", "del") or isinstance(exc, PostconditionFailed):
                 out.failed[addr] = exc
         for (kind, addr), (_, blocker) in result.skipped.items():
             if kind in ("op", "del"):

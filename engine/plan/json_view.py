@@ -172,6 +172,8 @@ def _resource_change(c: ResourceChange, show_sensitive: bool) -> dict:
     doc.update(mode=c.mode, type=c.type, name=c.name)
     if c.index is not None:
         doc["index"] = c.index
+    if c.deposed:
+        doc["deposed"] = c.deposed
     doc["provider_name"] = provider_name(c.provider)
     doc["change"] = change
     if c.action_reason:

@@ -43,6 +43,7 @@ class ResourceChange:
     dependencies: list[str] = field(default_factory=list)  # resource addresses it depends on
     create_before_destroy: bool = False
     schema_version: int = 0
+    deposed: str | None = None  # the key of a deposed object this change destroys
 
     @property
     def is_replace(self) -> bool:

@@ -269,6 +269,7 @@ def _encode_change(c: ResourceChange) -> dict[str, Any]:
         "dependencies": list(c.dependencies),
         "create_before_destroy": c.create_before_destroy,
         "schema_version": c.schema_version,
+        "deposed": c.deposed,
     }
 
 
@@ -293,6 +294,7 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
         dependencies=list(d["dependencies"]),
         create_before_destroy=bool(d["create_before_destroy"]),
         schema_version=_typed(d["schema_version"], int),
+        deposed=d.get("deposed"),
     )
 
 

@@ -147,6 +147,7 @@ def make_plan(
     changes = dict(hooks.changes)
     if opts.mode != "refresh-only":
         _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode)
+        _plan_deposed(prior, changes, selection)
     for addr, obj in hooks.data_reads.items():
         prior.set_instance(addr, obj)
     outputs = _output_changes(prior, walk.root_outputs, opts.mode)
@@ -154,7 +155,7 @@ def make_plan(
     for phase, seconds in timings.items():
         _log.info("plan phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
     plan = Plan(
-        changes=sorted(changes.values(), key=lambda c: _sort_key(c.address)),
+        changes=sorted(changes.values(), key=lambda c: (_sort_key(c.address), c.deposed or "")),
         drift=drift,
         outputs=outputs,
         prior_state=prior,
@@ -273,6 +274,21 @@ def _plan_orphans(prior: State, visited: set[str], changes: dict[str, ResourceCh
             raise CtlError("Instance cannot be destroyed",
                            detail=f"{text} has lifecycle.prevent_destroy set, but the plan would destroy it.",
                            range=res_cfg.rng, address=text)
+
+
+def _plan_deposed(prior: State, changes: dict[str, ResourceChange], selection: Selection | None) -> None:
+    """Every deposed object (left by an interrupted create-before-destroy) is destroyed, as Terraform does."""
+    for addr, inst in prior.instances(include_deposed=True):
+        text = str(addr)
+        if inst.deposed is None or (selection is not None and not selection.allows(text, None)):
+            continue
+        res = prior.resource(addr)
+        changes[f"{text} deposed {inst.deposed}"] = ResourceChange(
+            address=text, module_address=addr.module_str, mode=addr.mode, type=addr.type, name=addr.name,
+            index=addr.key, provider=res.provider if res else "", actions=ACTIONS_DELETE,
+            before=inst.marked_attributes(), after=None, dependencies=list(inst.dependencies),
+            schema_version=inst.schema_version, deposed=inst.deposed,
+        )
 
 
 def _module_declared(addr: InstanceAddress, config_of: ResourceLookup) -> bool:
