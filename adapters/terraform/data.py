@@ -44,9 +44,11 @@ class TerraformData(ResourceType):
         self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]
     ) -> dict[str, Any]:
         out = _complete(planned)
-        replaced = prior is None or _plain(prior.get("triggers_replace")) != _plain(out["triggers_replace"])
-        out["id"] = UNKNOWN if replaced else prior.get("id")  # a new object gets a new id
-        changed = replaced or _plain(prior.get("input")) != _plain(out["input"])
+        if prior is None or _plain(prior.get("triggers_replace")) != _plain(out["triggers_replace"]):
+            out["id"] = out["output"] = UNKNOWN  # a new object: a new id, output set by apply
+            return out
+        out["id"] = prior.get("id")
+        changed = _plain(prior.get("input")) != _plain(out["input"])
         out["output"] = UNKNOWN if changed else prior.get("output")
         return out
 

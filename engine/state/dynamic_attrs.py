@@ -44,6 +44,8 @@ def wrap(type_name: str, attributes: dict[str, Any], read: dict[str, Any]) -> di
         if value is None:
             continue
         previous = read.get(name)
-        same = previous is not None and previous["value"] == value
-        out[name] = {"value": value, "type": previous["type"] if same else output_type(value)}
+        if previous is not None and previous["value"] == value:
+            out[name] = {"value": value, "type": previous["type"]}
+        else:
+            out[name] = {"value": value, "type": output_type(value)}
     return out
