@@ -178,6 +178,8 @@ class ModuleDecoder:
         type_attr = body.attr("type")
         if type_attr is not None:
             type_expr = type_attr.expr
+            if isinstance(type_expr, ast.TemplateWrap):
+                type_expr = _unwrap(type_expr)  # "${map(string)}": python-hcl2 wraps every expression
             if isinstance(type_expr, ast.Literal) and isinstance(type_expr.value, str):
                 r = type_expr.rng
                 type_expr = parse_expression(type_expr.value, r.filename, r.start.line, _text_column(type_expr))

@@ -162,9 +162,11 @@ class _Reader:
         out: list[Block],
     ) -> None:
         if labels_left > 0:
-            if not isinstance(node, yaml.MappingNode):
+            # The JSON syntax allows an array of such objects at any label level (python-hcl2 writes it).
+            groups = node.value if isinstance(node, yaml.SequenceNode) else [node]
+            if not groups or not all(isinstance(g, yaml.MappingNode) for g in groups):
                 raise self.error(node, f'"{block_type}" needs an object keyed by its label')
-            for key_node, value_node in node.value:
+            for key_node, value_node in (pair for g in groups for pair in g.value):
                 self._blocks(
                     block_type, type_node, value_node, labels_left - 1, schema,
                     [*labels, str(key_node.value)], [*label_rngs, self.rng(key_node)], out,

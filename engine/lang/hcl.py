@@ -102,6 +102,8 @@ def _rng_at(filename: str, line: int, column: int, byte_of: Callable[[int, int],
 
 def _drop_final_newline(expr: ast.Expr, rng: SourceRange) -> ast.Expr:
     """A heredoc always ends in a newline that the original JSON/YAML string did not have."""
+    if isinstance(expr, ast.Literal) and isinstance(expr.value, str) and expr.value.endswith("\n"):
+        return ast.Literal(rng, expr.value[:-1])  # only escapes (``$${x}``): folded to one string
     if not isinstance(expr, ast.Template) or not expr.parts:
         return expr
     parts = list(expr.parts)
