@@ -16,6 +16,7 @@ import pytest
 from engine.lang.values import deep_unmark
 from engine.validate import load_and_evaluate
 
+
 def _observed(directory: Path) -> dict:
     loaded = load_and_evaluate(directory, environ={})
     assert not loaded.diags.has_errors, [d.summary for d in loaded.diags.items]
