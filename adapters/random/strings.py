@@ -2,8 +2,8 @@
 
 The algorithm is Terraform's: first the ``min_*`` characters of each class, then the rest from
 every enabled class, then a shuffle — all from the operating system's CSPRNG (``secrets``).
-``random_password`` adds a bcrypt hash when the optional ``bcrypt`` library is installed; without
-it ``bcrypt_hash`` stays null. ``secrets`` and ``bcrypt`` load on first use, not at discovery.
+``random_password`` adds a bcrypt hash of the result (``$2a$10$…``, as Terraform's random provider
+writes it). ``secrets`` and ``bcrypt`` load on first use, not at discovery.
 """
 
 from __future__ import annotations
@@ -91,12 +91,10 @@ class RandomPassword(RandomString):
         return {"result": result, "id": "none", "bcrypt_hash": bcrypt_hash(result)}
 
 
-def bcrypt_hash(password: str) -> str | None:
-    """A ``$2a$10$`` bcrypt hash like Terraform's, or None when ``bcrypt`` is not installed."""
-    try:
-        import bcrypt  # type: ignore[import-not-found]
-    except ImportError:
-        return None
+def bcrypt_hash(password: str) -> str:
+    """A ``$2a$10$`` bcrypt hash like Terraform's (cost 10, the first 72 bytes)."""
+    import bcrypt
+
     data = password.encode("utf-8")[:_BCRYPT_MAX_BYTES]
     hashed: bytes = bcrypt.hashpw(data, bcrypt.gensalt(rounds=_BCRYPT_COST, prefix=b"2a"))
     return hashed.decode("ascii")

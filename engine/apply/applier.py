@@ -343,10 +343,14 @@ class Applier:
         else:
             if change.actions == (CREATE, DELETE):
                 self._depose(addr)
+            same_object = self.state.instance(addr) if change.actions == (UPDATE,) else None
             obj = InstanceState.from_marked(
                 result, schema_version=change.schema_version, dependencies=list(change.dependencies),
                 create_before_destroy=change.create_before_destroy,
                 status="tainted" if isinstance(exc, PartialResult) else None,
+                # Fields of newer writers (identity_schema_version, identity) describe the object, which
+                # an in-place update keeps; a new object starts without them.
+                extra=dict(same_object.extra) if same_object is not None else {},
             )
             self.state.set_instance(addr, obj, provider=change.provider)
             self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)

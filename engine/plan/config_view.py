@@ -28,8 +28,31 @@ def configuration(root: Module, registry: Registry) -> dict[str, Any]:
     """Terraform's ``configuration`` object for the module tree under ``root``."""
     return {
         "provider_config": _provider_config(root, registry),
-        "root_module": _module(root, registry),
+        "root_module": _module(root, registry, (), _configured(root)),
     }
+
+
+Configured = dict[tuple[str, ...], set[str]]  # module path -> provider keys configured there
+
+
+def _configured(root: Module) -> Configured:
+    return {path: set(module.providers) for path, module in root.walk()}
+
+
+def _module_address(path: tuple[str, ...]) -> str:
+    return ".".join(f"module.{p}" for p in path)
+
+
+def provider_config_key(key: str, path: tuple[str, ...], configured: Configured) -> str:
+    """Terraform's key for the provider configuration a resource in module ``path`` uses.
+
+    The nearest module (itself, then each ancestor) whose provider block it inherits; without any,
+    the module's own implied configuration, ``module.m:NAME`` (a plain ``NAME`` in the root).
+    """
+    for depth in range(len(path), -1, -1):
+        if key in configured.get(path[:depth], set()):
+            return f"{_module_address(path[:depth])}:{key}" if depth else key
+    return f"{_module_address(path)}:{key}" if path else key
 
 
 def expression(expr: ast.Expr) -> dict[str, Any]:
@@ -83,10 +106,11 @@ def _body(body: Body) -> dict[str, Any]:
     return out
 
 
-def _resource(res: Resource, registry: Registry) -> dict[str, Any]:
+def _resource(res: Resource, registry: Registry, path: tuple[str, ...], configured: Configured) -> dict[str, Any]:
     provider = res.provider_name
     if res.provider is not None and res.provider[1]:
         provider = f"{provider}.{res.provider[1]}"
+    provider = provider_config_key(provider, path, configured)
     rt = registry.resource_type(res.type, res.mode)
     out: dict[str, Any] = {
         "address": res.address,
@@ -112,7 +136,8 @@ def _depends_on(expr: ast.Expr) -> str:
     return _traversal(refs[0].root, refs[0].parts) if refs else ""
 
 
-def _module_call(call: ModuleCall, child: Module | None, registry: Registry) -> dict[str, Any]:
+def _module_call(call: ModuleCall, child: Module | None, registry: Registry, path: tuple[str, ...],
+                 configured: Configured) -> dict[str, Any]:
     out: dict[str, Any] = {
         "source": call.source,
         "expressions": {name: expression(attr.expr) for name, attr in call.inputs.items()},
@@ -122,14 +147,14 @@ def _module_call(call: ModuleCall, child: Module | None, registry: Registry) -> 
     if call.for_each is not None:
         out["for_each_expression"] = expression(call.for_each.expr)
     if child is not None:
-        out["module"] = _module(child, registry)
+        out["module"] = _module(child, registry, path, configured)
     deps = [_depends_on(e) for e in call.depends_on]
     if deps:
         out["depends_on"] = deps
     return out
 
 
-def _module(module: Module, registry: Registry) -> dict[str, Any]:
+def _module(module: Module, registry: Registry, path: tuple[str, ...], configured: Configured) -> dict[str, Any]:
     out: dict[str, Any] = {}
     outputs: dict[str, Any] = {}
     for name, o in module.outputs.items():
@@ -141,10 +166,11 @@ def _module(module: Module, registry: Registry) -> dict[str, Any]:
         outputs[name] = entry
     if outputs:
         out["outputs"] = outputs
-    resources = [_resource(r, registry) for r in module.resources.values()]
+    resources = [_resource(r, registry, path, configured) for r in module.resources.values()]
     if resources:
         out["resources"] = resources
-    calls = {name: _module_call(c, module.children.get(name), registry) for name, c in module.module_calls.items()}
+    calls = {name: _module_call(c, module.children.get(name), registry, (*path, name), configured)
+             for name, c in module.module_calls.items()}
     if calls:
         out["module_calls"] = calls
     variables: dict[str, Any] = {}
@@ -166,20 +192,32 @@ def _module(module: Module, registry: Registry) -> dict[str, Any]:
 def _provider_config(root: Module, registry: Registry) -> dict[str, Any]:
     """Every provider configuration block, plus the providers resources use without one."""
     out: dict[str, Any] = {}
+    configured = _configured(root)
     for path, module in root.walk():
-        prefix = "".join(f"{p}:" for p in path)
+        prefix = f"{_module_address(path)}:" if path else ""
         for key, cfg in module.providers.items():
             entry: dict[str, Any] = {"name": cfg.name, "full_name": _full_name(cfg.name, registry)}
             if cfg.alias:
                 entry["alias"] = cfg.alias
             if path:
-                entry["module_address"] = ".".join(f"module.{p}" for p in path)
+                entry["module_address"] = _module_address(path)
+            if cfg.name in module.required_providers and module.required_providers[cfg.name].version:
+                entry["version_constraint"] = module.required_providers[cfg.name].version
             entry["expressions"] = _body(cfg.body)
             out[prefix + key] = entry
+        for name, required in module.required_providers.items():  # each module's requirements
+            entry = out.setdefault(prefix + name, {"name": name, "full_name": _full_name(name, registry)})
+            if required.version:
+                entry.setdefault("version_constraint", required.version)
+            if path:
+                entry.setdefault("module_address", _module_address(path))
         for res in module.resources.values():
             name = res.provider_name
-            if name not in out and not path:
-                out[name] = {"name": name, "full_name": _full_name(name, registry)}
+            key = provider_config_key(name, path, configured)
+            if key not in out:
+                out[key] = {"name": name, "full_name": _full_name(name, registry)}
+                if path:
+                    out[key]["module_address"] = _module_address(path)
     return out
 
 

@@ -194,7 +194,8 @@ class PlanHooks(WalkHooks):
         if contains_unknown(config) or pending:
             planned = call_plain(rt.plan, self.providers.context(rt, inst.address, inst.scope.path, inst.resource),
                                  None, marked=config)
-            reason = "read_because_dependency_pending" if pending else "read_because_config_unknown"
+            # Terraform names unknown configuration first; a pending dependency only when it is known.
+            reason = "read_because_config_unknown" if contains_unknown(config) else "read_because_dependency_pending"
             self._record(inst, rt, ACTIONS_READ, None, planned, node, reason=reason)
             return planned
         try:

@@ -22,8 +22,12 @@ from engine.lang.values import SENSITIVE, Marked, Unknown
 from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
 from engine.state.address import format_module, parse_module
 from engine.state.model import TERRAFORM_COMPAT_VERSION, State, output_type
+from engine.version import VERSION
 
 PLAN_FORMAT_VERSION = "1.2"
+# The first Terraform release whose plan document has every field written here (format 1.2,
+# ``applyable`` and ``complete``): readers that gate features on the version see a true claim.
+PLAN_TERRAFORM_VERSION = "1.8.0"
 STATE_FORMAT_VERSION = "1.0"
 MASK = "(sensitive value)"
 
@@ -112,12 +116,15 @@ def plan_to_json(
     *,
     show_sensitive: bool = False,
     configuration: dict | None = None,
-    ctl_version: str = "0.1.0",
+    ctl_version: str = VERSION,
 ) -> dict:
-    """The ``show -json PLANFILE`` document (Terraform's plan representation, format 1.2)."""
-    return {
+    """The ``show -json PLANFILE`` document (Terraform's plan representation, format 1.2).
+
+    Empty ``relevant_attributes`` and ``checks`` are left out, as Terraform leaves them out.
+    """
+    doc: dict[str, Any] = {
         "format_version": PLAN_FORMAT_VERSION,
-        "terraform_version": TERRAFORM_COMPAT_VERSION,
+        "terraform_version": PLAN_TERRAFORM_VERSION,
         "ctl_version": ctl_version,
         "variables": {
             name: {"value": value_shapes(v, show_sensitive=show_sensitive)[0]}
@@ -129,18 +136,18 @@ def plan_to_json(
         "output_changes": {
             name: _output_change(oc, show_sensitive) for name, oc in sorted(plan.outputs.items())
         },
-        "prior_state": state_to_json(
-            plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version
-        ),
+    }
+    if plan.prior_state.resources or plan.prior_state.outputs:  # Terraform leaves out an empty one
+        doc["prior_state"] = state_to_json(plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version)
+    doc.update({
         "configuration": _plain(plan.configuration if configuration is None else configuration,
                                 mask=not show_sensitive),
-        "relevant_attributes": [],
-        "checks": [],
         "timestamp": plan.timestamp,
         "applyable": plan.has_changes and not plan.errored,
         "complete": True,
         "errored": plan.errored,
-    }
+    })
+    return doc
 
 
 def provider_name(provider: str) -> str:
@@ -236,7 +243,7 @@ def _planned_values(plan: Plan, show_sensitive: bool) -> dict:
 # -- state ----------------------------------------------------------------------------------------
 
 
-def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = "0.1.0") -> dict:
+def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = VERSION) -> dict:
     """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform)."""
     doc: dict[str, Any] = {
         "format_version": STATE_FORMAT_VERSION,

@@ -105,7 +105,8 @@ def refresh(
         after = mark_sensitive(apply_paths(attrs, list(inst.sensitive_attributes)), rt)
         fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=rt.schema_version,
                                           dependencies=inst.dependencies,
-                                          create_before_destroy=inst.create_before_destroy, status=inst.status)
+                                          create_before_destroy=inst.create_before_destroy, status=inst.status,
+                                          private=inst.private, extra=inst.extra)  # identity fields kept
         if changed_attributes(inst.attributes, fresh.attributes):
             drift.append(_drift(addr, state, before, fresh.marked_attributes(), ACTIONS_UPDATE))
             new.set_instance(addr, fresh)

@@ -162,7 +162,7 @@ def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
         doc["deposed"] = inst.deposed
     doc["schema_version"] = inst.schema_version
     if inst.attributes or "attributes_flat" not in inst.extra:
-        doc["attributes"] = dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic)
+        doc["attributes"] = _sorted_keys(dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic))
     raw = inst._tf_paths
     if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
         doc["sensitive_attributes"] = raw[1]
@@ -177,6 +177,15 @@ def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
     if inst.create_before_destroy:
         doc["create_before_destroy"] = True
     return doc
+
+
+def _sorted_keys(value: Any) -> Any:
+    """Object and map keys in order at every level, as Terraform writes attributes (Go sorts map keys)."""
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(v) for v in value]
+    return value
 
 
 # -- decoding -------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import string
 from typing import Any
 
@@ -18,7 +17,6 @@ RID = random_provider.PROVIDER.resources["random_id"]
 RSTRING = random_provider.PROVIDER.resources["random_string"]
 RPASSWORD = random_provider.PROVIDER.resources["random_password"]
 RINTEGER = random_provider.PROVIDER.resources["random_integer"]
-HAVE_BCRYPT = importlib.util.find_spec("bcrypt") is not None
 
 
 class _RandomContract(ResourceContract):
@@ -42,7 +40,7 @@ class TestRandomStringContract(_RandomContract):
 
 class TestRandomPasswordContract(_RandomContract):
     type_name = "random_password"
-    nullable_computed = frozenset() if HAVE_BCRYPT else frozenset({"bcrypt_hash"})
+    nullable_computed = frozenset()
 
     def samples(self, workdir: Any) -> list[dict[str, Any]]:
         return [{"length": 24, "override_special": "_%@"}]
@@ -141,13 +139,10 @@ def test_random_password_is_sensitive_and_hides_its_id(ctx: AdapterContext) -> N
     assert len(state["result"]) == 20
     assert state["id"] == "none"
     assert RPASSWORD.sensitive == {"result", "bcrypt_hash"}
-    if HAVE_BCRYPT:
-        import bcrypt
+    import bcrypt
 
-        assert state["bcrypt_hash"].startswith("$2a$10$")
-        assert bcrypt.checkpw(state["result"].encode(), state["bcrypt_hash"].encode())
-    else:
-        assert state["bcrypt_hash"] is None
+    assert state["bcrypt_hash"].startswith("$2a$10$")  # Terraform's random provider: cost 10, $2a$
+    assert bcrypt.checkpw(state["result"].encode(), state["bcrypt_hash"].encode())
 
 
 def test_refresh_never_regenerates(ctx: AdapterContext) -> None:

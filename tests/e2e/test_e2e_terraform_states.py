@@ -135,3 +135,34 @@ def test_a_terraform_tfstate_left_here_is_refused_then_moved_in(tmp_path: Path, 
     assert json.loads((tmp_path / "terraform.tfstate.migrated").read_text()) == written  # the backup
     assert (project.state()["lineage"], project.state()["serial"]) == (written["lineage"], written["serial"])
     assert project.ctl("plan", "--detailed-exitcode").code == 0
+
+
+def test_a_newer_terraform_state_keeps_its_fields_and_sorted_keys_through_an_update(tmp_path: Path) -> None:
+    """Terraform 1.12+ writes identity fields; an in-place update keeps them, and keys stay sorted."""
+    state = {
+        "version": 4, "terraform_version": "1.12.2", "serial": 5, "lineage": "6a3f0d8e-2c1b-4f7a-9e55-0c1d2e3f4a5b",
+        "outputs": {},
+        "resources": [{
+            "mode": "managed", "type": "terraform_data", "name": "d",
+            "provider": 'provider["terraform.io/builtin/terraform"]',
+            "instances": [{
+                "schema_version": 0,
+                "attributes": {"id": "2b0c4a4e-7d6f-4c55-8f0e-1f2e3d4c5b6a", "input": {"value": "one", "type": "string"},
+                               "output": {"value": "one", "type": "string"}, "triggers_replace": None},
+                "sensitive_attributes": [],
+                "identity_schema_version": 0,
+            }],
+        }],
+        "check_results": None,
+    }
+    (tmp_path / "ctl.tfstate").write_text(json.dumps(state))
+    project = Project(tmp_path)
+    project.write('resource "terraform_data" "d" {\n  input = { zeta = "two", alpha = "one" }\n}\n')
+    assert "0 to add, 1 to change, 0 to destroy" in project.ok("plan").stdout
+    project.apply()
+    (instance,) = project.state()["resources"][0]["instances"]
+    assert instance["identity_schema_version"] == 0
+    assert instance["attributes"]["id"] == "2b0c4a4e-7d6f-4c55-8f0e-1f2e3d4c5b6a"  # the same object
+    assert list(instance["attributes"]) == sorted(instance["attributes"])
+    assert list(instance["attributes"]["input"]["value"]) == ["alpha", "zeta"]
+    assert project.ctl("plan", "--detailed-exitcode").code == 0

@@ -17,6 +17,7 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.state.model import InstanceState, OutputValue, State
+from engine.version import VERSION
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
 LOCAL = 'provider["registry.terraform.io/hashicorp/local"]'
@@ -59,7 +60,9 @@ def make_plan(changes: list[ResourceChange], **kw) -> Plan:
 
 
 def test_top_level_fields_are_terraforms_in_terraforms_order() -> None:
-    doc = plan_to_json(make_plan([change("random_id.a", ACTIONS_CREATE, None, {"byte_length": 4})]))
+    prior = State(serial=3, lineage="f0e1")
+    prior.set_instance("random_id.old", InstanceState(attributes={"id": "x"}))
+    doc = plan_to_json(make_plan([change("random_id.a", ACTIONS_CREATE, None, {"byte_length": 4})], prior_state=prior))
     assert list(doc) == [
         "format_version",
         "terraform_version",
@@ -71,20 +74,22 @@ def test_top_level_fields_are_terraforms_in_terraforms_order() -> None:
         "output_changes",
         "prior_state",
         "configuration",
-        "relevant_attributes",
-        "checks",
         "timestamp",
         "applyable",
         "complete",
         "errored",
     ]
     assert doc["format_version"] == "1.2"
-    assert doc["terraform_version"] == "1.5.0"
-    assert doc["ctl_version"] == "0.1.0"
+    assert doc["terraform_version"] == "1.8.0"  # the first release whose plan document has every field here
+    assert doc["ctl_version"] == VERSION
     assert doc["timestamp"] == "2024-05-01T10:00:00Z"
     assert (doc["applyable"], doc["complete"], doc["errored"]) == (True, True, False)
     assert doc["configuration"] == {}
-    assert doc["relevant_attributes"] == [] and doc["checks"] == []
+
+
+def test_an_empty_prior_state_and_empty_sections_are_left_out_as_terraform_does() -> None:
+    doc = plan_to_json(make_plan([change("random_id.a", ACTIONS_CREATE, None, {"byte_length": 4})]))
+    assert "prior_state" not in doc and "relevant_attributes" not in doc and "checks" not in doc
 
 
 def test_a_plan_without_changes_or_one_that_errored_is_not_applyable() -> None:

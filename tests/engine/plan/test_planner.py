@@ -335,3 +335,18 @@ def test_configuration_errors_are_reported_together(project: Project) -> None:
     addresses = {d.address for d in err.value.diagnostics() if d.severity == "error"}
     assert addresses == {"demo_thing.a", "demo_thing.b"}
     assert project.cloud.calls == []
+
+
+def test_a_data_source_read_waits_with_terraforms_reason(project: Project) -> None:
+    """Unknown configuration is named first; a pending dependency only when the configuration is known."""
+    project.write("""
+        resource "demo_thing" "src" { name = "src" }
+        data "demo_thing" "unknown_config" { name = demo_thing.src.id }
+        data "demo_thing" "known_config" {
+          name       = "src"
+          depends_on = [demo_thing.src]
+        }
+    """)
+    plan = project.plan().plan
+    assert change(plan, "data.demo_thing.unknown_config").action_reason == "read_because_config_unknown"
+    assert change(plan, "data.demo_thing.known_config").action_reason == "read_because_dependency_pending"
