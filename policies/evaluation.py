@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from policies.model import PolicyError
+from policies.rego_hoist import hoist
 from policies.rego_io import build_input, captured_stdout, forward_prints
 from policies.rego_iteration import check_iteration_in_calls
 from policies.rego_module import RegoModule, check_calls, check_v1
@@ -42,10 +43,11 @@ class CompiledPolicy:
 
     def __init__(self, modules: list[RegoModule], data: dict[str, Any] | None,
                  rules: list[tuple[str, str]]) -> None:
+        check_v1(modules)
+        modules = [hoist(m) for m in modules]  # iteration in call arguments, as rego-cpp can run it
+        check_iteration_in_calls(modules)  # what could not be rewritten is refused with a hint
         self.modules = modules
         self.rules = list(dict.fromkeys(rules))
-        check_v1(modules)
-        check_iteration_in_calls(modules)
         regopy = _regopy()
         self._interp = regopy.Interpreter()
         self._interp.strict_built_in_errors = True

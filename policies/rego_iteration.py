@@ -47,7 +47,15 @@ def check_iteration_in_calls(modules: list[RegoModule]) -> None:
 
 def _first_iterating_call(m: RegoModule) -> tuple[str, str, int] | None:
     masked = mask(m.source)
+    for name, var, at in iterating_calls(masked, m):
+        return name, var, masked.count("\n", 0, at) + 1
+    return None
+
+
+def iterating_calls(masked: str, m: RegoModule) -> list[tuple[str, str, int]]:
+    """Each call argument that iterates: (function name, variable, offset of the ``[`` step)."""
     function_heads = {(r.name, r.line) for r in m.info.rules if r.is_function}
+    found = []
     for call in _CALL.finditer(masked):
         name = call.group(1)
         if name in _NOT_CALLS:
@@ -60,8 +68,8 @@ def _first_iterating_call(m: RegoModule) -> tuple[str, str, int] | None:
         for it in _ITERATION.finditer(args):
             var = it.group(1)
             if var == "_" or _first_bound_here(masked, call.start(), var):
-                return name, var, line
-    return None
+                found.append((name, var, call.end() + it.start()))
+    return found
 
 
 def _first_bound_here(masked: str, at: int, var: str) -> bool:
@@ -105,4 +113,4 @@ def _without_comprehensions(text: str) -> str:
     return "".join(chars)
 
 
-__all__ = ["check_iteration_in_calls"]
+__all__ = ["check_iteration_in_calls", "iterating_calls"]

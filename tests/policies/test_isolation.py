@@ -48,11 +48,8 @@ ITERATES_IN_CALL = """
 
     import rego.v1
 
-    deny contains msg if {
-        startswith(input.resource_changes[_].type, "aws_")
-        msg := "no aws"
-    }
-"""
+    deny contains "no aws" if startswith(input.resource_changes[_].type, "aws_")
+"""  # a one-line rule: not rewritten (see policies/rego_hoist.py), so refused before the engine sees it
 
 
 def test_a_crash_names_the_file_and_the_check_stops(tmp_path: Path, policy_dir: Path) -> None:
