@@ -79,12 +79,18 @@ def plan_command(
         view.close()
     plan = planned.plan
     ci_summary.after_plan(plan, summary_md)
+    denied = planned.policy is not None and planned.policy.denied
+    if out is not None:
+        # A denied plan is saved too, its verdict inside: CI can publish it, `ctl show` it, and check it
+        # again with `ctl policy check` once an exception is granted; `ctl apply` re-checks and refuses it.
+        save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
+        if ui is None and denied:
+            con.print(f"\nSaved the denied plan to: {out} (`ctl show {out}` shows it; `ctl apply {out}` "
+                      "refuses it while the policies deny it)")
+        elif ui is None:
+            con.print(f"\nSaved the plan to: {out}\n\nTo perform exactly these actions, run:\n  ctl apply {out}")
     if planned.policy is not None:
         enforce(planned.policy)
-    if out is not None:
-        save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
-        if ui is None:
-            con.print(f"\nSaved the plan to: {out}\n\nTo perform exactly these actions, run:\n  ctl apply {out}")
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PRESENT)
     return int(ExitCode.OK)

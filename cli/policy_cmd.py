@@ -14,7 +14,10 @@ from cli.global_options import options
 from engine.errors import ExitCode, UsageError
 
 POLICY_DIR_HELP = "Also check the policies in this directory (repeatable)."
-NO_BUILTIN_HELP = "Do not check the built-in policy pack."
+NO_BUILTIN_HELP = "Do not check the built-in policy pack (the same as --builtin-policies=off)."
+BUILTIN_MODE_HELP = ("What the built-in pack does: advisory (the default: findings are warnings), enforce (each "
+                     "rule at its own level) or off. Also CTL_BUILTIN_POLICIES, or `builtin:` in "
+                     "policies/policy-set.yaml.")
 OVERRIDE_HELP = 'Let soft-mandatory failures pass, recording this reason (e.g. "approved in CHG-42").'
 
 _CHECK_HELP = """Check a plan against the policies: the built-in pack, ./policies/ and --policy-dir.
@@ -40,13 +43,17 @@ def register(app: typer.Typer) -> None:
 
 
 def gate_options(policy_dir: list[Path] | None, no_builtin: bool, override: str | None,
-                 namespace: list[str] | None = None, all_namespaces: bool = False) -> Any:
+                 namespace: list[str] | None = None, all_namespaces: bool = False,
+                 builtin_mode: str | None = None) -> Any:
     """The ``PolicyOptions`` for the command-line options every policy-checking command shares."""
     from policies.gate import DEFAULT_NAMESPACE, PolicyOptions
+    from policies.policy_set import BUILTIN_MODES
 
     if override is not None and not override.strip():
         raise UsageError("--policy-override needs a reason")
-    return PolicyOptions(policy_dirs=list(policy_dir or []), builtin=not no_builtin,
+    if builtin_mode is not None and builtin_mode not in BUILTIN_MODES:
+        raise UsageError(f"--builtin-policies {builtin_mode!r}", hint=f"Use one of: {', '.join(BUILTIN_MODES)}.")
+    return PolicyOptions(policy_dirs=list(policy_dir or []), builtin=not no_builtin, builtin_mode=builtin_mode,
                          namespaces=list(namespace or [DEFAULT_NAMESPACE]), all_namespaces=all_namespaces,
                          override=override.strip() if override else None)
 
@@ -72,6 +79,7 @@ def check_command(
     fmt: str = typer.Option("text", "--format", help="text, json, junit, sarif or github."),
     policy_dir: list[Path] = typer.Option(None, "--policy-dir", help=POLICY_DIR_HELP),
     no_builtin: bool = typer.Option(False, "--no-builtin-policies", help=NO_BUILTIN_HELP),
+    builtin_mode: str = typer.Option(None, "--builtin-policies", metavar="MODE", help=BUILTIN_MODE_HELP),
     namespace: list[str] = typer.Option(None, "--namespace", help="Rego package to evaluate (default: main; repeatable)."),
     all_namespaces: bool = typer.Option(False, "--all-namespaces", help="Evaluate every Rego package."),
     override: str = typer.Option(None, "--policy-override", help=OVERRIDE_HELP),
@@ -85,7 +93,7 @@ def check_command(
         raise UsageError("give either a saved plan file or --plan-json FILE",
                          hint="Save a plan with: ctl plan --out tfplan && ctl policy check tfplan")
     opts = options(ctx)
-    gopts = gate_options(policy_dir, no_builtin, override, namespace, all_namespaces)
+    gopts = gate_options(policy_dir, no_builtin, override, namespace, all_namespaces, builtin_mode)
     if planfile is not None:
         from engine.plan.planfile import load_plan
 

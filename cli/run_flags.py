@@ -20,14 +20,12 @@ import typer
 from cli import run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completion import complete_addresses, complete_instances
+from cli.policy_cmd import BUILTIN_MODE_HELP, NO_BUILTIN_HELP, OVERRIDE_HELP, POLICY_DIR_HELP
 
 if TYPE_CHECKING:
     from engine.operations import RunOptions
     from policies.gate import PolicyOptions
 
-POLICY_DIR_HELP = "Also check the policies in this directory."
-NO_BUILTIN_HELP = "Skip the built-in policy pack."
-OVERRIDE_HELP = 'Accept soft-mandatory failures: "reason".'
 # The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.
 SHARED: Any = None
 
@@ -48,13 +46,15 @@ class RunFlags:
     input_: bool | None = None
     policy_dir: list[Path] = field(default_factory=list)
     no_builtin_policies: bool = False
+    builtin_policies: str | None = None
     policy_override: str | None = None
 
     def policy_options(self) -> PolicyOptions:
         """The policy gate's options; an empty --policy-override reason is a usage error."""
         from cli.policy_cmd import gate_options
 
-        return gate_options(self.policy_dir, self.no_builtin_policies, self.policy_override)
+        return gate_options(self.policy_dir, self.no_builtin_policies, self.policy_override,
+                            builtin_mode=self.builtin_policies)
 
     def run_options(self, root: Path, *, mode: str, take_lock: bool,
                     policy: PolicyOptions | None = None) -> RunOptions:
@@ -87,6 +87,7 @@ def _options(*, lock_default: bool, lock_help: str, refresh_help: str, input_hel
         ("input_", bool, typer.Option(None, "--input/--no-input", help=input_help)),
         ("policy_dir", list[Path], typer.Option(None, "--policy-dir", help=POLICY_DIR_HELP)),
         ("no_builtin_policies", bool, typer.Option(False, "--no-builtin-policies", help=NO_BUILTIN_HELP)),
+        ("builtin_policies", str, typer.Option(None, "--builtin-policies", metavar="MODE", help=BUILTIN_MODE_HELP)),
         ("policy_override", str, typer.Option(None, "--policy-override", help=OVERRIDE_HELP)),
     ]
     return [o for o in opts if replace or o[0] != "replace"]

@@ -45,6 +45,10 @@ def show_command(
             print_json_line(data)
         else:
             sys.stdout.write(render_plan(plan, color=color))
+            if plan.policy_results:
+                from policies.report import render_saved
+
+                sys.stdout.write("\nPolicy check:\n" + render_saved(plan.policy_results, plan.policy_override))
         return int(ExitCode.OK)
     from engine.state_tools.access import read_state
 

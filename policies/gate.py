@@ -12,7 +12,9 @@ in package ``main`` unless other namespaces are asked for, each a set of strings
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,7 @@ from policies.levels import Level
 from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
 from policies.pack_view import FINDINGS_RULE, distinct, pack_view
-from policies.policy_set import PolicySet
+from policies.policy_set import BUILTIN_MODES, PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
 
 DEFAULT_NAMESPACE = "main"
@@ -34,7 +36,9 @@ DEFAULT_NAMESPACE = "main"
 @dataclass
 class PolicyOptions:
     policy_dirs: list[Path] = field(default_factory=list)
-    builtin: bool = True
+    builtin: bool = True  # False: leave the built-in pack out (--no-builtin-policies)
+    # advisory | enforce | off; None: CTL_BUILTIN_POLICIES, else policy-set.yaml's builtin, else advisory
+    builtin_mode: str | None = None
     namespaces: list[str] = field(default_factory=lambda: [DEFAULT_NAMESPACE])
     all_namespaces: bool = False
     override: str | None = None
@@ -59,9 +63,12 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     started = time.perf_counter()
     sources = load_sources(root_dir, options.policy_dirs, builtin=options.builtin)
     pset = merged_policy_set(sources)
+    mode = builtin_mode(options, pset)
+    if mode == "off":
+        sources = [s for s in sources if not s.builtin]
     timings["load policies"] = time.perf_counter() - started
     outcome = PolicyOutcome(override=options.override or None, sources=[s.name for s in sources],
-                            timings=timings)
+                            timings=timings, builtin_mode=mode if any(s.builtin for s in sources) else None)
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
     user = [s for s in sources if not s.builtin]
     # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
@@ -69,7 +76,8 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     try:
         for src in sources:
             if src.builtin:
-                _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True)
+                _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True,
+                          advise_only=mode == "advisory")
         if worker is not None:
             namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
             _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, worker=worker)
@@ -83,6 +91,25 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     _check_something_ran(user, evaluated, options)
     outcome.findings.sort(key=lambda f: (_LEVEL_ORDER[f.level], f.rule.rule_id, f.address or "", f.message))
     return outcome
+
+
+BUILTIN_ENV = "CTL_BUILTIN_POLICIES"
+
+
+def builtin_mode(options: PolicyOptions, pset: PolicySet) -> str:
+    """What the built-in pack does: the flag, else ``CTL_BUILTIN_POLICIES``, else policy-set.yaml, else advise.
+
+    Advisory by default because its findings are advice for most stacks (AWS has encrypted new
+    buckets and blocked public access by default since 2023): a configuration Terraform applies
+    must not be refused out of the box. ``enforce`` gives each rule its declared level.
+    """
+    if not options.builtin:
+        return "off"
+    mode = options.builtin_mode or os.environ.get(BUILTIN_ENV, "").strip().lower() or pset.builtin or "advisory"
+    if mode not in BUILTIN_MODES:
+        raise PolicyError(f"{BUILTIN_ENV}={mode!r} is not a built-in policy mode",
+                          hint=f"Use one of: {', '.join(BUILTIN_MODES)}.")
+    return mode
 
 
 def enforce(outcome: PolicyOutcome) -> None:
@@ -119,7 +146,7 @@ def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple
 
 def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet, outcome: PolicyOutcome,
               evaluated: dict[str, int], *, namespaces: list[str] | None, builtin: bool = False,
-              worker: isolation.Worker | None = None) -> None:
+              worker: isolation.Worker | None = None, advise_only: bool = False) -> None:
     """Evaluate the Rego rules of ``sources``: the built-in pack here, user policies in ``worker``."""
     modules: list[RegoModule] = []
     owner: dict[str, PolicySource] = {}
@@ -129,6 +156,7 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             owner[m.path] = src
     rules: list[tuple[str, str]] = []
     refs: dict[tuple[str, str], RuleRef] = {}
+    advised: set[tuple[str, str]] = set()  # built-in rules turned advisory (the default mode)
     queries: dict[tuple[str, str], tuple[str, str]] = {}  # rule -> the entry point that gives it
     for m in modules:
         pkg = m.info.package
@@ -139,7 +167,11 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             if not is_policy_rule(name) or (pkg, name) in refs:
                 continue
             rules.append((pkg, name))
-            refs[(pkg, name)] = _rule_ref(m, name, owner[m.path], pset)
+            ref = _rule_ref(m, name, owner[m.path], pset)
+            if advise_only and not _level_declared(m, name, ref, pset):
+                ref = dataclasses.replace(ref, level=Level.ADVISORY)
+                advised.add((pkg, name))
+            refs[(pkg, name)] = ref
             as_array = builtin and name == "deny" and FINDINGS_RULE in names
             queries[(pkg, name)] = (pkg, FINDINGS_RULE) if as_array else (pkg, name)
     if builtin:
@@ -164,7 +196,17 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
         for message, address, meta in _messages(values.get(key), ref):
             level = levels.resolve(ref.kind, levels.level_from_metadata(meta), ref.level,
                                    policy_set=pset.level_for(ref.rule_id, ref.namespace))
+            if key in advised:
+                level = Level.ADVISORY
             outcome.findings.append(Finding(ref, message, level, address, meta))
+
+
+def _level_declared(m: RegoModule, name: str, ref: RuleRef, pset: PolicySet) -> bool:
+    """A level set in policy-set.yaml, or declared by the rule itself (``protect``: it fires only on
+    resources the user tagged, so it keeps its level even when the built-in pack only advises)."""
+    return (pset.level_for(ref.rule_id, ref.namespace) is not None
+            or levels.level_from_metadata(m.info.rule_annotations(name)) is not None
+            or levels.level_from_metadata(m.info.package_annotations) is not None)
 
 
 def _rule_ref(m: RegoModule, name: str, src: PolicySource, pset: PolicySet) -> RuleRef:

@@ -86,6 +86,7 @@ class PolicyOutcome:
     override: str | None = None
     sources: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per phase (not saved)
+    builtin_mode: str | None = None  # advisory | enforce, when the built-in pack ran
 
     @property
     def blocking(self) -> list[Finding]:
@@ -119,6 +120,7 @@ class PolicyOutcome:
             "override_used": self.override_used,
             "summary": self.summary(),
             "sources": list(self.sources),
+            "builtin_mode": self.builtin_mode,
             "rules": [r.to_json() for r in self.rules],
             "results": self.results_json(),
         }

@@ -9,6 +9,7 @@ levels:                               # by rule id, package or simple policy nam
 data:                                 # merged into Rego's data document
   ctl:
     required_tags: [owner, cost-center]
+builtin: enforce                      # the built-in pack: advisory (default), enforce or off
 ```
 
 The file in ``<configuration>/policies/`` and in each ``--policy-dir`` is read; a later source
@@ -27,13 +28,15 @@ from policies.levels import LEVEL_NAMES, Level, parse_level
 from policies.model import PolicyError, range_for
 
 FILE_NAME = "policy-set.yaml"
-_KEYS = {"levels", "data"}
+_KEYS = {"levels", "data", "builtin"}
+BUILTIN_MODES = ("advisory", "enforce", "off")
 
 
 @dataclass
 class PolicySet:
     levels: dict[str, Level] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    builtin: str | None = None  # what the built-in pack does, when this file says (BUILTIN_MODES)
 
     def level_for(self, *keys: str) -> Level | None:
         """The level for the most specific key given (rule id first, then package)."""
@@ -43,7 +46,8 @@ class PolicySet:
         return None
 
     def merge(self, other: PolicySet) -> PolicySet:
-        return PolicySet({**self.levels, **other.levels}, _deep_merge(self.data, other.data))
+        return PolicySet({**self.levels, **other.levels}, _deep_merge(self.data, other.data),
+                         other.builtin or self.builtin)
 
 
 def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +88,13 @@ def load(path: Path, display: str) -> PolicySet:
     data = doc.get("data") or {}
     if not isinstance(data, dict):
         raise PolicyError(f"{display}: 'data' must be a mapping", range=where)
-    return PolicySet(levels, data)
+    builtin = doc.get("builtin")
+    if builtin is False:
+        builtin = "off"  # YAML reads an unquoted off as false
+    if builtin is not None and builtin not in BUILTIN_MODES:
+        raise PolicyError(f"{display}: builtin must be one of {', '.join(BUILTIN_MODES)}, not {builtin!r}",
+                          range=where)
+    return PolicySet(levels, data, builtin)
 
 
-__all__ = ["FILE_NAME", "PolicySet", "load"]
+__all__ = ["BUILTIN_MODES", "FILE_NAME", "PolicySet", "load"]

@@ -38,9 +38,25 @@ def render_text(outcome: PolicyOutcome) -> str:
     s = outcome.summary()
     if outcome.override_used:
         lines.append(f"Policy override: {outcome.override}")
+    if outcome.builtin_mode == "advisory":
+        lines.append("Built-in policies are advisory (enforce them with --builtin-policies=enforce, "
+                     "CTL_BUILTIN_POLICIES=enforce or `builtin: enforce` in policies/policy-set.yaml).")
     verdict = "denied" if outcome.denied else "passed"
     lines.append(f"Policy check {verdict}: {s['rules']} rules, {s['failed']} failed, "
                  f"{s['overridden']} overridden, {s['advisory']} advisory.")
+    return "\n".join(lines) + "\n"
+
+
+def render_saved(results: list[dict[str, Any]], override: str | None) -> str:
+    """The verdict recorded in a saved plan (``ctl show PLANFILE``): one line per finding, then the verdict."""
+    labels = {"failed": "FAIL", "overridden": "OVERRIDDEN", "advisory": "WARN"}
+    lines = [f"{labels.get(r.get('status', ''), 'FAIL')} - {r.get('rule')} ({r.get('level')}) - {r.get('message')}"
+             for r in results]
+    failed = sum(1 for r in results if r.get("status") == "failed")
+    if override:
+        lines.append(f"Policy override: {override}")
+    lines.append(f"Policy check when planned: {'denied' if failed else 'passed'}, {failed} failed, "
+                 f"{sum(1 for r in results if r.get('status') == 'advisory')} advisory.")
     return "\n".join(lines) + "\n"
 
 

@@ -147,7 +147,14 @@ def test_plan_and_apply_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     cfg = _config(tmp_path)
     planfile = tmp_path / "tfplan"
     assert run(["-C", str(cfg), "plan", "--out", str(planfile)]) == 3
-    assert not planfile.exists()
+    assert planfile.exists()  # a denied plan is saved with its verdict, for CI to publish and re-check
+    capsys.readouterr()
+    assert run(["-C", str(cfg), "show", str(planfile)]) == 0
+    shown = capsys.readouterr().out
+    assert "FAIL - main.deny (soft-mandatory) - terraform_data.x is not allowed" in shown
+    assert "Policy check when planned: denied" in shown
+    assert run(["-C", str(cfg), "apply", str(planfile)]) == 3  # refused, as the policies still deny it
+    assert run(["-C", str(cfg), "policy", "check", str(planfile)]) == 3
     assert run(["-C", str(cfg), "plan", "--out", str(planfile), "--policy-override", "CHG-7"]) == 0
     saved = load_plan(planfile)
     assert saved.policy_override == "CHG-7" and saved.policy_results[0]["status"] == "overridden"
@@ -173,9 +180,40 @@ def test_real_executable_exit_codes(tmp_path: Path) -> None:
     sarif = subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), "--format", "sarif"],
                            capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120,
                            cwd=tmp_path)
-    assert sarif.returncode == 3 and json.loads(sarif.stdout)["version"] == "2.1.0"
+    # The built-in pack advises by default: a plain bucket (encrypted and private by AWS's defaults)
+    # passes with notes; enforcing it gives each rule its own level.
+    assert sarif.returncode == 0 and json.loads(sarif.stdout)["version"] == "2.1.0"
+    assert {r["level"] for r in json.loads(sarif.stdout)["runs"][0]["results"]} == {"note"}
+    enforced = subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), "--builtin-policies", "enforce"],
+                              capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120,
+                              cwd=tmp_path)
+    assert enforced.returncode == 3, enforced.stdout
     ok = subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), "--no-builtin-policies",
                          "--policy-dir", str(cfg / "policies")], capture_output=True, text=True, env=env,
                         stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert os.path.exists(CTL)
+
+
+def test_builtin_pack_mode_from_flag_environment_and_policy_set(tmp_path: Path) -> None:
+    plan_json = tmp_path / "p.json"
+    plan_json.write_text(json.dumps(plan(rc("aws_s3_bucket", "b", {"bucket": "b"}))))
+
+    def check(*args: str, env: dict[str, str] | None = None, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([CTL, "policy", "check", "--plan-json", str(plan_json), *args], capture_output=True,
+                              text=True, env=clean_env(env), stdin=subprocess.DEVNULL, timeout=120, cwd=cwd)
+
+    advised = check()
+    assert advised.returncode == 0
+    assert "WARN - ctl.aws.s3_encryption.deny (advisory)" in advised.stdout
+    assert "Built-in policies are advisory" in advised.stdout
+    assert check(env={"CTL_BUILTIN_POLICIES": "enforce"}).returncode == 3
+    assert "FAIL - ctl.aws.s3_encryption.deny (soft-mandatory)" in check("--builtin-policies", "enforce").stdout
+    write(tmp_path / "policies", "policy-set.yaml", "builtin: enforce\n")
+    assert check().returncode == 3
+    assert check("--builtin-policies", "advisory").returncode == 0  # the flag wins over the file
+    write(tmp_path / "policies", "policy-set.yaml", "builtin: off\n")
+    off = check()
+    assert off.returncode == 0 and "s3_encryption" not in off.stdout
+    bad = check(env={"CTL_BUILTIN_POLICIES": "strict"})
+    assert bad.returncode == 1 and "CTL_BUILTIN_POLICIES='strict'" in bad.stderr and "Traceback" not in bad.stderr
