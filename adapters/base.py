@@ -21,6 +21,7 @@ Contracts every resource type keeps (the shared contract suite in ``tests/adapte
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,8 @@ class AdapterContext:
     # ctl's own files (state, its backup/history/journal/lock, .ctl/): no resource may write or delete
     # them (see engine/reserved_paths.py).
     reserved_paths: tuple[Path, ...] = ()
+    # Reports a warning (summary, detail) to the user with the run's other diagnostics; None: log it.
+    warn: Callable[[str, str], None] | None = None
 
 
 class ResourceType:

@@ -15,7 +15,7 @@ from typing import Any
 from adapters.base import AdapterContext, Provider, ResourceType
 from adapters.registry import Registry
 from engine.config.model import Resource
-from engine.errors import CtlError
+from engine.errors import CtlError, Diagnostic
 from engine.lang.values import deep_unmark
 
 ModPath = tuple[str, ...]
@@ -39,6 +39,13 @@ class Providers:
         self.cancelled = cancelled or threading.Event()
         self._clients: dict[tuple[ModPath, str], Any] = {}
         self._lock = threading.Lock()
+        self._warnings: list[Diagnostic] = []  # what providers warned about, for the run's diagnostics
+
+    def take_warnings(self) -> list[Diagnostic]:
+        """The warnings adapters reported since the last call (each shown once, in order)."""
+        with self._lock:
+            out, self._warnings = self._warnings, []
+        return out
 
     def key_for(self, path: ModPath, name: str, alias: str | None) -> tuple[ModPath, str]:
         key = f"{name}.{alias}" if alias else name
@@ -61,8 +68,13 @@ class Providers:
         key = self.key_for(path, name, alias)
         config = self.configs.get(key, {})
         client = self._client(key, name, config)
+        def warn(summary: str, detail: str) -> None:
+            with self._lock:
+                if not any(w.summary == summary for w in self._warnings):
+                    self._warnings.append(Diagnostic("warning", summary, detail=detail, address=address))
+
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
-                              cancelled=self.cancelled, reserved_paths=self.reserved_paths)
+                              cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn)
 
     def _client(self, key: tuple[ModPath, str], name: str, config: dict[str, Any]) -> Any:
         with self._lock:

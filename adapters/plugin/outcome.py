@@ -9,7 +9,7 @@ session for the CLI to show.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from adapters.base import AdapterError
 from adapters.plugin.diagnostics import PluginDiagnostic, path_text
@@ -23,12 +23,17 @@ def describe(diag: PluginDiagnostic) -> str:
     return f"{where}{diag.summary}{tail}"
 
 
-def raise_for(diagnostics: Iterable[PluginDiagnostic], what: str, *, address: str | None = None) -> None:
-    """Raise the errors among ``diagnostics``; log the warnings. ``what`` names the object."""
+def raise_for(diagnostics: Iterable[PluginDiagnostic], what: str, *, address: str | None = None,
+              warn: Callable[[str, str], None] | None = None) -> None:
+    """Raise the errors among ``diagnostics``; report the warnings through ``warn`` (else log them)."""
     errors: list[PluginDiagnostic] = []
     for diag in diagnostics:
         if diag.severity == "warning":
-            _log.warning("%s: warning: %s", what, describe(diag))
+            if warn is not None:
+                _log.debug("%s: warning: %s", what, describe(diag))
+                warn(describe(diag), "The provider reported this warning.")
+            else:
+                _log.warning("%s: warning: %s", what, describe(diag))
         else:
             errors.append(diag)
     if not errors:

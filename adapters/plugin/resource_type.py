@@ -59,7 +59,7 @@ class PluginResourceType(ResourceType):
         return shaped, self._encode(shaped)
 
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
-        raise_for(diagnostics, ctx.address, address=ctx.address)
+        raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn)
 
     @staticmethod
     def _session(ctx: AdapterContext) -> PluginSession:

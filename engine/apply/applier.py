@@ -385,6 +385,7 @@ class Applier:
         self.deposed[addr] = key
 
     def _finish(self, result: WalkResult[ApplyNode]) -> ApplyResult:
+        self.diags.extend(self.providers.take_warnings())
         out = ApplyResult(self.state, diags=self.diags)
         for (kind, addr), _ in result.succeeded.items():
             if kind in ("op", "del"):

@@ -171,6 +171,7 @@ def make_plan(
         configuration=configuration(root, registry),
     )
     diags.extend(warnings)
+    diags.extend(providers.take_warnings())  # what the providers warned about, shown with the plan
     return PlanResult(plan, diags, timings, graph, root)
 
 

@@ -197,3 +197,11 @@ def _providers_running(root: Path) -> bool:
         if b"terraform-provider-" in cmd and cwd.startswith(str(root)):
             return True
     return False
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_a_provider_warning_is_shown_with_the_plan(tmp_path: Path, plugin_dir: Path, provider: str) -> None:
+    project = _project(tmp_path, plugin_dir, provider, extra='\n  label = "old-style"')
+    result = project.ok("plan")
+    assert "Warning" in result.stderr and "label is deprecated" in result.stderr, result
+    assert f"{provider}_{PROVIDERS[provider]['kind']}.a" in result.stderr
