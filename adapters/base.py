@@ -60,6 +60,9 @@ class AdapterContext:
     reserved_paths: tuple[Path, ...] = ()
     # Reports a warning (summary, detail) to the user with the run's other diagnostics; None: log it.
     warn: Callable[[str, str], None] | None = None
+    # A provider plugin's private data for the object: what state holds (in), what it returns (out).
+    private: bytes = b""
+    new_private: bytes | None = None
 
 
 class ResourceType:

@@ -77,7 +77,8 @@ class PluginResourceType(ResourceType):
         self._check(ctx, session.client.validate_resource_config(self.name, config))
         prior_bytes = None if prior is None else self._encode(prior)
         proposed = self._encode(proposed_new(self.block, prior, shaped))
-        answer = session.client.plan_resource_change(self.name, prior_bytes, proposed, config)
+        answer = session.client.plan_resource_change(self.name, prior_bytes, proposed, config,
+                                                     prior_private=ctx.private if prior is not None else b"")
         self._check(ctx, answer.diagnostics)
         if answer.planned_state is None:
             raise AdapterError(f"{ctx.address}: the provider planned no object", address=ctx.address)
@@ -112,6 +113,7 @@ class PluginResourceType(ResourceType):
         answer = session.client.apply_resource_change(
             self.name, prior_bytes, remembered.planned, remembered.config, remembered.private)
         result = self._decode(answer.new_state)
+        ctx.new_private = answer.private
         errors = [d for d in answer.diagnostics if d.severity != "warning"]
         if errors and result is not None:
             # The provider made (part of) the object before failing: keep it, tainted, as Terraform does.
@@ -123,7 +125,8 @@ class PluginResourceType(ResourceType):
         return result
 
     def delete(self, ctx: AdapterContext, prior: dict[str, Any]) -> None:
-        answer = self._session(ctx).client.apply_resource_change(self.name, self._encode(prior), None, None)
+        answer = self._session(ctx).client.apply_resource_change(self.name, self._encode(prior), None, None,
+                                                                 ctx.private)
         self._check(ctx, answer.diagnostics)
 
     # -- read, import --------------------------------------------------------------------------
@@ -140,8 +143,9 @@ class PluginResourceType(ResourceType):
         self._check(ctx, upgraded.diagnostics)
         if upgraded.state is None:
             return None
-        answer = client.read_resource(self.name, upgraded.state)
+        answer = client.read_resource(self.name, upgraded.state, ctx.private)
         self._check(ctx, answer.diagnostics)
+        ctx.new_private = answer.private
         return self._decode(answer.state)
 
     def import_(self, ctx: AdapterContext, resource_id: str) -> dict[str, Any]:
@@ -155,6 +159,7 @@ class PluginResourceType(ResourceType):
         imported, private = mine[0]
         read = client.read_resource(self.name, imported, private)
         self._check(ctx, read.diagnostics)
+        ctx.private = ctx.new_private = read.private  # the refresh after an import passes it on
         result = self._decode(read.state)
         if result is None:
             raise AdapterError(f"{ctx.address}: no object with id {resource_id!r} exists", address=ctx.address,

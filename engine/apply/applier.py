@@ -41,7 +41,7 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.journal import planned_identity
 from engine.state.manager import StateManager
-from engine.state.model import InstanceState, OutputValue, State, output_type
+from engine.state.model import InstanceState, OutputValue, State, encode_private, output_type
 
 ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
@@ -110,6 +110,7 @@ class Applier:
         self.started: dict[ApplyNode, float] = {}
         self.diags = Diagnostics()
         self.deposed: dict[str, str] = {}
+        self.privates: dict[str, bytes] = {}  # provider private data each operation returned
         self._by_name: dict[str, Node] | None = None
 
     # ---- the graph -------------------------------------------------------------------------
@@ -250,6 +251,8 @@ class Applier:
             return mark_sensitive(result, rt)
         creating = CREATE in change.actions
         prior = None if creating else change.before
+        current = None if creating else self.state.instance(addr)
+        ctx.private = current.private_bytes() if current is not None else b""
         planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         lc = inst.resource.lifecycle
         if prior is not None and lc.ignore_changes:
@@ -259,10 +262,14 @@ class Applier:
             raise CtlError(f"{addr}: {', '.join(unknown)} still unknown when applying", address=addr,
                            detail="A value this resource needs was not produced by the resources it depends on.")
         self._check(inst, inst.resource.lifecycle.preconditions, None, "precondition")
-        if creating:
-            result = call_plain(rt.create, ctx, marked=_known(planned))
-        else:
-            result = call_plain(rt.update, ctx, plain(prior), marked=_known(planned))
+        try:
+            if creating:
+                result = call_plain(rt.create, ctx, marked=_known(planned))
+            else:
+                result = call_plain(rt.update, ctx, plain(prior), marked=_known(planned))
+        finally:
+            if ctx.new_private is not None:
+                self.privates[addr] = ctx.new_private  # read by the owner thread in _on_done
         result = mark_sensitive(_remark(result, planned), rt)
         failure = self._check(inst, lc.postconditions, result, "postcondition", raise_=False)
         if failure is not None:
@@ -278,6 +285,8 @@ class Applier:
         inst = self.expanded.get(addr)
         path = inst.scope.path if inst is not None else tuple(n for n, _ in InstanceAddress.parse(addr).module)
         ctx = self.providers.context(rt, addr, path, inst.resource if inst is not None else None)
+        stored = self.state.instance(addr, change.deposed or self.deposed.get(addr))
+        ctx.private = stored.private_bytes() if stored is not None else b""
         rt.delete(ctx, plain(change.before) or {})
 
     def _check(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str,
@@ -351,6 +360,7 @@ class Applier:
                 # Fields of newer writers (identity_schema_version, identity) describe the object, which
                 # an in-place update keeps; a new object starts without them.
                 extra=dict(same_object.extra) if same_object is not None else {},
+                private=encode_private(self.privates.pop(addr, None)),
             )
             self.state.set_instance(addr, obj, provider=change.provider)
             self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)

@@ -102,15 +102,18 @@ class PlanHooks(WalkHooks):
                 self._check_prevent_destroy(inst)
             return prior if prior is not None else UNKNOWN
         tainted = prior_obj is not None and prior_obj.status == "tainted"
-        return self._managed(inst, rt, config, prior, node, tainted=tainted)
+        return self._managed(inst, rt, config, prior, node, tainted=tainted,
+                             private=prior_obj.private_bytes() if prior_obj is not None else b"")
 
     # ---- managed resources -----------------------------------------------------------------
 
     def _managed(self, inst: ResourceInstance, rt: ResourceType, config: dict[str, Any],
-                 prior: dict[str, Any] | None, node: Node, *, tainted: bool = False) -> Any:
+                 prior: dict[str, Any] | None, node: Node, *, tainted: bool = False,
+                 private: bytes = b"") -> Any:
         """Plan one managed instance; a tainted object (a create that failed halfway, or
         ``ctl taint``) is always replaced, as Terraform does."""
         ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
+        ctx.private = private
         lc = inst.resource.lifecycle
         try:
             planned = call_plain(rt.plan, ctx, plain(prior), marked=config)

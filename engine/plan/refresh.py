@@ -21,7 +21,7 @@ from engine.plan.diff import changed_attributes, mark_sensitive
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
-from engine.state.model import InstanceState, State
+from engine.state.model import InstanceState, State, encode_private
 
 ResourceLookup = dict[tuple[tuple[str, ...], str], Resource]  # (module path, "type.name") -> config
 RefreshEvents = Callable[[str, str, dict[str, Any]], None]  # (event, address, details), from worker threads
@@ -51,6 +51,7 @@ def refresh(
     ``elapsed`` seconds. It is called from the worker threads, so it must be thread-safe.
     """
     notify = events or (lambda _e, _a, _d: None)
+    privates: dict[str, bytes] = {}  # private data the provider returned, by address (one writer each)
     work: list[tuple[InstanceAddress, InstanceState, Any]] = []
     for addr, inst in state.instances():
         if addr.mode != "managed":
@@ -71,7 +72,10 @@ def refresh(
         try:
             ctx = providers.context(rt, str(addr), path, resource)
             ctx.stored_schema_version = inst.schema_version
+            ctx.private = inst.private_bytes()
             attrs = rt.read(ctx, dict(inst.attributes))
+            if ctx.new_private is not None:
+                privates[str(addr)] = ctx.new_private
         except CtlError as exc:
             err = exc
         except Exception as exc:  # an SDK failure: reported against the address
@@ -106,10 +110,13 @@ def refresh(
         fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=rt.schema_version,
                                           dependencies=inst.dependencies,
                                           create_before_destroy=inst.create_before_destroy, status=inst.status,
-                                          private=inst.private, extra=inst.extra)  # identity fields kept
+                                          private=encode_private(privates.get(str(addr))) or inst.private,
+                                          extra=inst.extra)  # identity fields kept
         if changed_attributes(inst.attributes, fresh.attributes):
             drift.append(_drift(addr, state, before, fresh.marked_attributes(), ACTIONS_UPDATE))
             new.set_instance(addr, fresh)
+        elif fresh.private != inst.private:
+            new.set_instance(addr, inst.replace(private=fresh.private))  # not drift: the provider's own data
     return new, drift
 
 

@@ -75,6 +75,16 @@ class InstanceState:
         marked: dict[str, Any] = apply_paths(self.attributes, list(self.sensitive_attributes))
         return marked
 
+    def private_bytes(self) -> bytes:
+        """The provider's private data (state keeps it base64-encoded, as Terraform does)."""
+        import base64
+        import binascii
+
+        try:
+            return base64.b64decode(self.private) if self.private else b""
+        except (binascii.Error, ValueError):
+            return b""
+
     def replace(self, **changes: Any) -> InstanceState:
         """A copy with some fields changed (instances are immutable so snapshots can share them)."""
         return dataclasses.replace(self, **changes)
@@ -360,6 +370,13 @@ def instance_sort_key(inst: InstanceState) -> tuple[int, int, str, str]:
     if isinstance(k, int):
         return (1, k, "", inst.deposed or "")
     return (2, 0, k, inst.deposed or "")
+
+
+def encode_private(data: bytes | None) -> str | None:
+    """Private data as the state file keeps it (base64), None when there is none."""
+    import base64
+
+    return base64.b64encode(data).decode("ascii") if data else None
 
 
 def output_type(value: Any) -> Any:

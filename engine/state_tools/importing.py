@@ -12,7 +12,7 @@ from engine.locking.options import LockOptions
 from engine.plugins.registry import registry_for
 from engine.session import manager_for, open_store, selected_workspace
 from engine.state.address import InstanceAddress
-from engine.state.model import InstanceState
+from engine.state.model import InstanceState, encode_private
 from engine.state_tools.access import load_for_change
 
 
@@ -88,7 +88,8 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
             raise ImportRefused(f'Cannot import non-existent remote object: {addr.type} "{resource_id}"',
                                 hint="Check that the object exists and that the ID is right.")
         marked = mark_sensitive(found, rt)
-        state.set_instance(addr, InstanceState.from_marked(marked, schema_version=rt.schema_version),
+        state.set_instance(addr, InstanceState.from_marked(marked, schema_version=rt.schema_version,
+                                                           private=encode_private(ctx.new_private)),
                            provider=providers.state_provider(rt, resource))
         manager.persist(state)
     return Imported(str(addr), addr.type, marked)

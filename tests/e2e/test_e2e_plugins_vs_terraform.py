@@ -7,6 +7,7 @@ plans against the state the other wrote (over the other's objects) and must find
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from pathlib import Path
@@ -42,7 +43,8 @@ def _comparable(instance: dict[str, Any]) -> dict[str, Any]:
     sensitive = sorted(json.dumps(p, sort_keys=True) for p in instance.get("sensitive_attributes", [])
                        if p != [{"type": "get_attr", "value": "secret"}])
     return {"provider": instance["provider"], "type": instance["type"], "schema_version": instance["schema_version"],
-            "attributes": attributes, "sensitive_attributes": sensitive}
+            "attributes": attributes, "sensitive_attributes": sensitive,
+            "private": json.loads(base64.b64decode(instance["private"])) if instance.get("private") else None}
 
 
 def _actions(plan_json: dict[str, Any]) -> dict[str, list[str]]:
