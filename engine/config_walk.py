@@ -187,6 +187,7 @@ class ConfigWalk:
         plan_mode: bool = False,
         plan_timestamp: str = "",
         render_template: Callable[..., Any] | None = None,
+        provider_function: Callable[[str], Any] | None = None,
     ) -> None:
         self.graph = graph
         self.diags = diags
@@ -194,7 +195,7 @@ class ConfigWalk:
         self.root_vars = root_vars
         self.root_dir = root_dir
         self.func_ctx = FunctionContext(base_dir=root_dir, module_dir=root_dir, plan_mode=plan_mode,
-                                        plan_timestamp=plan_timestamp)
+                                        plan_timestamp=plan_timestamp, provider_function=provider_function)
         self._render = render_template
         self._attach_renderer(self.func_ctx)
         # Like Terraform with -chdir: paths are relative to the configuration directory.
@@ -322,7 +323,8 @@ class ConfigWalk:
 
     def _module_func_ctx(self, module: Module) -> FunctionContext:
         fc = FunctionContext(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
-                             plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp)
+                             plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp,
+                             provider_function=self.func_ctx.provider_function)
         self._attach_renderer(fc)
         return fc
 

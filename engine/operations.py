@@ -34,6 +34,7 @@ from engine.locking.options import LockOptions
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
 from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
+from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
@@ -286,7 +287,8 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
 
     diags = Diagnostics()
     cwalk = ConfigWalk(loaded.graph, dict(plan.variables), diags, root_dir=loaded.root.dir,
-                       workspace=plan.workspace, hooks=WalkHooks(), plan_mode=False, render_template=render)
+                       workspace=plan.workspace, hooks=WalkHooks(), plan_mode=False, render_template=render,
+                       provider_function=functions_resolver(registry))
     abandon = abandon or threading.Event()
     applier = Applier(plan, manager, graph=loaded.graph, walk_=cwalk, registry=registry, providers=providers,
                       parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon)

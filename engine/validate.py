@@ -23,6 +23,7 @@ from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, build_graph
 from engine.lang.values import UNKNOWN
+from engine.plugins.functions import resolver as functions_resolver
 
 
 @dataclass
@@ -145,7 +146,8 @@ def _load_and_evaluate(
     root_vars = resolve_root_variables(root.variables, given, diags, prompt=prompt)
     hooks = hooks_factory(registry, diags) if hooks_factory else ValidateHooks(registry, diags)
     walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=workspace, hooks=hooks,
-                      plan_mode=plan_mode, render_template=_template_renderer())
+                      plan_mode=plan_mode, render_template=_template_renderer(),
+                      provider_function=functions_resolver(registry))
     static_count = len(diags.items)
     walk.run()
     _drop_echoes(diags, static_count)

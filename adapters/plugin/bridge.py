@@ -16,6 +16,7 @@ from typing import Any
 
 from adapters.base import Provider
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config
+from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import raise_for
@@ -32,6 +33,7 @@ class PluginProvider(Provider):
 
     spec: PluginSpec
     provider_schema: Schema
+    functions: ProviderFunctions
 
     def configure(self, config: dict[str, Any], workdir: Path) -> PluginSession:
         from adapters.plugin.client import PluginClient
@@ -62,6 +64,7 @@ def provider_from_spec(spec: PluginSpec) -> PluginProvider:
                               config_schema=block_schema(provider_schema.block))
     provider.spec = spec
     provider.provider_schema = provider_schema
+    provider.functions = ProviderFunctions(spec)
     for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas")):
         target = provider.resources if mode == "managed" else provider.data_sources
         for type_name, schema_doc in sorted((doc.get(key) or {}).items()):

@@ -569,6 +569,8 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     special = _SPECIAL_FORMS.get(node.name)
     if special is not None:
         return special(node, ctx)
+    if node.name.startswith("provider::"):
+        return _eval_provider_call(node, ctx)
     fns = ctx.functions
     fn: Callable[[list], object] | None = None
     if fns is not None:
@@ -589,6 +591,26 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     except EvalError:
         raise
     except _error_types(ctx) as e:
+        raise _function_error(e, node) from None
+
+
+def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    """``provider::NAME::FUNC(...)``: a function the provider plugin defines, run by the provider."""
+    find = ctx.func_ctx.provider_function if ctx.func_ctx is not None else None
+    fn = find(node.name) if find is not None else None
+    if fn is None:
+        raise EvalError("Call to unknown function", range=node.rng,
+                        detail=f'There is no function named "{node.name}".',
+                        hint="Provider functions come from provider plugins (protocol 5.5/6.5 or later) "
+                             "selected by `ctl init`; `ctl providers schema --json` lists them.")
+    args = _call_args(node, ctx)
+    if isinstance(args, Unknown):
+        return args
+    try:
+        return fn(args)
+    except EvalError:
+        raise
+    except CtlError as e:
         raise _function_error(e, node) from None
 
 

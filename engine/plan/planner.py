@@ -40,6 +40,7 @@ from engine.plan.model import (
 )
 from engine.plan.refresh import RefreshEvents, ResourceLookup, config_key, refresh
 from engine.plan.targets import Selection, check_addresses
+from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import State
@@ -140,7 +141,8 @@ def make_plan(
 
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,
-                      plan_mode=True, plan_timestamp=stamp, render_template=render)
+                      plan_mode=True, plan_timestamp=stamp, render_template=render,
+                      provider_function=functions_resolver(registry))
     walk.run()
     if diags.has_errors:
         raise DiagnosticsError([*warnings, *diags.items])

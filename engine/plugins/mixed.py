@@ -67,6 +67,7 @@ def mixed(native: Provider, plugin: Provider) -> Provider:
     """``plugin``'s name, source and configuration schema; native types from ``native``."""
     combined = MixedProvider(name=plugin.name, source=plugin.source, config_schema=plugin.config_schema)
     combined.native, combined.plugin = native, plugin
+    combined.functions = getattr(plugin, "functions", None)  # type: ignore[attr-defined]  # provider::NAME::F
     for side, provider in (("plugin", plugin), ("native", native)):  # native wins where both have a type
         combined.resources.update({n: _Routed(rt, side) for n, rt in provider.resources.items()})  # type: ignore[misc]
         combined.data_sources.update({n: _Routed(rt, side) for n, rt in provider.data_sources.items()})  # type: ignore[misc]

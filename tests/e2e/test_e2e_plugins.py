@@ -205,3 +205,60 @@ def test_a_provider_warning_is_shown_with_the_plan(tmp_path: Path, plugin_dir: P
     result = project.ok("plan")
     assert "Warning" in result.stderr and "label is deprecated" in result.stderr, result
     assert f"{provider}_{PROVIDERS[provider]['kind']}.a" in result.stderr
+
+
+FUNCTIONS = """
+terraform {
+  required_providers {
+    fwtest = { source = "ctltest/fwtest", version = "~> 1.0" }
+  }
+}
+
+variable "word" {
+  default = "stressed"
+}
+
+variable "secret" {
+  default   = "hidden"
+  sensitive = true
+}
+
+resource "terraform_data" "later" {
+  input = "known after apply"
+}
+
+output "reversed" {
+  value = provider::fwtest::reverse(var.word)
+}
+
+output "secret_reversed" {
+  value     = provider::fwtest::reverse(var.secret)
+  sensitive = true
+}
+
+output "from_a_resource" {
+  value = provider::fwtest::reverse(terraform_data.later.output)
+}
+"""
+
+
+def test_provider_defined_functions(tmp_path: Path, plugin_dir: Path) -> None:
+    project = Project(tmp_path)
+    project.write(FUNCTIONS)
+    project.ok("init", "-plugin-dir", str(plugin_dir))
+    plan = project.ok("plan")
+    assert '"desserts"' in plan.stdout, plan
+    assert "from_a_resource = (known after apply)" in plan.stdout, plan  # an unknown argument: unknown
+    assert "neddih" not in plan.output
+    project.apply()
+    outputs = json.loads(project.ok("output", "--json").stdout)
+    assert outputs["reversed"]["value"] == "desserts"
+    assert outputs["from_a_resource"]["value"] == "ylppa retfa nwonk"
+    assert outputs["secret_reversed"] == {"sensitive": True, "type": "string", "value": "neddih"}
+
+    project.write(FUNCTIONS + 'output "bad" {\n  value = provider::fwtest::reverse(1, 2)\n}\n'
+                  'output "missing" {\n  value = provider::fwtest::nope("x")\n}\n')
+    result = project.ctl("validate")
+    assert result.code == 1 and "Traceback" not in result.output, result
+    assert "provider::fwtest::reverse" in result.output and "takes 1 argument(s), not 2" in result.output
+    assert 'There is no function named "provider::fwtest::nope"' in result.output

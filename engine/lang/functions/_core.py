@@ -37,6 +37,8 @@ class FunctionContext:
     plan_mode: bool = False
     plan_timestamp: str = ""
     render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)
+    # ``provider::NAME::FUNC`` -> the provider's function (engine/plugins/functions.py), or None.
+    provider_function: Callable[[str], Callable[[list], object] | None] | None = field(default=None, repr=False)
 
 
 class ArgError(Exception):
