@@ -65,7 +65,7 @@ def _send(line: str, *, start: bool) -> None:
             )
             atexit.register(_close, _watcher)
         assert _watcher.stdin is not None
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):  # ValueError: closed at exit (see _close)
             _watcher.stdin.write(line.encode())
             _watcher.stdin.flush()
 
