@@ -83,6 +83,7 @@ class ResourceType:
     schema_version: int = 0
     id_attribute: str = "id"
     state_only: bool = False  # the object lives only in state (random values, sleeps): nothing to find
+    remote_plan: bool = False  # planning waits on another process (a plugin): instances plan concurrently
 
     def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
         """Fill in computed attributes of a planned object.

@@ -162,6 +162,10 @@ class WalkHooks:
         """The value references to this instance see."""
         return _with_unknown_computed(inst)
 
+    def resource_values(self, instances: list[ResourceInstance]) -> list[Any]:
+        """The values of a resource's instances (which cannot refer to each other): one by one here."""
+        return [self.resource_value(inst) for inst in instances]
+
 
 ComputedLookup = Callable[[Resource], frozenset[str]]
 
@@ -221,8 +225,8 @@ class ConfigWalk:
     def step(self, node: Node) -> None:
         kind = node.kind
         if kind == RESOURCE:
-            for inst in self.expand_resource(node):
-                value = self.hooks.resource_value(inst)
+            instances = self.expand_resource(node)
+            for inst, value in zip(instances, self.hooks.resource_values(instances), strict=True):
                 inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
         else:
             getattr(self, f"_step_{kind}")(node)

@@ -27,6 +27,7 @@ class PluginResourceType(ResourceType):
 
     block: Block
     value_type: CtyType
+    remote_plan = True  # every plan is an RPC: a resource's instances are planned concurrently
 
     @classmethod
     def build(cls, type_name: str, mode: str, schema: Schema) -> PluginResourceType:

@@ -253,8 +253,10 @@ class Applier:
         prior = None if creating else change.before
         current = None if creating else self.state.instance(addr)
         ctx.private = current.private_bytes() if current is not None else b""
-        planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         lc = inst.resource.lifecycle
+        if rt.remote_plan and prior is not None and lc.ignore_changes:
+            config = keep_ignored_changes(config, prior, lc.ignore_changes, rt)  # as planned (hooks.py)
+        planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         if prior is not None and lc.ignore_changes:
             planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
         unknown = [k for k, v in planned.items() if k not in rt.computed and contains_unknown(v)]

@@ -19,6 +19,7 @@ from engine.graph import RESOURCE, Graph, Node
 from engine.lang.eval import evaluate, references
 from engine.lang.redact import condition_message
 from engine.lang.values import UNKNOWN, contains_unknown, unmark
+from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import (
     call_plain,
     changed_attributes,
@@ -59,8 +60,10 @@ class PlanHooks(WalkHooks):
         selection: Selection | None,
         previous_addresses: dict[str, str],
         resource_deps: dict[Node, list[str]],
+        parallelism: int = DEFAULT_PARALLELISM,
     ) -> None:
         self.registry = registry
+        self.parallelism = max(1, parallelism)
         self.diags = diags
         self.graph = graph
         self.prior = prior
@@ -73,6 +76,21 @@ class PlanHooks(WalkHooks):
         self.changes: dict[str, ResourceChange] = {}
         self.visited: set[str] = set()
         self.data_reads: dict[str, InstanceState] = {}
+
+    def resource_values(self, instances: list[ResourceInstance]) -> list[Any]:
+        """Instances whose planning waits on another process (a provider plugin) are planned
+        concurrently, up to the walk's parallelism: each waits on its own RPCs, not on its siblings."""
+        if len(instances) < 2:
+            return super().resource_values(instances)
+        res = instances[0].resource
+        rt = self.registry.resource_type(res.type, res.mode)
+        if rt is None or not rt.remote_plan:
+            return super().resource_values(instances)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(self.parallelism, len(instances)),
+                                thread_name_prefix="plan") as pool:
+            return list(pool.map(self.resource_value, instances))
 
     # ---- entry point -----------------------------------------------------------------------
 
@@ -115,6 +133,10 @@ class PlanHooks(WalkHooks):
         ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
         ctx.private = private
         lc = inst.resource.lifecycle
+        if rt.remote_plan and prior is not None and lc.ignore_changes:
+            # As Terraform does: the provider plans from a configuration whose ignored arguments
+            # hold their prior values, so what it plans (and later applies) keeps them.
+            config = keep_ignored_changes(config, prior, lc.ignore_changes, rt)
         try:
             planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         except CtlError as err:

@@ -135,7 +135,7 @@ def make_plan(
     selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
     hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
                       replace=opts.replace, selection=selection, previous_addresses=previous,
-                      resource_deps=resource_dependencies(graph))
+                      resource_deps=resource_dependencies(graph), parallelism=opts.parallelism)
     from engine.config_walk import ConfigWalk
     from engine.lang.templatefile import render
 

@@ -262,3 +262,14 @@ def test_provider_defined_functions(tmp_path: Path, plugin_dir: Path) -> None:
     assert result.code == 1 and "Traceback" not in result.output, result
     assert "provider::fwtest::reverse" in result.output and "takes 1 argument(s), not 2" in result.output
     assert 'There is no function named "provider::fwtest::nope"' in result.output
+
+
+def test_ignore_changes_reaches_the_provider(tmp_path: Path, plugin_dir: Path) -> None:
+    project = _project(tmp_path, plugin_dir, "fwtest", extra="\n  lifecycle {\n    ignore_changes = [size]\n  }")
+    project.apply()
+    (object_id, stored), = _objects(project).items()
+    assert stored["size"] == 3
+    assert project.ctl("plan", "--detailed-exitcode", "-var", "size=7").code == 0  # ignored: nothing to do
+    project.apply("-var", "size=7", "-var", "name=alpha")
+    assert _objects(project)[object_id]["size"] == 3  # the provider never saw the new size
+    assert project.instances()["fwtest_thing.a"]["attributes"]["size"] == 3
