@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -26,28 +27,25 @@ Also clears the mark a create that failed halfway left, when the object turned o
 Example: ctl untaint aws_instance.web""")(untaint_command)
 
 
-def _address() -> str:
-    return typer.Argument(..., help="A resource instance in the state.", autocompletion=complete_addresses)
+def _command(tainted: bool) -> Callable[..., int]:
+    """``taint`` and ``untaint`` take the same arguments; only what they set differs."""
+
+    def command(
+        ctx: typer.Context,
+        address: str = typer.Argument(..., help="A resource instance in the state.",
+                                      autocompletion=complete_addresses),
+        allow_missing: bool = typer.Option(False, "--allow-missing",
+                                           help="Succeed when the address is not in the state."),
+        lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
+        lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+    ) -> int:
+        return _run(ctx, address, tainted, allow_missing, lock, lock_timeout)
+
+    return command
 
 
-def taint_command(
-    ctx: typer.Context,
-    address: str = _address(),
-    allow_missing: bool = typer.Option(False, "--allow-missing", help="Succeed when the address is not in the state."),
-    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
-    lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
-) -> int:
-    return _run(ctx, address, True, allow_missing, lock, lock_timeout)
-
-
-def untaint_command(
-    ctx: typer.Context,
-    address: str = _address(),
-    allow_missing: bool = typer.Option(False, "--allow-missing", help="Succeed when the address is not in the state."),
-    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
-    lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
-) -> int:
-    return _run(ctx, address, False, allow_missing, lock, lock_timeout)
+taint_command = _command(True)
+untaint_command = _command(False)
 
 
 def _run(ctx: typer.Context, address: str, tainted: bool, allow_missing: bool, lock: bool,
