@@ -26,6 +26,7 @@ from typing import Any
 from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
+from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
 from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
@@ -36,10 +37,9 @@ from engine.lang.values import UNKNOWN, Unknown, contains_unknown, unmark
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
-from engine.plan.model import CREATE, DELETE, READ, UPDATE, Plan, ResourceChange
+from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
-from engine.state.journal import planned_identity
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, encode_private, output_type
 
@@ -266,13 +266,13 @@ class Applier:
         self._check(inst, inst.resource.lifecycle.preconditions, None, "precondition")
         try:
             if creating:
-                result = call_plain(rt.create, ctx, marked=_known(planned))
+                result = call_plain(rt.create, ctx, marked=known(planned))
             else:
-                result = call_plain(rt.update, ctx, plain(prior), marked=_known(planned))
+                result = call_plain(rt.update, ctx, plain(prior), marked=known(planned))
         finally:
             if ctx.new_private is not None:
                 self.privates[addr] = ctx.new_private  # read by the owner thread in _on_done
-        result = mark_sensitive(_remark(result, planned), rt)
+        result = mark_sensitive(remark(result, planned), rt)
         failure = self._check(inst, lc.postconditions, result, "postcondition", raise_=False)
         if failure is not None:
             raise PostconditionFailed(failure, result=result, address=addr)
@@ -320,8 +320,8 @@ class Applier:
         if kind not in ("op", "del"):
             return
         change = self.changes[addr]
-        op = DELETE if kind == "del" else _op_of(change)
-        self.manager.journal.record_intent(addr, op, planned_identity=_identity(change))
+        op = DELETE if kind == "del" else op_of(change)
+        self.manager.journal.record_intent(addr, op, planned_identity=identity(change))
         self.started[node] = time.monotonic()
         self.events("apply_start", addr, {"action": op})
 
@@ -335,7 +335,7 @@ class Applier:
                 self.diags.add(exc if isinstance(exc, CtlError) else CtlError(str(exc)))
             return
         change = self.changes[addr]
-        op = DELETE if kind == "del" else _op_of(change)
+        op = DELETE if kind == "del" else op_of(change)
         elapsed = time.monotonic() - self.started.get(node, time.monotonic())
         if isinstance(exc, (PostconditionFailed, PartialResult)):
             result, exc_after = exc.result, exc  # the object exists: record it, then report
@@ -470,32 +470,3 @@ class Applier:
 
 def _ref(target: Node) -> ApplyNode:
     return ("close", str(target)) if target.kind == RESOURCE else ("eval", str(target))
-
-
-def _op_of(change: ResourceChange) -> str:
-    if change.mode == "data":
-        return READ
-    if CREATE in change.actions:
-        return CREATE
-    return UPDATE
-
-
-def _identity(change: ResourceChange) -> Any:
-    """What the adapter can look for after a crash: the known arguments of the planned object."""
-    return planned_identity(change.after if change.after is not None else change.before)
-
-
-def _known(planned: dict[str, Any]) -> dict[str, Any]:
-    """Computed attributes still unknown are left for the adapter to fill in (as None)."""
-    return {k: (None if isinstance(unmark(v)[0], Unknown) else v) for k, v in planned.items()}
-
-
-def _remark(result: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
-    """Secrets that were marked in the planned arguments stay marked in the result."""
-    from engine.lang.values import Marked
-
-    out = dict(result)
-    for k, v in planned.items():
-        if isinstance(v, Marked) and k in out and not isinstance(out[k], Marked):
-            out[k] = Marked(out[k], v.marks)
-    return out

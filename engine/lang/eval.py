@@ -13,7 +13,6 @@ so secrets can be masked wherever the result ends up.
 from __future__ import annotations
 
 import difflib
-import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ from engine.lang.operators import (
     to_number,
     unary,
 )
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
+from engine.lang.values import UNKNOWN, Unknown, mark, type_name, unmark
 
 if TYPE_CHECKING:
     from engine.lang.functions import FunctionContext
@@ -44,15 +43,6 @@ class EvalError(CtlError):
     def __str__(self) -> str:
         base = super().__str__()
         return f"{base}: {self.detail}" if self.detail else base
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A name an expression reads, with its leading static steps (for the dependency graph)."""
-
-    root: str
-    parts: tuple[str | int, ...]
-    rng: SourceRange
 
 
 @dataclass(slots=True)
@@ -439,90 +429,6 @@ def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
     return mark(out_list if key_expr is None else out_map, marks)
 
 
-# --- templates -----------------------------------------------------------------------------------
-
-
-class _Rendered:
-    """What a template has produced so far: text pieces, marks seen, and whether anything was unknown."""
-
-    __slots__ = ("marks", "out", "unknown")
-
-    def __init__(self) -> None:
-        self.out: list[str] = []
-        self.marks: frozenset[str] = frozenset()
-        self.unknown = False
-
-
-def _eval_template(node: ast.Template, ctx: EvalContext) -> Any:
-    parts = node.parts
-    if len(parts) == 1 and type(parts[0]) is str:
-        return parts[0]
-    acc = _Rendered()
-    _render(parts, ctx, acc)
-    if acc.unknown:
-        return mark(Unknown("string"), acc.marks)
-    return mark("".join(acc.out), acc.marks)
-
-
-def _render(parts: tuple[ast.TemplatePart, ...], ctx: EvalContext, acc: _Rendered) -> None:
-    for p in parts:
-        tp = type(p)
-        if tp is str:
-            acc.out.append(p)  # type: ignore[arg-type]
-        elif tp is ast.TemplateIf:
-            _render_if(p, ctx, acc)  # type: ignore[arg-type]
-        elif tp is ast.TemplateFor:
-            _render_for(p, ctx, acc)  # type: ignore[arg-type]
-        else:
-            _interpolate(evaluate(p, ctx), p, acc)  # type: ignore[arg-type]
-
-
-def _interpolate(value: Any, node: ast.Expr, acc: _Rendered) -> None:
-    v, marks = unmark(value)
-    acc.marks |= marks
-    if isinstance(v, Unknown):
-        acc.unknown = True
-        return
-    if v is None:
-        raise EvalError(
-            "Invalid template interpolation value",
-            detail="The expression result is null. Cannot include a null value in a string template.",
-            range=node.rng,
-        )
-    s = scalar_to_string(v)
-    if s is None:
-        raise EvalError(
-            "Invalid template interpolation value",
-            detail=f"Cannot include the given value in a string template: string required, not {type_name(v)}.",
-            range=node.rng,
-        )
-    acc.out.append(s)
-
-
-def _render_if(part: ast.TemplateIf, ctx: EvalContext, acc: _Rendered) -> None:
-    b, marks = _condition(evaluate(part.cond, ctx), part.cond, "condition of an 'if' directive")
-    acc.marks |= marks
-    if isinstance(b, Unknown):
-        acc.unknown = True
-        return
-    _render(part.then if b else part.otherwise, ctx, acc)
-
-
-def _render_for(part: ast.TemplateFor, ctx: EvalContext, acc: _Rendered) -> None:
-    coll, marks = unmark(evaluate(part.collection, ctx))
-    acc.marks |= marks
-    if isinstance(coll, Unknown):
-        acc.unknown = True
-        return
-    bindings: dict[str, object] = {}
-    scope = ctx.child(bindings)
-    for k, v in _iteration(coll, part.collection, "'for' directive"):
-        if part.key_var is not None:
-            bindings[part.key_var] = k
-        bindings[part.value_var] = v
-        _render(part.body, scope, acc)
-
-
 def _eval_inner(node: ast.TemplateWrap | ast.Parens, ctx: EvalContext) -> Any:
     return evaluate(node.inner, ctx)
 
@@ -531,269 +437,26 @@ def _eval_literal(node: ast.Literal, ctx: EvalContext) -> Any:
     return node.value
 
 
-# --- function calls ------------------------------------------------------------------------------
-
-
-@functools.cache
-def _library() -> tuple[Callable[..., Any], Callable[[], Iterable[str]], tuple[type[BaseException], ...]]:
-    """The function library, imported on first call so this module loads without it."""
-    from engine.lang.functions import FunctionError, call_function, function_names
-
-    return call_function, function_names, (FunctionError, CtlError)
-
-
-@functools.cache
-def _library_names() -> frozenset[str]:
-    return frozenset(_library()[1]())
-
-
-def _error_types(ctx: EvalContext) -> tuple[type[BaseException], ...]:
-    if ctx.functions is None:
-        return _library()[2]
-    try:
-        return _library()[2]
-    except ImportError:
-        return (CtlError,)
-
-
-def _unknown_function(node: ast.FunctionCall, names: Iterable[str]) -> EvalError:
-    return EvalError(
-        "Call to unknown function",
-        detail=f'There is no function named "{node.name}".',
-        hint=_did_you_mean(node.name, names),
-        range=node.rng,
-    )
-
-
-def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
-    special = _SPECIAL_FORMS.get(node.name)
-    if special is not None:
-        return special(node, ctx)
-    if node.name.startswith("provider::"):
-        return _eval_provider_call(node, ctx)
-    fns = ctx.functions
-    fn: Callable[[list], object] | None = None
-    if fns is not None:
-        fn = fns.get(node.name)
-        if fn is None:
-            raise _unknown_function(node, fns)
-    elif node.name not in _library_names():
-        current = frozenset(_library()[1]())
-        if node.name not in current:
-            raise _unknown_function(node, current)
-    args = _call_args(node, ctx)
-    if isinstance(args, Unknown):
-        return args
-    try:
-        if fn is not None:
-            return fn(args)
-        return _library()[0](node.name, args, ctx.func_ctx)
-    except EvalError:
-        raise
-    except _error_types(ctx) as e:
-        raise _function_error(e, node) from None
-
-
-def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
-    """``provider::NAME::FUNC(...)``: a function the provider plugin defines, run by the provider."""
-    find = ctx.func_ctx.provider_function if ctx.func_ctx is not None else None
-    fn = find(node.name) if find is not None else None
-    if fn is None:
-        raise EvalError("Call to unknown function", range=node.rng,
-                        detail=f'There is no function named "{node.name}".',
-                        hint="Provider functions come from provider plugins (protocol 5.5/6.5 or later) "
-                             "selected by `ctl init`; `ctl providers schema --json` lists them.")
-    args = _call_args(node, ctx)
-    if isinstance(args, Unknown):
-        return args
-    try:
-        return fn(args)
-    except EvalError:
-        raise
-    except CtlError as e:
-        raise _function_error(e, node) from None
-
-
-def _call_args(node: ast.FunctionCall, ctx: EvalContext) -> list | Unknown:
-    """Evaluated arguments, with ``f(a, list...)`` spreading the final list; unknown spread -> unknown."""
-    args = [evaluate(a, ctx) for a in node.args]
-    if not node.expand_final or not args:
-        return args
-    last, marks = unmark(args.pop())
-    if isinstance(last, Unknown):
-        return mark(UNKNOWN, marks)
-    if not isinstance(last, list):
-        what = "null" if last is None else type_name(last)
-        raise EvalError(
-            "Invalid expanding argument value",
-            detail=f"The expanding argument (indicated by ...) must be a list, not {what}.",
-            range=node.args[-1].rng,
-        )
-    args.extend(mark(x, marks) for x in last)
-    return args
-
-
-def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
-    idx = getattr(e, "arg_index", None)
-    rng = node.rng
-    if isinstance(idx, int) and idx >= 0 and node.args:
-        if idx < len(node.args):
-            rng = node.args[idx].rng
-        elif node.expand_final:
-            rng = node.args[-1].rng
-    summary = getattr(e, "summary", None) or str(e)
-    extra = getattr(e, "detail", "")
-    message = f"{summary}: {extra}" if extra else summary
-    return EvalError(
-        "Invalid function argument" if isinstance(idx, int) else "Error in function call",
-        detail=f'Call to function "{node.name}" failed: {message}',
-        hint=getattr(e, "hint", ""),
-        range=rng,
-    )
-
-
-def _eval_try(node: ast.FunctionCall, ctx: EvalContext) -> Any:
-    """``try(a, b, ...)``: the first argument that evaluates without error.
-
-    An argument that depends on unknown values might still fail once they are known, so the
-    result is then unknown rather than a guess.
-    """
-    if not node.args:
-        raise EvalError(
-            "Invalid function argument", detail='Function "try" needs at least one argument.', range=node.rng
-        )
-    failures: list[EvalError] = []
-    for arg in node.args:
-        try:
-            v = evaluate(arg, ctx)
-        except EvalError as e:
-            failures.append(e)
-            continue
-        if contains_unknown(v):
-            return mark(UNKNOWN, deep_unmark(v)[1])
-        return v
-    first = failures[0]
-    raise EvalError(
-        "Error in function call",
-        detail=f'Call to function "try" failed: no expression succeeded; the first failed with: {first}',
-        range=node.rng,
-    )
-
-
-def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
-    """``can(x)``: whether ``x`` evaluates without error (unknown while it depends on unknowns)."""
-    if len(node.args) != 1:
-        raise EvalError(
-            "Invalid function argument", detail='Function "can" takes exactly one argument.', range=node.rng
-        )
-    try:
-        v = evaluate(node.args[0], ctx)
-    except EvalError:
-        return False
-    if contains_unknown(v):
-        return Unknown("bool")
-    return True
-
-
-_SPECIAL_FORMS: dict[str, Callable[[ast.FunctionCall, EvalContext], Any]] = {
-    "try": _eval_try,
-    "can": _eval_can,
-}
-
-
-# --- references ----------------------------------------------------------------------------------
-
-
-def references(expr: ast.Expr) -> list[Reference]:
-    """Every name ``expr`` reads, in source order, except names bound by enclosing ``for``s."""
-    out: list[Reference] = []
-    _collect(expr, frozenset(), out)
-    return out
-
-
-def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:
-    parts: list[str | int] = []
-    for s in steps:
-        if isinstance(s, ast.AttrStep):
-            parts.append(s.name)
-            continue
-        key = s.key
-        if type(key) is not ast.Literal:
-            break
-        v = key.value
-        if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
-            parts.append(v)
-        elif isinstance(v, float) and v.is_integer():
-            parts.append(int(v))
-        else:
-            break
-    return tuple(parts)
-
-
-def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list[Reference]) -> None:
-    for s in steps:
-        if type(s) is ast.IndexStep:
-            _collect(s.key, bound, out)
-
-
-def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
-    t = type(node)
-    if t is ast.Literal or t is str:
-        return
-    if t is ast.ScopeTraversal:
-        if node.root not in bound:
-            out.append(Reference(node.root, _static_parts(node.steps), node.rng))
-        _collect_steps(node.steps, bound, out)
-    elif t is ast.RelativeTraversal or t is ast.Splat:
-        _collect(node.source, bound, out)
-        _collect_steps(node.steps if t is ast.RelativeTraversal else node.each, bound, out)
-    elif t is ast.ForExpr or t is ast.TemplateFor:
-        _collect(node.collection, bound, out)
-        inner = bound | {n for n in (node.key_var, node.value_var) if n is not None}
-        if t is ast.TemplateFor:
-            for p in node.body:
-                _collect(p, inner, out)
-        else:
-            for sub in (node.key_expr, node.value_expr, node.cond):
-                if sub is not None:
-                    _collect(sub, inner, out)
-    elif t is ast.TemplateIf:
-        for p in (node.cond, *node.then, *node.otherwise):
-            _collect(p, bound, out)
-    else:
-        for child in _CHILDREN.get(t, _no_children)(node):
-            _collect(child, bound, out)
-
-
-def _no_children(node: Any) -> tuple[()]:
-    return ()
-
-
-_CHILDREN: dict[type, Callable[[Any], Iterable[Any]]] = {
-    ast.FunctionCall: lambda n: n.args,
-    ast.Conditional: lambda n: (n.cond, n.true, n.false),
-    ast.BinaryOp: lambda n: (n.left, n.right),
-    ast.UnaryOp: lambda n: (n.operand,),
-    ast.TupleCons: lambda n: n.items,
-    ast.ObjectCons: lambda n: [x for it in n.items for x in (it.key, it.value)],
-    ast.Template: lambda n: n.parts,
-    ast.TemplateWrap: lambda n: (n.inner,),
-    ast.Parens: lambda n: (n.inner,),
-}
+# Function calls, templates and references live in their own modules, imported here once
+# ``evaluate`` exists (they evaluate sub-expressions with it); either may be the module that started
+# this import, so the table looks their functions up when called.
+from engine.lang import calls as _calls  # noqa: E402
+from engine.lang import template_eval as _templates  # noqa: E402
+from engine.lang.references import Reference, references  # noqa: E402,F401  (re-exported)
 
 _DISPATCH: dict[type, Callable[[Any, EvalContext], Any]] = {
     ast.Literal: _eval_literal,
     ast.ScopeTraversal: _eval_scope,
     ast.RelativeTraversal: _eval_relative,
     ast.Splat: _eval_splat,
-    ast.FunctionCall: _eval_call,
+    ast.FunctionCall: lambda node, ctx: _calls._eval_call(node, ctx),
     ast.Conditional: _eval_conditional,
     ast.BinaryOp: _eval_binary,
     ast.UnaryOp: _eval_unary,
     ast.TupleCons: _eval_tuple,
     ast.ObjectCons: _eval_object,
     ast.ForExpr: _eval_for,
-    ast.Template: _eval_template,
+    ast.Template: lambda node, ctx: _templates._eval_template(node, ctx),
     ast.TemplateWrap: _eval_inner,
     ast.Parens: _eval_inner,
 }

@@ -1,0 +1,183 @@
+"""Function calls in expressions: the function library, ``try``/``can``, and provider functions.
+
+Part of the evaluator (``engine.lang.eval`` dispatches ``FunctionCall`` nodes here and imports
+this module last, once ``evaluate`` exists); import the evaluator, not this module.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from engine.errors import CtlError
+from engine.lang import ast
+from engine.lang.eval import EvalContext, EvalError, _did_you_mean, evaluate
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
+
+
+@functools.cache
+def _library() -> tuple[Callable[..., Any], Callable[[], Iterable[str]], tuple[type[BaseException], ...]]:
+    """The function library, imported on first call so this module loads without it."""
+    from engine.lang.functions import FunctionError, call_function, function_names
+
+    return call_function, function_names, (FunctionError, CtlError)
+
+
+@functools.cache
+def _library_names() -> frozenset[str]:
+    return frozenset(_library()[1]())
+
+
+def _error_types(ctx: EvalContext) -> tuple[type[BaseException], ...]:
+    if ctx.functions is None:
+        return _library()[2]
+    try:
+        return _library()[2]
+    except ImportError:
+        return (CtlError,)
+
+
+def _unknown_function(node: ast.FunctionCall, names: Iterable[str]) -> EvalError:
+    return EvalError(
+        "Call to unknown function",
+        detail=f'There is no function named "{node.name}".',
+        hint=_did_you_mean(node.name, names),
+        range=node.rng,
+    )
+
+
+def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    special = _SPECIAL_FORMS.get(node.name)
+    if special is not None:
+        return special(node, ctx)
+    if node.name.startswith("provider::"):
+        return _eval_provider_call(node, ctx)
+    fns = ctx.functions
+    fn: Callable[[list], object] | None = None
+    if fns is not None:
+        fn = fns.get(node.name)
+        if fn is None:
+            raise _unknown_function(node, fns)
+    elif node.name not in _library_names():
+        current = frozenset(_library()[1]())
+        if node.name not in current:
+            raise _unknown_function(node, current)
+    args = _call_args(node, ctx)
+    if isinstance(args, Unknown):
+        return args
+    try:
+        if fn is not None:
+            return fn(args)
+        return _library()[0](node.name, args, ctx.func_ctx)
+    except EvalError:
+        raise
+    except _error_types(ctx) as e:
+        raise _function_error(e, node) from None
+
+
+def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    """``provider::NAME::FUNC(...)``: a function the provider plugin defines, run by the provider."""
+    find = ctx.func_ctx.provider_function if ctx.func_ctx is not None else None
+    fn = find(node.name) if find is not None else None
+    if fn is None:
+        raise EvalError("Call to unknown function", range=node.rng,
+                        detail=f'There is no function named "{node.name}".',
+                        hint="Provider functions come from provider plugins (protocol 5.5/6.5 or later) "
+                             "selected by `ctl init`; `ctl providers schema --json` lists them.")
+    args = _call_args(node, ctx)
+    if isinstance(args, Unknown):
+        return args
+    try:
+        return fn(args)
+    except EvalError:
+        raise
+    except CtlError as e:
+        raise _function_error(e, node) from None
+
+
+def _call_args(node: ast.FunctionCall, ctx: EvalContext) -> list | Unknown:
+    """Evaluated arguments, with ``f(a, list...)`` spreading the final list; unknown spread -> unknown."""
+    args = [evaluate(a, ctx) for a in node.args]
+    if not node.expand_final or not args:
+        return args
+    last, marks = unmark(args.pop())
+    if isinstance(last, Unknown):
+        return mark(UNKNOWN, marks)
+    if not isinstance(last, list):
+        what = "null" if last is None else type_name(last)
+        raise EvalError(
+            "Invalid expanding argument value",
+            detail=f"The expanding argument (indicated by ...) must be a list, not {what}.",
+            range=node.args[-1].rng,
+        )
+    args.extend(mark(x, marks) for x in last)
+    return args
+
+
+def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
+    idx = getattr(e, "arg_index", None)
+    rng = node.rng
+    if isinstance(idx, int) and idx >= 0 and node.args:
+        if idx < len(node.args):
+            rng = node.args[idx].rng
+        elif node.expand_final:
+            rng = node.args[-1].rng
+    summary = getattr(e, "summary", None) or str(e)
+    extra = getattr(e, "detail", "")
+    message = f"{summary}: {extra}" if extra else summary
+    return EvalError(
+        "Invalid function argument" if isinstance(idx, int) else "Error in function call",
+        detail=f'Call to function "{node.name}" failed: {message}',
+        hint=getattr(e, "hint", ""),
+        range=rng,
+    )
+
+
+def _eval_try(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    """``try(a, b, ...)``: the first argument that evaluates without error.
+
+    An argument that depends on unknown values might still fail once they are known, so the
+    result is then unknown rather than a guess.
+    """
+    if not node.args:
+        raise EvalError(
+            "Invalid function argument", detail='Function "try" needs at least one argument.', range=node.rng
+        )
+    failures: list[EvalError] = []
+    for arg in node.args:
+        try:
+            v = evaluate(arg, ctx)
+        except EvalError as e:
+            failures.append(e)
+            continue
+        if contains_unknown(v):
+            return mark(UNKNOWN, deep_unmark(v)[1])
+        return v
+    first = failures[0]
+    raise EvalError(
+        "Error in function call",
+        detail=f'Call to function "try" failed: no expression succeeded; the first failed with: {first}',
+        range=node.rng,
+    )
+
+
+def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    """``can(x)``: whether ``x`` evaluates without error (unknown while it depends on unknowns)."""
+    if len(node.args) != 1:
+        raise EvalError(
+            "Invalid function argument", detail='Function "can" takes exactly one argument.', range=node.rng
+        )
+    try:
+        v = evaluate(node.args[0], ctx)
+    except EvalError:
+        return False
+    if contains_unknown(v):
+        return Unknown("bool")
+    return True
+
+
+_SPECIAL_FORMS: dict[str, Callable[[ast.FunctionCall, EvalContext], Any]] = {
+    "try": _eval_try,
+    "can": _eval_can,
+}

@@ -1,0 +1,97 @@
+"""What an expression reads: every name, with its leading static steps, for the dependency graph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import SourceRange
+from engine.lang import ast
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A name an expression reads, with its leading static steps (for the dependency graph)."""
+
+    root: str
+    parts: tuple[str | int, ...]
+    rng: SourceRange
+
+
+def references(expr: ast.Expr) -> list[Reference]:
+    """Every name ``expr`` reads, in source order, except names bound by enclosing ``for``s."""
+    out: list[Reference] = []
+    _collect(expr, frozenset(), out)
+    return out
+
+
+def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:
+    parts: list[str | int] = []
+    for s in steps:
+        if isinstance(s, ast.AttrStep):
+            parts.append(s.name)
+            continue
+        key = s.key
+        if type(key) is not ast.Literal:
+            break
+        v = key.value
+        if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+            parts.append(v)
+        elif isinstance(v, float) and v.is_integer():
+            parts.append(int(v))
+        else:
+            break
+    return tuple(parts)
+
+
+def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list[Reference]) -> None:
+    for s in steps:
+        if type(s) is ast.IndexStep:
+            _collect(s.key, bound, out)
+
+
+def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
+    t = type(node)
+    if t is ast.Literal or t is str:
+        return
+    if t is ast.ScopeTraversal:
+        if node.root not in bound:
+            out.append(Reference(node.root, _static_parts(node.steps), node.rng))
+        _collect_steps(node.steps, bound, out)
+    elif t is ast.RelativeTraversal or t is ast.Splat:
+        _collect(node.source, bound, out)
+        _collect_steps(node.steps if t is ast.RelativeTraversal else node.each, bound, out)
+    elif t is ast.ForExpr or t is ast.TemplateFor:
+        _collect(node.collection, bound, out)
+        inner = bound | {n for n in (node.key_var, node.value_var) if n is not None}
+        if t is ast.TemplateFor:
+            for p in node.body:
+                _collect(p, inner, out)
+        else:
+            for sub in (node.key_expr, node.value_expr, node.cond):
+                if sub is not None:
+                    _collect(sub, inner, out)
+    elif t is ast.TemplateIf:
+        for p in (node.cond, *node.then, *node.otherwise):
+            _collect(p, bound, out)
+    else:
+        for child in _CHILDREN.get(t, _no_children)(node):
+            _collect(child, bound, out)
+
+
+def _no_children(node: Any) -> tuple[()]:
+    return ()
+
+
+_CHILDREN: dict[type, Callable[[Any], Iterable[Any]]] = {
+    ast.FunctionCall: lambda n: n.args,
+    ast.Conditional: lambda n: (n.cond, n.true, n.false),
+    ast.BinaryOp: lambda n: (n.left, n.right),
+    ast.UnaryOp: lambda n: (n.operand,),
+    ast.TupleCons: lambda n: n.items,
+    ast.ObjectCons: lambda n: [x for it in n.items for x in (it.key, it.value)],
+    ast.Template: lambda n: n.parts,
+    ast.TemplateWrap: lambda n: (n.inner,),
+    ast.Parens: lambda n: (n.inner,),
+}

@@ -1,0 +1,95 @@
+"""Templates in expressions (``"a-${x}"``, ``%{ if }``, ``%{ for }``): rendered to a string.
+
+Part of the evaluator (``engine.lang.eval`` imports this module last, once ``evaluate`` exists);
+import the evaluator, not this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.lang import ast
+from engine.lang.eval import EvalContext, EvalError, _condition, _iteration, evaluate
+from engine.lang.operators import scalar_to_string
+from engine.lang.values import Unknown, mark, type_name, unmark
+
+
+class _Rendered:
+    """What a template has produced so far: text pieces, marks seen, and whether anything was unknown."""
+
+    __slots__ = ("marks", "out", "unknown")
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.marks: frozenset[str] = frozenset()
+        self.unknown = False
+
+
+def _eval_template(node: ast.Template, ctx: EvalContext) -> Any:
+    parts = node.parts
+    if len(parts) == 1 and type(parts[0]) is str:
+        return parts[0]
+    acc = _Rendered()
+    _render(parts, ctx, acc)
+    if acc.unknown:
+        return mark(Unknown("string"), acc.marks)
+    return mark("".join(acc.out), acc.marks)
+
+
+def _render(parts: tuple[ast.TemplatePart, ...], ctx: EvalContext, acc: _Rendered) -> None:
+    for p in parts:
+        tp = type(p)
+        if tp is str:
+            acc.out.append(p)  # type: ignore[arg-type]
+        elif tp is ast.TemplateIf:
+            _render_if(p, ctx, acc)  # type: ignore[arg-type]
+        elif tp is ast.TemplateFor:
+            _render_for(p, ctx, acc)  # type: ignore[arg-type]
+        else:
+            _interpolate(evaluate(p, ctx), p, acc)  # type: ignore[arg-type]
+
+
+def _interpolate(value: Any, node: ast.Expr, acc: _Rendered) -> None:
+    v, marks = unmark(value)
+    acc.marks |= marks
+    if isinstance(v, Unknown):
+        acc.unknown = True
+        return
+    if v is None:
+        raise EvalError(
+            "Invalid template interpolation value",
+            detail="The expression result is null. Cannot include a null value in a string template.",
+            range=node.rng,
+        )
+    s = scalar_to_string(v)
+    if s is None:
+        raise EvalError(
+            "Invalid template interpolation value",
+            detail=f"Cannot include the given value in a string template: string required, not {type_name(v)}.",
+            range=node.rng,
+        )
+    acc.out.append(s)
+
+
+def _render_if(part: ast.TemplateIf, ctx: EvalContext, acc: _Rendered) -> None:
+    b, marks = _condition(evaluate(part.cond, ctx), part.cond, "condition of an 'if' directive")
+    acc.marks |= marks
+    if isinstance(b, Unknown):
+        acc.unknown = True
+        return
+    _render(part.then if b else part.otherwise, ctx, acc)
+
+
+def _render_for(part: ast.TemplateFor, ctx: EvalContext, acc: _Rendered) -> None:
+    coll, marks = unmark(evaluate(part.collection, ctx))
+    acc.marks |= marks
+    if isinstance(coll, Unknown):
+        acc.unknown = True
+        return
+    bindings: dict[str, object] = {}
+    scope = ctx.child(bindings)
+    for k, v in _iteration(coll, part.collection, "'for' directive"):
+        if part.key_var is not None:
+            bindings[part.key_var] = k
+        bindings[part.value_var] = v
+        _render(part.body, scope, acc)
