@@ -195,7 +195,7 @@ class PlanHooks(WalkHooks):
                     continue
                 target = f"{ref.root}.{parts[0]}"
                 prefix = inst.module_address + "." if inst.module_address else ""
-                for addr, change in self.changes.items():
+                for addr, change in tuple(self.changes.items()):  # a snapshot: sibling instances may be planning
                     if addr.startswith(prefix + target) and change.actions not in (ACTIONS_NOOP, ACTIONS_READ):
                         rest = addr[len(prefix + target):]
                         if rest == "" or rest.startswith("["):
@@ -241,7 +241,7 @@ class PlanHooks(WalkHooks):
         deps = self.resource_deps.get(node, [])
         if not deps:
             return False
-        for addr, change in self.changes.items():
+        for addr, change in tuple(self.changes.items()):  # a snapshot: sibling instances may be planning
             if change.actions in (ACTIONS_NOOP, ACTIONS_READ):
                 continue
             if static_address(addr) in deps:
