@@ -179,11 +179,22 @@ def test_a_broken_lock_sets_stop_and_is_reported_with_the_new_holder(store: Stat
     mine = LockInfo(Operation="OperationTypeApply")
     store.lock(DEFAULT_WORKSPACE, mine)
     stop = threading.Event()
+    # The break and the new lock happen together, as one takeover: a renewal landing between the two
+    # would rightly report the lock as removed rather than replaced.
+    takeover = threading.Lock()
+    real_renew = store.renew_lock
+
+    def renew_outside_the_takeover(workspace: str, info: LockInfo) -> LockInfo:
+        with takeover:
+            return real_renew(workspace, info)
+
+    store.renew_lock = renew_outside_the_takeover  # type: ignore[method-assign]
     with Heartbeat(store, DEFAULT_WORKSPACE, mine, interval=0.05, stop=stop) as beat:
         _wait_for(lambda: beat.renewals >= 1)
-        store.unlock(DEFAULT_WORKSPACE, "someone-else", force=True)
         theirs = LockInfo(Operation="OperationTypeStateLock", Who="ops@laptop")
-        store.lock(DEFAULT_WORKSPACE, theirs)
+        with takeover:
+            store.unlock(DEFAULT_WORKSPACE, "someone-else", force=True)
+            store.lock(DEFAULT_WORKSPACE, theirs)
         assert stop.wait(5)
     assert isinstance(beat.lost, LockLost)
     assert f"the lock {mine.ID}" in beat.lost.summary
