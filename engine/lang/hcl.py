@@ -15,6 +15,7 @@ to where that text came from.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,22 @@ _SUB_DELIM = "__CTL_TEMPLATE_END__"
 _NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
 
 
+# HCL reads ``1e3`` as one number; the grammar only knows exponents after a fraction (``1.0e3``).
+_EXPONENT_WITHOUT_FRACTION = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+
+
+def _parseable(src: bytes) -> bytes:
+    """``src`` with every ``1e3``-style literal spelled as digits of the same length, for the grammar.
+
+    The tree is built from these bytes, but every token's text is read from the original ``src``:
+    the literal keeps its value and every position stays where it was. Inside strings, comments
+    and names the substitution is one run of plain characters for another, so no structure changes.
+    """
+    if b"e" not in src and b"E" not in src:
+        return src
+    return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
+
+
 def _parser() -> Parser:
     parser = getattr(_local, "parser", None)
     if parser is None:
@@ -46,7 +63,7 @@ def _parser() -> Parser:
 def parse_hcl_file(src: bytes, filename: str) -> Body:
     """Parse one ``.tf`` (or ``.tfvars``) file; a syntax error raises with its exact position."""
     decode_utf8(src, filename)
-    tree = _parser().parse(src)
+    tree = _parser().parse(_parseable(src))
     conv = _Converter(src, filename)
     root = tree.root_node
     if root.has_error:
@@ -300,7 +317,7 @@ class _Converter:
         )
 
     def single_attribute_expr(self, src: bytes) -> ast.Expr:
-        tree = _parser().parse(src)
+        tree = _parser().parse(_parseable(src))
         root = tree.root_node
         if root.has_error:
             self.raise_syntax_error(root)

@@ -531,3 +531,19 @@ def test_syntax_error_in_a_wrapped_expression_never_shows_the_wrapper() -> None:
     d = info.value.diagnostics()[0]
     assert str(d.range) == "--var:1:4"
     assert "__" not in d.summary + d.detail + (d.snippet or "")
+
+
+@pytest.mark.parametrize(("src", "value"), [
+    ("1e3", 1000), ("2E-2", 0.02), ("-1e+2", -100), ("[1e3, 1.5e3]", [1000, 1500]),
+    ('"1e3 ${1e3}"', "1e3 1000"), ("{ a1e3 = 1e1 }", {"a1e3": 10}),
+])
+def test_exponent_literals_without_a_fraction_are_numbers(src: str, value: Any) -> None:
+    assert ev(src) == value
+
+
+def test_an_exponent_literal_keeps_the_positions_after_it() -> None:
+    with pytest.raises(DiagnosticsError) as err:
+        parse_hcl_file(b"x = 1e3 + 2e2\ny = )\n", "t.tf")
+    assert err.value.diagnostics()[0].range is not None
+    start = err.value.diagnostics()[0].range.start
+    assert (start.line, start.column) == (2, 5)
