@@ -29,7 +29,7 @@ from engine.lang.operators import (
     to_number,
     unary,
 )
-from engine.lang.values import UNKNOWN, Unknown, mark, type_name, unmark
+from engine.lang.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
 if TYPE_CHECKING:
     from engine.lang.functions import FunctionContext
@@ -182,6 +182,15 @@ def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
         )
     if k is None:
         raise EvalError("Invalid index", detail="Can't use a null value as an indexing key.", range=rng)
+    if isinstance(c, SetValue):
+        raise EvalError(
+            "Invalid index",
+            detail="Elements of a set are identified only by their value and don't have any separate "
+            "index or key to select with, so it's only possible to perform operations across all "
+            "elements of the set.",
+            hint="Convert it with tolist() first, or use one() if it holds at most one element.",
+            range=rng,
+        )
     if isinstance(c, list):
         return mark(c[_list_position(c, k, rng)], marks)
     if isinstance(c, dict):
@@ -318,7 +327,27 @@ def _eval_conditional(node: ast.Conditional, ctx: EvalContext) -> Any:
     b, marks = _condition(evaluate(node.cond, ctx), node.cond, "condition expression")
     if isinstance(b, Unknown):
         return mark(UNKNOWN, marks)
-    return mark(evaluate(node.true if b else node.false, ctx), marks)
+    chosen, other = (node.true, node.false) if b else (node.false, node.true)
+    return mark(_unified_with(evaluate(chosen, ctx), other, ctx), marks)
+
+
+def _unified_with(value: Any, other: ast.Expr, ctx: EvalContext) -> Any:
+    """The chosen result converted to the type both results unify to, as HCL does.
+
+    ``false ? "a" : 1`` is the string ``"1"``: a number or bool beside a string becomes a string.
+    Only a number or bool result can change, so only then is the other result looked at; its
+    errors are not this expression's (HCL reports the chosen result's only).
+    """
+    plain, value_marks = unmark(value)
+    if not isinstance(plain, int | float) or isinstance(plain, Unknown):
+        return value
+    try:
+        other_plain, _ = unmark(evaluate(other, ctx))
+    except CtlError:
+        return value
+    if isinstance(other_plain, str):
+        return mark(scalar_to_string(plain), value_marks)
+    return value
 
 
 # --- constructors and for-expressions ------------------------------------------------------------
@@ -364,7 +393,10 @@ def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
 
 
 def _iteration(coll: Any, node: ast.Expr, what: str) -> Iterable[tuple[Any, Any]]:
-    """(key, value) pairs of a for/template-for collection: list index order, sorted map keys."""
+    """(key, value) pairs of a for/template-for collection: list index order, sorted map keys, and
+    for a set each element as its own key (a set has no indexes)."""
+    if isinstance(coll, SetValue):
+        return ((v, v) for v in coll)
     if isinstance(coll, list):
         return enumerate(coll)
     if isinstance(coll, dict):

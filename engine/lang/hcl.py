@@ -26,7 +26,7 @@ from tree_sitter import Language, Node, Parser
 from engine.config.syntax import Attribute, Block, Body
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
-from engine.lang.literals import LiteralError, code_point, decode_utf8, number
+from engine.lang.literals import LiteralError, code_point, decode_utf8, nfc, number
 from engine.limits import MAX_NESTING
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
@@ -100,7 +100,7 @@ def parse_template(
     position in that file, so ranges carry real offsets there too.
     """
     if "${" not in text and "%{" not in text:
-        return ast.Literal(_rng_at(filename, line, column, byte_of), text)
+        return ast.Literal(_rng_at(filename, line, column, byte_of), nfc(text))
     if _SUB_DELIM in text:
         text = text.replace(_SUB_DELIM, "")
     src = f"__x = <<{_SUB_DELIM}\n{text}\n{_SUB_DELIM}\n".encode()
@@ -214,7 +214,7 @@ class _Converter:
         """The string between two byte offsets with its escapes resolved; a bad escape is an error there."""
         text = self.src[start:end].decode("utf-8", "replace")
         try:
-            return _unescape(text, quoted=quoted)
+            return nfc(_unescape(text, quoted=quoted))
         except LiteralError as exc:
             byte = start + len(text[: exc.offset].encode())
             row = self.src.count(b"\n", 0, byte)
@@ -412,8 +412,14 @@ class _Converter:
             return self._sequence([node], self.rng(node))
         children = node.children
         if children and children[0].type == "(":
+            # ``(x[*].name)[0]``: the steps after ")" apply to the parenthesised value, so the
+            # splat ends at the parenthesis, as in HCL.
+            close = next(i for i, c in enumerate(children) if c.type == ")")
             inner = self._child(node, "expression")
-            return ast.Parens(self.rng(node), self.expr(inner))
+            parens = ast.Parens(self._span(children[0], children[close]), self.expr(inner))
+            if close == len(children) - 1:
+                return parens
+            return self._sequence(children[close:], self.rng(node), base=parens)
         if len(children) == 1:
             only = children[0]
             handler = self._expr_handlers.get(only.type)
@@ -421,10 +427,18 @@ class _Converter:
                 return handler(only)
         return self._sequence(children, self.rng(node))
 
-    def _sequence(self, nodes: list[Node], rng: SourceRange) -> ast.Expr:
-        """A primary expression followed by attribute/index/splat steps."""
+    def _sequence(self, nodes: list[Node], rng: SourceRange, base: ast.Expr | None = None) -> ast.Expr:
+        """A primary expression followed by attribute/index/splat steps.
+
+        ``base``, when given, is the primary already converted, and ``nodes[0]`` its last token.
+        """
         first, rest = nodes[0], nodes[1:]
-        if first.type == "variable_expr":
+        if base is not None:
+            steps, tail = self._steps(rest)
+            if steps:
+                base = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, self.rng(rest[len(steps) - 1]).end),
+                                             base, tuple(steps))
+        elif first.type == "variable_expr":
             root = self.text(first)
             steps, tail = self._steps(rest)
             base: ast.Expr = ast.ScopeTraversal(self._span(first, rest[len(steps) - 1]) if steps else self.rng(first), root, tuple(steps))
@@ -442,7 +456,8 @@ class _Converter:
             each, more = self._steps(inner.children[1:])
             if more is not None:
                 raise self._unsupported(more)
-            base = ast.Splat(self._span(first, splat_node), base, tuple(each), inner.type == "full_splat")
+            span = SourceRange(self.filename, base.rng.start, self.rng(splat_node).end)
+            base = ast.Splat(span, base, tuple(each), inner.type == "full_splat")
         return base
 
     def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], Node | None]:

@@ -4,11 +4,13 @@ A configuration file can hold bytes that are not UTF-8, a number with thousands 
 refuses to convert it), a number too large for a float (``1e400`` becomes infinity, which no state
 or plan file can hold) or an escape naming half a surrogate pair (``"\\ud800"``, which cannot be
 written as UTF-8). Each reader calls these and turns ``LiteralError`` into a positioned error.
+``nfc`` puts string literals in the one normal form the language compares them in.
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang.values import normalize_number
@@ -54,6 +56,14 @@ def number(text: str) -> int | float:
     return int(text, 0) if text.lower().startswith(("0x", "-0x", "+0x", "0o", "0b")) else int(text)
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode normal form C, as every string value is in Terraform.
+
+    ``"e\u0301"`` and ``"\u00e9"`` are the same string there: equal, of one length, hashing alike.
+    """
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def checked_float(value: float) -> float:
     if math.isinf(value):
         raise LiteralError("This number is too large to represent (it would be infinity); "
@@ -78,4 +88,4 @@ def code_point(hex_digits: str, offset: int) -> str:
     return chr(code)
 
 
-__all__ = ["LiteralError", "checked_float", "code_point", "decode_utf8", "number"]
+__all__ = ["LiteralError", "checked_float", "code_point", "decode_utf8", "nfc", "number"]

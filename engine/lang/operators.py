@@ -67,12 +67,12 @@ def to_number(v: Any) -> int | float | None:
 
 
 def to_bool(v: Any) -> bool | None:
-    """``v`` (unmarked, known) as a bool, accepting only "true"/"false" strings; else None."""
+    """``v`` (unmarked, known) as a bool, accepting the strings "true"/"false" (and cty's "1"/"0")."""
     if isinstance(v, bool):
         return v
-    if v == "true":
+    if v in ("true", "1"):
         return True
-    if v == "false":
+    if v in ("false", "0"):
         return False
     return None
 

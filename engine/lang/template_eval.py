@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, _condition, _iteration, evaluate
+from engine.lang.literals import nfc
 from engine.lang.operators import scalar_to_string
 from engine.lang.values import Unknown, mark, type_name, unmark
 
@@ -33,7 +34,7 @@ def _eval_template(node: ast.Template, ctx: EvalContext) -> Any:
     _render(parts, ctx, acc)
     if acc.unknown:
         return mark(Unknown("string"), acc.marks)
-    return mark("".join(acc.out), acc.marks)
+    return mark(nfc("".join(acc.out)), acc.marks)  # joined parts can compose: "e" then "\u0301"
 
 
 def _render(parts: tuple[ast.TemplatePart, ...], ctx: EvalContext, acc: _Rendered) -> None:

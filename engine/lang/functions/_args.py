@@ -143,8 +143,9 @@ def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
 def unify(items: list, i: int) -> list:
     """Convert mixed primitive elements to their most general type (string), as Terraform does.
 
-    ``toset(["a", 3])`` is ``["3", "a"]``: when strings, numbers and bools are mixed they all become
-    strings. Mixing primitives with lists or maps has no common type and is an error.
+    ``toset(["a", 3])`` is ``["3", "a"]``: when strings are mixed with numbers or bools they all
+    become strings. The common type must be one of the elements' own types, so numbers mixed with
+    bools alone, or primitives mixed with lists or maps, have none and are an error.
     """
     kinds: set[str] = set()
     for x in items:
@@ -162,7 +163,7 @@ def unify(items: list, i: int) -> list:
             kinds.add("m")
     if len(kinds) <= 1:
         return items
-    if kinds <= {"s", "b", "n"}:
+    if kinds <= {"s", "b", "n"} and "s" in kinds:
         return [x if x is None or isinstance(x, str | Unknown) else want_str(x, i) for x in items]
     raise ArgError(i, "all elements must have the same type")
 

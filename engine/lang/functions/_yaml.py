@@ -1,10 +1,11 @@
 """YAML in and out the way Terraform's ``yamldecode``/``yamlencode`` do it, on top of PyYAML.
 
-Decoding follows YAML 1.2's core schema rather than PyYAML's YAML 1.1 defaults: only ``true`` and
-``false`` are booleans (``yes``, ``on`` and ``no`` stay strings, which matters for Kubernetes and
-CI files), ``0o17`` is octal while ``017`` is decimal, and dates stay strings. Cyclic aliases, tags
-outside the core set and multiple documents are errors. Encoding writes block style with every
-string double-quoted and keys sorted, byte-for-byte like Terraform's examples.
+Decoding resolves plain scalars as Terraform's library does: YAML 1.1's booleans (``y``, ``yes``,
+``on``, ``n``, ``no``, ``off`` in their three spellings, besides ``true`` and ``false``), ``0o17``
+octal while ``017`` is decimal, and timestamps as RFC 3339 strings without fractional seconds
+(``2001-12-14t21:59:43.10-05:00`` is ``"2001-12-14T21:59:43-05:00"``). Cyclic aliases, tags outside
+the core set and multiple documents are errors. Encoding writes block style with keys sorted and
+strings double-quoted, or as literal blocks when they span lines, byte-for-byte like Terraform.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ import yaml
 from engine.lang.functions._args import num_to_str
 from engine.lang.values import normalize_number
 
-_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
+_FALSE = ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")
+_BOOL = re.compile("^(?:" + "|".join(_TRUE + _FALSE) + ")$")
+_TIMESTAMP = re.compile(
+    r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$"
+)
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
 _FLOAT = re.compile(
@@ -36,7 +44,8 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.yaml_implicit_resolvers = {}
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("yYnNtTfFoO"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:timestamp", _TIMESTAMP, list("0123456789"))
 _Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
 _Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
 _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
@@ -44,7 +53,7 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$")
 
 
 def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
-    return loader.construct_scalar(node).lower() == "true"  # type: ignore[union-attr]
+    return loader.construct_scalar(node) in _TRUE  # type: ignore[operator]
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
@@ -70,12 +79,13 @@ def _construct_binary(loader: yaml.SafeLoader, node: yaml.Node) -> str:
 
 def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> str:
     value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)  # type: ignore[arg-type]
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.UTC)
-        text = value.isoformat()
-        return text.replace("+00:00", "Z")
-    return f"{value.isoformat()}T00:00:00Z"
+    if not isinstance(value, _dt.datetime):
+        return f"{value.isoformat()}T00:00:00Z"
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=_dt.UTC)
+    offset = value.strftime("%z")  # +hhmm
+    zone = "Z" if offset in ("+0000", "") else f"{offset[:3]}:{offset[3:]}"
+    return value.strftime("%Y-%m-%dT%H:%M:%S") + zone
 
 
 def _unsupported(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -138,7 +148,12 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    """Double-quoted, or a literal block (``|-``) for text of several lines, as Terraform writes.
+
+    The emitter falls back to double quotes where a block cannot hold the text exactly (a tab,
+    spaces before a line break), which is the same rule Terraform's emitter applies.
+    """
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data else '"')
 
 
 def _represent_float(dumper: yaml.SafeDumper, data: float) -> yaml.Node:

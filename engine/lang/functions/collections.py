@@ -88,6 +88,8 @@ def _concat(a: list, _c: FunctionContext) -> object:
 
 
 def _contains(a: list, _c: FunctionContext) -> bool:
+    if a[1] is None:
+        raise ArgError(1, "argument must not be null")
     key = typed_key(a[1])
     return any(typed_key(x) == key for x in want_list(a[0], 0))
 
@@ -95,7 +97,7 @@ def _contains(a: list, _c: FunctionContext) -> bool:
 def _distinct(a: list, _c: FunctionContext) -> list:
     seen: set[tuple] = set()
     out: list = []
-    for x in want_list(a[0], 0):
+    for x in unify(list(want_list(a[0], 0)), 0):
         k = typed_key(x)
         if k not in seen:
             seen.add(k)

@@ -44,8 +44,8 @@ def _tobool(a: list, _c: FunctionContext) -> bool | None:
     v = a[0]
     if v is None or isinstance(v, bool):
         return v
-    if v in ("true", "false"):
-        return v == "true"
+    if v in ("true", "false", "1", "0"):  # cty's string-to-bool conversion accepts "1" and "0" too
+        return v in ("true", "1")
     if isinstance(v, str):
         raise ArgError(0, f'cannot convert "{v}" to bool; only the strings "true" or "false" are allowed')
     raise ArgError(0, f"cannot convert {describe(v)} to bool")

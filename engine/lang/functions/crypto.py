@@ -10,9 +10,10 @@ value is only chosen when applying.
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
+import struct
 import uuid as _uuid
+import zlib
 from collections.abc import Callable
 
 from engine.lang.functions import _paths
@@ -44,9 +45,23 @@ def _file_hash(algo: str, b64: bool) -> Callable[[list, FunctionContext], str]:
     return impl
 
 
+# The gzip stream Terraform's (Go's) writer produces: a header with no time, no flags and OS
+# "unknown", the data flushed (a sync marker), then an empty final block and the trailer.
+_GO_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_GO_FINAL_EMPTY_BLOCK = b"\x01\x00\x00\xff\xff"
+
+
 def _base64gzip(a: list, _c: FunctionContext) -> str:
-    data = gzip.compress(want_str(a[0], 0).encode("utf-8"), mtime=0)
-    return base64.b64encode(data).decode("ascii")
+    """Gzip framed as Go's ``gzip.Writer`` after ``Flush`` and ``Close`` frames it.
+
+    Short inputs come out byte for byte as Terraform's; for longer ones the compressed bytes may
+    differ (zlib and Go choose matches differently) while decompressing to the same text.
+    """
+    data = want_str(a[0], 0).encode("utf-8")
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    return base64.b64encode(_GO_GZIP_HEADER + body + _GO_FINAL_EMPTY_BLOCK + trailer).decode("ascii")
 
 
 def _uuid4(_a: list, ctx: FunctionContext) -> object:

@@ -51,11 +51,30 @@ def _codec(name: str, i: int) -> str:
     return info.name
 
 
+# "UTF-16" and "UTF-32" without an order are big-endian with a byte order mark in Terraform (the
+# IANA definitions); Python's codecs of those names use the machine's order.
+_BOM_BIG_ENDIAN = {"utf-16": ("utf-16-be", codecs.BOM_UTF16_BE), "utf-32": ("utf-32-be", codecs.BOM_UTF32_BE)}
+
+
+def _encode(text: str, codec: str) -> bytes:
+    if codec in _BOM_BIG_ENDIAN:
+        big_endian, bom = _BOM_BIG_ENDIAN[codec]
+        return bom + text.encode(big_endian)
+    return text.encode(codec)
+
+
+def _decode(raw: bytes, codec: str) -> str:
+    if codec in _BOM_BIG_ENDIAN and not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF32_LE)):
+        big_endian, bom = _BOM_BIG_ENDIAN[codec]
+        return raw.removeprefix(bom).decode(big_endian)
+    return raw.decode(codec)
+
+
 def _textencodebase64(a: list, _c: FunctionContext) -> str:
     text, name = want_str(a[0], 0), want_str(a[1], 1)
     codec = _codec(name, 1)
     try:
-        raw = text.encode(codec)
+        raw = _encode(text, codec)
     except UnicodeEncodeError as exc:
         raise ArgError(
             0, f"the given string contains characters that cannot be represented in {name}"
@@ -68,7 +87,7 @@ def _textdecodebase64(a: list, _c: FunctionContext) -> str:
     name = want_str(a[1], 1)
     codec = _codec(name, 1)
     try:
-        return raw.decode(codec)
+        return _decode(raw, codec)
     except UnicodeDecodeError as exc:
         raise ArgError(0, f"the given value has an invalid {name} encoding") from exc
 

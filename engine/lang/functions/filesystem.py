@@ -1,4 +1,5 @@
-"""Filesystem functions: abspath basename dirname file fileexists filebase64 fileset templatefile.
+"""Filesystem functions: abspath basename dirname file fileexists filebase64 fileset pathexpand
+templatefile.
 
 ``abspath``, ``basename`` and ``dirname`` only manipulate path strings; everything that reads the
 disk goes through ``_paths`` and so cannot leave the configuration directory.
@@ -26,6 +27,17 @@ def _abspath(a: list, ctx: FunctionContext) -> str:
     path = want_str(a[0], 0)
     base = os.path.abspath(ctx.base_dir)
     return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
+
+
+def _pathexpand(a: list, _c: FunctionContext) -> str:
+    """``~`` or ``~/…`` with the user's home directory; ``~user`` forms are refused, as in Terraform."""
+    path = want_str(a[0], 0)
+    if not path.startswith("~"):
+        return path
+    if len(path) > 1 and path[1] not in "/\\":
+        raise ArgError(0, "cannot expand user-specific home dir")
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return home + path[1:]
 
 
 def _basename(a: list, _c: FunctionContext) -> str:
@@ -204,6 +216,7 @@ def _templatefile(a: list, ctx: FunctionContext) -> object:
 
 FUNCTIONS = {
     "abspath": fn(_abspath, "path"),
+    "pathexpand": fn(_pathexpand, "path"),
     "basename": fn(_basename, "path"),
     "dirname": fn(_dirname, "path"),
     "file": fn(_file, "path"),

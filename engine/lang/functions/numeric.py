@@ -60,7 +60,7 @@ def _pow(a: list, _c: FunctionContext) -> int | float:
 
 
 def _signum(a: list, _c: FunctionContext) -> int:
-    n = want_num(a[0], 0)
+    n = want_int(a[0], 0)
     return (n > 0) - (n < 0)
 
 

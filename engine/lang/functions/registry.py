@@ -30,6 +30,7 @@ from engine.lang.functions import (
     strings,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
+from engine.lang.literals import nfc
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark
 
 # Evaluated lazily by the evaluator (their arguments may fail), so they have no body here.
@@ -129,7 +130,8 @@ def _scan(v: Any) -> tuple[bool, bool]:
 
 def _invoke(spec: FunctionSpec, args: list, ctx: FunctionContext) -> object:
     try:
-        return spec.impl(args, ctx)
+        result = spec.impl(args, ctx)
+        return nfc(result) if type(result) is str else result
     except ArgError as exc:
         summary = f'Invalid value for argument {exc.index + 1} ("{spec.param_name(exc.index)}") of {spec.name}(): {exc.message}'
         raise FunctionError(summary, arg_index=exc.index) from None

@@ -8,6 +8,7 @@ title trim trimprefix trimspace trimsuffix upper.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from engine.lang.functions._args import want_int, want_str, want_str_list
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
@@ -65,12 +66,27 @@ def _split(a: list, _c: FunctionContext) -> list[str]:
     return text.split(sep)
 
 
+def _per_character(text: str, mapping: Callable[[str], str]) -> str:
+    """Case mapping one character to one, as Terraform's (Go's) does.
+
+    Python maps ``ß`` to ``SS``, ``ﬁ`` to ``FI`` and ends words in a final sigma; Terraform keeps ``ß``
+    and ``ﬁ`` and lowers every capital sigma alike. A character whose mapping is not one character stays.
+    """
+    if text.isascii():
+        return mapping(text)
+    out = []
+    for c in text:
+        mapped = mapping(c)
+        out.append(mapped if len(mapped) == 1 else c)
+    return "".join(out)
+
+
 def _lower(a: list, _c: FunctionContext) -> str:
-    return want_str(a[0], 0).lower()
+    return _per_character(want_str(a[0], 0), str.lower)
 
 
 def _upper(a: list, _c: FunctionContext) -> str:
-    return want_str(a[0], 0).upper()
+    return _per_character(want_str(a[0], 0), str.upper)
 
 
 def _strrev(a: list, _c: FunctionContext) -> str:

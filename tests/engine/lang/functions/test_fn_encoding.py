@@ -93,13 +93,16 @@ def test_yamldecode() -> None:
     assert call("yamldecode", "{a: &foo [1, 2, 3], b: *foo}") == {"a": [1, 2, 3], "b": [1, 2, 3]}
 
 
-def test_yamldecode_uses_yaml_1_2_scalars() -> None:
-    assert call("yamldecode", "a: yes\nb: on\nc: 0o17\nd: 017\ne: ~") == {
-        "a": "yes",
-        "b": "on",
+def test_yamldecode_resolves_scalars_as_terraforms_library() -> None:
+    assert call("yamldecode", "a: yes\nb: on\nc: 0o17\nd: 017\ne: ~\nf: N\ng: 'yes'\nh: 2002-12-14") == {
+        "a": True,
+        "b": True,
         "c": 15,
         "d": 17,
         "e": None,
+        "f": False,
+        "g": "yes",
+        "h": "2002-12-14T00:00:00Z",
     }
 
 
