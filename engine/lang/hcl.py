@@ -433,32 +433,29 @@ class _Converter:
         ``base``, when given, is the primary already converted, and ``nodes[0]`` its last token.
         """
         first, rest = nodes[0], nodes[1:]
-        if base is not None:
-            steps, tail = self._steps(rest)
-            if steps:
-                base = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, self.rng(rest[len(steps) - 1]).end),
-                                             base, tuple(steps))
-        elif first.type == "variable_expr":
-            root = self.text(first)
-            steps, tail = self._steps(rest)
-            base: ast.Expr = ast.ScopeTraversal(self._span(first, rest[len(steps) - 1]) if steps else self.rng(first), root, tuple(steps))
+        steps, tail = self._steps(rest)
+        result: ast.Expr
+        if base is None and first.type == "variable_expr":
+            last = rest[len(steps) - 1] if steps else first
+            result = ast.ScopeTraversal(self._span(first, last), self.text(first), tuple(steps))
         else:
-            handler = self._expr_handlers.get(first.type)
-            if handler is None:
-                raise self._unsupported(first)
-            base = handler(first)
-            steps, tail = self._steps(rest)
+            if base is None:
+                handler = self._expr_handlers.get(first.type)
+                if handler is None:
+                    raise self._unsupported(first)
+                base = handler(first)
+            result = base
             if steps:
-                base = ast.RelativeTraversal(self._span(first, rest[len(steps) - 1]), base, tuple(steps))
+                end = self.rng(rest[len(steps) - 1]).end
+                result = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, end), base, tuple(steps))
         if tail is not None:
-            splat_node = tail
-            inner = splat_node.children[0]  # full_splat | attr_splat
+            inner = tail.children[0]  # full_splat | attr_splat
             each, more = self._steps(inner.children[1:])
             if more is not None:
                 raise self._unsupported(more)
-            span = SourceRange(self.filename, base.rng.start, self.rng(splat_node).end)
-            base = ast.Splat(span, base, tuple(each), inner.type == "full_splat")
-        return base
+            span = SourceRange(self.filename, result.rng.start, self.rng(tail).end)
+            result = ast.Splat(span, result, tuple(each), inner.type == "full_splat")
+        return result
 
     def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], Node | None]:
         steps: list[ast.Step] = []

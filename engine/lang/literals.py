@@ -13,7 +13,7 @@ import math
 import unicodedata
 
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
-from engine.lang.values import normalize_number
+from engine.lang import numbers
 from engine.limits import MAX_NUMBER_DIGITS
 
 
@@ -50,9 +50,8 @@ def number(text: str) -> int | float:
         raise LiteralError(f"This number has {digits} digits; ctl accepts at most {MAX_NUMBER_DIGITS} "
                            "(MAX_NUMBER_DIGITS).")
     if any(ch in text for ch in ".eE") and not text.lower().startswith(("0x", "-0x", "+0x")):
-        value = float(text)
-        checked_float(value)
-        return normalize_number(value)
+        checked_float(float(text))
+        return numbers.parse(text)
     return int(text, 0) if text.lower().startswith(("0x", "-0x", "+0x", "0o", "0b")) else int(text)
 
 

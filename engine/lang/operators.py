@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from decimal import Context, Decimal
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from engine.lang import numbers
 from engine.lang.values import Unknown, deep_unmark, mark, normalize_number, unmark
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -37,12 +39,14 @@ def parse_number(s: str) -> int | float | None:
     if not _NUMBER_RE.fullmatch(s):
         return None
     if "." in s or "e" in s or "E" in s:
-        return normalize_number(float(s))
+        return numbers.parse(s)
     return int(s)
 
 
 def format_number(n: int | float) -> str:
     """A number as Terraform prints it in strings: ``1``, ``1.5``, never ``1.0`` or ``1e+20``."""
+    if type(n) is numbers.BigFloat:
+        return numbers.to_text(n)
     if isinstance(n, float):
         if math.isnan(n) or math.isinf(n):
             return str(n)
@@ -100,7 +104,7 @@ def equals(a: Any, b: Any) -> bool | Unknown:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, int | float):
-        return isinstance(b, int | float) and a == b
+        return isinstance(b, int | float) and numbers.exact(a) == numbers.exact(b)
     if isinstance(a, list):
         if not isinstance(b, list) or len(a) != len(b):
             return False
@@ -140,7 +144,11 @@ def _remainder(a: int | float, b: int | float) -> int | float:
     if isinstance(a, int) and isinstance(b, int):
         r = abs(a) % abs(b)
         return -r if a < 0 else r
-    return math.fmod(a, b)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.fmod(a, b)
+    fa, fb = numbers.exact(a), numbers.exact(b)
+    quotient = math.trunc(numbers.rounded(fa / fb))  # a - b * trunc(a / b), each step at 512 bits
+    return numbers.make(numbers.rounded(fa - numbers.rounded(fb * quotient)))
 
 
 _ARITH: dict[str, Callable[[Any, Any], Any]] = {
@@ -150,33 +158,42 @@ _ARITH: dict[str, Callable[[Any, Any], Any]] = {
     "/": lambda a, b: a / b,
     "%": _remainder,
 }
-_DECIMAL = Context(prec=40)
+_EXACT: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+}
 
 
 def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
-    """Integers stay exact; anything fractional goes through decimal so ``0.1 + 0.2`` is ``0.3``.
+    """Integers stay exact; anything fractional is computed at Terraform's 512 bits (``numbers``).
 
-    Terraform computes with arbitrary-precision decimals; doing the same for the few fractional
-    operations keeps results (and therefore plans) identical to what users expect.
+    So ``0.1 + 0.2 == 0.3`` holds and ``0.3 - 0.1 == 0.2`` does not, exactly as in Terraform.
     """
     if type(a) is int and type(b) is int and op != "/":
         return _ARITH[op](a, b)
     if op == "%" or not (math.isfinite(a) and math.isfinite(b)):
         return normalize_number(_ARITH[op](a, b))
-    da = Decimal(repr(a)) if isinstance(a, float) else Decimal(a)
-    db = Decimal(repr(b)) if isinstance(b, float) else Decimal(b)
-    fn = {"+": _DECIMAL.add, "-": _DECIMAL.subtract, "*": _DECIMAL.multiply, "/": _DECIMAL.divide}[op]
-    r = fn(da, db)
-    if r == r.to_integral_value() and (abs(r) < 2**63 or (type(a) is int and type(b) is int)):
-        return int(r)
-    return float(r)
+    return numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))
+
+
+def _exactly(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """A comparison of two numbers by their exact values (two ``BigFloat`` can share a double)."""
+    def check(a: Any, b: Any) -> bool:
+        if type(a) is int and type(b) is int:
+            return compare(a, b)
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return compare(float(a), float(b))
+        return compare(numbers.exact(a), numbers.exact(b))
+    return check
 
 
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+    "<": _exactly(lambda a, b: a < b),
+    "<=": _exactly(lambda a, b: a <= b),
+    ">": _exactly(lambda a, b: a > b),
+    ">=": _exactly(lambda a, b: a >= b),
 }
 ARITHMETIC_OPS = frozenset(_ARITH)
 COMPARISON_OPS = frozenset(_COMPARE)
@@ -237,7 +254,7 @@ def unary(op: str, operand: Any) -> Any:
     v, marks = unmark(operand)
     if op == "-":
         n = _number_operand(v, "unary")
-        result: Any = Unknown("number") if isinstance(n, Unknown) else normalize_number(-n)
+        result: Any = Unknown("number") if isinstance(n, Unknown) else numbers.negate(n)
     elif op == "!":
         b = bool_operand(v, "unary")
         result = Unknown("bool") if isinstance(b, Unknown) else not b

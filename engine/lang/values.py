@@ -198,8 +198,14 @@ def _mark_at(v: Any, path: list[str | int], marks: frozenset[str]) -> Any:
 
 
 def normalize_number(n: int | float) -> int | float:
-    """Integral floats become ints so ``10/2`` prints as ``5`` like Terraform, not ``5.0``."""
+    """Integral floats become ints so ``10/2`` prints as ``5`` like Terraform, not ``5.0``.
+
+    A ``numbers.BigFloat`` is judged by its exact value: its double may be whole when it is not.
+    """
     if isinstance(n, float) and n.is_integer() and abs(n) < 2**63:
+        exact = getattr(n, "exact", None)
+        if exact is not None:
+            return int(exact) if exact.denominator == 1 else n
         return int(n)
     return n
 

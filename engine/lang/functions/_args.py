@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from typing import Any
 
 from engine.lang.functions._core import ArgError
+from engine.lang.operators import format_number
 from engine.lang.values import SetValue, Unknown, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -34,12 +34,7 @@ def num_to_str(n: int | float) -> str:
         return str(n)
     if n != n or n in (float("inf"), float("-inf")):
         raise ValueError("number is not finite")
-    if n.is_integer() and abs(n) < 1e16:
-        return str(int(n))
-    text = repr(n)
-    if "e" in text or "E" in text:
-        text = format(Decimal(text), "f")
-    return text
+    return format_number(n)
 
 
 def parse_number(s: str) -> int | float | None:

@@ -10,7 +10,9 @@ They return ``UNKNOWN`` themselves only when the collection itself, or an index,
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
+from engine.lang import numbers
 from engine.lang.functions._args import (
     describe,
     typed_key,
@@ -270,15 +272,12 @@ def _sum(a: list, _c: FunctionContext) -> int | float:
     items = want_list(a[0], 0)
     if not items:
         raise CallError("cannot sum an empty list")
-    total = Decimal(0)
+    total = Fraction(0)
     for x in items:
         if x is None:
             raise ArgError(0, "argument must be a list of numbers without nulls")
-        n = want_num(x, 0)
-        total += Decimal(repr(n)) if isinstance(n, float) else Decimal(n)
-    if total == total.to_integral_value():
-        return normalize_number(int(total))
-    return normalize_number(float(total))
+        total = numbers.rounded(total + numbers.exact(want_num(x, 0)))  # one addition at a time
+    return numbers.make(total)
 
 
 def _transpose(a: list, _c: FunctionContext) -> dict:

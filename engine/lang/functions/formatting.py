@@ -14,10 +14,12 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from functools import lru_cache
 from typing import Any
 
+from engine.lang import numbers
 from engine.lang.functions import _json
 from engine.lang.functions._args import parse_number, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count, graphemes
+from engine.lang.operators import format_number
 from engine.lang.values import Unknown, contains_unknown, type_name
 from engine.limits import MAX_STRING_LENGTH
 
@@ -55,11 +57,12 @@ def _fixed(d: Decimal, prec: int) -> str:
 def _general(n: int | float, prec: int | None, upper: bool) -> str:
     """``%g``: shortest digits when no precision, else ``prec`` significant digits; no trailing zeros."""
     if prec is None:
-        d = Decimal(n) if isinstance(n, int) else Decimal(repr(abs(n)))
+        d = Decimal(n) if isinstance(n, int) else Decimal(format_number(n))
         d = abs(d)
         eprec = 6
     else:
-        d = abs(Decimal(n))
+        exact = abs(numbers.exact(n))
+        d = Decimal(exact.numerator) / Decimal(exact.denominator)
         p = max(prec, 1)
         if d != 0:
             d = (
@@ -131,14 +134,15 @@ def _format_number(verb: _Verb, v: Any) -> str:
         return _pad_number(verb, sign, body)
     with localcontext() as ctx:
         ctx.prec = 1100
-        d = abs(Decimal(n))
+        exact = abs(numbers.exact(n))
+        d = Decimal(exact.numerator) / Decimal(exact.denominator)
         prec = 6 if verb.prec is None else verb.prec
         if mode in "eE":
             body = _sci(d, prec, mode == "E")
         elif mode == "f":
             body = _fixed(d, prec)
         else:
-            body = _general(abs(n), verb.prec, mode == "G")
+            body = _general(n if n >= 0 else numbers.negate(n), verb.prec, mode == "G")
     return _pad_number(verb, sign, body)
 
 

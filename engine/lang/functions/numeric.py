@@ -6,7 +6,9 @@ Integral results are returned as ``int`` so they print as ``4``, not ``4.0``, as
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+from engine.lang import numbers
 from engine.lang.functions._args import want_int, want_num, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.values import normalize_number
@@ -17,17 +19,18 @@ _MAX_EXACT_POW_BITS = 1 << 16
 
 
 def _abs(a: list, _c: FunctionContext) -> int | float:
-    return normalize_number(abs(want_num(a[0], 0)))
+    n = want_num(a[0], 0)
+    return numbers.negate(n) if n < 0 else n
 
 
 def _ceil(a: list, _c: FunctionContext) -> int:
     n = want_num(a[0], 0)
-    return n if isinstance(n, int) else math.ceil(n)
+    return n if isinstance(n, int) else math.ceil(numbers.exact(n) if math.isfinite(n) else n)
 
 
 def _floor(a: list, _c: FunctionContext) -> int:
     n = want_num(a[0], 0)
-    return n if isinstance(n, int) else math.floor(n)
+    return n if isinstance(n, int) else math.floor(numbers.exact(n) if math.isfinite(n) else n)
 
 
 def _log(a: list, _c: FunctionContext) -> int | float:
@@ -40,11 +43,16 @@ def _log(a: list, _c: FunctionContext) -> int | float:
 
 
 def _max(a: list, _c: FunctionContext) -> int | float:
-    return normalize_number(max(want_num(x, i) for i, x in enumerate(a)))
+    return normalize_number(max((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
 
 
 def _min(a: list, _c: FunctionContext) -> int | float:
-    return normalize_number(min(want_num(x, i) for i, x in enumerate(a)))
+    return normalize_number(min((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
+
+
+def _by_value(n: int | float) -> Fraction | float:
+    """The exact value to order numbers by; two ``BigFloat`` can share a double."""
+    return numbers.exact(n) if math.isfinite(n) else n
 
 
 def _pow(a: list, _c: FunctionContext) -> int | float:
