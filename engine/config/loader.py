@@ -1,13 +1,22 @@
 """Loading a configuration directory (and its local child modules) into the model.
 
-All ``*.tf``, ``*.tf.json``, ``*.yaml`` and ``*.yml`` files of a directory form one module, read
-in name order so diagnostics come out in a stable order. Each file is parsed on its own: a syntax
-error in one file is reported together with the problems of the others.
+All ``*.tf``, ``*.tf.json``, ``*.tf.yaml`` and ``*.tf.yml`` files of a directory form one module,
+read in name order so diagnostics come out in a stable order. Each file is parsed on its own: a
+syntax error in one file is reported together with the problems of the others.
+
+YAML specs carry the ``.tf`` infix, as JSON ones do, because module directories are full of other
+YAML (Kubernetes manifests, CI files, Helm values) that Terraform ignores and so must ctl. A plain
+``*.yaml`` that looks like a spec (only configuration blocks at its top level) is named in a warning
+with the new name to give it, so a configuration written before the rule does not silently lose
+resources.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from engine.config.decode import FILE_SCHEMA, ModuleDecoder
 from engine.config.model import Module
@@ -16,7 +25,10 @@ from engine.config.syntax import Body
 from engine.errors import CtlError, Diagnostics
 from engine.lang.hcl import parse_hcl_file
 
-_SUFFIXES = (".tf", ".tf.json", ".yaml", ".yml")
+_SUFFIXES = (".tf", ".tf.json", ".tf.yaml", ".tf.yml")
+_OTHER_YAML = (".yaml", ".yml")
+_PLAIN_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SPEC_SIZE_LIMIT = 1 << 20  # a larger plain YAML file is not looked into for the warning
 
 
 def config_files(directory: Path) -> list[Path]:
@@ -33,13 +45,30 @@ def config_files(directory: Path) -> list[Path]:
     return out
 
 
+def _spec_lookalikes(directory: Path) -> list[Path]:
+    """Plain ``*.yaml``/``*.yml`` files whose top level is made only of configuration block names."""
+    found = []
+    for p in sorted(directory.iterdir()):
+        if not p.name.endswith(_OTHER_YAML) or p.name.endswith(_SUFFIXES) or p.name.startswith("."):
+            continue
+        try:
+            if not p.is_file() or p.stat().st_size > _SPEC_SIZE_LIMIT:
+                continue
+            document = yaml.load(p.read_bytes(), Loader=_PLAIN_LOADER)  # noqa: S506 - a safe loader
+        except (OSError, yaml.YAMLError, ValueError):
+            continue  # not readable as one document: certainly not a spec
+        if isinstance(document, dict) and document and set(document) <= FILE_SCHEMA.blocks.keys():
+            found.append(p)
+    return found
+
+
 def parse_file(path: Path, display: str) -> Body:
     """Parse one file by its suffix; syntax errors raise ``DiagnosticsError`` with positions."""
     src = path.read_bytes()
     name = path.name
     if name.endswith(".tf.json"):
         return parse_json_file(src, display, FILE_SCHEMA)
-    if name.endswith((".yaml", ".yml")):
+    if name.endswith((".tf.yaml", ".tf.yml")):
         return parse_yaml_file(src, display, FILE_SCHEMA)
     return parse_hcl_file(src, display)
 
@@ -48,6 +77,15 @@ def load_module(directory: Path, root: Path, diags: Diagnostics) -> Module:
     """Load the module in ``directory``; file names in diagnostics are relative to ``root``."""
     module = Module(dir=directory)
     decoder = ModuleDecoder(module, diags)
+    for path in _spec_lookalikes(directory):
+        display = _display(path, root)
+        renamed = path.name[: -len(path.suffix)] + ".tf" + path.suffix
+        diags.warning(
+            f"{display} is not read: YAML specs are named *.tf.yaml or *.tf.yml",
+            detail="Other YAML files (Kubernetes manifests, CI files) are ignored, as Terraform ignores "
+                   "them; this one holds configuration blocks only, so it looks like a spec.",
+            hint=f"Rename it to {renamed} if it is one.",
+        )
     for path in config_files(directory):
         display = _display(path, root)
         module.files.append(display)
@@ -70,7 +108,7 @@ def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, D
     if not module.files:
         diags.error(
             f"No configuration files in {root}",
-            hint="Write *.tf, *.tf.json or *.yaml files there, or point --chdir at them.",
+            hint="Write *.tf, *.tf.json or *.tf.yaml files there, or point --chdir at them.",
         )
     _load_children(module, root, diags, (root,))
     return module, diags

@@ -36,7 +36,7 @@ def test_too_deep_an_expression_names_the_limit_and_where(tmp_path: Path, expres
 
 @pytest.mark.parametrize(("name", "text"), [
     ("main.tf.json", '{"locals": {"a": ' + "[" * 500 + "]" * 500 + "}}"),
-    ("main.yaml", "locals:\n  a: " + "[" * 500 + "]" * 500 + "\n"),
+    ("main.tf.yaml", "locals:\n  a: " + "[" * 500 + "]" * 500 + "\n"),
 ])
 def test_too_deep_a_json_or_yaml_value_names_the_limit(tmp_path: Path, name: str, text: str) -> None:
     project = Project(tmp_path)

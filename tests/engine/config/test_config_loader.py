@@ -19,24 +19,40 @@ def errors(diags: list[Diagnostic]) -> list[tuple[str, str]]:
 
 def test_every_spec_file_counts_but_never_variable_files(tmp_path: Path) -> None:
     for name in [
-        "main.tf", "network.tf.json", "app.yaml", "extra.yml", "terraform.tfvars", "terraform.tfvars.json",
+        "main.tf", "network.tf.json", "app.tf.yaml", "extra.tf.yml", "k8s.yaml", "ci.yml", "terraform.tfvars",
+        "terraform.tfvars.json",
         "prod.auto.tfvars", "dev.auto.tfvars.json", "README.md", ".hidden.tf", "main.tf.bak", "notes.txt",
     ]:
         (tmp_path / name).write_text("")
     (tmp_path / "modules.tf").mkdir()  # a directory named like a spec file is not a file
-    assert [p.name for p in config_files(tmp_path)] == ["app.yaml", "extra.yml", "main.tf", "network.tf.json"]
+    assert [p.name for p in config_files(tmp_path)] == ["app.tf.yaml", "extra.tf.yml", "main.tf", "network.tf.json"]
+
+
+def test_other_yaml_is_ignored_and_a_spec_lookalike_is_named_in_a_warning(make_config: MakeConfig) -> None:
+    root = make_config({
+        "main.tf": 'output "o" {\n  value = 1\n}\n',
+        "deploy.yaml": "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: Secret\n",
+        "values.yml": "resource: {}\nreplicas: 3\n",  # a config key among others: not a spec
+        "old-spec.yaml": "output:\n  p:\n    value: 2\n",
+    })
+    module, diags = load_config(root)
+    assert errors(diags.items) == []
+    assert module.files == ["main.tf"] and list(module.outputs) == ["o"]
+    [warning] = diags.warnings()
+    assert warning.summary == "old-spec.yaml is not read: YAML specs are named *.tf.yaml or *.tf.yml"
+    assert "Rename it to old-spec.tf.yaml" in warning.hint
 
 
 def test_files_in_three_syntaxes_form_one_module(make_config: MakeConfig) -> None:
     root = make_config({
         "a.tf": 'variable "region" {\n  default = "eu-west-1"\n}\n',
         "b.tf.json": '{"locals": {"zone": "${var.region}a"}}',
-        "c.yaml": "output:\n  zone:\n    value: ${local.zone}\n",
+        "c.tf.yaml": "output:\n  zone:\n    value: ${local.zone}\n",
         "terraform.tfvars": 'region = "us-east-1"\n',
     })
     module, diags = load_config(root)
     assert errors(diags.items) == []
-    assert module.files == ["a.tf", "b.tf.json", "c.yaml"]
+    assert module.files == ["a.tf", "b.tf.json", "c.tf.yaml"]
     assert list(module.variables) == ["region"]
     assert list(module.locals) == ["zone"]
     assert list(module.outputs) == ["zone"]
@@ -75,10 +91,10 @@ def test_a_definition_in_two_files_names_both_places(
 def test_duplicate_across_syntaxes(make_config: MakeConfig) -> None:
     root = make_config({
         "main.tf": 'variable "env" {\n  default = "dev"\n}\n',
-        "vars.yaml": "variable:\n  env:\n    default: prod\n",
+        "vars.tf.yaml": "variable:\n  env:\n    default: prod\n",
     })
     _, diags = load_config(root)
-    assert errors(diags.items) == [("vars.yaml:2:3", 'Duplicate variable "env" definition')]
+    assert errors(diags.items) == [("vars.tf.yaml:2:3", 'Duplicate variable "env" definition')]
     assert "main.tf:1:1" in diags.errors()[0].detail
 
 

@@ -84,7 +84,7 @@ def test_python_hcl2_json_of_a_configuration_means_the_same(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("suffix", "text"), [
     (".tf.json", json.dumps({"output": {"o": {"value": "$${lit} %%{ok}"}}})),
-    (".yaml", 'output:\n  o: { value: "$${lit} %%{ok}" }\n'),
+    (".tf.yaml", 'output:\n  o: { value: "$${lit} %%{ok}" }\n'),
 ])
 def test_escaped_markers_alone_stay_as_written(tmp_path: Path, suffix: str, text: str) -> None:
     (tmp_path / f"main{suffix}").write_text(text)
