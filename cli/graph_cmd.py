@@ -36,10 +36,10 @@ def graph_command(
     var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
 ) -> int:
     from engine.graph_view import instance_graph, to_dot, to_mermaid
-    from engine.validate import validate
+    from engine.validate import load_and_evaluate
 
     opts = options(ctx)
-    loaded = validate(opts.root, var_args=ordered_var_args(var, var_file))
+    loaded = load_and_evaluate(opts.root, var_args=ordered_var_args(var, var_file))  # defaults expand instances
     if loaded.diags.has_errors or loaded.walk is None:
         raise DiagnosticsError(loaded.diags.items)
     output.print_diagnostics(loaded.diags.warnings())

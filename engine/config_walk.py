@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.config.model import Module, ModuleCall, Resource
+from engine.config.model import Module, ModuleCall, Resource, Variable
 from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize
 from engine.errors import CtlError, Diagnostics, SourceRange
@@ -61,7 +61,9 @@ class ModuleScope:
     modules: dict[str, Any] = field(default_factory=dict)
     data: dict[str, dict[str, Any]] = field(default_factory=dict)
     outputs: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)  # values passed by the module call
+    call: ModuleCall | None = None  # the call that made this instance (None for the root module)
+    call_ctx: EvalContext | None = None  # where the call's inputs are evaluated: the caller, with each/count
+    expansion: str = "single"  # how the call expanded: "single", "count" or "for_each"
     ctx: EvalContext = field(init=False)
     variables: dict[str, Any] = field(init=False)
 
@@ -141,6 +143,22 @@ class WalkHooks:
 ComputedLookup = Callable[[Resource], frozenset[str]]
 
 
+def _module_value(instances: list[ModuleScope], expansion: str, *, live: bool) -> Any:
+    """What ``module.NAME`` is: one instance's outputs, a list of them (count) or a map (for_each).
+
+    ``live`` shares each instance's own output table, so outputs appear as they are evaluated;
+    otherwise the tables are copied, once every output is known.
+    """
+    def table(scope: ModuleScope) -> dict[str, Any]:
+        return scope.outputs if live else dict(scope.outputs)
+
+    if expansion == "single":
+        return table(instances[0]) if instances else {}
+    if expansion == "count":
+        return [table(c) for c in instances]
+    return {c.key[-1][1]: table(c) for c in instances}
+
+
 def _with_unknown_computed(inst: ResourceInstance) -> Any:
     if inst.config is None:
         return UNKNOWN
@@ -213,15 +231,25 @@ class ConfigWalk:
             if not node.path:
                 value = self.root_vars.get(node.name)
             else:
-                given = node.name in scope.inputs
-                try:
-                    value = finalize(var, None, scope.inputs.get(node.name), given=given)  # type: ignore[arg-type]
-                except CtlError as err:
-                    self.diags.add(err)
-                    value = UNKNOWN
+                value = self._module_input(scope, node.name, var)  # type: ignore[arg-type]
             scope.vars[node.name] = value
             if var.validations:  # type: ignore[attr-defined]
+                if not node.path and isinstance(value, Unknown) and var.default is not None:  # type: ignore[attr-defined]
+                    # validate leaves root variables unknown; a default that breaks its own rule is
+                    # still an error every plan without a value would hit
+                    value = finalize(var, None)  # type: ignore[arg-type]
                 check_validations(var, value, scope.vars, self.diags, scope.ctx.child)  # type: ignore[arg-type]
+
+    def _module_input(self, scope: ModuleScope, name: str, var: Variable) -> Any:
+        """A child module's variable: its argument in the call, evaluated where the call is written."""
+        assert scope.call is not None and scope.call_ctx is not None
+        attr = scope.call.inputs.get(name)
+        given = self._eval(attr.expr, scope.call_ctx) if attr is not None else None
+        try:
+            return finalize(var, None, given, given=attr is not None)
+        except CtlError as err:
+            self.diags.add(err)
+            return UNKNOWN
 
     def _step_local(self, node: Node) -> None:
         local = self.graph.nodes[node]
@@ -262,27 +290,25 @@ class ConfigWalk:
         children: list[ModuleScope] = []
         for scope in self.scopes_at(node.path):
             expansion, keys = self._expand(call.count, call.for_each, scope.ctx, f"module.{call.name}")
+            mine = []
             for key, bindings in keys:
-                child = ModuleScope((*scope.key, (call.name, key)), child_module, child_path)
+                child = ModuleScope((*scope.key, (call.name, key)), child_module, child_path, call=call,
+                                    call_ctx=scope.ctx.child(bindings) if bindings else scope.ctx,
+                                    expansion=expansion)
                 child.bind(self.fixed, self._module_func_ctx(child_module))
-                ctx = scope.ctx.child(bindings) if bindings else scope.ctx
-                for name, attr in call.inputs.items():
-                    child.inputs[name] = self._eval(attr.expr, ctx)
-                child.inputs["__expansion__"] = expansion
-                children.append(child)
+                mine.append(child)
+            # ``module.NAME.OUT`` reads the instances' own output tables, which fill in as each output
+            # is evaluated: a reference waits only for the output it names (see engine.graph).
+            scope.modules[call.name] = _module_value(mine, expansion, live=True)
+            children += mine
         self.scopes[child_path] = children
 
     def _step_modout(self, node: Node) -> None:
         child_path = (*node.path, node.name)
         for scope in self.scopes_at(node.path):
             mine = [c for c in self.scopes_at(child_path) if c.key[:-1] == scope.key]
-            expansion = mine[0].inputs.get("__expansion__", "single") if mine else "single"
-            if expansion == "single":
-                scope.modules[node.name] = dict(mine[0].outputs) if mine else {}
-            elif expansion == "count":
-                scope.modules[node.name] = [dict(c.outputs) for c in mine]
-            else:
-                scope.modules[node.name] = {c.key[-1][1]: dict(c.outputs) for c in mine}
+            expansion = mine[0].expansion if mine else "single"
+            scope.modules[node.name] = _module_value(mine, expansion, live=False)
 
     def _check_inputs(self, call: ModuleCall, child: Module) -> None:
         for name, attr in call.inputs.items():

@@ -2,7 +2,10 @@
 
 One node per declared thing per module (variable, local, output, resource, data source, module
 call, provider configuration); edges come from the references in its expressions and from
-``depends_on``. Instances (``count``/``for_each``) are expanded later, while walking in this order,
+``depends_on``. As in Terraform, a module call is not one node: the call itself stands only for
+its expansion (``count``, ``for_each``, ``depends_on``), each input is the child's variable node,
+which depends on its own expression, and ``module.x.name`` depends on that one output. So two
+modules may each take an output of the other without a cycle, as long as the values do not loop. Instances (``count``/``for_each``) are expanded later, while walking in this order,
 because how many instances exist can itself depend on other nodes.
 
 Resolving references here is also where "Reference to undeclared …" errors come from, each with the
@@ -166,10 +169,12 @@ def _add_module_nodes(g: Graph, path: ModPath, module: Module) -> None:
 
 def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
     resolver = _Resolver(g, path, module, diags)
+    if path:  # everything in a module instance exists once its call has been expanded
+        call_node = Node(path[:-1], MODCALL, path[-1])
+        for node in _declared_nodes(path, module):
+            g.depend(node, call_node, None)
     for name, var in module.variables.items():
         node = Node(path, VAR, name)
-        if path:  # a child module's variable gets its value from the call in the parent
-            g.depend(node, Node(path[:-1], MODCALL, path[-1]), None)
         for v in var.validations:
             # A validation may only refer to its own variable (Terraform's rule before 1.9).
             resolver.link(node, [v.condition, v.error_message], allowed_roots=frozenset({"var"}))
@@ -190,17 +195,31 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
             g.depend(node, prov, None)
     for name, call in module.module_calls.items():
         call_node = Node(path, MODCALL, name)
-        exprs = [a.expr for a in call.inputs.values()] + list(call.depends_on)
-        exprs += [a.expr for a in (call.count, call.for_each) if a is not None]
-        resolver.link(call_node, exprs, counted=call.count is not None, eached=call.for_each is not None)
+        counted, eached = call.count is not None, call.for_each is not None
+        expansion = list(call.depends_on) + [a.expr for a in (call.count, call.for_each) if a is not None]
+        resolver.link(call_node, expansion, counted=counted, eached=eached)
+        child = module.children.get(name)
+        for input_name, attr in call.inputs.items():  # each input feeds its own variable node
+            declared = child is not None and input_name in child.variables
+            target = Node((*path, name), VAR, input_name) if declared else call_node
+            resolver.link(target, [attr.expr], counted=counted, eached=eached)
         out_node = Node(path, MODOUT, name)
         g.depend(out_node, call_node, None)
-        child = module.children.get(name)
         if child is not None:
             for out_name in child.outputs:
                 g.depend(out_node, Node((*path, name), OUTPUT, out_name), None)
     for key, provider_config in module.providers.items():
         resolver.link(Node(path, PROVIDER, key), [a.expr for a in provider_config.body.attributes.values()])
+
+
+def _declared_nodes(path: ModPath, module: Module) -> Iterator[Node]:
+    """The nodes of one module that stand for its own declarations (not its children's)."""
+    yield from (Node(path, VAR, name) for name in module.variables)
+    yield from (Node(path, LOCAL, name) for name in module.locals)
+    yield from (Node(path, OUTPUT, name) for name in module.outputs)
+    yield from (Node(path, RESOURCE, addr) for addr in module.resources)
+    yield from (Node(path, MODCALL, name) for name in module.module_calls)
+    yield from (Node(path, PROVIDER, key) for key in module.providers)
 
 
 def _provider_node(g: Graph, path: ModPath, res: Resource) -> Node | None:
@@ -282,6 +301,16 @@ class _Resolver:
                 if target is not None:
                     self.g.depend(node, target, ref.rng)
 
+    def _module_output(self, name: str, rest: tuple[Any, ...]) -> Node:
+        """``module.NAME.OUT`` (``module.NAME[KEY].OUT`` for an expanded call): that output's node;
+        the whole module's outputs when the reference names none of them."""
+        call = self.module.module_calls[name]
+        child = self.module.children.get(name)
+        at = 1 if call.count is not None or call.for_each is not None else 0
+        if child is not None and len(rest) > at and isinstance(rest[at], str) and rest[at] in child.outputs:
+            return Node((*self.path, name), OUTPUT, rest[at])
+        return Node(self.path, MODOUT, name)
+
     def resolve(self, ref: object, *, counted: bool, eached: bool) -> Node | None:
         root: str = ref.root  # type: ignore[attr-defined]
         parts: tuple[Any, ...] = ref.parts  # type: ignore[attr-defined]
@@ -314,7 +343,7 @@ class _Resolver:
                 err(f'Reference to undeclared module "{first}"',
                     detail=f'No module call named "{first}" is declared in {self.where}.', range=rng)
                 return None
-            return Node(path, MODOUT, first)
+            return self._module_output(first, parts[1:])
         if root == "data":
             second = parts[1] if len(parts) > 1 and isinstance(parts[1], str) else None
             addr = f"data.{first}.{second}"

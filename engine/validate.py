@@ -84,8 +84,14 @@ def load_and_evaluate(
     workspace: str = "default",
     require_all_variables: bool = False,
     plan_mode: bool = False,
+    defaults_unknown: bool = False,
 ) -> Loaded:
-    """The shared front half of validate and plan: everything up to an evaluated configuration."""
+    """The shared front half of validate and plan: everything up to an evaluated configuration.
+
+    ``defaults_unknown`` is validate's rule, Terraform's: a root variable nobody gave a value is
+    unknown (of its declared type), not its default, so a check holds for every value a plan could
+    be given; a default of null would otherwise fail templates that no real plan would see.
+    """
     # The parsed model is hundreds of thousands of small objects with almost no reference cycles:
     # the cyclic garbage collector would rescan them over and over (half the run time at 10,000
     # resources). Pause it while building, then freeze what was built out of its view.
@@ -94,7 +100,8 @@ def load_and_evaluate(
     try:
         return _load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt,
                                   hooks_factory=hooks_factory, registry=registry, workspace=workspace,
-                                  require_all_variables=require_all_variables, plan_mode=plan_mode)
+                                  require_all_variables=require_all_variables, plan_mode=plan_mode,
+                                  defaults_unknown=defaults_unknown)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -112,6 +119,7 @@ def _load_and_evaluate(
     workspace: str,
     require_all_variables: bool,
     plan_mode: bool,
+    defaults_unknown: bool,
 ) -> Loaded:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -141,7 +149,7 @@ def _load_and_evaluate(
         given = {}
     if not require_all_variables:
         for name, var in root.variables.items():
-            if name not in given and var.default is None:
+            if name not in given and (var.default is None or defaults_unknown):
                 given[name] = RawValue(value=UNKNOWN, source="unknown")
     root_vars = resolve_root_variables(root.variables, given, diags, prompt=prompt)
     hooks = hooks_factory(registry, diags) if hooks_factory else ValidateHooks(registry, diags)
@@ -178,5 +186,5 @@ def _template_renderer() -> Callable[..., Any]:
 
 
 def validate(root_dir: Path, **kw: Any) -> Loaded:
-    """Everything ``ctl validate`` reports, as diagnostics."""
-    return load_and_evaluate(root_dir, **kw)
+    """Everything ``ctl validate`` reports, as diagnostics (root variables not given are unknown)."""
+    return load_and_evaluate(root_dir, defaults_unknown=True, **kw)

@@ -94,9 +94,11 @@ def test_dot_output(make_config: MakeConfig, capsys: pytest.CaptureFixture[str])
         ('module.m["x"].var.name', "module.m (expand)"),
         ('module.m["x"].terraform_data.t', 'module.m["x"].var.name'),
         ('module.m["x"].output.id', 'module.m["x"].terraform_data.t'),
+        ('module.m["x"].terraform_data.t', "module.m (expand)"),  # everything in an instance waits for it
+        ('module.m["x"].output.id', "module.m (expand)"),
         ("module.m (close)", "module.m (expand)"),
         ("module.m (close)", 'module.m["x"].output.id'),
-        ("output.out", "module.m (close)"),
+        ("output.out", 'module.m["x"].output.id'),  # module.m["x"].id waits for that output only
     }
 
 
@@ -117,8 +119,8 @@ def test_mermaid_output(make_config: MakeConfig, capsys: pytest.CaptureFixture[s
     assert '  n0("local.prefix")' in lines  # everything else is rounded
     edges = {(ids[a], ids[b]) for a, b in re.findall(r"^  (n\d+) --> (n\d+)$", out, re.M)}
     assert ("terraform_data.b[1]", "terraform_data.a") in edges
-    assert ("output.out", "module.m (close)") in edges
-    assert len(edges) == 11
+    assert ("output.out", 'module.m["x"].output.id') in edges
+    assert len(edges) == 13
 
 
 def test_variables_change_the_instances(make_config: MakeConfig, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,8 @@
 """The expression language agrees with Terraform's, value by value and type by type.
 
 The corpus in ``tests/fixtures/expressions/`` is a set of configurations made of outputs only, one
-file per topic (numbers, strings, unicode, collections, expressions, conversion, encoding, files).
+file per topic (numbers, strings, unicode, collections, expressions, conversion, encoding, files,
+modules).
 Each file is applied by Terraform 1.0.3 (the test extra) and by ``ctl``; every output's value from
 ``terraform output -json`` must equal ctl's ``output -json``, and so must the primitive type of each
 of its elements (see ``_leaf_types``). ``errors.tf`` holds outputs
@@ -81,9 +82,10 @@ def _ctl(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _workdir(base: Path, main_tf: str) -> Path:
-    """A configuration directory holding ``main_tf`` and the corpus's data files."""
+    """A configuration directory holding ``main_tf`` and the corpus's data files and modules."""
     base.mkdir(parents=True)
     shutil.copytree(CORPUS / "data", base / "data")
+    shutil.copytree(CORPUS / "modules", base / "modules")
     (base / "main.tf").write_text(main_tf)
     return base
 
@@ -112,6 +114,8 @@ class Outputs:
                 if case.marker == "newer":  # Terraform 1.0.3 refuses what a later version accepts
                     source = source.replace(case.block, "")
             tf = TerraformDir(_workdir(self.root / topic / "terraform", source), NO_PLUGINS)
+            if "module " in source:
+                tf.run("init", "-input=false", "-no-color")  # local modules only: nothing to download
             tf.apply()
             theirs = json.loads(tf.run("output", "-json").stdout)
             self._failed.discard(topic)

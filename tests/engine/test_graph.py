@@ -76,12 +76,13 @@ def test_edges_come_from_references_and_depends_on(make_config: MakeConfig) -> N
     assert deps(g, Node((), RESOURCE, "terraform_data.a")) == ["local.prefix"]
     # the for-expression's own variable x is not a reference
     assert deps(g, Node((), RESOURCE, "terraform_data.b")) == ["terraform_data.a", "terraform_data.c"]
-    assert deps(g, Node((), MODCALL, "m")) == ["data.local_file.f"]
-    assert deps(g, Node((), OUTPUT, "result")) == ["module.m (outputs)"]
-    # a module's outputs wait for the call and every output of the child
+    # as in Terraform, the call stands for its expansion only; each input is the child's variable
+    assert deps(g, Node((), MODCALL, "m")) == []
+    assert deps(g, Node(("m",), VAR, "name")) == ["data.local_file.f", "module.m"]
+    # module.m.id waits for that output only; the whole module's outputs wait for every one
+    assert deps(g, Node((), OUTPUT, "result")) == ["module.m.output.id"]
     assert deps(g, Node((), MODOUT, "m")) == ["module.m", "module.m.output.id"]
-    assert deps(g, Node(("m",), VAR, "name")) == ["module.m"]
-    assert deps(g, Node(("m",), OUTPUT, "id")) == ["module.m.var.name"]
+    assert deps(g, Node(("m",), OUTPUT, "id")) == ["module.m", "module.m.var.name"]
     # a resource depends on the provider configuration its type implies
     assert deps(g, Node((), RESOURCE, "random_id.r")) == ["provider.random"]
 
@@ -104,10 +105,10 @@ def test_order_puts_dependencies_first(make_config: MakeConfig) -> None:
         ("local.prefix", "terraform_data.a"),
         ("terraform_data.a", "terraform_data.b"),
         ("terraform_data.c", "terraform_data.b"),
-        ("data.local_file.f", "module.m"),
+        ("data.local_file.f", "module.m.var.name"),
         ("module.m", "module.m.var.name"),
         ("module.m.output.id", "module.m (outputs)"),
-        ("module.m (outputs)", "output.result"),
+        ("module.m.output.id", "output.result"),
         ("provider.random", "random_id.r"),
     ]:
         assert order.index(before) < order.index(after), (before, after)
@@ -265,3 +266,62 @@ def test_all_reference_errors_are_reported_together(make_config: MakeConfig) -> 
         ("a.tf:2:21", 'Reference to undeclared input variable "c"'),
         ("b.tf:2:11", 'Reference to undeclared input variable "b"'),
     ]
+
+
+def test_modules_taking_each_others_outputs_are_no_cycle(make_config: MakeConfig) -> None:
+    g, diags = graph_of(make_config, {
+        "main.tf": """
+            module "kms" {
+              source  = "./kms"
+              cluster = module.cluster.role
+            }
+            module "cluster" {
+              source = "./cluster"
+              key    = module.kms.key
+            }
+        """,
+        "kms/main.tf": """
+            variable "cluster" {}
+            output "key" {
+              value = "key-1"
+            }
+            output "policy" {
+              value = "allow ${var.cluster}"
+            }
+        """,
+        "cluster/main.tf": """
+            variable "key" {}
+            output "role" {
+              value = "role-1"
+            }
+            output "volume" {
+              value = "encrypted with ${var.key}"
+            }
+        """,
+    })
+    assert errors(diags) == []
+    assert g.find_cycle() is None
+
+
+def test_a_real_loop_through_two_modules_is_still_a_cycle(make_config: MakeConfig) -> None:
+    g, diags = graph_of(make_config, {
+        "main.tf": """
+            module "a" {
+              source = "./m"
+              in     = module.b.out
+            }
+            module "b" {
+              source = "./m"
+              in     = module.a.out
+            }
+        """,
+        "m/main.tf": """
+            variable "in" {}
+            output "out" {
+              value = var.in
+            }
+        """,
+    })
+    cycle = g.find_cycle()
+    assert cycle is not None
+    assert {str(n) for n, _ in cycle} >= {"module.a.var.in", "module.a.output.out", "module.b.var.in"}

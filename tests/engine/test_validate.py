@@ -187,3 +187,40 @@ def test_a_cycle_stops_before_evaluation(make_config: MakeConfig) -> None:
 def test_timings_are_recorded(make_config: MakeConfig) -> None:
     loaded = run(make_config({"main.tf": 'resource "random_id" "a" {\n  byte_length = 4\n}\n'}))
     assert set(loaded.timings) == {"parse", "graph", "evaluate"}
+
+
+def test_root_variables_are_unknown_as_in_terraform_validate(make_config: MakeConfig) -> None:
+    """A null default would fail the template; any value a plan is given might not: valid."""
+    root = make_config({"main.tf": """
+        variable "prefix" {
+          type    = string
+          default = null
+        }
+        variable "names" {
+          type    = list(string)
+          default = []
+        }
+        resource "terraform_data" "x" {
+          for_each = toset(var.names)
+          input    = "${var.prefix}-${each.key}"
+        }
+        output "first" {
+          value = "${var.prefix}-${var.names[0]}"
+        }
+    """})
+    assert problems(run(root)) == []
+    given = run(root, var_args=[("var", "names=[]")])  # a value given is used, as plan would use it
+    assert [summary for _, summary, _ in problems(given)] == ["Invalid index"]
+
+
+def test_a_default_that_breaks_its_own_validation_is_still_reported(make_config: MakeConfig) -> None:
+    root = make_config({"main.tf": """
+        variable "env" {
+          default = "production"
+          validation {
+            condition     = contains(["dev", "prod"], var.env)
+            error_message = "env must be dev or prod."
+          }
+        }
+    """})
+    assert [summary for _, summary, _ in problems(run(root))] == ["Invalid value for variable"]
