@@ -304,7 +304,7 @@ def test_modules_taking_each_others_outputs_are_no_cycle(make_config: MakeConfig
 
 
 def test_a_real_loop_through_two_modules_is_still_a_cycle(make_config: MakeConfig) -> None:
-    g, diags = graph_of(make_config, {
+    g, _ = graph_of(make_config, {
         "main.tf": """
             module "a" {
               source = "./m"
