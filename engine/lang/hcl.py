@@ -335,8 +335,13 @@ class _Converter:
         attributes: dict[str, Attribute] = {}
         blocks: list[Block] = []
         dupes: list[tuple[Attribute, Attribute]] = []
+        previous: Node | None = None
         for child in node.children:
             kind = child.type
+            if kind in ("attribute", "block"):
+                if previous is not None and previous.end_point.row == child.start_point.row:
+                    raise self._missing_newline(previous, child)  # the grammar accepts ``a = 1 b = 2``
+                previous = child
             if kind == "attribute":
                 attr = self._attribute(child)
                 if attr.name in attributes:
@@ -346,6 +351,13 @@ class _Converter:
             elif kind == "block":
                 blocks.append(self._block(child))
         return Body(attributes, blocks, self.rng(node), dupes)
+
+    def _missing_newline(self, previous: Node, node: Node) -> DiagnosticsError:
+        what = "argument" if previous.type == "attribute" else "block definition"
+        return DiagnosticsError([Diagnostic(
+            "error", f"Missing newline after {what}",
+            detail=f"An {what.split()[0]} definition must end with a newline.", range=self.rng(node),
+        )])
 
     def _attribute(self, node: Node) -> Attribute:
         ident = node.children[0]
@@ -522,9 +534,19 @@ class _Converter:
 
     def _object(self, node: Node) -> ast.Expr:
         items: list[ast.ObjectItem] = []
+        previous: Node | None = None
         for elem in node.children:
+            if elem.type == ",":
+                previous = None
             if elem.type != "object_elem":
                 continue
+            if previous is not None and previous.end_point.row == elem.start_point.row:
+                raise DiagnosticsError([Diagnostic(  # the grammar accepts ``{ a = 1 b = 2 }``
+                    "error", "Missing attribute separator",
+                    detail="Expected a newline or comma to mark the beginning of the next attribute.",
+                    range=self.rng(elem),
+                )])
+            previous = elem
             exprs = [c for c in elem.children if c.type == "expression"]
             key_node, value_node = exprs[0], exprs[-1]
             key = self.expr(key_node)

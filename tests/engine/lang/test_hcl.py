@@ -547,3 +547,23 @@ def test_an_exponent_literal_keeps_the_positions_after_it() -> None:
     assert err.value.diagnostics()[0].range is not None
     start = err.value.diagnostics()[0].range.start
     assert (start.line, start.column) == (2, 5)
+
+
+@pytest.mark.parametrize(("src", "where", "summary"), [
+    ("locals {\n  x = 1 y = 2\n}\n", (2, 9), "Missing newline after argument"),
+    ('locals {}\nresource "a" "b" {} output "o" {}\n', (2, 21), "Missing newline after block definition"),
+    ("locals {\n  a = {\n    b = 1 c = 2\n  }\n}\n", (3, 11), "Missing attribute separator"),
+])
+def test_what_hcl_separates_by_newlines_or_commas_must_be_separated(
+        src: str, where: tuple[int, int], summary: str) -> None:
+    with pytest.raises(DiagnosticsError) as err:
+        parse_hcl_file(src.encode(), "main.tf")
+    [d] = err.value.diagnostics()
+    assert d.summary == summary
+    assert d.range is not None and (d.range.start.line, d.range.start.column) == where
+
+
+def test_commas_newlines_and_heredocs_still_separate() -> None:
+    body = parse_hcl_file(b'locals {\n  a = { b = 1, c = 2 }\n  d = <<EOT\nx\nEOT\n  e = {\n    f = 1,\n    g = 2\n  }\n}\n',
+                          "main.tf")
+    assert [b.type for b in body.blocks] == ["locals"]
