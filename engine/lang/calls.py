@@ -177,7 +177,46 @@ def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     return True
 
 
+def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+    """``templatestring(local.tpl, { name = "x" })``: render a template held in a named value.
+
+    As in Terraform, the template must come from a reference (a local, a variable, an attribute),
+    never a literal or an interpolation, so a value is never read as a template by accident; the
+    template sees only the variables given, like ``templatefile``.
+    """
+    if len(node.args) != 2:
+        raise EvalError("Invalid function argument",
+                        detail='Function "templatestring" takes exactly two arguments.', range=node.rng)
+    source, variables = node.args
+    if type(source) not in (ast.ScopeTraversal, ast.RelativeTraversal):
+        raise EvalError(
+            "Invalid template argument",
+            detail="The template string must be given as a direct reference to a single named value, "
+                   "such as a local value or an input variable.",
+            hint="Move the text into a local value and pass local.NAME.",
+            range=source.rng,
+        )
+    text, text_marks = unmark(evaluate(source, ctx))
+    given, given_marks = deep_unmark(evaluate(variables, ctx))
+    marks = text_marks | given_marks
+    if isinstance(text, Unknown) or contains_unknown(given):
+        return mark(Unknown("string"), marks)
+    if not isinstance(text, str):
+        raise EvalError("Invalid function argument",
+                        detail=f"The template must be a string, not {type_name(text)}.", range=source.rng)
+    if not isinstance(given, dict):
+        raise EvalError("Invalid function argument",
+                        detail=f"The variables must be a map or object, not {type_name(given)}.",
+                        range=variables.rng)
+    from engine.lang.hcl import parse_template
+
+    expr = parse_template(text, source.rng.filename, source.rng.start.line, source.rng.start.column)
+    inner = EvalContext(variables=dict(given), func_ctx=ctx.func_ctx, functions=ctx.functions)
+    return mark(evaluate(expr, inner), marks)
+
+
 _SPECIAL_FORMS: dict[str, Callable[[ast.FunctionCall, EvalContext], Any]] = {
     "try": _eval_try,
     "can": _eval_can,
+    "templatestring": _eval_templatestring,
 }

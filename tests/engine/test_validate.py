@@ -224,3 +224,21 @@ def test_a_default_that_breaks_its_own_validation_is_still_reported(make_config:
         }
     """})
     assert [summary for _, summary, _ in problems(run(root))] == ["Invalid value for variable"]
+
+
+def test_templatestring_renders_a_named_value_and_refuses_a_literal(make_config: MakeConfig) -> None:
+    from engine.validate import load_and_evaluate
+
+    root = make_config({"main.tf": """
+        locals {
+          raw = "Hi $${name}%%{ for x in items }, $${x}%%{ endfor }"
+        }
+        output "greeting" {
+          value = templatestring(local.raw, { name = "ctl", items = ["a", "b"] })
+        }
+    """})
+    loaded = load_and_evaluate(root, environ={})
+    assert loaded.walk is not None and loaded.walk.root_outputs["greeting"][0] == "Hi ctl, a, b"
+    bad = make_config({"main.tf": 'output "o" {\n  value = templatestring("Hi ${1}", {})\n}\n'})
+    assert [(where, summary) for where, summary, _ in problems(run(bad))] == [
+        ("main.tf:2:26", "Invalid template argument")]

@@ -33,8 +33,8 @@ from engine.lang.functions._core import ArgError, CallError, FunctionContext, Fu
 from engine.lang.literals import nfc
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark
 
-# Evaluated lazily by the evaluator (their arguments may fail), so they have no body here.
-_SPECIAL_FORMS = {"try": (1, None), "can": (1, 1)}
+# Evaluated by the evaluator (their arguments may fail, or must be references), so no body here.
+_SPECIAL_FORMS = {"try": (1, None), "can": (1, 1), "templatestring": (2, 2)}
 
 _FAMILIES = (
     numeric,
