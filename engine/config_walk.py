@@ -23,6 +23,7 @@ from engine.config.variables import check_validations, finalize
 from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
+from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.values import (
@@ -272,6 +273,25 @@ class ConfigWalk:
             scope.outputs[node.name] = value
             if not node.path:
                 self.root_outputs[node.name] = (value, bool(out.sensitive))  # type: ignore[attr-defined]
+
+    def _step_check(self, node: Node) -> None:
+        """A ``check`` block's assertions: a failure is a warning, never a stop, as in Terraform."""
+        check = self.graph.nodes[node]
+        for scope in self.scopes_at(node.path):
+            for rule in check.asserts:  # type: ignore[attr-defined]
+                try:
+                    failure = failed_condition(rule, scope.ctx)
+                except CtlError as err:
+                    failure = f"The condition could not be evaluated: {err.summary}"
+                if failure is not None:
+                    address = module_address(scope.key)
+                    self.diags.warning(
+                        "Check block assertion failed",
+                        detail=f"{failure}\n\nThis was checked by check \"{node.name}\""
+                               + (f" in {address}" if address else "") + ".",
+                        range=rule.condition.rng,
+                        address=f"{address + '.' if address else ''}check.{node.name}",
+                    )
 
     def _step_provider(self, node: Node) -> None:
         prov = self.graph.nodes[node]

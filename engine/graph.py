@@ -29,8 +29,8 @@ from engine.lang.eval import references
 ModPath = tuple[str, ...]
 
 # Node kinds
-VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER = (
-    "var", "local", "output", "resource", "modcall", "modout", "provider",
+VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER, CHECK = (
+    "var", "local", "output", "resource", "modcall", "modout", "provider", "check",
 )
 
 _CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
@@ -165,6 +165,8 @@ def _add_module_nodes(g: Graph, path: ModPath, module: Module) -> None:
         g.add(Node(path, MODOUT, name), call)
     for key, prov in module.providers.items():
         g.add(Node(path, PROVIDER, key), prov)
+    for name, check in module.checks.items():
+        g.add(Node(path, CHECK, name), check)
 
 
 def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
@@ -210,6 +212,8 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
                 g.depend(out_node, Node((*path, name), OUTPUT, out_name), None)
     for key, provider_config in module.providers.items():
         resolver.link(Node(path, PROVIDER, key), [a.expr for a in provider_config.body.attributes.values()])
+    for name, check in module.checks.items():
+        resolver.link(Node(path, CHECK, name), [e for a in check.asserts for e in (a.condition, a.error_message)])
 
 
 def _declared_nodes(path: ModPath, module: Module) -> Iterator[Node]:
@@ -220,6 +224,7 @@ def _declared_nodes(path: ModPath, module: Module) -> Iterator[Node]:
     yield from (Node(path, RESOURCE, addr) for addr in module.resources)
     yield from (Node(path, MODCALL, name) for name in module.module_calls)
     yield from (Node(path, PROVIDER, key) for key in module.providers)
+    yield from (Node(path, CHECK, name) for name in module.checks)
 
 
 def _provider_node(g: Graph, path: ModPath, res: Resource) -> Node | None:

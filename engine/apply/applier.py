@@ -31,9 +31,8 @@ from engine.apply.walker import WalkResult, walk
 from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
-from engine.lang.eval import evaluate
-from engine.lang.redact import condition_message
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown, unmark
+from engine.lang.conditions import failed_condition
+from engine.lang.values import UNKNOWN, contains_unknown, unmark
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
@@ -297,10 +296,9 @@ class Applier:
             return None
         ctx = inst.eval_ctx(self_value)
         for cond in conditions:
-            ok, _ = unmark(evaluate(cond.condition, ctx))
-            if isinstance(ok, Unknown) or ok is True:
+            msg = failed_condition(cond, ctx)
+            if msg is None:
                 continue
-            msg = condition_message(evaluate(cond.error_message, ctx))
             text = f"Resource {kind} failed: {inst.address}: {msg}"
             if raise_:
                 raise CtlError(text, range=cond.rng, address=inst.address)

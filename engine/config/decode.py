@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.config.model import (
     Backend,
+    Check,
     Condition,
     Lifecycle,
     Local,
@@ -50,7 +51,7 @@ FILE_SCHEMA = BlockSchema(
         "data": (2, _RESOURCE),
         "module": (1, BlockSchema()),
         "moved": (0, BlockSchema()),
-        "check": (1, BlockSchema()),
+        "check": (1, BlockSchema(blocks={"assert": (0, _CONDITION), "data": (2, _RESOURCE)})),
         "import": (0, BlockSchema()),
         "removed": (0, BlockSchema()),
     }
@@ -293,7 +294,17 @@ class ModuleDecoder:
         self.module.moved.append(Moved(from_text, to_text, block.rng))
 
     def _block_check(self, block: Block) -> None:
-        self.diags.warning('"check" blocks are not evaluated yet and were skipped', range=block.rng)
+        name = block.labels[0]
+        asserts = self._conditions(block.body.blocks_of("assert"))
+        for nested in block.body.blocks_of("data"):
+            self.diags.warning('Data sources scoped to a "check" block are not read yet; this one was skipped',
+                               hint="Declare it at the top level of the module if the assertions need it.",
+                               range=nested.rng)
+        if not asserts:
+            self.diags.error(f'Check block "{name}" has no "assert" block', range=block.rng)
+            return
+        if self._claim(f"check:{name}", "check block", block.rng):
+            self.module.checks[name] = Check(name, asserts, block.rng)
 
     def _block_import(self, block: Block) -> None:
         self.diags.warning('"import" blocks are not supported yet; use "ctl import ADDR ID"', range=block.rng)

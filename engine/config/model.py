@@ -57,6 +57,15 @@ class Condition:
 
 
 @dataclass(slots=True)
+class Check:
+    """A ``check`` block: assertions about the whole configuration, reported as warnings."""
+
+    name: str
+    asserts: list[Condition]
+    rng: SourceRange
+
+
+@dataclass(slots=True)
 class Output:
     name: str
     expr: Expr
@@ -170,6 +179,7 @@ class Module:
     module_calls: dict[str, ModuleCall] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)  # keyed "aws" / "aws.west"
     moved: list[Moved] = field(default_factory=list)
+    checks: dict[str, Check] = field(default_factory=dict)
     backend: Backend | None = None
     encryption: Body | None = None  # terraform { encryption { … } } (engine/encryption reads it)
     required_version: str | None = None

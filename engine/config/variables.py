@@ -19,11 +19,11 @@ from typing import Any
 from engine.config.model import Variable
 from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
+from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl_file
-from engine.lang.redact import condition_message
 from engine.lang.types import ConversionError, Primitive, convert
-from engine.lang.values import SENSITIVE, UNKNOWN, contains_unknown, mark, unmark
+from engine.lang.values import SENSITIVE, UNKNOWN, mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,18 +192,11 @@ def check_validations(var: Variable, value: Any, ctx_vars: dict[str, Any], diags
     for v in var.validations:
         ctx = make_ctx({"var": {**ctx_vars, var.name: value}})
         try:
-            ok = evaluate(v.condition, ctx)
+            msg = failed_condition(v, ctx)
         except CtlError as err:
             diags.add(err)
             continue
-        ok, _ = unmark(ok)
-        if contains_unknown(ok):
-            continue
-        if ok is not True:
-            try:
-                msg = condition_message(evaluate(v.error_message, ctx))
-            except CtlError:
-                msg = "(error_message could not be evaluated)"
+        if msg is not None:
             diags.error(
                 "Invalid value for variable",
                 detail=f"{msg}\n\nThis was checked by the validation rule at {v.rng}.",

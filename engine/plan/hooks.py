@@ -16,9 +16,9 @@ from engine import schema
 from engine.config_walk import ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
-from engine.lang.eval import evaluate, references
-from engine.lang.redact import condition_message
-from engine.lang.values import UNKNOWN, contains_unknown, unmark
+from engine.lang.conditions import failed_condition
+from engine.lang.eval import references
+from engine.lang.values import UNKNOWN, contains_unknown
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import (
     call_plain,
@@ -262,17 +262,11 @@ class PlanHooks(WalkHooks):
         ctx = inst.eval_ctx(self_value)
         for cond in conditions:
             try:
-                ok, _ = unmark(evaluate(cond.condition, ctx))
+                msg = failed_condition(cond, ctx)  # an unknown result is checked again during apply
             except CtlError as err:
                 self.diags.add(err)
                 continue
-            if contains_unknown(ok):
-                continue  # checked again during apply
-            if ok is not True:
-                try:
-                    msg = condition_message(evaluate(cond.error_message, ctx))
-                except CtlError:
-                    msg = "(error_message could not be evaluated)"
+            if msg is not None:
                 self.diags.error(f"Resource {kind} failed", detail=f"{inst.address}: {msg}",
                                  range=cond.rng, address=inst.address)
 

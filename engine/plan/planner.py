@@ -172,7 +172,8 @@ def make_plan(
         excludes=list(opts.excludes),
         configuration=configuration(root, registry),
     )
-    diags.extend(warnings)
+    seen = {(d.summary, str(d.range), d.detail) for d in diags.items}  # the plan walk re-checks what the
+    diags.extend(w for w in warnings if (w.summary, str(w.range), w.detail) not in seen)  # first one did
     diags.extend(providers.take_warnings())  # what the providers warned about, shown with the plan
     return PlanResult(plan, diags, timings, graph, root)
 

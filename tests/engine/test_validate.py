@@ -242,3 +242,32 @@ def test_templatestring_renders_a_named_value_and_refuses_a_literal(make_config:
     bad = make_config({"main.tf": 'output "o" {\n  value = templatestring("Hi ${1}", {})\n}\n'})
     assert [(where, summary) for where, summary, _ in problems(run(bad))] == [
         ("main.tf:2:26", "Invalid template argument")]
+
+
+def test_a_failed_check_assertion_is_a_warning_naming_the_check(make_config: MakeConfig) -> None:
+    from engine.validate import load_and_evaluate
+
+    root = make_config({"main.tf": """
+        variable "replicas" {
+          default = 1
+        }
+        resource "terraform_data" "db" {
+          input = "db"
+        }
+        check "capacity" {
+          assert {
+            condition     = var.replicas >= 2
+            error_message = "only ${var.replicas} replica"
+          }
+          assert {
+            condition     = terraform_data.db.output != null
+            error_message = "not known until apply: not reported"
+          }
+        }
+    """})
+    loaded = load_and_evaluate(root, environ={})
+    assert loaded.diags.errors() == []
+    [warning] = loaded.diags.warnings()
+    assert (warning.summary, str(warning.range)) == ("Check block assertion failed", "main.tf:9:21")
+    assert warning.detail.startswith("only 1 replica") and 'check "capacity"' in warning.detail
+    assert [d.summary for d in run(root).diags.items] == []  # validate: the variable is not known yet

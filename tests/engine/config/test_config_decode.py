@@ -390,7 +390,6 @@ def test_structural_mistakes(make_config: MakeConfig) -> None:
 
 def test_blocks_not_supported_yet_are_warnings(make_config: MakeConfig) -> None:
     _, diags = load(make_config, {"main.tf": """
-        check "health" {}
         import {
           to = terraform_data.a
           id = "x"
@@ -401,10 +400,28 @@ def test_blocks_not_supported_yet_are_warnings(make_config: MakeConfig) -> None:
     """})
     assert problems(diags) == []
     assert [s for _, s in problems(diags, "warning")] == [
-        '"check" blocks are not evaluated yet and were skipped',
         '"import" blocks are not supported yet; use "ctl import ADDR ID"',
         '"removed" blocks are not supported yet; use "ctl state rm ADDR"',
     ]
+
+
+def test_a_check_block_holds_assertions_and_skips_scoped_data_with_a_warning(make_config: MakeConfig) -> None:
+    module, diags = load(make_config, {"main.tf": """
+        check "health" {
+          data "local_file" "probe" {
+            filename = "x"
+          }
+          assert {
+            condition     = true
+            error_message = "never"
+          }
+        }
+        check "empty" {}
+    """})
+    assert list(module.checks) == ["health"] and len(module.checks["health"].asserts) == 1
+    assert problems(diags) == [("main.tf:10:1", 'Check block "empty" has no "assert" block')]
+    assert [s for _, s in problems(diags, "warning")] == [
+        'Data sources scoped to a "check" block are not read yet; this one was skipped']
 
 
 def test_resource_and_data_addresses(make_config: MakeConfig) -> None:
