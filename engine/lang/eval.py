@@ -335,18 +335,28 @@ def _unified_with(value: Any, other: ast.Expr, ctx: EvalContext) -> Any:
     """The chosen result converted to the type both results unify to, as HCL does.
 
     ``false ? "a" : 1`` is the string ``"1"``: a number or bool beside a string becomes a string.
-    Only a number or bool result can change, so only then is the other result looked at; its
-    errors are not this expression's (HCL reports the chosen result's only).
+    ``var.on ? toset(local.names) : []`` is a set either way, so ``for_each`` accepts it: a tuple
+    beside a set becomes a set. Only such results can change, so only then is the other result
+    looked at; its errors are not this expression's (HCL reports the chosen result's only).
     """
     plain, value_marks = unmark(value)
-    if not isinstance(plain, int | float) or isinstance(plain, Unknown):
+    number_or_bool = isinstance(plain, int | float)
+    if not number_or_bool and type(plain) is not list:
         return value
     try:
         other_plain, _ = unmark(evaluate(other, ctx))
     except CtlError:
         return value
-    if isinstance(other_plain, str):
+    if number_or_bool and isinstance(other_plain, str):
         return mark(scalar_to_string(plain), value_marks)
+    if type(plain) is list and isinstance(other_plain, SetValue):
+        from engine.lang.functions._args import make_set
+        from engine.lang.functions._core import ArgError
+
+        try:
+            return mark(make_set(plain, 0), value_marks)
+        except ArgError:  # elements with no common type: the result stays as written
+            return value
     return value
 
 

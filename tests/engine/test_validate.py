@@ -271,3 +271,22 @@ def test_a_failed_check_assertion_is_a_warning_naming_the_check(make_config: Mak
     assert (warning.summary, str(warning.range)) == ("Check block assertion failed", "main.tf:9:21")
     assert warning.detail.startswith("only 1 replica") and 'check "capacity"' in warning.detail
     assert [d.summary for d in run(root).diags.items] == []  # validate: the variable is not known yet
+
+
+def test_for_each_over_a_set_or_an_empty_tuple_is_a_set_either_way(make_config: MakeConfig) -> None:
+    from engine.validate import load_and_evaluate
+
+    root = make_config({"main.tf": """
+        variable "enabled" {
+          default = false
+        }
+        resource "terraform_data" "x" {
+          for_each = var.enabled ? toset(["a", "b"]) : []
+          input    = each.key
+        }
+    """})
+    assert load_and_evaluate(root, environ={}).diags.errors() == []
+    on = load_and_evaluate(root, environ={}, var_args=[("var", "enabled=true")])
+    assert on.diags.errors() == [] and on.walk is not None
+    assert sorted(i.address for insts in on.walk.instances.values() for i in insts) == [
+        'terraform_data.x["a"]', 'terraform_data.x["b"]']

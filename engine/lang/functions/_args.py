@@ -156,11 +156,29 @@ def unify(items: list, i: int) -> list:
             kinds.add("l")
         else:
             kinds.add("m")
+    if kinds in ({"l"}, {"m"}):
+        return _unify_structural(items, i)
     if len(kinds) <= 1:
         return items
     if kinds <= {"s", "b", "n"} and "s" in kinds:
         return [x if x is None or isinstance(x, str | Unknown) else want_str(x, i) for x in items]
     raise ArgError(i, "all elements must have the same type")
+
+
+def _unify_structural(items: list, i: int) -> list:
+    """Collections of collections share one element type too: ``tomap({a = [1], b = ["x"]})`` is
+    ``{a = ["1"], b = ["x"]}``. Objects of one shape are unified attribute by attribute; lists, and
+    objects of different shapes (which become maps), across all their elements."""
+    present = [x for x in items if x is not None and not isinstance(x, Unknown)]
+    if all(isinstance(x, list) for x in present):
+        elements = iter(unify([e for x in present for e in x], i))
+        return [[next(elements) for _ in x] if isinstance(x, list) else x for x in items]
+    shapes = {frozenset(x) for x in present}
+    if len(shapes) == 1:
+        columns = {k: iter(unify([x[k] for x in present], i)) for k in next(iter(shapes))}
+        return [{k: next(columns[k]) for k in x} if isinstance(x, dict) else x for x in items]
+    values = iter(unify([v for x in present for v in x.values()], i))
+    return [{k: next(values) for k in x} if isinstance(x, dict) else x for x in items]
 
 
 def typed_key(v: Any) -> tuple:
