@@ -12,6 +12,7 @@ the adapter returned (apply).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,6 +145,12 @@ class WalkHooks:
 ComputedLookup = Callable[[Resource], frozenset[str]]
 
 
+def _project_dir(graph: Graph) -> Path | None:
+    """The smallest directory holding every loaded module (with files) of the configuration."""
+    dirs = [str(m.dir.resolve()) for m in graph.modules.values() if m.files]
+    return Path(os.path.commonpath(dirs)) if dirs else None
+
+
 def _module_value(instances: list[ModuleScope], expansion: str, *, live: bool) -> Any:
     """What ``module.NAME`` is: one instance's outputs, a list of them (count) or a map (for_each).
 
@@ -188,8 +195,9 @@ class ConfigWalk:
         self.hooks = hooks or WalkHooks()
         self.root_vars = root_vars
         self.root_dir = root_dir
-        self.func_ctx = FunctionContext(base_dir=root_dir, module_dir=root_dir, plan_mode=plan_mode,
-                                        plan_timestamp=plan_timestamp, provider_function=provider_function)
+        self.func_ctx = FunctionContext(base_dir=root_dir, module_dir=root_dir, project_dir=_project_dir(graph),
+                                        plan_mode=plan_mode, plan_timestamp=plan_timestamp,
+                                        provider_function=provider_function)
         self._render = render_template
         self._attach_renderer(self.func_ctx)
         # Like Terraform with -chdir: paths are relative to the configuration directory.
@@ -305,6 +313,10 @@ class ConfigWalk:
         child_path = (*node.path, node.name)
         child_module = self.graph.modules.get(child_path)
         if child_module is None:
+            # not loaded (a source ctl cannot fetch, reported where it is written): its outputs are
+            # unknown rather than missing, so each reference does not add an error of its own
+            for scope in self.scopes_at(node.path):
+                scope.modules[call.name] = UNKNOWN
             return
         self._check_inputs(call, child_module)
         children: list[ModuleScope] = []
@@ -325,6 +337,8 @@ class ConfigWalk:
 
     def _step_modout(self, node: Node) -> None:
         child_path = (*node.path, node.name)
+        if child_path not in self.graph.modules:
+            return  # not loaded: left unknown by _step_modcall
         for scope in self.scopes_at(node.path):
             mine = [c for c in self.scopes_at(child_path) if c.key[:-1] == scope.key]
             expansion = mine[0].expansion if mine else "single"
@@ -344,7 +358,7 @@ class ConfigWalk:
 
     def _module_func_ctx(self, module: Module) -> FunctionContext:
         fc = FunctionContext(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
-                             plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp,
+                             project_dir=self.func_ctx.project_dir, plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp,
                              provider_function=self.func_ctx.provider_function)
         self._attach_renderer(fc)
         return fc

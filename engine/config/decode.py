@@ -393,6 +393,8 @@ def _traversal_text(expr: ast.Expr) -> str | None:
     for step in expr.steps:
         if isinstance(step, ast.AttrStep):
             out += "." + step.name
+        elif isinstance(step, ast.SplatStep):
+            return None
         else:
             key = _unwrap(step.key)
             if not isinstance(key, ast.Literal):

@@ -42,7 +42,16 @@ class IndexStep:
     rng: SourceRange
 
 
-Step = AttrStep | IndexStep
+@dataclass(frozen=True, slots=True)
+class SplatStep:
+    """A splat inside a splat's steps: in ``a[*].b[*].c`` the ``[*].c`` applied to each ``b``."""
+
+    each: tuple[AttrStep | IndexStep | SplatStep, ...]
+    full: bool
+    rng: SourceRange
+
+
+Step = AttrStep | IndexStep | SplatStep
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,6 +126,7 @@ def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
     summary = getattr(e, "summary", None) or str(e)
     extra = getattr(e, "detail", "")
     message = f"{summary}: {extra}" if extra else summary
+    message = message.removeprefix(f'Call to function "{node.name}" failed: ')  # said once, below
     return EvalError(
         "Invalid function argument" if isinstance(idx, int) else "Error in function call",
         detail=f'Call to function "{node.name}" failed: {message}',

@@ -124,6 +124,8 @@ def _step(v: Any, step: ast.Step, ctx: EvalContext) -> Any:
             if r is not _MISSING:
                 return r
         return _get_attr(v, step)
+    if isinstance(step, ast.SplatStep):
+        return _splat_over(v, step.each, ctx)
     key = step.key
     k = key.value if type(key) is ast.Literal else evaluate(key, ctx)
     return index_value(v, k, step.rng)
@@ -239,7 +241,12 @@ def _list_position(c: list, k: Any, rng: SourceRange) -> int:
 
 
 def _eval_splat(node: ast.Splat, ctx: EvalContext) -> Any:
-    src, marks = unmark(evaluate(node.source, ctx))
+    return _splat_over(evaluate(node.source, ctx), node.each, ctx)
+
+
+def _splat_over(value: Any, each: tuple[ast.Step, ...], ctx: EvalContext) -> Any:
+    """``each`` applied to every element of ``value`` (a lone value counts as one, null as none)."""
+    src, marks = unmark(value)
     if isinstance(src, Unknown):
         return mark(UNKNOWN, marks)
     if src is None:
@@ -248,7 +255,7 @@ def _eval_splat(node: ast.Splat, ctx: EvalContext) -> Any:
     out = []
     for item in items:
         v = item
-        for step in node.each:
+        for step in each:
             v = _step(v, step, ctx)
         out.append(v)
     return mark(out, marks)

@@ -460,16 +460,25 @@ class _Converter:
             if steps:
                 end = self.rng(rest[len(steps) - 1]).end
                 result = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, end), base, tuple(steps))
-        if tail is not None:
-            inner = tail.children[0]  # full_splat | attr_splat
-            each, more = self._steps(inner.children[1:])
-            if more is not None:
-                raise self._unsupported(more)
-            span = SourceRange(self.filename, result.rng.start, self.rng(tail).end)
-            result = ast.Splat(span, result, tuple(each), inner.type == "full_splat")
+        if tail:
+            inner = tail[0].children[0]  # full_splat | attr_splat
+            span = SourceRange(self.filename, result.rng.start, self.rng(tail[-1]).end)
+            result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
         return result
 
-    def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], Node | None]:
+    def _splat_steps(self, splats: list[Node]) -> tuple[ast.Step, ...]:
+        """The steps after the first ``[*]``; each further splat applies to every element in turn."""
+        inner = splats[0].children[0]
+        each, more = self._steps(inner.children[1:])
+        if more:
+            raise self._unsupported(more[0])
+        if len(splats) > 1:
+            nested = splats[1].children[0]
+            each.append(ast.SplatStep(self._splat_steps(splats[1:]), nested.type == "full_splat",
+                                      self.rng(splats[1])))
+        return tuple(each)
+
+    def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], list[Node]]:
         steps: list[ast.Step] = []
         for i, node in enumerate(nodes):
             kind = node.type
@@ -484,15 +493,17 @@ class _Converter:
                 else:
                     key_node = self._child(idx, "expression")
                     steps.append(ast.IndexStep(self.expr(key_node), self.rng(idx)))
-            elif kind == "splat":
-                if i != len(nodes) - 1:
-                    raise self._unsupported(nodes[i + 1])
-                return steps, node
+            elif kind == "splat":  # the rest are splats too: ``a[*].b[*].c`` nests the second in the first
+                rest = [n for n in nodes[i:] if n.type != "comment"]
+                for n in rest:
+                    if n.type != "splat":
+                        raise self._unsupported(n)
+                return steps, rest
             elif kind in ("comment",):
                 continue
             else:
                 raise self._unsupported(node)
-        return steps, None
+        return steps, []
 
     def _unsupported(self, node: Node) -> DiagnosticsError:
         return DiagnosticsError(

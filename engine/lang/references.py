@@ -32,6 +32,8 @@ def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:
         if isinstance(s, ast.AttrStep):
             parts.append(s.name)
             continue
+        if isinstance(s, ast.SplatStep):
+            break
         key = s.key
         if type(key) is not ast.Literal:
             break
@@ -49,6 +51,8 @@ def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list
     for s in steps:
         if type(s) is ast.IndexStep:
             _collect(s.key, bound, out)
+        elif type(s) is ast.SplatStep:
+            _collect_steps(s.each, bound, out)
 
 
 def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:

@@ -122,3 +122,24 @@ def test_a_module_from_a_sibling_directory_reads_its_own_files(tmp_path: Path) -
     project.write('output "x" {\n  value = file("../secret.txt")\n}\n')
     res = project.ctl("plan")
     assert res.code == 1 and "outside the configuration directory" in res.stderr, res
+
+
+def test_files_anywhere_in_the_project_of_root_and_modules_can_be_read_but_not_beyond(tmp_path: Path) -> None:
+    """A repository's example (examples/app) using its modules (modules/x) may read the repository's
+    templates, as with Terraform; nothing above the repository is readable."""
+    repo = tmp_path / "repo"
+    (repo / "templates").mkdir(parents=True)
+    (repo / "templates" / "user_data.tpl").write_text("boot ${role}")
+    (repo / "modules" / "x").mkdir(parents=True)
+    (repo / "modules" / "x" / "main.tf").write_text(
+        'output "text" {\n  value = templatefile("${path.module}/../../templates/user_data.tpl", { role = "web" })\n}\n')
+    (tmp_path / "outside.txt").write_text("not the project's")
+    project = Project(repo / "examples" / "app")
+    project.root.mkdir(parents=True)
+    project.write('module "x" {\n  source = "../../modules/x"\n}\noutput "text" {\n  value = module.x.text\n}\n')
+    project.apply()
+    assert project.state()["outputs"]["text"]["value"] == "boot web"
+    project.write('module "x" {\n  source = "../../modules/x"\n}\n'
+                  'output "x" {\n  value = file("../../../outside.txt")\n}\n')
+    res = project.ctl("plan")
+    assert res.code == 1 and "outside the configuration directory" in res.stderr, res

@@ -34,6 +34,9 @@ class FunctionContext:
 
     base_dir: Path
     module_dir: Path
+    # The directory holding the configuration and all of its local modules: a module sourced from
+    # "../../modules/x" may read "${path.module}/../../templates/…", as it can with Terraform.
+    project_dir: Path | None = None
     plan_mode: bool = False
     plan_timestamp: str = ""
     render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)

@@ -3,8 +3,9 @@
 A configuration may read files that belong to it and nothing else: a relative path resolves
 against ``FunctionContext.base_dir`` (the run's working directory, as Terraform resolves against
 the current directory), and the *resolved* path — after ``..`` and symlinks — must stay inside
-``base_dir`` or inside the calling module's own directory (a module sourced from ``../shared``
-reads its own files through ``path.module``). Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a
+``base_dir``, the calling module's own directory (a module sourced from ``../shared`` reads its own
+files through ``path.module``), or the project: the smallest directory holding the configuration
+and every local module it loads (a repository's example reading the repository's templates). Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a
 symlink planted in a module could leak secrets into plans and state.
 
 Only regular files are read (a FIFO or a device would block or never end), and at most
@@ -30,7 +31,8 @@ def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
     p = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
     base = Path(os.path.realpath(ctx.base_dir))
     full = Path(os.path.realpath(p if p.is_absolute() else base / p))
-    allowed = (base, Path(os.path.realpath(ctx.module_dir)))
+    allowed = (base, Path(os.path.realpath(ctx.module_dir)),
+               *((Path(os.path.realpath(ctx.project_dir)),) if ctx.project_dir is not None else ()))
     if not any(full == root or root in full.parents for root in allowed):
         raise ArgError(i, f'path "{path}" is outside the configuration directory')
     return full

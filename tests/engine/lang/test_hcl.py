@@ -567,3 +567,9 @@ def test_commas_newlines_and_heredocs_still_separate() -> None:
     body = parse_hcl_file(b'locals {\n  a = { b = 1, c = 2 }\n  d = <<EOT\nx\nEOT\n  e = {\n    f = 1,\n    g = 2\n  }\n}\n',
                           "main.tf")
     assert [b.type for b in body.blocks] == ["locals"]
+
+
+def test_a_splat_inside_a_splat_applies_to_each_element() -> None:
+    groups = [{"m": [{"n": "a"}, {"n": "b"}]}, {"m": [{"n": "c"}]}]
+    assert ev("local.g[*].m[*].n", local={"g": groups}) == [["a", "b"], ["c"]]
+    assert ev("local.g[*].m[0].n", local={"g": groups}) == ["a", "c"]
