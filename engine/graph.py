@@ -202,8 +202,12 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
         resolver.link(call_node, expansion, counted=counted, eached=eached)
         child = module.children.get(name)
         for input_name, attr in call.inputs.items():  # each input feeds its own variable node
-            declared = child is not None and input_name in child.variables
-            target = Node((*path, name), VAR, input_name) if declared else call_node
+            if child is None:  # not loaded: nothing reads the inputs, so they order nothing
+                target = Node(path, MODOUT, name)
+            elif input_name in child.variables:
+                target = Node((*path, name), VAR, input_name)
+            else:
+                target = call_node  # refused by the walk; its references are still checked
             resolver.link(target, [attr.expr], counted=counted, eached=eached)
         out_node = Node(path, MODOUT, name)
         g.depend(out_node, call_node, None)
@@ -311,6 +315,8 @@ class _Resolver:
         the whole module's outputs when the reference names none of them."""
         call = self.module.module_calls[name]
         child = self.module.children.get(name)
+        if child is None:  # not loaded: its outputs are unknown once the call is expanded
+            return Node(self.path, MODCALL, name)
         at = 1 if call.count is not None or call.for_each is not None else 0
         if child is not None and len(rest) > at and isinstance(rest[at], str) and rest[at] in child.outputs:
             return Node((*self.path, name), OUTPUT, rest[at])

@@ -14,7 +14,7 @@ _SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema"
 
 KEEPERS: dict[str, Any] = {
     "type": ["object", "null"],
-    "additionalProperties": {"type": ["string", "number", "boolean"]},
+    "additionalProperties": {"type": ["string", "number", "boolean", "null"]},  # null elements are allowed
     "description": "Arbitrary values that, when changed, force a new random value.",
 }
 

@@ -21,7 +21,7 @@ SLEEP_SCHEMA: dict[str, Any] = {
         "destroy_duration": dict(_DURATION, description="How long destroy waits."),
         "triggers": {
             "type": ["object", "null"],
-            "additionalProperties": {"type": ["string", "number", "boolean"]},
+            "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
             "description": "Arbitrary values that, when changed, replace the sleep (and wait again).",
         },
         "id": {

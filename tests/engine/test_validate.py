@@ -290,3 +290,34 @@ def test_for_each_over_a_set_or_an_empty_tuple_is_a_set_either_way(make_config: 
     assert on.diags.errors() == [] and on.walk is not None
     assert sorted(i.address for insts in on.walk.instances.values() for i in insts) == [
         'terraform_data.x["a"]', 'terraform_data.x["b"]']
+
+
+def test_a_module_that_was_not_loaded_has_unknown_outputs_and_orders_nothing(make_config: MakeConfig) -> None:
+    """One error where the source is written; no cascade of missing attributes, no false cycle."""
+    root = make_config({"main.tf": """
+        module "net" {
+          source = "terraform-google-modules/network/google"
+          routes = [terraform_data.vm.output]
+        }
+        resource "terraform_data" "vm" {
+          input = module.net.subnets["a"]["self_link"]
+        }
+        output "name" {
+          value = module.net.network_name
+        }
+    """})
+    assert [summary for _, summary, _ in problems(run(root))] == [
+        'Module source "terraform-google-modules/network/google" is not supported yet']
+
+
+def test_null_elements_of_a_map_of_strings_are_accepted(make_config: MakeConfig) -> None:
+    root = make_config({"main.tf": """
+        resource "random_id" "snapshot" {
+          byte_length = 4
+          keepers = {
+            id       = "db"
+            snapshot = null
+          }
+        }
+    """})
+    assert problems(run(root)) == []
