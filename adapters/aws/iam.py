@@ -25,7 +25,8 @@ def _role(name: Any) -> str:
 
 
 class IamRole(AwsResource):
-    """An IAM role with its trust (assume-role) policy, description, session length and tags."""
+    """An IAM role with its trust (assume-role) policy, description, session length, permissions
+    boundary and tags."""
 
     name = "aws_iam_role"
     service = "iam"
@@ -38,6 +39,7 @@ class IamRole(AwsResource):
         "description": s.string("Description of the role."),
         "max_session_duration": s.integer("Longest session in seconds.", 3600, minimum=3600, maximum=43200),
         "force_detach_policies": s.boolean("Detach managed and delete inline policies before destroying.", False),
+        "permissions_boundary": s.string("ARN of the managed policy that bounds the role's permissions."),
         **s.tags_properties(),
         "id": s.computed("The role name."),
         "arn": s.computed("ARN of the role."),
@@ -63,6 +65,8 @@ class IamRole(AwsResource):
         }
         if out.get("description"):
             kwargs["Description"] = out["description"]
+        if out.get("permissions_boundary"):
+            kwargs["PermissionsBoundary"] = out["permissions_boundary"]
         if out.get("tags_all"):
             kwargs["Tags"] = [{"Key": k, "Value": v} for k, v in sorted(out["tags_all"].items())]
         call(ctx, _role(name), self.api(ctx).create_role, **kwargs)
@@ -82,6 +86,12 @@ class IamRole(AwsResource):
                 out.get("max_session_duration") != prior.get("max_session_duration"):
             call(ctx, _role(name), iam.update_role, RoleName=name, Description=out.get("description") or "",
                  MaxSessionDuration=int(out["max_session_duration"]))
+        boundary = out.get("permissions_boundary") or None
+        if boundary != (prior.get("permissions_boundary") or None):
+            if boundary:
+                call(ctx, _role(name), iam.put_role_permissions_boundary, RoleName=name, PermissionsBoundary=boundary)
+            else:
+                call(ctx, _role(name), iam.delete_role_permissions_boundary, RoleName=name)
         to_set, to_remove = self.tag_changes(prior, out)
         if to_remove:
             call(ctx, _role(name), iam.untag_role, RoleName=name, TagKeys=to_remove)
@@ -130,6 +140,8 @@ class IamRole(AwsResource):
                                                         role.get("AssumeRolePolicyDocument")),
             "description": role.get("Description") or (None if out.get("description") is None else ""),
             "max_session_duration": int(role.get("MaxSessionDuration") or 3600),
+            "permissions_boundary": (role.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
+            or (None if out.get("permissions_boundary") is None else ""),
         })
         actual = {t["Key"]: t["Value"] for t in role.get("Tags", [])}
         out.update(self.split_tags(ctx, actual, out.get("tags")))

@@ -35,6 +35,8 @@ _ATTRS: dict[str, tuple[str, str]] = {
     "max_message_size": ("MaximumMessageSize", "int"),
     "content_based_deduplication": ("ContentBasedDeduplication", "bool"),
     "sqs_managed_sse_enabled": ("SqsManagedSseEnabled", "bool"),
+    "kms_master_key_id": ("KmsMasterKeyId", "str"),
+    "kms_data_key_reuse_period_seconds": ("KmsDataKeyReusePeriodSeconds", "int"),
 }
 
 
@@ -63,13 +65,16 @@ class SqsQueue(FoundByName):
         "redrive_policy": s.string("Dead-letter queue (JSON: deadLetterTargetArn, maxReceiveCount)."),
         "sqs_managed_sse_enabled": s.boolean("Server-side encryption with SQS-owned keys; "
                                              "the queue's current setting when unset."),
+        "kms_master_key_id": s.string("KMS key (ID, ARN or alias) for server-side encryption."),
+        "kms_data_key_reuse_period_seconds": s.integer("How long SQS reuses a KMS data key; SQS's default "
+                                                       "when unset.", minimum=60, maximum=86400),
         **s.tags_properties(),
         "id": s.computed("The queue URL."),
         "arn": s.computed("ARN of the queue."),
         "url": s.computed("The queue URL."),
     })
     computed = frozenset({"id", "name", "arn", "url", "max_message_size", "tags_all",
-                          "sqs_managed_sse_enabled"})
+                          "sqs_managed_sse_enabled", "kms_data_key_reuse_period_seconds"})
     replace_on = frozenset({"name", "name_prefix", "fifo_queue"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -169,12 +174,16 @@ class SqsQueue(FoundByName):
 def _to_api(value: Any, kind: str) -> str:
     if kind == "bool":
         return "true" if value else "false"
+    if kind == "str":
+        return str(value)
     return str(int(value))
 
 
 def _from_api(value: str, kind: str) -> Any:
     if kind == "bool":
         return value.lower() == "true"
+    if kind == "str":
+        return value
     return int(value)
 
 

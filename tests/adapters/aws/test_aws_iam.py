@@ -153,3 +153,28 @@ resource "aws_iam_role" "r" {{
     aws.apply()
     aws.ok("destroy", "--auto-approve")
     assert aws.client("iam").list_roles()["Roles"] == []
+
+
+def test_a_permissions_boundary_is_set_changed_and_removed(aws: AwsProject) -> None:
+    iam = aws.client("iam")
+    boundaries = [iam.create_policy(PolicyName=f"boundary-{i}", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        ["Policy"]["Arn"] for i in (1, 2)]
+
+    def with_boundary(arn: str | None) -> str:
+        line = f'  permissions_boundary = "{arn}"\n' if arn else ""
+        return (f'resource "aws_iam_role" "r" {{\n  name = "bounded"\n{line}'
+                f"  assume_role_policy = jsonencode({json.dumps(TRUST).replace(':', ' =')})\n}}\n")
+
+    aws.setup(with_boundary(boundaries[0]))
+    aws.apply()
+    assert role(aws, "bounded")["PermissionsBoundary"]["PermissionsBoundaryArn"] == boundaries[0]
+    assert aws.attrs("aws_iam_role.r")["permissions_boundary"] == boundaries[0]
+    aws.assert_noop()
+    aws.setup(with_boundary(boundaries[1]))
+    assert "1 changed" in aws.apply().stdout
+    assert role(aws, "bounded")["PermissionsBoundary"]["PermissionsBoundaryArn"] == boundaries[1]
+    aws.setup(with_boundary(None))
+    aws.apply()
+    assert "PermissionsBoundary" not in role(aws, "bounded")
+    aws.assert_noop()

@@ -140,3 +140,20 @@ def test_deleted_topic_is_created_again(aws: AwsProject) -> None:
     assert DRIFT in res.stdout and "will be created" in res.stdout
     assert [t["TopicArn"] for t in aws.client("sns").list_topics()["Topics"]] == [aws.attrs("aws_sns_topic.t")["arn"]]
     aws.assert_noop()
+
+
+def test_a_queue_encrypted_with_a_kms_key_and_a_data_key_reuse_period(aws: AwsProject) -> None:
+    def queue(period: int) -> str:
+        return ('resource "aws_sqs_queue" "k" {\n  name = "sealed"\n  kms_master_key_id = "alias/aws/sqs"\n'
+                f"  kms_data_key_reuse_period_seconds = {period}\n}}\n")
+
+    aws.setup(queue(600))
+    aws.apply()
+    url = aws.attrs("aws_sqs_queue.k")["url"]
+    api = queue_attrs(aws, url)
+    assert api["KmsMasterKeyId"] == "alias/aws/sqs" and api["KmsDataKeyReusePeriodSeconds"] == "600"
+    aws.assert_noop()
+    aws.setup(queue(900))
+    assert "1 changed" in aws.apply().stdout
+    assert queue_attrs(aws, url)["KmsDataKeyReusePeriodSeconds"] == "900"
+    aws.assert_noop()
