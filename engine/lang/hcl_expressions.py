@@ -1,0 +1,295 @@
+"""Expressions in HCL: literals, collections, calls, operators, conditionals, ``for``, traversals
+and splats, each turned into an ``engine.lang.ast`` node with its position.
+
+Operands of operators are flat node sequences in tree-sitter's tree (a primary followed by
+``get_attr``/``index``/``splat`` siblings); ``_sequence`` reads them into traversals and splats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_sitter import Node
+
+from engine.errors import Diagnostic, DiagnosticsError, SourceRange
+from engine.lang import ast
+from engine.lang.hcl_templates import TemplateConverter
+from engine.lang.literals import LiteralError, number
+from engine.limits import MAX_NESTING
+
+_BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
+_NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
+
+
+class ExpressionConverter(TemplateConverter):
+    """Expression nodes to ``ast`` expressions, at most ``MAX_NESTING`` deep."""
+
+    def __init__(self, src: bytes, filename: str, **where: Any) -> None:
+        super().__init__(src, filename, **where)
+        self._expr_handlers = {
+            "literal_value": self._literal_value,
+            "collection_value": self._collection_value,
+            "template_expr": self._template_expr,
+            "function_call": self._function_call,
+            "for_expr": self._for_expr,
+            "operation": self._operation,
+            "conditional": self._conditional,
+            "expression": self.expr,
+            "string_lit": self._string_lit,
+            "tuple": self._tuple,
+            "object": self._object,
+            "quoted_template": self._quoted_template,
+            "heredoc_template": self._heredoc_template,
+            "binary_operation": self._binary,
+            "unary_operation": self._unary,
+        }
+
+    # ---- expressions -----------------------------------------------------------------------
+
+    def expr(self, node: Node) -> ast.Expr:
+        """Convert an ``expression`` node (or any expression-valued node), at most ``MAX_NESTING`` deep.
+
+        Every later stage (evaluation, type checks, JSON encoding) recurses over the same tree, so
+        refusing the depth here, with a position, keeps a ``RecursionError`` out of all of them.
+        """
+        if node.type not in _NESTING_NODES:
+            return self._convert(node)
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise self.too_deep(node)
+            return self._convert(node)
+        finally:
+            self.depth -= 1
+
+    def too_deep(self, node: Node) -> DiagnosticsError:
+        return DiagnosticsError([Diagnostic(
+            "error", "Expression nested too deeply",
+            detail=f"Expressions may be nested (or operators chained) at most {MAX_NESTING} levels deep "
+                   "(MAX_NESTING); this one goes deeper here. Split it into locals.",
+            range=self.rng(node),
+        )])
+
+    def _convert(self, node: Node) -> ast.Expr:
+        if node.type != "expression":
+            handler = self._expr_handlers.get(node.type)
+            if handler is not None and node.type != "expression":
+                return handler(node)
+            return self._sequence([node], self.rng(node))
+        children = node.children
+        if children and children[0].type == "(":
+            # ``(x[*].name)[0]``: the steps after ")" apply to the parenthesised value, so the
+            # splat ends at the parenthesis, as in HCL.
+            close = next(i for i, c in enumerate(children) if c.type == ")")
+            inner = self._child(node, "expression")
+            parens = ast.Parens(self._span(children[0], children[close]), self.expr(inner))
+            if close == len(children) - 1:
+                return parens
+            return self._sequence(children[close:], self.rng(node), base=parens)
+        if len(children) == 1:
+            only = children[0]
+            handler = self._expr_handlers.get(only.type)
+            if handler is not None:
+                return handler(only)
+        return self._sequence(children, self.rng(node))
+
+    def _sequence(self, nodes: list[Node], rng: SourceRange, base: ast.Expr | None = None) -> ast.Expr:
+        """A primary expression followed by attribute/index/splat steps.
+
+        ``base``, when given, is the primary already converted, and ``nodes[0]`` its last token.
+        """
+        first, rest = nodes[0], nodes[1:]
+        steps, tail = self._steps(rest)
+        result: ast.Expr
+        if base is None and first.type == "variable_expr":
+            last = rest[len(steps) - 1] if steps else first
+            result = ast.ScopeTraversal(self._span(first, last), self.text(first), tuple(steps))
+        else:
+            if base is None:
+                handler = self._expr_handlers.get(first.type)
+                if handler is None:
+                    raise self._unsupported(first)
+                base = handler(first)
+            result = base
+            if steps:
+                end = self.rng(rest[len(steps) - 1]).end
+                result = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, end), base, tuple(steps))
+        if tail:
+            inner = tail[0].children[0]  # full_splat | attr_splat
+            span = SourceRange(self.filename, result.rng.start, self.rng(tail[-1]).end)
+            result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
+        return result
+
+    def _splat_steps(self, splats: list[Node]) -> tuple[ast.Step, ...]:
+        """The steps after the first ``[*]``; each further splat applies to every element in turn."""
+        inner = splats[0].children[0]
+        each, more = self._steps(inner.children[1:])
+        if more:
+            raise self._unsupported(more[0])
+        if len(splats) > 1:
+            nested = splats[1].children[0]
+            each.append(ast.SplatStep(self._splat_steps(splats[1:]), nested.type == "full_splat",
+                                      self.rng(splats[1])))
+        return tuple(each)
+
+    def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], list[Node]]:
+        steps: list[ast.Step] = []
+        for i, node in enumerate(nodes):
+            kind = node.type
+            if kind == "get_attr":
+                ident = node.children[-1]
+                steps.append(ast.AttrStep(self.text(ident), self.rng(node)))
+            elif kind == "index":
+                idx = node.children[0]
+                if idx.type == "legacy_index":
+                    number = int(self.text(idx).lstrip("."))
+                    steps.append(ast.IndexStep(ast.Literal(self.rng(idx), number), self.rng(idx)))
+                else:
+                    key_node = self._child(idx, "expression")
+                    steps.append(ast.IndexStep(self.expr(key_node), self.rng(idx)))
+            elif kind == "splat":  # the rest are splats too: ``a[*].b[*].c`` nests the second in the first
+                rest = [n for n in nodes[i:] if n.type != "comment"]
+                for n in rest:
+                    if n.type != "splat":
+                        raise self._unsupported(n)
+                return steps, rest
+            elif kind in ("comment",):
+                continue
+            else:
+                raise self._unsupported(node)
+        return steps, []
+
+
+    def _literal_value(self, node: Node) -> ast.Expr:
+        lit = node.children[0]
+        kind = lit.type
+        rng = self.rng(node)
+        if kind == "numeric_lit":
+            try:
+                return ast.Literal(rng, number(self.text(lit)))
+            except LiteralError as exc:
+                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=rng)]) from None
+        if kind == "bool_lit":
+            return ast.Literal(rng, self.text(lit) == "true")
+        if kind == "null_lit":
+            return ast.Literal(rng, None)
+        if kind == "string_lit":
+            return self._string_lit(lit)
+        raise self._unsupported(node)
+
+    def _string_lit(self, node: Node) -> ast.Expr:
+        return ast.Literal(self.rng(node), self._string_lit_text(node))
+
+    def _string_lit_text(self, node: Node) -> str:
+        children = node.children
+        start = children[0].end_byte
+        end = children[-1].start_byte if len(children) > 1 else node.end_byte
+        return self._unescape_at(start, end, quoted=True)
+
+    def _collection_value(self, node: Node) -> ast.Expr:
+        return self.expr(node.children[0])
+
+    def _tuple(self, node: Node) -> ast.Expr:
+        items = tuple(self.expr(c) for c in node.children if c.type == "expression")
+        return ast.TupleCons(self.rng(node), items)
+
+    def _object(self, node: Node) -> ast.Expr:
+        items: list[ast.ObjectItem] = []
+        previous: Node | None = None
+        for elem in node.children:
+            if elem.type == ",":
+                previous = None
+            if elem.type != "object_elem":
+                continue
+            if previous is not None and previous.end_point.row == elem.start_point.row:
+                raise DiagnosticsError([Diagnostic(  # the grammar accepts ``{ a = 1 b = 2 }``
+                    "error", "Missing attribute separator",
+                    detail="Expected a newline or comma to mark the beginning of the next attribute.",
+                    range=self.rng(elem),
+                )])
+            previous = elem
+            exprs = [c for c in elem.children if c.type == "expression"]
+            key_node, value_node = exprs[0], exprs[-1]
+            key = self.expr(key_node)
+            if isinstance(key, ast.ScopeTraversal) and not key.steps:
+                key = ast.Literal(key.rng, key.root)
+            items.append(ast.ObjectItem(key, self.expr(value_node)))
+        return ast.ObjectCons(self.rng(node), tuple(items))
+
+    def _function_call(self, node: Node) -> ast.Expr:
+        children = node.children
+        name = self.text(children[0])
+        args: list[ast.Expr] = []
+        expand = False
+        for child in children:
+            if child.type == "function_arguments":
+                for arg in child.children:
+                    if arg.type == "expression":
+                        args.append(self.expr(arg))
+                    elif arg.type == "ellipsis":
+                        expand = True
+        return ast.FunctionCall(self.rng(node), name, tuple(args), expand)
+
+    def _conditional(self, node: Node) -> ast.Expr:
+        # tree-sitter-hcl groups a chain ``a ? x : b ? y : z`` to the left, as ``(a ? x : b) ? y : z``;
+        # HCL reads it to the right, as ``a ? x : (b ? y : z)``. Rebuild the chain the HCL way.
+        pairs, otherwise = _conditional_chain(node)
+        result = self.expr(otherwise)
+        for cond, value in reversed(pairs):
+            rng = SourceRange(self.filename, self.rng(cond).start, self.rng(node).end)
+            result = ast.Conditional(rng, self.expr(cond), self.expr(value), result)
+        return result
+
+    def _operation(self, node: Node) -> ast.Expr:
+        return self.expr(node.children[0])
+
+    def _binary(self, node: Node) -> ast.Expr:
+        children = node.children
+        split = next(
+            (i for i, c in enumerate(children) if i > 0 and not c.is_named and c.type in _BINARY_OPS), None
+        )
+        if split is None:
+            raise self.incomplete(node)
+        left = self._operand(children[:split])
+        right = self._operand(children[split + 1 :])
+        return ast.BinaryOp(self.rng(node), children[split].type, left, right)
+
+    def _unary(self, node: Node) -> ast.Expr:
+        children = node.children
+        return ast.UnaryOp(self.rng(node), children[0].type, self._operand(children[1:]))
+
+    def _operand(self, nodes: list[Node]) -> ast.Expr:
+        if nodes[0].type == "(":
+            inner = self._first_of(nodes, "expression")
+            parens: ast.Expr = ast.Parens(self._span(nodes[0], nodes[-1]), self.expr(inner))
+            return parens
+        if len(nodes) == 1:
+            return self.expr(nodes[0])
+        return self._sequence(nodes, self._span(nodes[0], nodes[-1]))
+
+    def _for_expr(self, node: Node) -> ast.Expr:
+        inner = node.children[0]
+        intro = self._child(inner, "for_intro")
+        idents = [self.text(c) for c in intro.children if c.type == "identifier"]
+        coll = self.expr(self._child(intro, "expression"))
+        key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
+        body_exprs = [c for c in inner.children if c.type == "expression"]
+        cond_node = next((c for c in inner.children if c.type == "for_cond"), None)
+        cond = None
+        if cond_node is not None:
+            cond = self.expr(self._child(cond_node, "expression"))
+        if inner.type == "for_object_expr":
+            group = any(c.type == "ellipsis" for c in inner.children)
+            return ast.ForExpr(
+                self.rng(node), key_var, value_var, coll, self.expr(body_exprs[0]), self.expr(body_exprs[1]), cond, group
+            )
+        return ast.ForExpr(self.rng(node), key_var, value_var, coll, None, self.expr(body_exprs[0]), cond, False)
+
+
+def _conditional_chain(node: Node) -> tuple[list[tuple[Node, Node]], Node]:
+    """A left-grouped chain of conditionals as [(condition, value), …] and the final else branch."""
+    cond, value, otherwise = [c for c in node.children if c.type == "expression"]
+    if len(cond.children) == 1 and cond.children[0].type == "conditional":
+        pairs, last = _conditional_chain(cond.children[0])
+        return [*pairs, (last, value)], otherwise
+    return [(cond, value)], otherwise

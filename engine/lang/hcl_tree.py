@@ -1,0 +1,262 @@
+"""Reading tree-sitter's HCL syntax tree: the parser, positions in the original file, syntax errors.
+
+The base of the converter (``engine.lang.hcl``): everything that knows about nodes and bytes but
+not yet what they mean. Positions are mapped back to the file the text came from, including text
+parsed inside a wrapper (an expression from the command line, a string from a JSON file).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import tree_sitter_hcl
+from tree_sitter import Language, Node, Parser
+
+from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from engine.lang.literals import LiteralError, code_point, nfc
+
+_LANGUAGE = Language(tree_sitter_hcl.language())
+_local = threading.local()
+
+
+
+# HCL reads ``1e3`` as one number; the grammar only knows exponents after a fraction (``1.0e3``).
+_EXPONENT_WITHOUT_FRACTION = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+
+
+def _parseable(src: bytes) -> bytes:
+    """``src`` with every ``1e3``-style literal spelled as digits of the same length, for the grammar.
+
+    The tree is built from these bytes, but every token's text is read from the original ``src``:
+    the literal keeps its value and every position stays where it was. Inside strings, comments
+    and names the substitution is one run of plain characters for another, so no structure changes.
+    """
+    if b"e" not in src and b"E" not in src:
+        return src
+    return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
+
+
+def _parser() -> Parser:
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = Parser(_LANGUAGE)
+    return parser
+
+
+class NodeReader:
+    """One parsed source: its bytes, where it sits in the user's file, and how to report on it."""
+
+    def __init__(
+        self,
+        src: bytes,
+        filename: str,
+        *,
+        file_line: int = 1,
+        file_col: int = 1,
+        base_row: int = 0,
+        col_shift: int = 0,
+        line_indent: int = 0,
+        byte_of: Callable[[int, int], int] | None = None,
+    ) -> None:
+        self.src = src
+        self.filename = filename
+        self.file_line = file_line
+        self.file_col = file_col
+        self.base_row = base_row
+        self.col_shift = col_shift
+        self.line_indent = line_indent
+        self.depth = 0  # expressions being converted, one inside the other (see ``expr``)
+        self.byte_of = byte_of
+        self._ascii = src.isascii()
+        # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
+        # text starts in ``src``, and the text itself.
+        self.content: tuple[int, str] | None = None
+
+    # ---- positions -------------------------------------------------------------------------
+
+    def _pos(self, point: Any, byte: int) -> Pos:
+        return Pos(*self._point(point, byte))
+
+    def _point(self, point: Any, byte: int) -> tuple[int, int, int]:
+        """(line, column, byte) in the original file: the hot path of parsing, so plain ints."""
+        row, col = point
+        if not self._ascii and col:
+            # tree-sitter counts columns in bytes; a column is counted in characters.
+            col = len(self.src[byte - col : byte].decode("utf-8", "replace"))
+        if row == self.base_row:
+            line, col = self.file_line, self.file_col + col - self.col_shift
+        else:
+            line, col = self.file_line + row - self.base_row, col + 1 + self.line_indent
+        if self.byte_of is not None:
+            byte = self.byte_of(line, col)
+        return line, col, byte
+
+    def rng(self, node: Node) -> SourceRange:
+        return SourceRange.of(
+            self.filename,
+            *self._point(node.start_point, node.start_byte),
+            *self._point(node.end_point, node.end_byte),
+        )
+
+    def _unescape_at(self, start: int, end: int, *, quoted: bool) -> str:
+        """The string between two byte offsets with its escapes resolved; a bad escape is an error there."""
+        text = self.src[start:end].decode("utf-8", "replace")
+        try:
+            return nfc(_unescape(text, quoted=quoted))
+        except LiteralError as exc:
+            byte = start + len(text[: exc.offset].encode())
+            row = self.src.count(b"\n", 0, byte)
+            col = byte - (self.src.rfind(b"\n", 0, byte) + 1)
+            pos = self._pos((row, col), byte)
+            raise DiagnosticsError([Diagnostic("error", "Invalid escape sequence", detail=exc.message,
+                                               range=SourceRange(self.filename, pos, pos))]) from None
+
+    def _child(self, node: Node, kind: str) -> Node:
+        """The first child of ``kind``; a tree without it (an empty ``${}``) is the user's syntax error."""
+        return self._first_of(node.children, kind, node)
+
+    def _first_of(self, nodes: list[Node], kind: str, parent: Node | None = None) -> Node:
+        for c in nodes:
+            if c.type == kind:
+                return c
+        raise self.incomplete(parent if parent is not None else nodes[0])
+
+    def incomplete(self, node: Node) -> DiagnosticsError:
+        """Something the grammar let through is missing a part (``"${}"``, ``(  )``): a positioned error."""
+        text = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace").split("\n")[0][:60]
+        return DiagnosticsError([Diagnostic(
+            "error", "Invalid expression",
+            detail=f'"{text}" is missing an expression; write one inside it or remove it.',
+            range=self.rng(node),
+        )])
+
+    def _span(self, first: Node, last: Node) -> SourceRange:
+        return SourceRange.of(
+            self.filename,
+            *self._point(first.start_point, first.start_byte),
+            *self._point(last.end_point, last.end_byte),
+        )
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # ---- errors ----------------------------------------------------------------------------
+
+    def raise_syntax_error(self, root: Node) -> None:
+        bad = _first_error(root)
+        node = bad or root
+        if bad is not None and bad.type == "ERROR":
+            # An ERROR node holds what parsed before the problem, then the token that did not fit:
+            # point at that token when it is the last thing in it (``x = )``), not at the start.
+            sized = [c for c in bad.children if c.end_byte > c.start_byte]
+            if sized and not sized[-1].is_named and len(sized) > 1:
+                node = sized[-1]
+        if self.content is not None and node.start_byte < self.content[0]:
+            # The parser gave up on the whole wrapped text: point at its start, never at the wrapper.
+            text = self.content[1]
+            start = Pos(self.file_line, self.file_col, 0)
+            raise DiagnosticsError(
+                [
+                    Diagnostic(
+                        "error",
+                        "Invalid syntax",
+                        detail=f'"{text[:60]}" is not a valid expression or template; check for an unclosed '
+                               "${, %{, bracket, brace or quote.",
+                        range=SourceRange(self.filename, start, start),
+                        snippet=text.split("\n")[0],
+                    )
+                ]
+            )
+        if self.content is not None and node.start_byte >= self.content[0] + len(self.content[1].encode()):
+            # Past the end of the wrapped text (something is missing at its end): point at its end.
+            lines = self.content[1].split("\n")
+            col = self.file_col + len(lines[0]) if len(lines) == 1 else len(lines[-1]) + 1
+            end = Pos(self.file_line + len(lines) - 1, col, 0)
+            raise DiagnosticsError(
+                [
+                    Diagnostic(
+                        "error",
+                        f'Invalid syntax: missing "{node.type}"' if node.is_missing else "Invalid syntax",
+                        detail="The text ends before the expression is complete.",
+                        range=SourceRange(self.filename, end, end),
+                        snippet=lines[-1],
+                    )
+                ]
+            )
+        line_no = node.start_point[0]
+        src_lines = self.src.split(b"\n")
+        snippet = src_lines[line_no].decode("utf-8", "replace") if line_no < len(src_lines) else ""
+        if bad is not None and bad.is_missing:
+            summary = f'Invalid syntax: missing "{bad.type}"'
+        else:
+            token = self.text(node).strip().split("\n")[0][:40]
+            summary = f'Invalid syntax: unexpected "{token}"' if token else "Invalid syntax"
+        rng = self.rng(node)
+        raise DiagnosticsError(
+            [
+                Diagnostic(
+                    "error",
+                    summary,
+                    detail="This is not valid HCL; check for unbalanced braces, brackets or quotes.",
+                    range=rng,
+                    snippet=snippet,
+                )
+            ]
+        )
+
+    def _unsupported(self, node: Node) -> DiagnosticsError:
+        return DiagnosticsError(
+            [Diagnostic("error", f'Unsupported expression syntax "{self.text(node)[:40]}"', range=self.rng(node))]
+        )
+
+
+def _first_error(node: Node) -> Node | None:
+    if node.type == "ERROR" or node.is_missing:
+        # Point at the first token inside an ERROR node: that is where the parse went wrong.
+        return node
+    for child in node.children:
+        if child.has_error or child.is_missing or child.type == "ERROR":
+            found = _first_error(child)
+            if found is not None:
+                return found
+    return None
+
+
+def _between(children: list[Node], first: Node, last: Node) -> list[Node]:
+    return [c for c in children if first.end_byte <= c.start_byte and c.end_byte <= last.start_byte]
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unescape(text: str, *, quoted: bool) -> str:
+    if "$${" in text:
+        text = text.replace("$${", "${")
+    if "%%{" in text:
+        text = text.replace("%%{", "%{")
+    if not quoted or "\\" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+                i += 2
+                continue
+            if nxt == "u" and i + 6 <= n:
+                out.append(code_point(text[i + 2 : i + 6], i))
+                i += 6
+                continue
+            if nxt == "U" and i + 10 <= n:
+                out.append(code_point(text[i + 2 : i + 10], i))
+                i += 10
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
