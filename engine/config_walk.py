@@ -12,9 +12,7 @@ the adapter returned (apply).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,135 +40,18 @@ from engine.limits import MAX_INSTANCES_ENV, max_instances
 from engine.walk_addresses import (
     UNKNOWN_KEY,
     Key,
-    ModKey,
-    UnknownKey,
-    _relative,
     format_key,
     instance_address,
     module_address,
 )
-
-
-@dataclass
-class ModuleScope:
-    """The values visible to expressions inside one module instance."""
-
-    key: ModKey
-    module: Module
-    path: ModPath
-    vars: dict[str, Any] = field(default_factory=dict)
-    locals: dict[str, Any] = field(default_factory=dict)
-    modules: dict[str, Any] = field(default_factory=dict)
-    data: dict[str, dict[str, Any]] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
-    call: ModuleCall | None = None  # the call that made this instance (None for the root module)
-    call_ctx: EvalContext | None = None  # where the call's inputs are evaluated: the caller, with each/count
-    expansion: str = "single"  # how the call expanded: "single", "count" or "for_each"
-    ctx: EvalContext = field(init=False)
-    variables: dict[str, Any] = field(init=False)
-
-    def bind(self, fixed: dict[str, Any], func_ctx: FunctionContext) -> None:
-        self.variables = {
-            **fixed,
-            "var": self.vars,
-            "local": self.locals,
-            "module": self.modules,
-            "data": self.data,
-            "path": {"module": _relative(self.module.dir, Path(fixed["path"]["cwd"])), "root": fixed["path"]["root"],
-                     "cwd": fixed["path"]["cwd"]},
-        }
-        self.ctx = EvalContext(variables=self.variables, func_ctx=func_ctx)
-
-    def set_resource(self, res: Resource, key: Key, value: Any, expansion: str) -> None:
-        """Store an instance's value where references find it: object, list (count) or map."""
-        table = self.data if res.mode == "data" else self.variables
-        by_type = table.setdefault(res.type, {})
-        if isinstance(key, UnknownKey):
-            by_type[res.name] = UNKNOWN  # how many instances there will be is not known yet
-        elif expansion == "single":
-            by_type[res.name] = value
-        elif expansion == "count":
-            items = by_type.setdefault(res.name, [])
-            assert isinstance(key, int)
-            while len(items) <= key:
-                items.append(None)
-            items[key] = value
-        else:
-            by_type.setdefault(res.name, {})[key] = value
-
-    def init_resource(self, res: Resource, expansion: str) -> None:
-        table = self.data if res.mode == "data" else self.variables
-        by_type = table.setdefault(res.type, {})
-        by_type[res.name] = None if expansion == "single" else ([] if expansion == "count" else {})
-
-
-@dataclass
-class ResourceInstance:
-    """One instance of a resource after expansion, with its evaluated arguments."""
-
-    address: str
-    resource: Resource
-    scope: ModuleScope
-    key: Key
-    expansion: str  # "single" | "count" | "for_each"
-    config: dict[str, Any] | None  # None when the arguments could not be evaluated
-    bindings: dict[str, Any] | None = None  # count.index / each.key / each.value
-
-    @property
-    def module_address(self) -> str:
-        return module_address(self.scope.key)
-
-    def eval_ctx(self, self_value: Any = None) -> EvalContext:
-        """The scope its arguments and conditions are evaluated in (``self`` for postconditions)."""
-        bindings = dict(self.bindings or {})
-        if self_value is not None:
-            bindings["self"] = self_value
-        return self.scope.ctx.child(bindings) if bindings else self.scope.ctx
-
-
-class WalkHooks:
-    """What a walk does with each resource instance; the default is what ``validate`` needs."""
-
-    plan_mode = False  # unknown count/for_each is an error when planning, one placeholder otherwise
-
-    def resource_value(self, inst: ResourceInstance) -> Any:
-        """The value references to this instance see."""
-        return _with_unknown_computed(inst)
-
-    def resource_values(self, instances: list[ResourceInstance]) -> list[Any]:
-        """The values of a resource's instances (which cannot refer to each other): one by one here."""
-        return [self.resource_value(inst) for inst in instances]
-
-
-ComputedLookup = Callable[[Resource], frozenset[str]]
-
-
-def _project_dir(graph: Graph) -> Path | None:
-    """The smallest directory holding every loaded module (with files) of the configuration."""
-    dirs = [str(m.dir.resolve()) for m in graph.modules.values() if m.files]
-    return Path(os.path.commonpath(dirs)) if dirs else None
-
-
-def _module_value(instances: list[ModuleScope], expansion: str, *, live: bool) -> Any:
-    """What ``module.NAME`` is: one instance's outputs, a list of them (count) or a map (for_each).
-
-    ``live`` shares each instance's own output table, so outputs appear as they are evaluated;
-    otherwise the tables are copied, once every output is known.
-    """
-    def table(scope: ModuleScope) -> dict[str, Any]:
-        return scope.outputs if live else dict(scope.outputs)
-
-    if expansion == "single":
-        return table(instances[0]) if instances else {}
-    if expansion == "count":
-        return [table(c) for c in instances]
-    return {c.key[-1][1]: table(c) for c in instances}
-
-
-def _with_unknown_computed(inst: ResourceInstance) -> Any:
-    if inst.config is None:
-        return UNKNOWN
-    return inst.config
+from engine.walk_scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re-exported)
+    ModuleScope,
+    ResourceInstance,
+    WalkHooks,
+    _module_value,
+    _project_dir,
+    _with_unknown_computed,
+)
 
 
 class ConfigWalk:
