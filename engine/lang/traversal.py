@@ -1,0 +1,187 @@
+"""Names, attributes, indexes and splats: ``var.x``, ``a.b[0]``, ``list[*].name``.
+
+Part of the evaluator (``engine.lang.eval`` dispatches traversal and splat nodes here and imports
+this module last, once ``evaluate`` exists); import the evaluator, not this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import SourceRange
+from engine.lang import ast
+from engine.lang.eval import _MISSING, EvalContext, EvalError, _did_you_mean, evaluate
+from engine.lang.operators import scalar_to_string, to_number
+from engine.lang.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
+
+# --- names, attributes and indexes ---------------------------------------------------------------
+
+
+def _eval_scope(node: ast.ScopeTraversal, ctx: EvalContext) -> Any:
+    name = node.root
+    c: EvalContext | None = ctx
+    while c is not None:
+        v = c.variables.get(name, _MISSING)
+        if v is not _MISSING:
+            break
+        c = c.parent
+    else:
+        raise EvalError(
+            f'Reference to undeclared name "{name}"',
+            hint=_did_you_mean(name, ctx.names()),
+            range=node.rng,
+        )
+    for step in node.steps:
+        v = _step(v, step, ctx)
+    return v
+
+
+def _eval_relative(node: ast.RelativeTraversal, ctx: EvalContext) -> Any:
+    v = evaluate(node.source, ctx)
+    for step in node.steps:
+        v = _step(v, step, ctx)
+    return v
+
+
+def _step(v: Any, step: ast.Step, ctx: EvalContext) -> Any:
+    if isinstance(step, ast.AttrStep):
+        if type(v) is dict:
+            r = v.get(step.name, _MISSING)
+            if r is not _MISSING:
+                return r
+        return _get_attr(v, step)
+    if isinstance(step, ast.SplatStep):
+        return _splat_over(v, step.each, ctx)
+    key = step.key
+    k = key.value if type(key) is ast.Literal else evaluate(key, ctx)
+    return index_value(v, k, step.rng)
+
+
+def _get_attr(value: Any, step: ast.AttrStep) -> Any:
+    v, marks = unmark(value)
+    name = step.name
+    if isinstance(v, Unknown):
+        return mark(UNKNOWN, marks)
+    if isinstance(v, dict):
+        if name in v:
+            return mark(v[name], marks)
+        raise EvalError(
+            "Unsupported attribute",
+            detail=f'This object does not have an attribute named "{name}".',
+            hint="" if marks else _did_you_mean(name, v.keys()),
+            range=step.rng,
+        )
+    if v is None:
+        raise EvalError(
+            "Attempt to get attribute from null value",
+            detail="This value is null, so it does not have any attributes.",
+            range=step.rng,
+        )
+    if isinstance(v, list):
+        if name.isdigit():  # legacy ``list.0`` form
+            return index_value(value, int(name), step.rng)
+        raise EvalError(
+            "Unsupported attribute",
+            detail="Can't access attributes on a list of objects. Did you mean to access an attribute "
+            "for a specific element of the list, or across all elements of the list?",
+            hint=f"Use [0].{name} for one element or [*].{name} for all of them.",
+            range=step.rng,
+        )
+    raise EvalError(
+        "Unsupported attribute",
+        detail=f"Can't access attributes on a primitive-typed value ({type_name(v)}).",
+        range=step.rng,
+    )
+
+
+def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
+    """``collection[key]`` with HCL's rules: list indexes are whole numbers (numeric strings too),
+    map keys are strings (numbers and bools converted); marks on either side mark the element."""
+    c, cmarks = unmark(collection)
+    k, kmarks = unmark(key)
+    marks = cmarks | kmarks
+    if isinstance(c, Unknown) or isinstance(k, Unknown):
+        return mark(UNKNOWN, marks)
+    if c is None:
+        raise EvalError(
+            "Attempt to index null value",
+            detail="This value is null, so it does not have any indices.",
+            range=rng,
+        )
+    if k is None:
+        raise EvalError("Invalid index", detail="Can't use a null value as an indexing key.", range=rng)
+    if isinstance(c, SetValue):
+        raise EvalError(
+            "Invalid index",
+            detail="Elements of a set are identified only by their value and don't have any separate "
+            "index or key to select with, so it's only possible to perform operations across all "
+            "elements of the set.",
+            hint="Convert it with tolist() first, or use one() if it holds at most one element.",
+            range=rng,
+        )
+    if isinstance(c, list):
+        return mark(c[_list_position(c, k, rng)], marks)
+    if isinstance(c, dict):
+        s = scalar_to_string(k)
+        if s is None:
+            raise EvalError(
+                "Invalid index",
+                detail="The given key does not identify an element in this collection value: string required.",
+                range=rng,
+            )
+        if s in c:
+            return mark(c[s], marks)
+        shown = "the given key" if marks else f'no key "{s}"'  # never echo part of a secret
+        raise EvalError(
+            "Invalid index",
+            detail=f"The given key does not identify an element in this collection value: {shown}.",
+            hint="" if marks else _did_you_mean(s, c.keys()),
+            range=rng,
+        )
+    raise EvalError(
+        "Invalid index", detail=f"This value does not have any indices ({type_name(c)}).", range=rng
+    )
+
+
+def _list_position(c: list, k: Any, rng: SourceRange) -> int:
+    n = to_number(k)
+    if n is None or (isinstance(n, float) and not n.is_integer()):
+        raise EvalError(
+            "Invalid index",
+            detail="The given key does not identify an element in this collection value: "
+            "a whole number is required.",
+            range=rng,
+        )
+    i = int(n)
+    if i < 0:
+        detail = "a negative number is not a valid index for a sequence."
+    elif i >= len(c):
+        detail = f"the collection has {len(c)} element{'s' if len(c) != 1 else ''}."
+    else:
+        return i
+    raise EvalError(
+        "Invalid index",
+        detail=f"The given key does not identify an element in this collection value: {detail}",
+        range=rng,
+    )
+
+
+def _eval_splat(node: ast.Splat, ctx: EvalContext) -> Any:
+    return _splat_over(evaluate(node.source, ctx), node.each, ctx)
+
+
+def _splat_over(value: Any, each: tuple[ast.Step, ...], ctx: EvalContext) -> Any:
+    """``each`` applied to every element of ``value`` (a lone value counts as one, null as none)."""
+    src, marks = unmark(value)
+    if isinstance(src, Unknown):
+        return mark(UNKNOWN, marks)
+    if src is None:
+        return mark([], marks)
+    items = src if isinstance(src, list) else [src]
+    out = []
+    for item in items:
+        v = item
+        for step in each:
+            v = _step(v, step, ctx)
+        out.append(v)
+    return mark(out, marks)
