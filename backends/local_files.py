@@ -1,0 +1,118 @@
+"""Files for the local store: atomic replacement, directory syncs, torn journal tails, and whether
+the process holding a lock is still alive.
+
+Kept apart from ``backends.local.LocalStore`` (the protocol's logic) because these are the
+POSIX details that make it crash-safe: write a temporary file, fsync it, rename it over the old
+one, fsync the directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+from backends.base import (
+    BackendError,
+    LockInfo,
+    StateConflict,
+    conflict_error,
+    lock_held_error,
+)
+from engine.errors import LockHeld
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this PID runs on this host (to tell a crashed lock holder)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, it is just not ours
+        return True
+    return True
+
+
+def holder_is_gone(info: LockInfo) -> bool:
+    """True when the lock was taken on this host by a process that no longer runs."""
+    host = info.Who.rpartition("@")[2]
+    return bool(info.PID) and host == socket.gethostname() and not process_alive(info.PID)
+
+
+
+def _version(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise BackendError(f"{path} is a directory, not a state file") from None
+    except OSError as exc:
+        raise BackendError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _conflict(path: Path, current: bytes | None, new: bytes, expected: str | None) -> StateConflict:
+    return conflict_error(str(path), current, new, expected)
+
+
+def _lock_held(state: Path, holder: LockInfo) -> LockHeld:
+    return lock_held_error(str(state), holder, unlock_command="ctl state unlock")
+
+
+def _atomic_write(path: Path, data: bytes, *, like: Path) -> None:
+    """Write a whole file or nothing: temp file in the same directory, fsync, rename, fsync dir."""
+    try:
+        mode = like.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o600  # state holds secrets
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise BackendError(
+            f"cannot write {path}: {exc.strerror}", hint="Check free space and permissions."
+        ) from None
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename/create/unlink in ``folder`` durable (no-op where directories can't be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _drop_torn_tail(fd: int, path: Path, size: int) -> None:
+    """Cut a half-written last line (a crash mid-append) so the next entry starts on its own line."""
+    if os.pread(fd, 1, size - 1) == b"\n":
+        return
+    data = path.read_bytes()
+    os.truncate(path, data.rfind(b"\n") + 1)
