@@ -19,11 +19,9 @@ Version tokens are what the store's own conditions take: the ETag (S3, Azure), t
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import dataclasses
 import re
 import urllib.parse
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -445,56 +443,10 @@ class ObjectStateStore(ABC):
     # -- probe -------------------------------------------------------------------------------------
 
     def probe(self) -> None:
-        """Show on a scratch object that the store refuses a second create and a stale swap.
+        """Show on a scratch object that the store refuses a second create and a stale swap."""
+        from backends.objectstore_probe import probe
 
-        Stores that accept the condition headers without honouring them exist (older S3-compatible
-        servers): with them every lock and every compare-and-swap would silently succeed.
-        """
-        key = f"{self._state_key(DEFAULT_WORKSPACE)}.probe-{uuid.uuid4().hex[:12]}"
-        where = self._url(key)
-        hint = (
-            f"Use a store whose {self.backend} API honours conditional requests, or keep the state "
-            "elsewhere; ctl will not lock state on this one."
-        )
-        try:
-            first = self._put(key, b"ctl probe 1", if_absent=True)
-            try:
-                self._put(key, b"ctl probe 2", if_absent=True)
-            except PreconditionFailed:
-                pass
-            else:
-                raise BackendError(
-                    f"{self.backend}: the store does not refuse a second conditional create "
-                    f"({self.create_condition}) of {where}: two runs could both take the lock",
-                    hint=hint,
-                )
-            current = self._get(key)
-            token = current.token if current is not None else first
-            try:
-                self._put(key, b"ctl probe 3", if_match=token)
-            except PreconditionFailed:
-                raise BackendError(
-                    f"{self.backend}: the store refuses a compare-and-swap ({self.swap_condition}) of "
-                    f"{where} against its current version",
-                    hint=hint,
-                ) from None
-            try:
-                self._put(key, b"ctl probe 4", if_match=token)
-            except PreconditionFailed:
-                pass
-            else:
-                raise BackendError(
-                    f"{self.backend}: the store does not refuse a stale compare-and-swap "
-                    f"({self.swap_condition}) of {where}: a run could overwrite a newer state",
-                    hint=hint,
-                )
-        except PreconditionFailed:
-            raise BackendError(
-                f"{self.backend}: the store refused to create the probe object {where}", hint=hint
-            ) from None
-        finally:
-            with contextlib.suppress(BackendError, PreconditionFailed):
-                self._delete(key)
+        probe(self)
 
 
 def _parse_lock(data: bytes) -> LockInfo:
