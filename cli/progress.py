@@ -40,6 +40,7 @@ VERBS: dict[str, tuple[str, str, str]] = {
     "update": ("Modifying", "Modifications", "modifying"),
     "delete": ("Destroying", "Destruction", "destroying"),
     "read": ("Reading", "Read", "reading"),
+    "forget": ("Forgetting", "Removal from the state", "forgetting"),
 }
 _UNKNOWN_VERB = ("Working on", "Operation", "working on")
 

@@ -22,7 +22,7 @@ from engine.lang.values import SENSITIVE, Marked, Unknown
 
 _ABSENT = object()
 _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, as Terraform does
-_ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", "bold": "1", "red": "31", "green": "32"}
+_ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", ".": "31", "bold": "1", "red": "31", "green": "32"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 SENSITIVE_TEXT = "(sensitive value)"
 UNKNOWN_TEXT = "(known after apply)"

@@ -18,6 +18,7 @@ from engine.lang.values import Marked
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
+    ACTIONS_FORGET,
     ACTIONS_NOOP,
     ACTIONS_READ,
     ACTIONS_REPLACE,
@@ -36,12 +37,14 @@ _SYMBOLS: dict[tuple[str, ...], str] = {
     ACTIONS_REPLACE_CBD: "+/-",
     ACTIONS_READ: "<=",
     ACTIONS_NOOP: " ",
+    ACTIONS_FORGET: ".",
 }
 _HEADLINES: dict[tuple[str, ...], str] = {
     ACTIONS_CREATE: "will be created",
     ACTIONS_UPDATE: "will be updated in-place",
     ACTIONS_DELETE: "will be destroyed",
     ACTIONS_READ: "will be read during apply",
+    ACTIONS_FORGET: "will no longer be managed by ctl, but will not be destroyed",
 }
 _REPLACE_HEADLINES = {
     "replace_because_tainted": "is tainted, so must be replaced",
@@ -137,11 +140,15 @@ def _block(c: ResourceChange, p: Painter, *, drift: bool = False) -> list[str]:
         lines.append("  # (left over from a partially-failed replacement of this instance)")
     if c.previous_address and not c.is_noop:
         lines.append(f"  # (moved from {c.previous_address})")
+    if c.actions == ACTIONS_FORGET:
+        lines.append("  # (destroy = false is set in the configuration)")
     reason = None if drift else _reason(c)
     if reason:
         lines.append(f"  # {reason}")
     before = c.before if isinstance(c.before, dict) else {}
     after = c.after if isinstance(c.after, dict) else {}
+    if c.actions == ACTIONS_FORGET:
+        after = before  # the object stays as it is: show what identifies it, not a destroy
     body = Differ(p, c.replace_paths).dict_lines(before, after, 4, (), hide=True, top=True)
     kind = "data" if c.mode == "data" else "resource"
     head = p.marker(_SYMBOLS.get(c.actions, "~")) + f' {kind} "{c.type}" "{c.name}" '

@@ -23,6 +23,7 @@ from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, build_graph
 from engine.lang.values import UNKNOWN
+from engine.plan.removals import check_removed_blocks
 from engine.plugins.functions import resolver as functions_resolver
 
 
@@ -137,6 +138,7 @@ def _load_and_evaluate(
         return Loaded(root, None, None, diags, timings)
     t1 = time.perf_counter()
     check_resource_types(root, registry, diags)
+    check_removed_blocks(root, diags)
     graph = build_graph(root, diags)
     timings["graph"] = time.perf_counter() - t1
     if graph.cycle is not None:

@@ -13,7 +13,7 @@ schema:                            # JSON Schema that change.after must satisfy
 ```
 
 A file may hold one policy, several YAML documents, or a list under ``policies:``. ``when`` takes
-``create``, ``update``, ``delete``, ``replace``, ``read`` and ``no-op``; a replacement matches
+``create``, ``update``, ``delete``, ``replace``, ``read``, ``no-op`` and ``forget``; a replacement matches
 ``replace``, ``create`` and ``delete``. For a delete the schema is checked against
 ``change.before`` (there is no ``after``). ``message`` may use ``{address}``, ``{type}``, ``{name}``
 and ``{errors}`` (what the schema check found).
@@ -30,7 +30,7 @@ import yaml
 from policies.levels import LEVEL_NAMES, Level, parse_level
 from policies.model import PolicyError, range_for
 
-ACTIONS = ("create", "update", "delete", "replace", "read", "no-op")
+ACTIONS = ("create", "update", "delete", "replace", "read", "no-op", "forget")
 _DEFAULT_WHEN = ("create", "update")
 _KEYS = {"name", "resource_type", "when", "schema", "message", "level", "description"}
 

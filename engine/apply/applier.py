@@ -36,7 +36,7 @@ from engine.lang.values import UNKNOWN, contains_unknown, unmark
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
-from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
+from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
@@ -101,7 +101,10 @@ class Applier:
         self.abandon = abandon or threading.Event()
         self.state = plan.prior_state.copy()
         self.state.serial = manager.serial
-        self.changes = {c.address: c for c in plan.changes if not c.is_noop and c.deposed is None}
+        self.changes = {c.address: c for c in plan.changes
+                        if not c.is_noop and c.deposed is None and c.actions != (FORGET,)}
+        # removed { destroy = false }: dropped from the state before anything runs, nothing to call
+        self.forgets = [c.address for c in plan.changes if c.actions == (FORGET,)]
         # Deposed objects to destroy, each a ("drop", "ADDRESS KEY") node of its own.
         self.drops = {f"{c.address} {c.deposed}": c for c in plan.changes if c.deposed is not None}
         self.expanded: dict[str, ResourceInstance] = {}
@@ -174,12 +177,23 @@ class Applier:
         for node in list(deps):
             deps[node] = {d for d in deps[node] if d in deps}
         # How many operations will start (a replacement is two): a progress view's "done/total".
-        self.events("apply_begin", "", {"total": sum(1 for kind, _ in deps if kind in ("op", "del", "drop"))})
+        total = sum(1 for kind, _ in deps if kind in ("op", "del", "drop")) + len(self.forgets)
+        self.events("apply_begin", "", {"total": total})
+        self._forget()
         result: WalkResult[ApplyNode] = walk(
             deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
             on_done=self._on_done, stop=self.stop, abandon=self.abandon,
         )
         return self._finish(result)
+
+    def _forget(self) -> None:
+        """Drop the objects a ``removed`` block lets go of: state and journal only, no adapter call."""
+        for addr in self.forgets:
+            self.state.remove_instance(addr)
+            self.manager.journal.record_removed(addr)
+            self.events("apply_complete", addr, {"action": FORGET, "elapsed": 0.0, "id": None})
+        if self.forgets:
+            self.manager.maybe_compact(self.state)
 
     def _run_node(self, node: ApplyNode) -> Any:
         kind, name = node

@@ -17,6 +17,7 @@ from engine.config.model import (
     Moved,
     Output,
     ProviderConfig,
+    Removed,
     RequiredProvider,
     Resource,
     Validation,
@@ -53,7 +54,7 @@ FILE_SCHEMA = BlockSchema(
         "moved": (0, BlockSchema()),
         "check": (1, BlockSchema(blocks={"assert": (0, _CONDITION), "data": (2, _RESOURCE)})),
         "import": (0, BlockSchema()),
-        "removed": (0, BlockSchema()),
+        "removed": (0, BlockSchema(blocks={"lifecycle": (0, BlockSchema())})),
     }
 )
 
@@ -310,7 +311,21 @@ class ModuleDecoder:
         self.diags.warning('"import" blocks are not supported yet; use "ctl import ADDR ID"', range=block.rng)
 
     def _block_removed(self, block: Block) -> None:
-        self.diags.warning('"removed" blocks are not supported yet; use "ctl state rm ADDR"', range=block.rng)
+        frm = block.body.attr("from")
+        text = _traversal_text(frm.expr) if frm is not None else None
+        if frm is None or not text:
+            self.diags.error('A "removed" block needs "from": the address of a resource or module',
+                             range=block.rng)
+            return
+        if "[" in text:
+            self.diags.error("A removed block names a whole resource or module, not an instance",
+                             detail=f'"{text}" has an instance key; remove the key.', range=frm.expr.rng)
+            return
+        destroy = True
+        for lc in block.body.blocks_of("lifecycle"):
+            value = self._constant(lc.body.attr("destroy"), bool, "destroy")
+            destroy = True if value is None else bool(value)
+        self.module.removed.append(Removed(text, destroy, block.rng))
 
     # ---- meta-arguments --------------------------------------------------------------------
 

@@ -152,6 +152,19 @@ class Moved:
 
 
 @dataclass(slots=True)
+class Removed:
+    """A ``removed`` block: a resource (or a module's resources) no longer in the configuration.
+
+    ``destroy = false`` forgets the objects (state only); otherwise they are destroyed as any
+    resource taken out of the configuration is.
+    """
+
+    from_addr: str
+    destroy: bool
+    rng: SourceRange
+
+
+@dataclass(slots=True)
 class Backend:
     type: str
     body: Body
@@ -179,6 +192,7 @@ class Module:
     module_calls: dict[str, ModuleCall] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)  # keyed "aws" / "aws.west"
     moved: list[Moved] = field(default_factory=list)
+    removed: list[Removed] = field(default_factory=list)
     checks: dict[str, Check] = field(default_factory=dict)
     backend: Backend | None = None
     encryption: Body | None = None  # terraform { encryption { … } } (engine/encryption reads it)

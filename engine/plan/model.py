@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.state.model import State
 
-CREATE, UPDATE, DELETE, READ, NOOP = "create", "update", "delete", "read", "no-op"
+CREATE, UPDATE, DELETE, READ, NOOP, FORGET = "create", "update", "delete", "read", "no-op", "forget"
 
 ACTIONS_CREATE = (CREATE,)
 ACTIONS_UPDATE = (UPDATE,)
@@ -21,6 +21,7 @@ ACTIONS_READ = (READ,)
 ACTIONS_NOOP = (NOOP,)
 ACTIONS_REPLACE = (DELETE, CREATE)  # destroy, then create (the default)
 ACTIONS_REPLACE_CBD = (CREATE, DELETE)  # create_before_destroy
+ACTIONS_FORGET = (FORGET,)  # dropped from state, the object left alone (removed { destroy = false })
 
 
 @dataclass

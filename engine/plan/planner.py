@@ -32,6 +32,7 @@ from engine.plan.hooks import PlanHooks, static_address
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
+    ACTIONS_FORGET,
     ACTIONS_NOOP,
     ACTIONS_UPDATE,
     OutputChange,
@@ -39,6 +40,7 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.plan.refresh import RefreshEvents, ResourceLookup, config_key, refresh
+from engine.plan.removals import Removals
 from engine.plan.targets import Selection, check_addresses
 from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers
@@ -148,7 +150,8 @@ def make_plan(
         raise DiagnosticsError([*warnings, *diags.items])
     changes = dict(hooks.changes)
     if opts.mode != "refresh-only":
-        _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode)
+        _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode, Removals(root))
+        _warn_forgotten(changes, diags)
         _plan_deposed(prior, changes, selection)
     for addr, obj in hooks.data_reads.items():
         prior.set_instance(addr, obj)
@@ -249,7 +252,8 @@ def resource_dependencies(graph: Graph) -> dict[Node, list[str]]:
 
 
 def _plan_orphans(prior: State, visited: set[str], changes: dict[str, ResourceChange],
-                  config_of: ResourceLookup, selection: Selection | None, mode: str) -> None:
+                  config_of: ResourceLookup, selection: Selection | None, mode: str,
+                  removals: Removals | None = None) -> None:
     for addr, inst in prior.instances():
         text = str(addr)
         if text in visited or addr.mode != "managed":
@@ -268,16 +272,30 @@ def _plan_orphans(prior: State, visited: set[str], changes: dict[str, ResourceCh
         else:
             reason = "delete_because_wrong_repetition"
         res = prior.resource(addr)
+        rule = removals.rule_for(*config_key(addr)) if removals is not None and res_cfg is None else None
+        forget = rule is not None and not rule.destroy and mode != "destroy"
         changes[text] = ResourceChange(
             address=text, module_address=addr.module_str, mode=addr.mode, type=addr.type, name=addr.name,
-            index=addr.key, provider=res.provider if res else "", actions=ACTIONS_DELETE,
-            before=inst.marked_attributes(), after=None, action_reason=reason,
+            index=addr.key, provider=res.provider if res else "", actions=ACTIONS_FORGET if forget else ACTIONS_DELETE,
+            before=inst.marked_attributes(), after=None, action_reason=None if forget else reason,
             dependencies=list(inst.dependencies),
         )
         if res_cfg is not None and res_cfg.lifecycle.prevent_destroy and mode != "destroy":
             raise CtlError("Instance cannot be destroyed",
                            detail=f"{text} has lifecycle.prevent_destroy set, but the plan would destroy it.",
                            range=res_cfg.rng, address=text)
+
+
+def _warn_forgotten(changes: dict[str, ResourceChange], diags: Diagnostics) -> None:
+    """Objects a ``removed { destroy = false }`` block lets go of are named once, before apply."""
+    forgotten = sorted(c.address for c in changes.values() if c.actions == ACTIONS_FORGET)
+    if forgotten:
+        diags.warning(
+            "Some objects will no longer be managed by ctl",
+            detail="Applying this plan drops these objects from the state and leaves them as they are:\n"
+                   + "\n".join(f"  - {a}" for a in forgotten)
+                   + "\n\nTo manage them again later, import them.",
+        )
 
 
 def _plan_deposed(prior: State, changes: dict[str, ResourceChange], selection: Selection | None) -> None:

@@ -358,3 +358,50 @@ def test_deleted_file_is_recreated(project: Project) -> None:
     project.apply()
     assert project.path("f.txt").read_text() == "managed"
     assert project.ctl("plan", "--detailed-exitcode").code == 0
+
+
+def test_removed_blocks_forget_or_destroy_what_left_the_configuration(project: Project) -> None:
+    project.write("""
+    resource "local_file" "kept" {
+      filename = "${path.module}/kept.txt"
+      content  = "still needed elsewhere"
+    }
+    resource "local_file" "dropped" {
+      filename = "${path.module}/dropped.txt"
+      content  = "obsolete"
+    }
+    """)
+    project.apply()
+    project.write("""
+    removed {
+      from = local_file.kept
+      lifecycle {
+        destroy = false
+      }
+    }
+    removed {
+      from = local_file.dropped
+    }
+    """)
+    res = project.ctl("plan")
+    assert res.code == 0, res
+    assert "local_file.kept will no longer be managed by ctl, but will not be destroyed" in res.stdout
+    assert "local_file.dropped will be destroyed" in res.stdout
+    assert "Plan: 0 to add, 0 to change, 1 to destroy." in res.stdout
+    assert "Some objects will no longer be managed by ctl" in res.output and "  - local_file.kept" in res.output
+    project.apply()
+    assert list(project.instances()) == []
+    assert (project.root / "kept.txt").read_text() == "still needed elsewhere"  # forgotten, not destroyed
+    assert not (project.root / "dropped.txt").exists()
+    assert "No changes." in project.ctl("plan").stdout
+
+
+def test_a_removed_block_naming_a_declared_resource_is_an_error(project: Project) -> None:
+    project.write("""
+    resource "terraform_data" "a" {}
+    removed {
+      from = terraform_data.a
+    }
+    """)
+    res = project.ctl("validate")
+    assert res.code == 1 and "Error: main.tf:2:1: Removed resource still declared" in res.stderr, res

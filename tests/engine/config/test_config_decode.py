@@ -394,15 +394,31 @@ def test_blocks_not_supported_yet_are_warnings(make_config: MakeConfig) -> None:
           to = terraform_data.a
           id = "x"
         }
-        removed {
-          from = terraform_data.b
-        }
     """})
     assert problems(diags) == []
     assert [s for _, s in problems(diags, "warning")] == [
         '"import" blocks are not supported yet; use "ctl import ADDR ID"',
-        '"removed" blocks are not supported yet; use "ctl state rm ADDR"',
     ]
+
+
+def test_removed_blocks_name_whole_resources_or_modules(make_config: MakeConfig) -> None:
+    module, diags = load(make_config, {"main.tf": """
+        removed {
+          from = terraform_data.kept
+          lifecycle {
+            destroy = false
+          }
+        }
+        removed {
+          from = module.legacy
+        }
+        removed {
+          from = terraform_data.x[0]
+        }
+    """})
+    assert [(r.from_addr, r.destroy) for r in module.removed] == [
+        ("terraform_data.kept", False), ("module.legacy", True)]
+    assert [s for _, s in problems(diags)] == ["A removed block names a whole resource or module, not an instance"]
 
 
 def test_a_check_block_holds_assertions_and_skips_scoped_data_with_a_warning(make_config: MakeConfig) -> None:
