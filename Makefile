@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws
+.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws fuzz
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -56,6 +56,12 @@ test: venv lint providers
 
 demo: $(BASE_STAMP)
 	./examples/quickstart/run-demo.sh $(abspath $(BIN))/ctl
+
+# Random inputs for every fuzz target until the budget (seconds) is spent; failures are kept in
+# tests/fuzz/regressions/ and replayed by `make test` from then on.
+FUZZ_SECONDS ?= 600
+fuzz: venv
+	$(BIN)/python -m tests.fuzz.run $(FUZZ_SECONDS)
 
 bench: venv
 	$(BIN)/python bench/parse_scale.py

@@ -9,6 +9,7 @@ that names the file — a corrupt or foreign state must stop a run before it can
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -191,6 +192,29 @@ def _sorted_keys(value: Any) -> Any:
 # -- decoding -------------------------------------------------------------------------------------
 
 
+# An escaped or raw-encoded UTF-16 surrogate (json.loads lets both through): a cheap test before
+# walking the document.
+SURROGATE_HINT = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def holds_lone_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) is not valid Unicode text, so could never be written back."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
 def decode_state(data: bytes, source: str) -> State:
     """Parse state bytes; raises ``BackendError`` naming ``source`` for corrupt or foreign data."""
     try:
@@ -204,6 +228,14 @@ def decode_state(data: bytes, source: str) -> State:
         raise BackendError(
             f"state at {source} is corrupt: not UTF-8 text ({exc.reason})", hint=_RESTORE_HINT
         ) from None
+    except ValueError as exc:  # a number of more digits than Python converts, and the like
+        raise BackendError(f"state at {source} is corrupt: {exc}", hint=_RESTORE_HINT) from None
+    if SURROGATE_HINT.search(data) and holds_lone_surrogate(doc):
+        raise BackendError(
+            f"state at {source} is corrupt: a string holds half of a UTF-16 surrogate pair "
+            "(a \\uD800-\\uDFFF escape without its partner), which no state writer produces",
+            hint=_RESTORE_HINT,
+        )
     if isinstance(doc, dict) and "encrypted_data" in doc and "version" not in doc:
         raise BackendError(
             f"the state at {source} is encrypted",

@@ -25,7 +25,7 @@ from backends.base import StateStore
 from engine.errors import CtlError
 from engine.lang.values import contains_unknown, is_marked, unmark
 from engine.state.address import InstanceAddress
-from engine.state.codec import paths_from_json, paths_to_json
+from engine.state.codec import SURROGATE_HINT, holds_lone_surrogate, paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
 
 _log = logging.getLogger(__name__)
@@ -193,6 +193,7 @@ def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
             isinstance(entry, dict)
             and isinstance(entry.get("kind"), str)
             and isinstance(entry.get("address"), str)
+            and not (SURROGATE_HINT.search(line) and holds_lone_surrogate(entry))  # unwritable text
         ):
             out.append(entry)
         else:

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from engine.lang.functions._args import num_to_str
+from engine.lang.numbers import BigFloat
 from engine.lang.values import normalize_number
 
 _TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
@@ -162,6 +163,7 @@ def _represent_float(dumper: yaml.SafeDumper, data: float) -> yaml.Node:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(float, _represent_float)
+_Dumper.add_representer(BigFloat, _represent_float)  # representers are looked up by exact type
 
 
 def encode(v: Any) -> str:
