@@ -24,6 +24,7 @@ from adapters.aws.base import FoundByName, exclusive, unique_name
 from adapters.aws.errors import call
 from adapters.base import AdapterContext, AdapterError
 
+_DEFAULT_KMS_REUSE_S = 300
 QUEUE_GONE = frozenset({"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NonExistentQueue"})
 
 # schema attribute -> (API attribute, kind)
@@ -162,6 +163,8 @@ class SqsQueue(FoundByName):
         for arg, (name, kind) in _ATTRS.items():
             if name in api:
                 out[arg] = _from_api(api[name], kind)
+        if "KmsDataKeyReusePeriodSeconds" not in api:  # SQS's default, reported only with a KMS key
+            out["kms_data_key_reuse_period_seconds"] = _DEFAULT_KMS_REUSE_S
         if not out["fifo_queue"]:
             out["content_based_deduplication"] = False
         out["policy"] = policy_json.keep_text(out.get("policy"), api.get("Policy"))

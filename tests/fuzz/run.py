@@ -73,7 +73,7 @@ def run(seconds: float) -> int:
                             suppress_health_check=list(HealthCheck))(given(strategy)(_keeping(target, found)))
             try:
                 test()
-            except BaseException:  # noqa: BLE001 - every failure is reported and kept
+            except BaseException:
                 failures += 1
                 traceback.print_exc()
                 if found:
