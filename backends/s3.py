@@ -25,6 +25,8 @@ from backends.base import DEFAULT_WORKSPACE, BackendError
 from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
 
 DEFAULT_WORKSPACE_KEY_PREFIX = "env:"
+_DEFAULT_RETRIES = 5  # after the first attempt
+_BODY_ATTEMPTS = 3  # reads of an object whose body was cut short
 _PRECONDITION_CODES = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
 _MISSING_OBJECT_CODES = {"NoSuchKey", "404", "NotFound"}
 _DENIED_CODES = {"AccessDenied", "403", "AllAccessDisabled", "AccountProblem", "Forbidden"}
@@ -115,12 +117,21 @@ class S3Store(ObjectStateStore):
     # -- primitives ----------------------------------------------------------------------------------
 
     def _get(self, key: str, *, metadata: bool = False) -> StoredObject | None:
+        from botocore import exceptions as bce
+
         with self._errors("read", key):
-            try:
-                response = self._client.get_object(Bucket=self.bucket, Key=key)
-            except self._client.exceptions.NoSuchKey:
-                return None
-            data = response["Body"].read()
+            for attempt in range(_BODY_ATTEMPTS):
+                try:
+                    response = self._client.get_object(Bucket=self.bucket, Key=key)
+                except self._client.exceptions.NoSuchKey:
+                    return None
+                try:
+                    data = response["Body"].read()
+                    break
+                except (bce.ResponseStreamingError, bce.IncompleteReadError):
+                    # botocore retries requests, not a body cut short after the headers: read again
+                    if attempt == _BODY_ATTEMPTS - 1:
+                        raise
         return StoredObject(
             data=data,
             token=response["ETag"],
@@ -324,9 +335,8 @@ def _make_client(
             hint="Give both (for example through --backend-config or AWS_ACCESS_KEY_ID and "
             "AWS_SECRET_ACCESS_KEY), or neither to use the usual credential chain.",
         )
-    retries: dict[str, Any] = {"mode": "standard"}
-    if max_retries is not None:
-        retries["max_attempts"] = max_retries  # botocore counts retries here, not the first attempt
+    # botocore counts retries here, not the first attempt; 5 is Terraform's default for this backend
+    retries: dict[str, Any] = {"mode": "standard", "max_attempts": _DEFAULT_RETRIES if max_retries is None else max_retries}
     config = Config(
         retries=retries,
         s3={"addressing_style": "path" if use_path_style else "auto"},
