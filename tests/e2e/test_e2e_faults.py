@@ -29,5 +29,6 @@ def test_an_apply_through_a_flaky_store_converges_and_leaves_nothing_behind(
         assert "No changes." in project.ok("plan").stdout
     state = remote.state()
     assert resources(state) == {"time_sleep.a", "terraform_data.b"}
-    leftovers = [k for k in remote.keys() if k.endswith(".tflock") or ".journal/" in k]
+    stored = remote.keys  # the bucket's object keys (a function, not a dict)
+    leftovers = [k for k in stored() if k.endswith(".tflock") or ".journal/" in k]
     assert leftovers == []
