@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo
+from backends.base import DEFAULT_WORKSPACE
 from backends.factory import make_store
 from backends.gcs import GCSStore
-from engine.errors import LockHeld
 from tests.backends.contract import state_bytes
+from tests.backends.faults import check_a_lost_lock_reply_is_ours
 from tests.fault_proxy import FaultProxy
 from tests.servers import FakeGcsServer
 
@@ -51,13 +51,4 @@ def test_throttled_writes_and_broken_reads_converge(store: GCSStore, proxy: Faul
 
 
 def test_a_lock_whose_reply_was_lost_is_ours_and_held_once(store: GCSStore, proxy: FaultProxy) -> None:
-    mine = LockInfo(Operation="OperationTypeApply")
-    proxy.arm("lose_reply", times=1, method="POST", path=r"/upload/")
-    store.lock(DEFAULT_WORKSPACE, mine)
-    assert proxy.faulted("lose_reply")
-    held = store.lock_info(DEFAULT_WORKSPACE)
-    assert held is not None and held.ID == mine.ID
-    with pytest.raises(LockHeld):
-        store.lock(DEFAULT_WORKSPACE, LockInfo(Operation="OperationTypeApply"))
-    store.unlock(DEFAULT_WORKSPACE, mine.ID)
-    assert store.lock_info(DEFAULT_WORKSPACE) is None
+    check_a_lost_lock_reply_is_ours(store, proxy, method="POST", path=r"/upload/")

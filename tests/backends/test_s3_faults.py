@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo
+from backends.base import DEFAULT_WORKSPACE, BackendError
 from backends.factory import make_store
 from backends.s3 import S3Store
-from engine.errors import LockHeld
 from tests.backends.contract import state_bytes
+from tests.backends.faults import check_a_lost_lock_reply_is_ours
 from tests.fault_proxy import FaultProxy
 from tests.servers import MotoServer
 
@@ -73,17 +73,8 @@ def test_reset_and_truncated_reads_are_retried(moto_server_clean: MotoServer, pr
 
 def test_a_lock_whose_reply_was_lost_is_ours_and_held_once(moto_server_clean: MotoServer, proxy: FaultProxy,
                                                            bucket: str, tmp_path: Path) -> None:
-    store = _store(moto_server_clean, proxy, bucket, tmp_path)
-    mine = LockInfo(Operation="OperationTypeApply")
-    proxy.arm("lose_reply", times=1, method="PUT", path=r"\.tflock$")
-    store.lock(DEFAULT_WORKSPACE, mine)  # the retried create meets its own first attempt
-    assert proxy.faulted("lose_reply")
-    held = store.lock_info(DEFAULT_WORKSPACE)
-    assert held is not None and held.ID == mine.ID
-    with pytest.raises(LockHeld):
-        store.lock(DEFAULT_WORKSPACE, LockInfo(Operation="OperationTypeApply"))
-    store.unlock(DEFAULT_WORKSPACE, mine.ID)
-    assert store.lock_info(DEFAULT_WORKSPACE) is None
+    check_a_lost_lock_reply_is_ours(_store(moto_server_clean, proxy, bucket, tmp_path), proxy, method="PUT", path=r"\.tflock$")
+
 
 
 def test_a_store_that_keeps_failing_is_one_clear_error_and_the_old_state_stays(
