@@ -76,7 +76,6 @@ def test_a_lock_whose_reply_was_lost_is_ours_and_held_once(moto_server_clean: Mo
     check_a_lost_lock_reply_is_ours(_store(moto_server_clean, proxy, bucket, tmp_path), proxy, method="PUT", path=r"\.tflock$")
 
 
-
 def test_a_store_that_keeps_failing_is_one_clear_error_and_the_old_state_stays(
         moto_server_clean: MotoServer, proxy: FaultProxy, bucket: str, tmp_path: Path) -> None:
     store = _store(moto_server_clean, proxy, bucket, tmp_path, max_retries=2)
