@@ -14,7 +14,7 @@ import typer
 from cli import ci_summary, json_ui, output, progress, run_flags
 from cli.common import input_enabled
 from cli.global_options import options
-from cli.plan_cmd import report_recovery
+from cli.plan_cmd import report_recovery, show_plan, show_policy
 from engine.errors import CtlError, ExitCode
 
 _APPLY_HELP = """Make the changes of a plan: plan now and ask for confirmation, or apply a saved plan.
@@ -63,8 +63,6 @@ def destroy_command(
 
 def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: bool, flags: run_flags.RunFlags,
          *, json_out: bool) -> int:
-    from cli.policy_cmd import print_outcome
-    from cli.render_plan import render_drift, render_plan
     from engine.operations import apply_run, exit_code_for
 
     policy = flags.policy_options()  # a usage error comes before anything is shown
@@ -82,19 +80,10 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
 
     def on_plan(result: Any) -> None:
         view.end_phase()
-        output.print_diagnostics(result.diags.warnings())
-        if ui is not None:
-            ui.plan(result.plan)
-        else:
-            if result.plan.drift:
-                con.out(render_drift(result.plan.drift, color=color), highlight=False)
-            con.out(render_plan(result.plan, color=color), highlight=False)
+        show_plan(result, ui, con, color=color)
 
     def on_policy(outcome: Any) -> None:
-        if ui is None:
-            print_outcome(outcome)
-        else:
-            ui.policy(outcome.results_json())
+        show_policy(outcome, ui)
 
     def confirm(plan: Any) -> bool:
         if auto_approve:

@@ -36,8 +36,6 @@ def plan_command(
     summary_md: Path = typer.Option(None, "--summary-md", help="Write a markdown summary (for a PR comment)."),
     flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
-    from cli.policy_cmd import print_outcome
-    from cli.render_plan import render_drift, render_plan
     from engine.operations import plan_only
     from engine.plan.planfile import save_plan
     from policies.gate import enforce
@@ -59,19 +57,10 @@ def plan_command(
         report_recovery(rec)
 
     def on_plan(result: Any) -> None:
-        output.print_diagnostics(result.diags.warnings())
-        if ui is not None:
-            ui.plan(result.plan)
-        else:
-            if result.plan.drift:
-                con.out(render_drift(result.plan.drift, color=color), highlight=False)
-            con.out(render_plan(result.plan, color=color), highlight=False)
+        show_plan(result, ui, con, color=color)
 
     def on_policy(outcome: Any) -> None:
-        if ui is None:
-            print_outcome(outcome)
-        else:
-            ui.policy(outcome.results_json())
+        show_policy(outcome, ui)
 
     try:
         planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy)
@@ -105,3 +94,27 @@ def report_recovery(rec: object) -> None:
         output.warn("Recovered the results of an interrupted apply from its journal.")
     for line in describe(rec):
         output.warn(line)
+
+
+def show_plan(result: Any, ui: Any, con: Any, *, color: bool) -> None:
+    """A computed plan, as plan and apply show it: warnings, then the drift and the changes (or the
+    machine-readable view's events)."""
+    from cli.render_plan import render_drift, render_plan
+
+    output.print_diagnostics(result.diags.warnings())
+    if ui is not None:
+        ui.plan(result.plan)
+        return
+    if result.plan.drift:
+        con.out(render_drift(result.plan.drift, color=color), highlight=False)
+    con.out(render_plan(result.plan, color=color), highlight=False)
+
+
+def show_policy(outcome: Any, ui: Any) -> None:
+    """The policy gate's verdict on a plan, in text or as the machine-readable view's event."""
+    from cli.policy_cmd import print_outcome
+
+    if ui is None:
+        print_outcome(outcome)
+    else:
+        ui.policy(outcome.results_json())
