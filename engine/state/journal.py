@@ -193,6 +193,7 @@ def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
             isinstance(entry, dict)
             and isinstance(entry.get("kind"), str)
             and isinstance(entry.get("address"), str)
+            and type(entry.get("seq", 0)) is int  # the order entries are replayed in
             and not (SURROGATE_HINT.search(line) and holds_lone_surrogate(entry))  # unwritable text
         ):
             out.append(entry)
