@@ -152,29 +152,17 @@ def build_graph(root: Module, diags: Diagnostics) -> Graph:
 
 
 def _add_module_nodes(g: Graph, path: ModPath, module: Module) -> None:
-    for name, var in module.variables.items():
-        g.add(Node(path, VAR, name), var)
-    for name, local in module.locals.items():
-        g.add(Node(path, LOCAL, name), local)
-    for name, out in module.outputs.items():
-        g.add(Node(path, OUTPUT, name), out)
-    for addr, res in module.resources.items():
-        g.add(Node(path, RESOURCE, addr), res)
-    for name, call in module.module_calls.items():
-        g.add(Node(path, MODCALL, name), call)
-        g.add(Node(path, MODOUT, name), call)
-    for key, prov in module.providers.items():
-        g.add(Node(path, PROVIDER, key), prov)
-    for name, check in module.checks.items():
-        g.add(Node(path, CHECK, name), check)
+    for node, declared in _declarations(path, module):
+        g.add(node, declared)
 
 
 def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
     resolver = _Resolver(g, path, module, diags)
     if path:  # everything in a module instance exists once its call has been expanded
         call_node = Node(path[:-1], MODCALL, path[-1])
-        for node in _declared_nodes(path, module):
-            g.depend(node, call_node, None)
+        for node, _ in _declarations(path, module):
+            if node.kind != MODOUT:  # a call's outputs wait for their own call, not this one
+                g.depend(node, call_node, None)
     for name, var in module.variables.items():
         node = Node(path, VAR, name)
         for v in var.validations:
@@ -220,15 +208,17 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
         resolver.link(Node(path, CHECK, name), [e for a in check.asserts for e in (a.condition, a.error_message)])
 
 
-def _declared_nodes(path: ModPath, module: Module) -> Iterator[Node]:
-    """The nodes of one module that stand for its own declarations (not its children's)."""
-    yield from (Node(path, VAR, name) for name in module.variables)
-    yield from (Node(path, LOCAL, name) for name in module.locals)
-    yield from (Node(path, OUTPUT, name) for name in module.outputs)
-    yield from (Node(path, RESOURCE, addr) for addr in module.resources)
-    yield from (Node(path, MODCALL, name) for name in module.module_calls)
-    yield from (Node(path, PROVIDER, key) for key in module.providers)
-    yield from (Node(path, CHECK, name) for name in module.checks)
+def _declarations(path: ModPath, module: Module) -> Iterator[tuple[Node, object]]:
+    """Every node one module declares (not its children's), with what it stands for."""
+    yield from ((Node(path, VAR, name), v) for name, v in module.variables.items())
+    yield from ((Node(path, LOCAL, name), v) for name, v in module.locals.items())
+    yield from ((Node(path, OUTPUT, name), v) for name, v in module.outputs.items())
+    yield from ((Node(path, RESOURCE, addr), v) for addr, v in module.resources.items())
+    for name, call in module.module_calls.items():
+        yield Node(path, MODCALL, name), call
+        yield Node(path, MODOUT, name), call
+    yield from ((Node(path, PROVIDER, key), v) for key, v in module.providers.items())
+    yield from ((Node(path, CHECK, name), v) for name, v in module.checks.items())
 
 
 def _provider_node(g: Graph, path: ModPath, res: Resource) -> Node | None:

@@ -104,7 +104,11 @@ def equals(a: Any, b: Any) -> bool | Unknown:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, int | float):
-        return isinstance(b, int | float) and numbers.exact(a) == numbers.exact(b)
+        if not isinstance(b, int | float):
+            return False
+        if type(a) is not numbers.BigFloat and type(b) is not numbers.BigFloat:
+            return a == b  # ints and plain floats compare exactly as they are: no Fractions needed
+        return numbers.exact(a) == numbers.exact(b)
     if isinstance(a, list):
         if not isinstance(b, list) or len(a) != len(b):
             return False
@@ -181,7 +185,7 @@ def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
 def _exactly(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     """A comparison of two numbers by their exact values (two ``BigFloat`` can share a double)."""
     def check(a: Any, b: Any) -> bool:
-        if type(a) is int and type(b) is int:
+        if type(a) is not numbers.BigFloat and type(b) is not numbers.BigFloat:
             return compare(a, b)
         if not (math.isfinite(a) and math.isfinite(b)):
             return compare(float(a), float(b))
