@@ -18,6 +18,10 @@ or it is refused. Credentials are never recorded: later commands take them from 
 Changing the backend later needs --migrate-state (copy every workspace's state, keeping lineage and
 serial) or --reconfigure (switch without copying).
 
+Providers that need a plugin are installed from the plugin directories, the CLI configuration's
+provider_installation methods or their registry, verified (signed SHA256SUMS, the lock file's hashes),
+and pinned in .terraform.lock.hcl; --upgrade chooses newer versions within the constraints.
+
 Example: ctl init --backend-config bucket=team-state --backend-config backend.hcl
 """
 _BACKEND_CONFIG_HELP = ("A backend setting NAME=VALUE, or a file of settings in HCL; repeatable, later ones "
@@ -43,11 +47,15 @@ def init_command(
     plugin_dir: list[str] = typer.Option(None, "--plugin-dir", metavar="DIR",
                                          help="Look for provider plugins in DIR first (repeatable; remembered "
                                               "by later runs; like Terraform's -plugin-dir)."),
+    upgrade: bool = typer.Option(False, "--upgrade",
+                                 help="Choose the newest provider versions the constraints allow, ignoring the "
+                                      "versions .terraform.lock.hcl records (and update it)."),
     native: bool = typer.Option(None, "--native/--no-native",
                                 help="Let ctl's native adapters serve the types they cover (default), or "
                                      "have provider plugins serve every type (--native=false)."),
 ) -> int:
     from cli.common import input_enabled
+    from cli.download_progress import download_progress
     from cli.run_options import lock_timeout as parse_timeout
     from engine.init import InitOptions, Migration, initialize
     from engine.locking.options import LockOptions
@@ -73,8 +81,11 @@ def init_command(
         confirm=confirm,
         plugin_dirs=list(plugin_dir) if plugin_dir else None,
         native=native,
+        upgrade=upgrade,
     )
-    report = initialize(options(ctx).root, opts)
+    with download_progress() as progress:
+        opts.progress = progress
+        report = initialize(options(ctx).root, opts)
     for warning in report.warnings:
         output.warn(warning)
     if report.previous is not None:

@@ -73,7 +73,7 @@ def tree_command(ctx: typer.Context) -> int:
 def _how(how: str, version: str, plugin: object) -> str:
     protocol = getattr(plugin, "protocol", None)
     if how == "missing":
-        return "- no plugin selected: run `ctl init -plugin-dir=DIR`"
+        return "- no plugin selected: run `ctl init`"
     if how == "native":
         return "- native adapter"
     served_by = f"plugin v{version} (protocol {protocol})"
@@ -103,4 +103,58 @@ def schema_command(
 
     root_dir = options(ctx).root
     print_json_line(providers_schema(root_dir, _configuration(root_dir)))
+    return int(ExitCode.OK)
+
+
+_PLATFORM_HELP = "A target platform OS_ARCH (repeatable; default: this machine's), e.g. linux_amd64."
+
+
+@providers_app.command("lock", help="""Record provider hashes for several platforms in .terraform.lock.hcl.
+
+Every provider the configuration requires (or those named) is resolved as `ctl init` would, its
+package for each platform fetched and verified, and its hashes added to the lock file, so a lock
+file written on one machine verifies what the others install.
+
+Example: ctl providers lock -platform=linux_amd64 -platform=darwin_arm64""")
+def lock_command(
+    ctx: typer.Context,
+    providers: list[str] = typer.Argument(None, metavar="[PROVIDER]...",
+                                          help="Source addresses to lock (default: all the configuration requires)."),
+    platform: list[str] = typer.Option(None, "--platform", metavar="OS_ARCH", help=_PLATFORM_HELP),
+    fs_mirror: list[str] = typer.Option(None, "--fs-mirror", metavar="DIR",
+                                        help="Take packages from this filesystem mirror only (repeatable)."),
+    net_mirror: list[str] = typer.Option(None, "--net-mirror", metavar="URL",
+                                         help="Take packages from this network mirror only (repeatable)."),
+) -> int:
+    from engine.install.commands import lock_providers
+
+    root_dir = options(ctx).root
+    entries = lock_providers(root_dir, _configuration(root_dir), platforms=list(platform or []),
+                             fs_mirrors=list(fs_mirror or []), net_mirrors=list(net_mirror or []),
+                             names=list(providers or []))
+    for entry in entries:
+        sys.stdout.write(f"- {entry.address} v{entry.version}: {len(entry.hashes)} hash(es)\n")
+    sys.stdout.write("Updated .terraform.lock.hcl.\n")
+    return int(ExitCode.OK)
+
+
+@providers_app.command("mirror", help="""Copy the configuration's providers into a filesystem mirror directory.
+
+The directory gets each package as HOST/NAMESPACE/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip,
+plus the network mirror protocol's index.json and VERSION.json, so it serves air-gapped machines as a
+filesystem_mirror or, behind any HTTPS file server, as a network_mirror.
+
+Example: ctl providers mirror -platform=linux_amd64 /srv/providers""")
+def mirror_command(
+    ctx: typer.Context,
+    target: Path = typer.Argument(..., metavar="DIR", help="The mirror directory (created if needed)."),
+    platform: list[str] = typer.Option(None, "--platform", metavar="OS_ARCH", help=_PLATFORM_HELP),
+) -> int:
+    from engine.install.commands import mirror_providers
+
+    root_dir = options(ctx).root
+    copied = mirror_providers(root_dir, _configuration(root_dir), target, platforms=list(platform or []))
+    for address, version in copied:
+        sys.stdout.write(f"- Mirrored {address} v{version}\n")
+    sys.stdout.write(f"Mirror written to {target}.\n")
     return int(ExitCode.OK)

@@ -28,6 +28,7 @@ from engine.config.structured import parse_json_file
 from engine.config.syntax import EMPTY_SCHEMA
 from engine.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 from engine.graph import build_graph
+from engine.install.installer import DownloadProgress
 from engine.lang.hcl import parse_hcl_file
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
@@ -81,6 +82,8 @@ class InitOptions:
     confirm: Callable[[Migration], bool] | None = None
     plugin_dirs: list[str] | None = None  # -plugin-dir (see engine/plugins/init_step.py)
     native: bool | None = None  # -native=false: provider plugins serve every type of their provider
+    upgrade: bool = False  # -upgrade: choose provider versions anew within the constraints
+    progress: DownloadProgress | None = None  # called as provider packages download
 
 
 @dataclass
@@ -106,7 +109,8 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
     root, diags = load_config(root_dir)
     if diags.has_errors:
         raise DiagnosticsError(diags.items)
-    selected = select_providers(root_dir, root, opts.plugin_dirs, opts.native)
+    selected = select_providers(root_dir, root, opts.plugin_dirs, opts.native, upgrade=opts.upgrade,
+                                progress=opts.progress)
     registry = remote_state.install(registry_for(root_dir))
     check_resource_types(root, registry, diags)
     build_graph(root, Diagnostics())

@@ -1,9 +1,10 @@
-"""``ctl init``'s provider step: select a binary for every provider that needs one, and record it.
+"""``ctl init``'s provider step: install a package for every provider that needs one, lock and record it.
 
-Where to look, in order: the ``-plugin-dir`` directories given now, else those the last ``ctl init``
-recorded, else ``CTL_PLUGIN_DIR``; Terraform's implied local mirrors are searched after them in
-every case. Whether native adapters serve their types: ``-native``, else ``CTL_NATIVE_ADAPTERS``,
-else the last record, else yes.
+Plugin directories: the ``-plugin-dir`` directories given now, else those the last ``ctl init``
+recorded, else ``CTL_PLUGIN_DIR`` (how they and the other sources combine: engine/install/methods.py).
+Whether native adapters serve their types: ``-native``, else ``CTL_NATIVE_ADAPTERS``, else the last
+record, else yes. The lock file keeps the entries of every provider the configuration still requires
+(also those native adapters serve, which Terraform may have locked) and gains those installed now.
 """
 
 from __future__ import annotations
@@ -11,8 +12,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.model import Module
+from engine.install.cli_config import read_cli_config
+from engine.install.installer import DownloadProgress, Installer
+from engine.install.lockfile import read_lock, write_lock
+from engine.install.methods import sources_for
 from engine.plugins.record import PluginRecord, read_record, write_record
 from engine.plugins.requirements import requirements
 from engine.plugins.selection import Selected, needs_plugin, select
@@ -21,17 +27,31 @@ NATIVE_ENV = "CTL_NATIVE_ADAPTERS"
 PLUGIN_DIR_ENV = "CTL_PLUGIN_DIR"
 
 
-def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None,
-                     native: bool | None) -> list[Selected]:
-    """Select and record; returns what was selected (for init's report)."""
+def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None, native: bool | None, *,
+                     upgrade: bool = False, progress: DownloadProgress | None = None) -> list[Selected]:
+    """Install, lock and record; returns what was selected (for init's report)."""
     previous = read_record(root_dir)
     dirs = [str(Path(d).expanduser().resolve()) for d in plugin_dirs] if plugin_dirs else (
         previous.plugin_dirs if previous is not None and previous.plugin_dirs
         else [d for d in os.environ.get(PLUGIN_DIR_ENV, "").split(os.pathsep) if d])
     use_native = native if native is not None else _native_from_env(previous)
     native_registry = Registry.discover()
-    chosen = [select(root_dir, req, native_registry, plugin_dirs=dirs, use_native=use_native)
-              for req in requirements(root) if needs_plugin(req, native_registry, use_native)]
+    required = requirements(root)
+    needed = [req for req in required if needs_plugin(req, native_registry, use_native)]
+    lock = read_lock(root_dir)
+    chosen: list[Selected] = []
+    if needed:
+        config = read_cli_config()
+        installer = Installer(root_dir, sources_for(root_dir, dirs, config), host_os_arch(), config.cache_dir,
+                              upgrade, progress)
+        kept = {str(req.source) for req in required}
+        new_lock = {address: entry for address, entry in lock.items() if address in kept}
+        for req in needed:
+            previous_entry = lock.get(str(req.source))
+            installed = installer.install(req.source, req.constraint_text, previous_entry)
+            chosen.append(select(root_dir, req, installed, native_registry, use_native))
+            new_lock[str(req.source)] = installed.locked(req.constraint_text, previous_entry)
+        write_lock(root_dir, new_lock)
     if chosen or previous is not None or plugin_dirs:
         write_record(root_dir, PluginRecord(dirs, use_native, [s.entry for s in chosen]))
     return chosen

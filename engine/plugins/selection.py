@@ -11,20 +11,16 @@ plugin serves every type, exactly as under Terraform.
 from __future__ import annotations
 
 import os
-import stat
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.plugin.discovery import InstalledProvider, find_provider
 from adapters.plugin.spec import PluginSpec
 from adapters.registry import Registry
 from engine.errors import CtlError
+from engine.install.installer import Installed
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry
 from engine.plugins.requirements import Requirement
-
-UNPACK_DIR = Path(".ctl") / "providers"
 
 
 @dataclass(frozen=True)
@@ -51,11 +47,9 @@ def native_types(local_name: str, source: str, native: Registry, use_native: boo
     return frozenset(served.resources) | frozenset(f"data.{n}" for n in served.data_sources)
 
 
-def select(root_dir: Path, req: Requirement, native: Registry, *, plugin_dirs: list[str],
-           use_native: bool) -> Selected:
-    found = find_provider(req.source, req.constraint_text or None, config_dir=root_dir,
-                          plugin_dirs=plugin_dirs)
-    executable = _unpacked(root_dir, found) if found.packed else found.path
+def select(root_dir: Path, req: Requirement, installed: Installed, native: Registry, use_native: bool) -> Selected:
+    """Record the installed package: its executable, checksum and (cached) schema."""
+    executable = installed.executable
     if not os.access(executable, os.X_OK):
         raise CtlError(f"the provider binary {executable} is not executable",
                        hint=f"chmod +x {executable}, then run `ctl init` again.")
@@ -63,38 +57,13 @@ def select(root_dir: Path, req: Requirement, native: Registry, *, plugin_dirs: l
     doc = schema_cache.cached(root_dir, sha) or schema_cache.read_from_binary(root_dir, executable, sha,
                                                                            str(req.source))
     info = executable.stat()
-    entry = PluginEntry(req.local_name, str(req.source), str(found.version), req.constraint_text,
+    entry = PluginEntry(req.local_name, str(req.source), str(installed.version), req.constraint_text,
                         str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]))
     return Selected(entry, spec_of(entry, doc["schema"], native_types(req.local_name, str(req.source), native, use_native)),
-                    str(found.path.parent))
+                    installed.origin)
 
 
 def spec_of(entry: PluginEntry, schema: dict[str, object], native: frozenset[str]) -> PluginSpec:
     return PluginSpec(local_name=entry.local_name, source=entry.source, version=entry.version,
                       executable=Path(entry.executable), sha256=entry.sha256, protocol=entry.protocol,
                       schema=dict(schema), native_types=native)
-
-
-def _unpacked(root_dir: Path, found: InstalledProvider) -> Path:
-    """A packed provider (``…_OS_ARCH.zip`` in a mirror) unpacked under ``.ctl/providers``."""
-    s = found.source
-    target = root_dir / UNPACK_DIR / s.hostname / s.namespace / s.type / str(found.version) / found.os_arch
-    prefix = f"terraform-provider-{s.type}"
-    existing = sorted(p for p in target.glob(f"{prefix}*") if p.is_file()) if target.is_dir() else []
-    if not existing:
-        try:
-            with zipfile.ZipFile(found.path) as archive:
-                for member in archive.infolist():
-                    name = Path(member.filename)
-                    if name.is_absolute() or ".." in name.parts:
-                        raise CtlError(f"{found.path} holds an unsafe path: {member.filename}")
-                archive.extractall(target)
-        except zipfile.BadZipFile:
-            raise CtlError(f"{found.path} is not a valid zip archive",
-                           hint="Replace it with the provider's release package.") from None
-        existing = sorted(p for p in target.glob(f"{prefix}*") if p.is_file())
-    if not existing:
-        raise CtlError(f"{found.path} holds no {prefix} executable")
-    binary = existing[0]
-    binary.chmod(binary.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return binary

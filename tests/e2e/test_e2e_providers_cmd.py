@@ -139,7 +139,7 @@ def test_a_provider_without_a_plugin_is_named_with_what_to_do(tmp_path: Path) ->
     _write(tmp_path)
     project = Project(tmp_path)
     served = project.ok("providers").stdout
-    assert "provider[registry.terraform.io/ctltest/fwtest] - no plugin selected: run `ctl init -plugin-dir=DIR`" in served
+    assert "provider[registry.terraform.io/ctltest/fwtest] - no plugin selected: run `ctl init`" in served
     result = project.ctl("providers", "schema", "--json")
     assert result.code == 1
     assert "provider registry.terraform.io/ctltest/fwtest has no plugin selected" in result.stderr

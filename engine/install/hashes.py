@@ -1,0 +1,66 @@
+"""The two package hashes of Terraform's lock file: ``h1:`` (the unpacked files) and ``zh:`` (the zip).
+
+``zh:`` is the hex SHA-256 of a release zip, as the provider's signed ``SHA256SUMS`` lists it.
+``h1:`` is Go's ``dirhash`` "Hash1": the SHA-256 of a manifest of ``"<hex sha256>  <name>\\n"`` lines,
+one per file with its slash-separated path, sorted by name, base64-encoded. It is the same whether
+computed over the unpacked directory or over the zip's members, so a package installed on one machine
+can be checked against a hash recorded from the zip on another.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+
+H1 = "h1:"
+ZH = "zh:"
+_CHUNK = 1 << 20
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in chunks (provider binaries run to hundreds of megabytes)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def zip_hash(archive: Path) -> str:
+    """``zh:`` of a release zip."""
+    return ZH + sha256_file(archive)
+
+
+def _hash1(entries: Iterable[tuple[str, str]]) -> str:
+    manifest = "".join(f"{digest}  {name}\n" for name, digest in sorted(entries))
+    return H1 + base64.b64encode(hashlib.sha256(manifest.encode()).digest()).decode()
+
+
+def directory_hash(directory: Path) -> str:
+    """``h1:`` of an unpacked package directory (every regular file under it, symlinks followed)."""
+    files = [p for p in directory.rglob("*") if p.is_file()]
+    return _hash1((p.relative_to(directory).as_posix(), sha256_file(p)) for p in files)
+
+
+def archive_hash(archive: Path) -> str:
+    """``h1:`` of a release zip, from its members: equal to ``directory_hash`` of it unpacked."""
+    entries = []
+    with zipfile.ZipFile(archive) as zipped:
+        for member in zipped.infolist():
+            if member.is_dir():
+                continue
+            digest = hashlib.sha256()
+            with zipped.open(member) as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
+            entries.append((member.filename, digest.hexdigest()))
+    return _hash1(entries)
+
+
+def scheme(hash_text: str) -> str:
+    """``h1:`` or ``zh:`` (or another scheme, which ctl keeps but cannot check)."""
+    prefix, sep, _ = hash_text.partition(":")
+    return prefix + sep if sep else ""

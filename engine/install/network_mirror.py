@@ -1,0 +1,69 @@
+"""The provider network mirror protocol: ``HOST/NS/TYPE/index.json`` and ``HOST/NS/TYPE/VERSION.json``.
+
+A mirror is trusted by being configured (over HTTPS); it states each archive's hashes, which the
+downloaded package must match and which go into the lock file.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.plugin.discovery import ProviderSource
+from adapters.plugin.versions import Version
+from engine.install.fetch import FetchError, get_json
+from engine.install.sources import InstallError, Package
+
+
+@dataclass
+class NetworkMirror:
+    url: str
+    _docs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith("https://"):
+            raise InstallError(f"the network mirror {self.url} is not an https:// URL",
+                               hint="Terraform's network mirror protocol runs over HTTPS only.")
+        self.url = self.url.rstrip("/") + "/"
+
+    def describe(self) -> str:
+        return f"network mirror {self.url}"
+
+    def _doc(self, path: str) -> Any:
+        if path not in self._docs:
+            try:
+                self._docs[path] = get_json(self.url + path)
+            except FetchError as exc:
+                if exc.status != 404:
+                    raise InstallError(f"the {self.describe()} failed: {exc.summary}") from None
+                self._docs[path] = None
+        return self._docs[path]
+
+    def _prefix(self, provider: ProviderSource) -> str:
+        return f"{provider.hostname}/{provider.namespace}/{provider.type}/"
+
+    def versions(self, provider: ProviderSource, os_arch: str) -> list[Version]:
+        doc = self._doc(self._prefix(provider) + "index.json") or {}
+        found = []
+        for text in (doc.get("versions") or {}):
+            try:
+                found.append(Version.parse(text))
+            except ValueError:
+                continue
+        return sorted(found)  # the platform is checked when the version's archives are read
+
+    def _archive(self, provider: ProviderSource, version: Version, os_arch: str) -> dict[str, Any] | None:
+        doc = self._doc(f"{self._prefix(provider)}{version}.json") or {}
+        archive = (doc.get("archives") or {}).get(os_arch)
+        return archive if isinstance(archive, dict) and isinstance(archive.get("url"), str) else None
+
+    def package(self, provider: ProviderSource, version: Version, os_arch: str) -> Package | None:
+        archive = self._archive(provider, version, os_arch)
+        if archive is None:
+            return None
+        base = f"{self.url}{self._prefix(provider)}{version}.json"
+        url = urllib.parse.urljoin(base, archive["url"])
+        hashes = tuple(h for h in archive.get("hashes") or [] if isinstance(h, str))
+        return Package(provider, version, os_arch, url, "url", self.describe(), mirror_hashes=hashes,
+                       filename=url.rsplit("/", 1)[-1])

@@ -1,0 +1,96 @@
+"""The provider registry protocol (``direct`` installation): service discovery, versions, downloads.
+
+``https://HOST/.well-known/terraform.json`` names the ``providers.v1`` base; under it,
+``NAMESPACE/TYPE/versions`` lists versions with their platforms and
+``NAMESPACE/TYPE/VERSION/download/OS/ARCH`` names the zip, its SHA-256, the ``SHA256SUMS`` file,
+its detached signature and the keys that may sign it. Answers are kept for the run, so resolving
+and fetching a provider asks each question once.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.plugin.discovery import ProviderSource
+from adapters.plugin.versions import Version
+from engine.install.fetch import FetchError, get_json
+from engine.install.sources import InstallError, Package
+
+SERVICE = "providers.v1"
+
+
+@dataclass
+class RegistrySource:
+    """Direct installation from each provider's own registry host."""
+
+    _bases: dict[str, str] = field(default_factory=dict)
+    _listed: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return "the provider's registry"
+
+    def base(self, hostname: str) -> str:
+        if hostname not in self._bases:
+            discovery = f"https://{hostname}/.well-known/terraform.json"
+            try:
+                services = get_json(discovery)
+            except FetchError as exc:
+                raise InstallError(f"cannot reach the registry {hostname}: {exc.summary}",
+                                   hint="Check the network, or install from a mirror "
+                                        "(provider_installation in the CLI configuration).") from None
+            base = services.get(SERVICE) if isinstance(services, dict) else None
+            if not isinstance(base, str):
+                raise InstallError(f"{hostname} is not a provider registry (its {discovery} has no {SERVICE})")
+            self._bases[hostname] = urllib.parse.urljoin(discovery, base).rstrip("/") + "/"
+        return self._bases[hostname]
+
+    def _versions_doc(self, provider: ProviderSource) -> list[dict[str, Any]]:
+        key = str(provider)
+        if key not in self._listed:
+            url = f"{self.base(provider.hostname)}{provider.namespace}/{provider.type}/versions"
+            try:
+                doc = get_json(url)
+            except FetchError as exc:
+                if exc.status == 404:
+                    raise InstallError(f"provider {provider} does not exist in its registry",
+                                       hint="Check the source address in required_providers.") from None
+                raise
+            self._listed[key] = [v for v in (doc.get("versions") or []) if isinstance(v, dict)]
+        return list(self._listed[key])
+
+    def versions(self, provider: ProviderSource, os_arch: str) -> list[Version]:
+        os_name, _, arch = os_arch.partition("_")
+        found = []
+        for entry in self._versions_doc(provider):
+            platforms = entry.get("platforms") or []
+            if not any(p.get("os") == os_name and p.get("arch") == arch for p in platforms):
+                continue
+            try:
+                found.append(Version.parse(str(entry.get("version"))))
+            except ValueError:
+                continue
+        return sorted(found)
+
+    def package(self, provider: ProviderSource, version: Version, os_arch: str) -> Package | None:
+        os_name, _, arch = os_arch.partition("_")
+        url = f"{self.base(provider.hostname)}{provider.namespace}/{provider.type}/{version}/download/{os_name}/{arch}"
+        try:
+            doc = get_json(url)
+        except FetchError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        try:
+            keys = tuple(k["ascii_armor"] for k in doc.get("signing_keys", {}).get("gpg_public_keys", []))
+            return Package(
+                provider, version, os_arch, urllib.parse.urljoin(url, doc["download_url"]), "url",
+                f"registry {provider.hostname}", sha256=str(doc["shasum"]).lower(),
+                shasums_url=urllib.parse.urljoin(url, doc["shasums_url"]),
+                signature_url=urllib.parse.urljoin(url, doc["shasums_signature_url"]),
+                signing_keys=keys, filename=str(doc["filename"]),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InstallError(f"the registry's download answer for {provider} v{version} lacks {exc}",
+                               hint="The registry does not follow the provider registry protocol.") from None
