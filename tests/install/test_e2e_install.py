@@ -8,6 +8,7 @@ the error and that nothing was installed when a check fails, work without networ
 from __future__ import annotations
 
 import concurrent.futures
+import re
 import shutil
 from pathlib import Path
 
@@ -221,3 +222,21 @@ def test_providers_lock_adds_other_platforms_and_mirror_serves_an_air_gapped_ini
     registry.offline()
     result = project.ok("init", env={**env, "CTL_CLI_CONFIG_FILE": str(rc)})
     assert str(mirror) in result.stdout and "v1.2.0" in result.stdout
+
+
+def test_downloads_show_progress_at_a_terminal_only(tmp_path: Path, provider_registry: ProviderRegistry) -> None:
+    from tests.e2e.test_e2e_terminal import Terminal
+
+    registry = provider_registry
+    project = _project(tmp_path / "cfg", registry)
+    terminal = Terminal()
+    try:
+        terminal.run(project.root, ["init"], env=_env(registry, tmp_path / "home"))
+        done = terminal.wait_for(r"\[exit \d+\]")
+    finally:
+        terminal.close()
+    assert "[exit 0]" in done, done
+    raw = terminal.screen(escapes=True)
+    assert re.search(rf"Downloading {re.escape(_address(registry))} v1\.2\.0 .*MB", raw), raw
+    quiet = _project(tmp_path / "quiet", registry).ok("init", env=_env(registry, tmp_path / "home"))
+    assert "Downloading" not in quiet.stdout + quiet.stderr
