@@ -115,7 +115,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         return int(ExitCode.OK)
     for addr, exc in result.failed.items():
         output.print_error(exc if isinstance(exc, CtlError) else CtlError(f"{addr}: {exc}", address=addr))
-    output.print_diagnostics(result.diags.errors())
+    output.print_diagnostics(result.diags.items)
     for addr, blocker in sorted(result.skipped.items()):
         output.warn(f"{addr} was not applied because {blocker[1] if isinstance(blocker, tuple) else blocker} failed.")
     if ui is not None:

@@ -208,6 +208,16 @@ class JsonUI(ProgressView):
             self.emit("apply_complete", f"{address}: {noun} complete after {format_elapsed(elapsed)}{suffix}",
                       hook={"resource": resource, "action": action, **id_fields,
                             "elapsed_seconds": int(elapsed)})
+        elif event == "provision_start":
+            self.emit("provision_start", f"{address}: Provisioning with '{details.get('provisioner')}'...",
+                      hook={"resource": resource, "provisioner": details.get("provisioner")})
+        elif event == "provision_output":
+            self.emit("provision_progress", f"{address}: ({details.get('provisioner')}): {details.get('line', '')}",
+                      hook={"resource": resource, "provisioner": details.get("provisioner"),
+                            "output": details.get("line", "")})
+        elif event == "provision_errored":
+            self.emit("provision_errored", f"{address}: Provisioning errored",
+                      hook={"resource": resource, "provisioner": details.get("provisioner")}, level="error")
         elif event == "apply_errored":
             with self._lock:
                 self._tracker.finish(address, str(details.get("error", "")))

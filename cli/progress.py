@@ -201,6 +201,12 @@ class PlainProgress(ProgressView):
         elif event == "apply_errored":
             t.finish(address, str(details.get("error", "")))
             self._write(f"{address}: {noun} failed after {elapsed}")
+        elif event == "provision_start":
+            self._write(f"{address}: Provisioning with '{details.get('provisioner')}'...")
+        elif event == "provision_output":
+            self._write(f"{address} ({details.get('provisioner')}): {details.get('line', '')}")
+        elif event == "provision_errored":
+            self._write(f"{address}: Provisioning with {details.get('provisioner')} failed")
 
     def _still(self) -> None:
         with self._lock:
@@ -272,6 +278,12 @@ class LiveProgress(ProgressView):
             error = escape(str(details.get("error", "")))
             self._print(f"[bold red]✗ {escape(address)}: {what} failed after {elapsed}[/]"
                         + (f"\n    [red]{error}[/]" if error else ""))
+        elif event == "provision_start":
+            self._print(escape(f"{address}: Provisioning with '{details.get('provisioner')}'..."))
+        elif event == "provision_output":
+            self._print(escape(f"{address} ({details.get('provisioner')}): {details.get('line', '')}"))
+        elif event == "provision_errored":
+            self._print(f"[bold red]✗ {escape(address)}: Provisioning with {details.get('provisioner')} failed[/]")
         if t.phase == "refresh" and t.total is not None and t.done >= t.total and not t.running:
             self._stop_live(summary=True)
 

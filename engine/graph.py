@@ -244,6 +244,8 @@ def _resource_exprs(res: Resource) -> list[ast.Expr]:
     exprs += lc.replace_triggered_by
     for c in (*lc.preconditions, *lc.postconditions):
         exprs += [c.condition, c.error_message]
+    for p in res.provisioners:
+        exprs += [a.expr for a in p.arguments().values()]
     return exprs
 
 

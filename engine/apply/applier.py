@@ -26,13 +26,16 @@ from typing import Any
 from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
+from engine.apply.finish import count_changes, record_outputs, refresh_dependencies
+from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
+from engine.config.provisioners import Provisioner
 from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
-from engine.lang.values import UNKNOWN, contains_unknown, unmark
+from engine.lang.values import UNKNOWN, contains_unknown
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
@@ -40,7 +43,7 @@ from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChan
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
-from engine.state.model import InstanceState, OutputValue, State, encode_private, output_type
+from engine.state.model import InstanceState, State, encode_private
 
 ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
@@ -147,6 +150,12 @@ class Applier:
                 if change.actions == (DELETE, CREATE):
                     o.add(("del", addr))
         self._order_deletes(deps)
+        for addr, change in self.changes.items():
+            if CREATE in change.actions and self._provisioners(addr, "create"):
+                # Provisioners run once the object is recorded (tainted until they succeed); what
+                # refers to the resource waits for them, as in Terraform.
+                deps[("prov", addr)] = {("op", addr)}
+                deps.get(("close", static_address(addr)), set()).add(("prov", addr))
         for name, change in self.drops.items():
             # After the current object's own operation: a deposed object is an old copy of it.
             deps[("drop", name)] = {("op", change.address)} if ("op", change.address) in deps else set()
@@ -207,6 +216,8 @@ class Applier:
             return self._delete(name)
         if kind == "drop":
             return self._delete(name, self.drops[name])
+        if kind == "prov":
+            return self._provision(name)
         return self._operate(name)
 
     def _static(self, name: str) -> Node:
@@ -302,7 +313,51 @@ class Applier:
         ctx = self.providers.context(rt, addr, path, inst.resource if inst is not None else None)
         stored = self.state.instance(addr, change.deposed or self.deposed.get(addr))
         ctx.private = stored.private_bytes() if stored is not None else b""
+        destroying = self._provisioners(addr, "destroy") if change.deposed is None else []
+        if destroying:
+            assert self.cwalk is not None
+            eval_ctx = inst.eval_ctx(change.before) if inst is not None else \
+                destroy_context(self.cwalk.fixed, self.cwalk.func_ctx, InstanceAddress.parse(addr).key, change.before)
+            run_all(destroying, "destroy", eval_ctx, self.cwalk.root_dir, addr, self._emitter(addr), self._warn,
+                    self._starter(addr))
         rt.delete(ctx, plain(change.before) or {})
+
+    def _provisioners(self, addr: str, when: str) -> list[Provisioner]:
+        if self.graph is None:
+            return []
+        if self._by_name is None:
+            self._by_name = {str(n): n for n in self.graph.nodes}
+        node = self._by_name.get(static_address(addr))
+        res = self.graph.nodes.get(node) if node is not None else None
+        return [p for p in getattr(res, "provisioners", []) if p.when == when]
+
+    def _provision(self, addr: str) -> None:
+        """Creation-time provisioners, with ``self`` the object just created."""
+        assert self.cwalk is not None
+        ctx = self.expanded[addr].eval_ctx(self.results[addr])
+        run_all(self._provisioners(addr, "create"), "create", ctx, self.cwalk.root_dir, addr,
+                self._emitter(addr), self._warn, self._starter(addr))
+
+    def _emitter(self, addr: str) -> Callable[[str], None]:
+        return lambda line: self.events("provision_output", addr, {"provisioner": "local-exec", "line": line})
+
+    def _starter(self, addr: str) -> Callable[[str], None]:
+        return lambda kind: self.events("provision_start", addr, {"provisioner": kind})
+
+    def _warn(self, err: CtlError) -> None:
+        self.diags.warning(err.summary, detail=err.detail, address=err.address)
+
+    def _provisioned(self, addr: str, exc: BaseException | None) -> None:
+        """Provisioners done: the object loses its taint; or, when they failed, keeps it and fails."""
+        change = self.changes[addr]
+        if exc is not None:
+            self.events("provision_errored", addr, {"provisioner": "local-exec", "error": str(exc)})
+            return
+        obj = self.state.instance(addr)
+        if obj is not None and obj.status == "tainted":
+            obj = obj.replace(status=None)
+            self.state.set_instance(addr, obj, provider=change.provider)
+            self.manager.journal.record_result(addr, CREATE, obj, provider=change.provider)
 
     def _check(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str,
                *, raise_: bool = True) -> str | None:
@@ -342,6 +397,9 @@ class Applier:
         if kind == "drop":
             self._dropped(node, exc)
             return
+        if kind == "prov":
+            self._provisioned(addr, exc)
+            return
         if kind not in ("op", "del"):
             if exc is not None:
                 self.diags.add(exc if isinstance(exc, CtlError) else CtlError(str(exc)))
@@ -370,7 +428,8 @@ class Applier:
             obj = InstanceState.from_marked(
                 result, schema_version=change.schema_version, dependencies=list(change.dependencies),
                 create_before_destroy=change.create_before_destroy,
-                status="tainted" if isinstance(exc, PartialResult) else None,
+                # Tainted until its provisioners succeed: a crash or a failure in between replaces it.
+                status="tainted" if isinstance(exc, PartialResult) or self._pending(addr) else None,
                 # Fields of newer writers (identity_schema_version, identity) describe the object, which
                 # an in-place update keeps; a new object starts without them.
                 extra=dict(same_object.extra) if same_object is not None else {},
@@ -385,6 +444,9 @@ class Applier:
         if exc_after is not None:
             raise_later = exc_after
             self.diags.add(raise_later)
+
+    def _pending(self, addr: str) -> bool:
+        return CREATE in self.changes[addr].actions and bool(self._provisioners(addr, "create"))
 
     def _dropped(self, node: ApplyNode, exc: BaseException | None) -> None:
         """A deposed object's destroy finished: forget the object, or keep it for the next plan."""
@@ -420,65 +482,17 @@ class Applier:
             if kind == "drop":
                 change = self.drops[addr]
                 out.failed[f"{change.address} (deposed object {change.deposed})"] = exc
-            elif kind in ("op", "del") or isinstance(exc, PostconditionFailed):
+            elif kind in ("op", "del", "prov") or isinstance(exc, PostconditionFailed):
                 out.failed[addr] = exc
         for (kind, addr), (_, blocker) in result.skipped.items():
             if kind in ("op", "del"):
                 out.skipped[addr] = blocker
         out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
         out.interrupted = self.stop.is_set() or self.abandon.is_set()
-        self._refresh_dependencies()
-        self._record_outputs(result)
-        self._count(out)
+        refresh_dependencies(self.plan, self.state)
+        record_outputs(self.plan, self.state, self.cwalk)
+        count_changes(out, self.changes)
         return out
-
-    def _refresh_dependencies(self) -> None:
-        """Unchanged objects get the dependencies the configuration gives them now (as Terraform
-        does on every apply), so a later delete of an imported object is ordered correctly."""
-        if self.plan.mode != "normal":
-            return
-        for change in self.plan.changes:
-            if not change.is_noop or change.mode != "managed":
-                continue
-            inst = self.state.instance(change.address)
-            if inst is not None and sorted(inst.dependencies) != sorted(change.dependencies):
-                self.state.set_instance(change.address, inst.replace(dependencies=list(change.dependencies)))
-
-    def _record_outputs(self, result: WalkResult[ApplyNode]) -> None:
-        if self.plan.mode == "destroy":
-            self.state.outputs = {}
-            if not self.plan.targets and not self.plan.excludes:
-                # A full destroy leaves nothing behind: data sources are forgotten too.
-                for addr, _ in list(self.state.instances()):
-                    if addr.mode == "data":
-                        self.state.remove_instance(addr)
-            return
-        if self.cwalk is None:
-            return
-        for name, (value, sensitive) in self.cwalk.root_outputs.items():
-            plain, _ = unmark(value)
-            if contains_unknown(value):
-                continue
-            from engine.lang.values import deep_unmark
-
-            plain, _ = deep_unmark(value)
-            self.state.outputs[name] = OutputValue(plain, output_type(plain), sensitive)
-        for name in list(self.state.outputs):
-            if name not in self.cwalk.root_outputs and name in self.plan.outputs:
-                del self.state.outputs[name]
-
-    def _count(self, out: ApplyResult) -> None:
-        done = set(out.applied)
-        for addr, change in self.changes.items():
-            if change.is_replace:
-                if addr in done:
-                    out.counts["add"] += 1
-                    out.counts["destroy"] += 1
-            elif addr in done:
-                key = {CREATE: "add", UPDATE: "change", DELETE: "destroy"}.get(change.actions[0])
-                if key:
-                    out.counts[key] += 1
-
 
 def _ref(target: Node) -> ApplyNode:
     return ("close", str(target)) if target.kind == RESOURCE else ("eval", str(target))

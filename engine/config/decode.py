@@ -23,6 +23,7 @@ from engine.config.model import (
     Validation,
     Variable,
 )
+from engine.config.provisioners import decode_provisioners
 from engine.config.syntax import Attribute, Block, BlockSchema, Body
 from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
@@ -248,7 +249,7 @@ class ModuleDecoder:
         res.depends_on = self._traversal_list(body.attr("depends_on"))
         for lc in body.blocks_of("lifecycle"):
             res.lifecycle = self._lifecycle(lc)
-        res.provisioners = body.blocks_of("provisioner")
+        res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
         conns = body.blocks_of("connection")
         res.connection = conns[0] if conns else None
         kind = "data source" if mode == "data" else "resource"

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.config.provisioners import Provisioner
 from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange
 from engine.lang.ast import Expr
@@ -102,7 +103,7 @@ class Resource:
     provider_rng: SourceRange | None = None
     depends_on: list[Expr] = field(default_factory=list)
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
-    provisioners: list[Block] = field(default_factory=list)
+    provisioners: list[Provisioner] = field(default_factory=list)
     connection: Block | None = None
 
     @property

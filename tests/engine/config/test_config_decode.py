@@ -117,7 +117,7 @@ def test_meta_arguments_are_separated_from_arguments(make_config: MakeConfig) ->
     assert texts(res.depends_on) == ["terraform_data.b", "module.m"]
     assert [str(e.rng) for e in res.depends_on] == ["main.tf:5:17", "main.tf:5:35"]
     assert res.provider == ("terraform", None)
-    assert [(p.type, p.labels) for p in res.provisioners] == [("provisioner", ["local-exec"])]
+    assert [(p.type, p.when, p.on_failure) for p in res.provisioners] == [("local-exec", "create", "fail")]
     assert res.connection is not None and list(res.connection.body.attributes) == ["host"]
 
 

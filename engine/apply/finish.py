@@ -1,0 +1,61 @@
+"""The bookkeeping at the end of an apply: dependencies refreshed, root outputs recorded, counts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.config_walk import ConfigWalk
+from engine.lang.values import contains_unknown, deep_unmark
+from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
+from engine.state.model import OutputValue, State, output_type
+
+if TYPE_CHECKING:
+    from engine.apply.applier import ApplyResult
+
+
+def refresh_dependencies(plan: Plan, state: State) -> None:
+    """Unchanged objects get the dependencies the configuration gives them now (as Terraform
+    does on every apply), so a later delete of an imported object is ordered correctly."""
+    if plan.mode != "normal":
+        return
+    for change in plan.changes:
+        if not change.is_noop or change.mode != "managed":
+            continue
+        inst = state.instance(change.address)
+        if inst is not None and sorted(inst.dependencies) != sorted(change.dependencies):
+            state.set_instance(change.address, inst.replace(dependencies=list(change.dependencies)))
+
+
+def record_outputs(plan: Plan, state: State, cwalk: ConfigWalk | None) -> None:
+    """Root outputs as the apply left them; a full destroy leaves none (and no data sources)."""
+    if plan.mode == "destroy":
+        state.outputs = {}
+        if not plan.targets and not plan.excludes:
+            for addr, _ in list(state.instances()):
+                if addr.mode == "data":
+                    state.remove_instance(addr)
+        return
+    if cwalk is None:
+        return
+    for name, (value, sensitive) in cwalk.root_outputs.items():
+        if contains_unknown(value):
+            continue
+        plain, _ = deep_unmark(value)
+        state.outputs[name] = OutputValue(plain, output_type(plain), sensitive)
+    for name in list(state.outputs):
+        if name not in cwalk.root_outputs and name in plan.outputs:
+            del state.outputs[name]
+
+
+def count_changes(out: ApplyResult, changes: dict[str, ResourceChange]) -> None:
+    """Added, changed and destroyed objects, for the summary line (a replacement is one of each)."""
+    done = set(out.applied)
+    for addr, change in changes.items():
+        if change.is_replace:
+            if addr in done:
+                out.counts["add"] += 1
+                out.counts["destroy"] += 1
+        elif addr in done:
+            key = {CREATE: "add", UPDATE: "change", DELETE: "destroy"}.get(change.actions[0])
+            if key:
+                out.counts[key] += 1
