@@ -16,8 +16,8 @@ from pathlib import Path
 
 from engine.config.syntax import Body
 from engine.errors import CtlError
+from engine.install.constants import constant
 from engine.install.sources import Patterns
-from engine.lang.eval import EvalContext, evaluate
 from engine.lang.hcl import parse_hcl_file
 
 CONFIG_ENV = ("CTL_CLI_CONFIG_FILE", "TF_CLI_CONFIG_FILE")
@@ -89,13 +89,7 @@ def _method(kind: str, body: Body, block: object) -> MethodConfig:
 
 
 def _value(body: Body, name: str) -> object:
-    attr = body.attributes.get(name)
-    if attr is None:
-        return None
-    try:
-        return evaluate(attr.expr, EvalContext(variables={}))
-    except CtlError:
-        raise CtlError(f'"{name}" in the CLI configuration must be a constant', range=attr.expr.rng) from None
+    return constant(body, name, "the CLI configuration")
 
 
 def _string(body: Body, name: str) -> str:

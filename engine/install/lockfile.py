@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine.config.syntax import Body
 from engine.errors import CtlError
-from engine.lang.eval import EvalContext, evaluate
+from engine.install.constants import constant
 from engine.lang.hcl import parse_hcl_file
 
 LOCK_FILE = ".terraform.lock.hcl"
@@ -84,7 +84,7 @@ def parse_lock(src: bytes, filename: str) -> dict[str, LockedProvider]:
             raise CtlError(f"The lock file names provider {address} twice", range=block.rng,
                            hint="Keep one of the two blocks.")
         _only(block.body, blocks=(), attributes=_ATTRIBUTES)
-        values = {name: _constant(block.body, name) for name in _ATTRIBUTES}
+        values = {name: constant(block.body, name, "the lock file") for name in _ATTRIBUTES}
         version, constraints, hashes = values["version"], values["constraints"], values["hashes"]
         if not isinstance(version, str):
             raise CtlError(f"The lock file's entry for {address} has no version", range=block.rng,
@@ -114,16 +114,6 @@ def _only(body: Body, *, blocks: tuple[str, ...], attributes: tuple[str, ...]) -
         if block.type not in blocks:
             raise CtlError(f'Unsupported block "{block.type}" in the lock file', range=block.rng,
                            hint=f"Remove it; {LOCK_FILE} holds only what init writes.")
-
-
-def _constant(body: Body, name: str) -> object:
-    attr = body.attributes.get(name)
-    if attr is None:
-        return None
-    try:
-        return evaluate(attr.expr, EvalContext(variables={}))
-    except CtlError:
-        raise CtlError(f'"{name}" in the lock file must be a constant', range=attr.expr.rng) from None
 
 
 def write_lock(root_dir: Path, providers: dict[str, LockedProvider]) -> bool:
