@@ -55,6 +55,8 @@ def read_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
     if path is not None:
         try:
             src = path.read_bytes()
+        except FileNotFoundError:  # as for Terraform: a configuration file that is not there is empty
+            src = b""
         except OSError as exc:
             raise CtlError(f"cannot read the CLI configuration {path}: {exc.strerror}",
                            hint="Fix the path in CTL_CLI_CONFIG_FILE / TF_CLI_CONFIG_FILE.") from None

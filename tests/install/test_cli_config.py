@@ -57,6 +57,8 @@ def test_ctl_variables_win_over_terraform_ones_and_the_file(tmp_path: Path) -> N
 def test_no_file_means_implied_sources(tmp_path: Path) -> None:
     config = read_cli_config({"HOME": str(tmp_path)})
     assert config.path is None and config.methods is None and config.cache_dir is None
+    named = read_cli_config({"TF_CLI_CONFIG_FILE": str(tmp_path / "missing.rc")})  # as Terraform: empty
+    assert named.methods is None and named.cache_dir is None
 
 
 def test_an_unknown_method_is_an_error_at_its_line(tmp_path: Path) -> None:
