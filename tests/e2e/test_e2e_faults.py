@@ -5,6 +5,7 @@ holds every resource exactly once, and no lock or journal is left behind.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.e2e.test_e2e_backends import LIFECYCLE, project_for, resources, s3_remote
@@ -32,3 +33,29 @@ def test_an_apply_through_a_flaky_store_converges_and_leaves_nothing_behind(
     stored = remote.keys  # the bucket's object keys (a function, not a dict)
     leftovers = [k for k in stored() if k.endswith(".tflock") or ".journal/" in k]
     assert leftovers == []
+
+
+def test_an_apply_whose_state_write_gives_up_saves_errored_state_and_the_next_run_recovers(
+        moto_server_clean: MotoServer, tmp_path: Path) -> None:
+    remote = s3_remote(moto_server_clean)
+    with FaultProxy(moto_server_clean.url) as proxy:
+        remote.env = {**remote.env, "AWS_ENDPOINT_URL": proxy.url}
+        project = project_for(tmp_path / "cfg", remote, LIFECYCLE)
+        project.ok("init", *remote.init_args)
+        proxy.arm("status", times=1000, method="PUT", path=r"\.tfstate$", status=503)  # an outage
+        failed = project.ctl("apply", "-auto-approve")
+        assert failed.code == 1, failed
+        assert "Traceback" not in failed.output
+        assert "errored.tfstate" in failed.stderr  # says where the results are, and how to push them
+        saved = project.path("errored.tfstate")
+        assert saved.exists()
+        assert {r["type"] for r in json.loads(saved.read_text())["resources"]} == {"time_sleep", "terraform_data"}
+
+        proxy.faults.clear()  # the outage ends
+        recovered = project.ctl("apply", "-auto-approve")
+        assert recovered.code == 0, recovered
+        assert "Traceback" not in recovered.output
+        assert "No changes." in project.ok("plan").stdout  # nothing created twice: the journal had it all
+    assert resources(remote.state()) == {"time_sleep.a", "terraform_data.b"}
+    stored = remote.keys  # the bucket's object keys (a function, not a dict)
+    assert [k for k in stored() if k.endswith(".tflock") or ".journal/" in k] == []
