@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser
@@ -154,6 +154,11 @@ class NodeReader:
             sized = [c for c in bad.children if c.end_byte > c.start_byte]
             if sized and not sized[-1].is_named and len(sized) > 1:
                 node = sized[-1]
+            following = bad.next_sibling
+            if node.type in _WANTS_EXPRESSION and following is not None and following.end_byte > following.start_byte:
+                # ``[1,`` then ``}``: the separator was fine, what follows it is not an expression.
+                self._raise_at(following, "Invalid expression",
+                               f'Expected the start of an expression, but found "{self.text(following)[:20]}".')
         if self.content is not None and node.start_byte < self.content[0]:
             # The parser gave up on the whole wrapped text: point at its start, never at the wrapper.
             text = self.content[1]
@@ -186,31 +191,28 @@ class NodeReader:
                     )
                 ]
             )
-        line_no = node.start_point[0]
-        src_lines = self.src.split(b"\n")
-        snippet = src_lines[line_no].decode("utf-8", "replace") if line_no < len(src_lines) else ""
         if bad is not None and bad.is_missing:
             summary = f'Invalid syntax: missing "{bad.type}"'
         else:
             token = self.text(node).strip().split("\n")[0][:40]
             summary = f'Invalid syntax: unexpected "{token}"' if token else "Invalid syntax"
-        rng = self.rng(node)
-        raise DiagnosticsError(
-            [
-                Diagnostic(
-                    "error",
-                    summary,
-                    detail="This is not valid HCL; check for unbalanced braces, brackets or quotes.",
-                    range=rng,
-                    snippet=snippet,
-                )
-            ]
-        )
+        self._raise_at(node, summary, "This is not valid HCL; check for unbalanced braces, brackets or quotes.")
+
+    def _raise_at(self, node: Node, summary: str, detail: str) -> NoReturn:
+        line_no = node.start_point[0]
+        src_lines = self.src.split(b"\n")
+        snippet = src_lines[line_no].decode("utf-8", "replace") if line_no < len(src_lines) else ""
+        raise DiagnosticsError([Diagnostic("error", summary, detail=detail, range=self.rng(node), snippet=snippet)])
 
     def _unsupported(self, node: Node) -> DiagnosticsError:
         return DiagnosticsError(
             [Diagnostic("error", f'Unsupported expression syntax "{self.text(node)[:40]}"', range=self.rng(node))]
         )
+
+
+# Tokens after which an expression must come: when the parse fails right after one, the error is
+# the token that follows (where Terraform reports it), not the separator.
+_WANTS_EXPRESSION = frozenset({",", "=", "?", ":", "+", "-", "*", "/", "%", "&&", "||", "==", "!=", "<", ">", "<=", ">="})
 
 
 def _first_error(node: Node) -> Node | None:

@@ -167,6 +167,20 @@ def parse_type(expr: ast.Expr) -> Type:
     )
 
 
+def parse_variable_type(expr: ast.Expr) -> Type:
+    """A variable's ``type``: as ``parse_type``, plus the bare ``list`` and ``map`` of Terraform 0.11.
+
+    Terraform still reads those two (not ``set``, and only as the whole type) as ``list(any)`` and
+    ``map(any)``, so older modules declare them; ``fmt`` rewrites them to the modern spelling.
+    """
+    if type(expr) is ast.ScopeTraversal and not expr.steps and expr.root in _LEGACY_BARE:  # type: ignore[attr-defined]
+        return _COLLECTIONS[expr.root](ANY)  # type: ignore[attr-defined]
+    return parse_type(expr)
+
+
+_LEGACY_BARE = ("list", "map")
+
+
 def _parse_keyword(expr: ast.ScopeTraversal) -> Type:
     name = expr.root
     if name in _KEYWORDS:

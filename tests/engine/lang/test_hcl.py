@@ -573,3 +573,23 @@ def test_a_splat_inside_a_splat_applies_to_each_element() -> None:
     groups = [{"m": [{"n": "a"}, {"n": "b"}]}, {"m": [{"n": "c"}]}]
     assert ev("local.g[*].m[*].n", local={"g": groups}) == [["a", "b"], ["c"]]
     assert ev("local.g[*].m[0].n", local={"g": groups}) == ["a", "c"]
+
+
+COMMENTED = {
+    "1 + /* c */ 2": 3,
+    "[1, /* x */ 2, # y\n 3]": [1, 2, 3],
+    "max(/* y */ 1, 5 /* z */)": 5,
+    "{ /* z */ k = 1 # w\n j = 2 }": {"k": 1, "j": 2},
+    "true ? /* t */ 1 : 2": 1,
+    "[for /* c */ x in [1, 2] : x * /* d */ 2]": [2, 4],
+    "! /* n */ false": True,
+    "(/* p */ 4)": 4,
+}
+
+
+@pytest.mark.parametrize(("src", "value"), COMMENTED.items())
+def test_comments_between_tokens_of_an_expression(src: str, value: Any) -> None:
+    """A comment may stand between any two tokens (Terraform 1.0.3 gives these values)."""
+    here = Path.cwd()
+    ctx = EvalContext(variables=VARS, func_ctx=FunctionContext(base_dir=here, module_dir=here))
+    assert evaluate(body_of(f"x = {src}\n").attributes["x"].expr, ctx) == value

@@ -22,6 +22,7 @@ from engine.lang.types import (
     TypeConstraintError,
     convert,
     parse_type,
+    parse_variable_type,
 )
 from engine.lang.values import UNKNOWN, Marked, Unknown
 
@@ -123,6 +124,16 @@ def test_quoted_type_constraint_suggests_removing_quotes() -> None:
 
 def test_bare_collection_keyword_needs_an_element_type() -> None:
     assert "list(any)" in type_err(kw("list")).hint
+
+
+def test_a_variable_may_still_be_typed_bare_list_or_map_as_in_terraform() -> None:
+    """Terraform 1.0.3 validates ``type = list``/``map`` (as list(any)/map(any)) but not ``set`` or nested."""
+    assert parse_variable_type(kw("list")) == ListType(ANY)
+    assert parse_variable_type(kw("map")) == MapType(ANY)
+    with pytest.raises(TypeConstraintError):
+        parse_variable_type(kw("set"))
+    with pytest.raises(TypeConstraintError):
+        parse_variable_type(fn("list", kw("list")))
 
 
 def test_optional_is_only_allowed_on_object_attributes() -> None:
