@@ -66,6 +66,7 @@ def _global(
 def _register() -> None:
     from cli import (
         apply_cmd,
+        fmt_cmd,
         graph_cmd,
         import_cmd,
         init_cmd,
@@ -83,6 +84,7 @@ def _register() -> None:
 
     init_cmd.register(typer_app)
     validate_cmd.register(typer_app)
+    fmt_cmd.register(typer_app)
     plan_cmd.register(typer_app)
     apply_cmd.register(typer_app)
     show_cmd.register(typer_app)
