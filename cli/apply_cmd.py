@@ -127,7 +127,9 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         output.warn("Apply interrupted: the state records every operation that finished.")
     elif result.ok:
         verb = "Destroy" if mode == "destroy" else "Apply"
-        con.print(f"\n[bold green]{verb} complete![/] Resources: {c['add']} added, {c['change']} changed, "
+        imported = sum(1 for ch in _plan.changes if ch.importing_id) if _plan is not None else 0
+        adopted = f"{imported} imported, " if imported else ""
+        con.print(f"\n[bold green]{verb} complete![/] Resources: {adopted}{c['add']} added, {c['change']} changed, "
                   f"{c['destroy']} destroyed. ({elapsed:.1f}s)")
     else:
         con.print(f"\n[bold red]Apply failed.[/] Resources: {c['add']} added, {c['change']} changed, "

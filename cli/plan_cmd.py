@@ -34,6 +34,10 @@ def plan_command(
     detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 2 when there are changes."),
     json_out: bool = typer.Option(False, "--json", help="Stream Terraform's machine-readable UI (JSON lines)."),
     summary_md: Path = typer.Option(None, "--summary-md", help="Write a markdown summary (for a PR comment)."),
+    generate_config_out: Path = typer.Option(
+        None, "--generate-config-out", metavar="FILE",
+        help="Write resource blocks for import targets the configuration lacks into FILE (a new .tf file), "
+             "then plan with them."),
     flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
     from engine.operations import plan_only
@@ -49,6 +53,8 @@ def plan_command(
         flags.input_ = False  # a prompt would corrupt the JSON stream
     mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
     run = flags.run_options(opts.root, mode=mode, take_lock=flags.lock)
+    if generate_config_out is not None:
+        _generate(run, generate_config_out, quiet=ui is not None)
     color = output.color_enabled(__import__("sys").stdout)
     con = output.stdout()
 
@@ -83,6 +89,18 @@ def plan_command(
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PRESENT)
     return int(ExitCode.OK)
+
+
+def _generate(run: Any, out: Path, *, quiet: bool) -> None:
+    from engine.plan.generate_config import generate
+    from engine.plugins.registry import registry_for
+
+    target = out if out.is_absolute() else Path.cwd() / out
+    p = run.plan
+    written = generate(run.root, target, var_args=p.var_args, environ=p.environ, prompt=p.prompt,
+                       workspace=p.workspace, registry=registry_for(run.root))
+    if written and not quiet:
+        output.warn(f"Config generation is experimental: review {out} ({', '.join(written)}) before applying.")
 
 
 def report_recovery(rec: object) -> None:

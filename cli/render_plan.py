@@ -123,6 +123,8 @@ def _reason(c: ResourceChange) -> str | None:
 
 
 def _headline(c: ResourceChange, *, drift: bool) -> str:
+    if c.importing_id and c.is_noop and not drift:
+        return "will be imported"
     if drift:
         return "has been deleted" if c.actions == ACTIONS_DELETE else "has changed"
     if c.is_replace:
@@ -140,6 +142,8 @@ def _block(c: ResourceChange, p: Painter, *, drift: bool = False) -> list[str]:
         lines.append("  # (left over from a partially-failed replacement of this instance)")
     if c.previous_address and not c.is_noop:
         lines.append(f"  # (moved from {c.previous_address})")
+    if c.importing_id and not c.is_noop:
+        lines.append(f'  # (imported from "{c.importing_id}")')
     if c.actions == ACTIONS_FORGET:
         lines.append("  # (destroy = false is set in the configuration)")
     reason = None if drift else _reason(c)
@@ -158,8 +162,8 @@ def _block(c: ResourceChange, p: Painter, *, drift: bool = False) -> list[str]:
 
 
 def _shown(changes: list[ResourceChange]) -> list[ResourceChange]:
-    """Changes worth a block: real actions, and no-ops that only record a move."""
-    return [c for c in changes if not c.is_noop or c.previous_address]
+    """Changes worth a block: real actions, and no-ops that only record a move or an import."""
+    return [c for c in changes if not c.is_noop or c.previous_address or c.importing_id]
 
 
 # -- public API -----------------------------------------------------------------------------------
@@ -170,7 +174,9 @@ def summary_line(plan: Plan) -> str:
     if not _shown(plan.changes) and not plan.has_changes:
         return "No changes. Your infrastructure matches the configuration."
     add, change, destroy = plan.counts()
-    return f"Plan: {add} to add, {change} to change, {destroy} to destroy."
+    imports = sum(1 for c in plan.changes if c.importing_id)
+    prefix = f"{imports} to import, " if imports else ""
+    return f"Plan: {prefix}{add} to add, {change} to change, {destroy} to destroy."
 
 
 def render_drift(changes: list[ResourceChange], *, color: bool) -> str:

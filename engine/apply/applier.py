@@ -27,6 +27,7 @@ from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.finish import count_changes, record_outputs, refresh_dependencies
+from engine.apply.ordering import order_deletes
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
@@ -149,7 +150,7 @@ class Applier:
                 o.add(("expand", base))
                 if change.actions == (DELETE, CREATE):
                     o.add(("del", addr))
-        self._order_deletes(deps)
+        order_deletes(deps, self.changes, self.state)
         for addr, change in self.changes.items():
             if CREATE in change.actions and self._provisioners(addr, "create"):
                 # Provisioners run once the object is recorded (tainted until they succeed); what
@@ -160,24 +161,6 @@ class Applier:
             # After the current object's own operation: a deposed object is an old copy of it.
             deps[("drop", name)] = {("op", change.address)} if ("op", change.address) in deps else set()
         return deps
-
-    def _order_deletes(self, deps: dict[ApplyNode, set[ApplyNode]]) -> None:
-        """A delete waits for the deletes of everything that depends on the object."""
-        deleting = {a: c for a, c in self.changes.items() if DELETE in c.actions}
-        users: dict[str, list[str]] = {}
-        for addr in deleting:
-            inst = self.state.instance(addr)
-            # What state recorded, and what the configuration says now: an imported object has no
-            # recorded dependencies, and its inline policy must still go before it.
-            dependencies = set(self.changes[addr].dependencies)
-            if inst is not None:
-                dependencies.update(inst.dependencies)
-            for dep in dependencies:
-                users.setdefault(dep, []).append(addr)
-        for addr in deleting:
-            for user in users.get(static_address(addr), []):
-                if user != addr:
-                    deps[("del", addr)].add(("del", user))
 
     # ---- running ---------------------------------------------------------------------------
 
@@ -196,7 +179,12 @@ class Applier:
         return self._finish(result)
 
     def _forget(self) -> None:
-        """Drop the objects a ``removed`` block lets go of: state and journal only, no adapter call."""
+        """State-only changes, no adapter call: drop what a ``removed`` block lets go of, and journal
+        what an ``import`` block adopted (already in the state the plan read it into)."""
+        for change in self.plan.changes:
+            adopted = self.state.instance(change.address) if change.importing_id else None
+            if adopted is not None:
+                self.manager.journal.record_result(change.address, "read", adopted, provider=change.provider)
         for addr in self.forgets:
             self.state.remove_instance(addr)
             self.manager.journal.record_removed(addr)

@@ -10,6 +10,7 @@ from engine.config.model import (
     Backend,
     Check,
     Condition,
+    ImportBlock,
     Lifecycle,
     Local,
     Module,
@@ -173,7 +174,7 @@ class ModuleDecoder:
             self.module.providers[cfg.key] = cfg
 
     def _block_variable(self, block: Block) -> None:
-        from engine.lang.types import parse_type
+        from engine.lang.types import parse_variable_type
 
         name = block.labels[0]
         body = block.body
@@ -187,7 +188,7 @@ class ModuleDecoder:
                 r = type_expr.rng
                 type_expr = parse_expression(type_expr.value, r.filename, r.start.line, _text_column(type_expr))
             try:
-                var.type = parse_type(type_expr)
+                var.type = parse_variable_type(type_expr)
             except CtlError as err:
                 self.diags.add(err)
         default = body.attr("default")
@@ -309,7 +310,18 @@ class ModuleDecoder:
             self.module.checks[name] = Check(name, asserts, block.rng)
 
     def _block_import(self, block: Block) -> None:
-        self.diags.warning('"import" blocks are not supported yet; use "ctl import ADDR ID"', range=block.rng)
+        to, id_ = block.body.attr("to"), block.body.attr("id")
+        for name in block.body.attributes:
+            if name not in ("to", "id", "provider"):
+                what = ("for_each in import blocks is not supported yet; write one import block per object"
+                        if name == "for_each" else f'Unsupported argument "{name}" in an import block')
+                self.diags.error(what, range=block.body.attributes[name].name_rng)
+        text = _traversal_text(to.expr) if to is not None else None
+        if to is None or id_ is None or not text:
+            self.diags.error('An "import" block needs "to" (a resource instance address) and "id"',
+                             range=block.rng, hint='For example: import {\n  to = aws_s3_bucket.logs\n  id = "logs"\n}')
+            return
+        self.module.imports.append(ImportBlock(text, id_.expr, block.rng))
 
     def _block_removed(self, block: Block) -> None:
         frm = block.body.attr("from")

@@ -153,6 +153,15 @@ class Moved:
 
 
 @dataclass(slots=True)
+class ImportBlock:
+    """An ``import`` block: adopt the object ``id`` names at the instance address ``to`` while planning."""
+
+    to: str  # the instance address, as written (keys as literals)
+    id: Expr  # evaluated in the root module's scope (variables, locals)
+    rng: SourceRange
+
+
+@dataclass(slots=True)
 class Removed:
     """A ``removed`` block: a resource (or a module's resources) no longer in the configuration.
 
@@ -194,6 +203,7 @@ class Module:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)  # keyed "aws" / "aws.west"
     moved: list[Moved] = field(default_factory=list)
     removed: list[Removed] = field(default_factory=list)
+    imports: list[ImportBlock] = field(default_factory=list)
     checks: dict[str, Check] = field(default_factory=dict)
     backend: Backend | None = None
     encryption: Body | None = None  # terraform { encryption { … } } (engine/encryption reads it)

@@ -171,6 +171,8 @@ def _resource_change(c: ResourceChange, show_sensitive: bool) -> dict:
     }
     if c.replace_paths:
         change["replace_paths"] = [list(p) for p in c.replace_paths]
+    if c.importing_id:
+        change["importing"] = {"id": c.importing_id}  # Terraform 1.5's field
     doc: dict[str, Any] = {"address": c.address}
     if c.previous_address:
         doc["previous_address"] = c.previous_address

@@ -45,6 +45,7 @@ class ResourceChange:
     create_before_destroy: bool = False
     schema_version: int = 0
     deposed: str | None = None  # the key of a deposed object this change destroys
+    importing_id: str | None = None  # an import block adopts the object this plan, from this ID
 
     @property
     def is_replace(self) -> bool:
@@ -107,7 +108,7 @@ class Plan:
 
         A ``moved`` rename is a change too: only applying it records the new address in state.
         """
-        if any(not c.is_noop or c.previous_address for c in self.changes):
+        if any(not c.is_noop or c.previous_address or c.importing_id for c in self.changes):
             return True
         if any(o.actions != ACTIONS_NOOP for o in self.outputs.values()):
             return True

@@ -270,6 +270,7 @@ def _encode_change(c: ResourceChange) -> dict[str, Any]:
         "create_before_destroy": c.create_before_destroy,
         "schema_version": c.schema_version,
         "deposed": c.deposed,
+        "importing_id": c.importing_id,
     }
 
 
@@ -295,6 +296,7 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
         create_before_destroy=bool(d["create_before_destroy"]),
         schema_version=_typed(d["schema_version"], int),
         deposed=d.get("deposed"),
+        importing_id=d.get("importing_id"),
     )
 
 

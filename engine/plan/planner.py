@@ -29,6 +29,7 @@ from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
+from engine.plan.imports import adopt, import_targets
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
@@ -130,6 +131,12 @@ def make_plan(
         prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism, events)
         if diags.has_errors:
             raise DiagnosticsError(diags.items)
+    importing: dict[str, str] = {}
+    if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
+        targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
+        importing = adopt(targets, prior, registry, providers, diags)
+        if diags.has_errors:
+            raise DiagnosticsError(diags.items)
     timings["refresh"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -155,6 +162,9 @@ def make_plan(
         _plan_deposed(prior, changes, selection)
     for addr, obj in hooks.data_reads.items():
         prior.set_instance(addr, obj)
+    for addr, import_id in importing.items():
+        if addr in changes:
+            changes[addr].importing_id = import_id
     outputs = _output_changes(prior, walk.root_outputs, opts.mode)
     timings["plan"] = time.perf_counter() - t
     for phase, seconds in timings.items():

@@ -388,17 +388,15 @@ def test_structural_mistakes(make_config: MakeConfig) -> None:
     ]
 
 
-def test_blocks_not_supported_yet_are_warnings(make_config: MakeConfig) -> None:
-    _, diags = load(make_config, {"main.tf": """
+def test_import_blocks_are_read_with_their_target_and_id(make_config: MakeConfig) -> None:
+    module, diags = load(make_config, {"main.tf": """
         import {
           to = terraform_data.a
           id = "x"
         }
     """})
-    assert problems(diags) == []
-    assert [s for _, s in problems(diags, "warning")] == [
-        '"import" blocks are not supported yet; use "ctl import ADDR ID"',
-    ]
+    assert problems(diags) == [] and problems(diags, "warning") == []
+    assert [(i.to, i.rng.start.line) for i in module.imports] == [("terraform_data.a", 1)]
 
 
 def test_removed_blocks_name_whole_resources_or_modules(make_config: MakeConfig) -> None:

@@ -1,0 +1,108 @@
+"""``ctl plan --generate-config-out=FILE``: resource blocks written for import targets that have none.
+
+Each object an ``import`` block names, where the root module declares no resource for it, is read
+through its adapter and written as a ``resource`` block of its arguments (computed-only attributes
+left out, lists of objects as nested blocks, sensitive values as ``null # sensitive`` for the user to
+fill in), then formatted as ``ctl fmt`` formats. The plan that follows loads the file like any other, so it shows the
+import. HCL is written by python-hcl2's writer, the same library that parses ctl's oracle tests.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.errors import CtlError, Diagnostics, DiagnosticsError
+from engine.lang.values import Marked, deep_unmark
+from engine.plan.imports import Target, import_targets, read_target
+from engine.providers import Providers
+
+HEADER = "# __generated__ by ctl\n# Please review these resources and move them into your main configuration files.\n"
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def generate(root_dir: Path, out: Path, *, var_args: Any, environ: Any, prompt: Any, workspace: str,
+             registry: Any) -> list[str]:
+    """Write ``out`` for the import targets without configuration; returns their addresses."""
+    from engine.validate import load_and_evaluate
+
+    loaded = load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt, registry=registry,
+                               workspace=workspace, require_all_variables=True)
+    if loaded.diags.has_errors or loaded.root is None or loaded.walk is None:
+        raise DiagnosticsError(loaded.diags.items)
+    diags = Diagnostics()
+    targets = [t for t in import_targets(loaded.root, loaded.walk.scopes[()][0].ctx, diags) if t.resource is None]
+    if diags.has_errors:
+        raise DiagnosticsError(diags.items)
+    if not targets:
+        return []
+    if out.exists():
+        raise CtlError(f"--generate-config-out: {out} already exists",
+                       hint="Name a new file; ctl does not overwrite configuration.")
+    for target in targets:
+        if target.address.module:
+            raise CtlError(f"Cannot generate configuration for {target.address}: it is in a child module",
+                           range=target.block.rng, hint="Write the resource block in that module yourself.")
+    providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
+    blocks = [render_block(t, *read_target(t, registry, providers)[:2]) for t in targets]
+    out.write_text(format_hcl(HEADER + "".join(blocks), str(out)))
+    return [str(t.address) for t in targets]
+
+
+def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
+    """One resource block (python-hcl2's writer), with sensitive arguments as ``null # sensitive``."""
+    import hcl2
+    from hcl2.builder import Builder
+
+    props: dict[str, Any] = rt.schema.get("properties", {})
+    plain: dict[str, Any] = {}
+    nested: dict[str, list[dict[str, Any]]] = {}
+    secret: list[str] = []
+    for name in props:
+        if name in rt.computed or name not in attrs:
+            continue
+        value = attrs[name]
+        if isinstance(value, Marked):
+            secret.append(name)
+            continue
+        value = deep_unmark(value)[0]
+        if _is_block_list(props[name]) and isinstance(value, list):
+            nested[name] = [v for v in value if isinstance(v, dict)]
+        else:
+            plain[name] = _hcl_value(value)
+    builder = Builder()
+    block = builder.block("resource", [target.address.type, target.address.name], **plain)
+    for name, items in nested.items():
+        for item in items:
+            block.block(name, **{k: _hcl_value(v) for k, v in item.items()})
+    text = hcl2.writes(hcl2.reverse_transform(builder.build())).rstrip()  # type: ignore[no-untyped-call]
+    if secret:
+        assert text.endswith("}")
+        text = text[:-1] + "".join(f"  {name} = null # sensitive\n" for name in secret) + "}"
+    return f'\n# __generated__ by ctl from "{target.id}"\n{text}\n'
+
+
+def _is_block_list(prop: dict[str, Any]) -> bool:
+    kinds = prop.get("type")
+    is_array = kinds == "array" or (isinstance(kinds, list) and "array" in kinds)
+    return bool(is_array and prop.get("items", {}).get("type") == "object")
+
+
+def _hcl_value(value: Any) -> Any:
+    """A value python-hcl2's writer prints as the same value: templates escaped, odd keys quoted."""
+    if isinstance(value, str):
+        return value.replace("${", "$${").replace("%{", "%%{")
+    if isinstance(value, list):
+        return [_hcl_value(v) for v in value]
+    if isinstance(value, dict):
+        return {(k if _IDENTIFIER.match(k) else '"' + k.replace('"', '\\"') + '"'): _hcl_value(v)
+                for k, v in value.items()}
+    return value
+
+
+def format_hcl(text: str, filename: str) -> str:
+    """The writer's output in ctl fmt's canonical layout (Terraform's)."""
+    from engine.fmt import format_source
+
+    return format_source(text.encode(), filename).decode()

@@ -1,0 +1,118 @@
+"""``import`` blocks: objects adopted while planning, so the plan shows what adopting them means.
+
+Each block's object is read through its adapter (``import_``, then a read that must find it) and put
+into the plan's prior state, as if it had always been managed; the walk then plans it against its
+configuration like any other object (no change, or an update), and the change carries the ID it
+was imported from. An address the state already holds is left alone: the import happened before.
+Apply records the adopted objects with the rest. As in Terraform, only the root module's blocks count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from adapters.base import ResourceType
+from adapters.registry import Registry
+from engine.config.model import ImportBlock, Module, Resource
+from engine.errors import CtlError, Diagnostics
+from engine.lang.eval import EvalContext, evaluate
+from engine.lang.values import contains_unknown, deep_unmark
+from engine.plan.diff import mark_sensitive
+from engine.providers import Providers
+from engine.state.address import InstanceAddress
+from engine.state.model import InstanceState, State, encode_private
+
+
+@dataclass(frozen=True)
+class Target:
+    """One import block, its address parsed and its ID evaluated."""
+
+    address: InstanceAddress
+    id: str
+    block: ImportBlock
+    resource: Resource | None  # None: the configuration has no block for it (yet)
+
+
+def import_targets(root: Module, ctx: EvalContext, diags: Diagnostics) -> list[Target]:
+    """The root module's import blocks; child modules' blocks are errors, as in Terraform."""
+    for path, module in root.walk():
+        if path:
+            for block in module.imports:
+                diags.error("Import blocks are only allowed in the root module", range=block.rng,
+                            hint="Move the block to the root module and address the instance through the module.")
+    out = []
+    seen: dict[str, ImportBlock] = {}
+    for block in root.imports:
+        try:
+            addr = InstanceAddress.parse(block.to)
+        except (CtlError, ValueError):
+            diags.error(f'"{block.to}" is not a resource instance address', range=block.rng)
+            continue
+        if addr.mode != "managed":
+            diags.error("Only managed resources can be imported", range=block.rng,
+                        hint="Data sources are read on every plan; they need no import.")
+            continue
+        if str(addr) in seen:
+            diags.error(f"Two import blocks name {addr}", range=block.rng)
+            continue
+        seen[str(addr)] = block
+        value = deep_unmark(evaluate(block.id, ctx))[0]
+        if not isinstance(value, str) or contains_unknown(value) or not value:
+            diags.error(f"The import ID of {addr} must be a known, non-empty string", range=block.id.rng,
+                        hint="Use a literal, a variable or a local value; not a resource attribute.")
+            continue
+        out.append(Target(addr, value, block, _resource(root, addr)))
+    return out
+
+
+def _resource(root: Module, addr: InstanceAddress) -> Resource | None:
+    path = tuple(name for name, _ in addr.module)
+    return next((m.resources.get(f"{addr.type}.{addr.name}") for p, m in root.walk() if p == path), None)
+
+
+def read_target(target: Target, registry: Registry, providers: Providers) -> tuple[ResourceType, dict[str, Any], Any]:
+    """The object the ID names, sensitive values marked, with the provider's private data."""
+    addr = target.address
+    rt = registry.resource_type(addr.type, "managed")
+    if rt is None:
+        raise CtlError(f"Cannot import {addr}: no adapter provides {addr.type}", range=target.block.rng)
+    ctx = providers.context(rt, str(addr), tuple(n for n, _ in addr.module), target.resource)
+    try:
+        found = rt.read(ctx, rt.import_(ctx, target.id))
+    except CtlError as err:
+        err.range = err.range or target.block.rng
+        raise
+    except Exception as exc:  # an SDK failure: reported against the block
+        raise CtlError(f"Importing {addr} failed: {exc}", range=target.block.rng,
+                       hint="Check the ID and the adapter's import format.") from None
+    if found is None:
+        raise CtlError(f'Cannot import non-existent remote object: {addr.type} "{target.id}"',
+                       range=target.block.rng, hint="Check that the object exists and that the ID is right.")
+    return rt, mark_sensitive(found, rt), ctx.new_private
+
+
+def adopt(targets: list[Target], prior: State, registry: Registry, providers: Providers,
+          diags: Diagnostics) -> dict[str, str]:
+    """Read every target the state lacks into ``prior``; returns ``{address: id}`` of those adopted."""
+    adopted: dict[str, str] = {}
+    for target in targets:
+        addr = target.address
+        if prior.instance(addr) is not None:
+            continue
+        if target.resource is None:
+            diags.error(f"Configuration for import target does not exist: {addr.resource_str}",
+                        range=target.block.rng,
+                        hint="Write its resource block, or run `ctl plan --generate-config-out=FILE` to have "
+                             "one written from the imported object.")
+            continue
+        try:
+            rt, attrs, private = read_target(target, registry, providers)
+        except CtlError as err:
+            diags.add(err)
+            continue
+        prior.set_instance(addr, InstanceState.from_marked(attrs, schema_version=rt.schema_version,
+                                                           private=encode_private(private)),
+                           provider=providers.state_provider(rt, target.resource))
+        adopted[str(addr)] = target.id
+    return adopted
