@@ -66,6 +66,7 @@ def _global(
 def _register() -> None:
     from cli import (
         apply_cmd,
+        console_cmd,
         fmt_cmd,
         graph_cmd,
         import_cmd,
@@ -89,6 +90,7 @@ def _register() -> None:
     apply_cmd.register(typer_app)
     show_cmd.register(typer_app)
     output_cmd.register(typer_app)
+    console_cmd.register(typer_app)
     graph_cmd.register(typer_app)
     state_cmd.register(typer_app)
     taint_cmd.register(typer_app)
