@@ -203,7 +203,8 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
             for out_name in child.outputs:
                 g.depend(out_node, Node((*path, name), OUTPUT, out_name), None)
     for key, provider_config in module.providers.items():
-        resolver.link(Node(path, PROVIDER, key), [a.expr for a in provider_config.body.attributes.values()])
+        body = provider_config.body  # nested blocks too: a dynamic assume_role may read a module output
+        resolver.link(Node(path, PROVIDER, key), list(_body_exprs(body)), bound=_dynamic_iterators(body))
     for name, check in module.checks.items():
         resolver.link(Node(path, CHECK, name), [e for a in check.asserts for e in (a.condition, a.error_message)])
 

@@ -137,6 +137,8 @@ def _module_value(instances: list[ModuleScope], expansion: str, *, live: bool) -
     def table(scope: ModuleScope) -> dict[str, Any]:
         return scope.outputs if live else dict(scope.outputs)
 
+    if any(isinstance(c.key[-1][1], UnknownKey) for c in instances):
+        return UNKNOWN  # count/for_each not known (validate): neither are the instance keys
     if expansion == "single":
         return table(instances[0]) if instances else {}
     if expansion == "count":

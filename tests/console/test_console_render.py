@@ -202,7 +202,17 @@ TYPES_FLOWING = [
     "range(5, 0, -2)", 'toset(["B", "a", "A", "b", "_"])', 'toset(["10", "9", "1"])', "toset([10, 9, 1.5])",
     "toset([true, false])", '{"B" = 1, "a" = 2, "_" = 3, "é" = 4, "Z" = 5}',
 ]
-CORPUS = NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
+# Sensitivity: a function that only moves elements keeps their marks on them; others mark the result.
+MARKS = [
+    'keys({a = sensitive("x")})', 'values({a = sensitive("x")})', 'lookup({a = sensitive("x"), b = "y"}, "b")',
+    'lookup(sensitive({a = "x"}), "a")', 'lookup({a = "x"}, sensitive("a"))', 'element(["a", sensitive("x")], 0)',
+    'element([1], sensitive(0))', 'merge({a = sensitive("x")}, {b = 1})', 'concat(["a"], [sensitive("x")])',
+    'slice(["a", sensitive("x")], 0, 1)', 'reverse(["a", sensitive("x")])', 'length({a = sensitive("x")})',
+    "length(sensitive([1]))", "length([var.secret])", "keys({k = var.secret})",
+    'contains(["a", sensitive("x")], "a")', 'distinct(["a", sensitive("x")])', 'jsonencode({a = sensitive("x")})',
+    'coalesce(sensitive("x"), "y")', 'toset(["a", sensitive("x")])', 'can(sensitive("x"))',
+]
+CORPUS = MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
 
 # Where ctl's value (not its printing) differs from Terraform's: each is expected to fail, strictly, so
 # that fixing the cause turns it into a failure to remove from here.

@@ -325,3 +325,32 @@ def test_a_real_loop_through_two_modules_is_still_a_cycle(make_config: MakeConfi
     cycle = g.find_cycle()
     assert cycle is not None
     assert {str(n) for n, _ in cycle} >= {"module.a.var.in", "module.a.output.out", "module.b.var.in"}
+
+
+def test_a_provider_depends_on_what_its_nested_and_dynamic_blocks_read(make_config: MakeConfig) -> None:
+    """``dynamic "assume_role" { for_each = [module.roles.arn] }``: the output is evaluated first."""
+    g, diags = graph_of(make_config, {
+        "main.tf": """
+            provider "aws" {
+              region = "eu-west-1"
+              dynamic "assume_role" {
+                for_each = compact([module.roles.arn])
+                content {
+                  role_arn = assume_role.value
+                }
+              }
+              default_tags {
+                tags = { env = local.env }
+              }
+            }
+            locals {
+              env = "dev"
+            }
+            module "roles" {
+              source = "./roles"
+            }
+        """,
+        "roles/main.tf": 'output "arn" { value = "arn:aws:iam::1:role/x" }\n',
+    })
+    assert errors(diags) == []
+    assert deps(g, Node((), PROVIDER, "aws")) == ["local.env", "module.roles.output.arn"]

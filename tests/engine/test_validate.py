@@ -321,3 +321,62 @@ def test_null_elements_of_a_map_of_strings_are_accepted(make_config: MakeConfig)
         }
     """})
     assert problems(run(root)) == []
+
+
+MODULE_WITH_SECRETS = """
+variable "type" { type = string }
+variable "secret" {
+  type      = string
+  default   = "s"
+  sensitive = true
+}
+output "path" { value = "/x/${var.type}" }
+output "secret" {
+  value     = var.secret
+  sensitive = true
+}
+"""
+
+
+def test_modules_whose_instances_are_not_known_yet_are_unknown_as_a_whole(make_config: MakeConfig) -> None:
+    """for_each over a root variable: Terraform validates ``module.m["k"]`` and ``keys(module.m)``.
+
+    The instance keys are not known, so no key is missing; and the outputs' sensitivity stays on
+    the outputs, so the keys are not a secret (Terraform 1.0.3 validates this configuration).
+    """
+    loaded = run(make_config({
+        "main.tf": """
+            variable "enabled" { type = bool }
+            variable "grants" { type = map(string) }
+            module "integration" {
+              source   = "./m"
+              for_each = var.enabled ? merge({ datadog = { type = "Datadog" } }, {}) : {}
+              type     = each.value.type
+            }
+            module "grant" {
+              source   = "./m"
+              for_each = var.grants
+              type     = each.value
+            }
+            output "name" { value = module.integration["datadog"].path }
+            output "keys" { value = keys(module.grant) }
+        """,
+        "m/main.tf": MODULE_WITH_SECRETS,
+    }))
+    assert problems(loaded) == []
+
+
+def test_keys_of_a_map_with_sensitive_values_are_not_sensitive(make_config: MakeConfig) -> None:
+    loaded = run(make_config({
+        "main.tf": """
+            module "one" {
+              source = "./m"
+              type   = "t"
+            }
+            output "names" { value = keys(module.one) }
+            output "count" { value = length(module.one) }
+            output "leak" { value = values(module.one) }
+        """,
+        "m/main.tf": MODULE_WITH_SECRETS,
+    }))
+    assert [(r, s) for r, s, _ in problems(loaded)] == [("main.tf:7:1", "Output refers to sensitive values")]

@@ -70,7 +70,10 @@ class FunctionSpec:
 
     ``unknown_ok`` functions receive arguments that may contain ``Unknown`` and decide themselves
     (``length`` of a list of unknowns is known). ``raw`` functions also receive marked arguments
-    untouched, because their whole job is marks (``sensitive``, ``nonsensitive``).
+    untouched, because their whole job is marks (``sensitive``, ``nonsensitive``). ``element_marks``
+    functions move elements around without looking into them (``keys``, ``lookup``, ``concat``): only
+    the marks on an argument as a whole go onto the result, and a sensitive element stays a
+    sensitive element, as with Terraform, so ``keys({a = sensitive(x)})`` is not itself a secret.
     """
 
     name: str
@@ -81,6 +84,7 @@ class FunctionSpec:
     max_args: int | None
     unknown_ok: bool = False
     raw: bool = False
+    element_marks: bool = False
 
     def param_name(self, index: int) -> str:
         if index < len(self.params):
@@ -96,6 +100,7 @@ def fn(
     min_variadic: int = 0,
     unknown_ok: bool = False,
     raw: bool = False,
+    element_marks: bool = False,
 ) -> Callable[[str], FunctionSpec]:
     """Declare a function compactly; the registry supplies the name when it collects the tables."""
     min_args = len(params) + (min_variadic if variadic else 0)
@@ -111,6 +116,7 @@ def fn(
             max_args=max_args,
             unknown_ok=unknown_ok,
             raw=raw,
+            element_marks=element_marks,
         )
 
     return build

@@ -31,7 +31,7 @@ from engine.lang.functions import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
 from engine.lang.literals import nfc
-from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark
+from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark, unmark
 
 # Evaluated by the evaluator (their arguments may fail, or must be references), so no body here.
 _SPECIAL_FORMS = {"try": (1, None), "can": (1, 1), "templatestring": (2, 2)}
@@ -176,8 +176,9 @@ def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
         return _invoke(spec, args, ctx)
     marks: frozenset[str] = frozenset()
     plain: list = []
+    strip = unmark if spec.element_marks else deep_unmark
     for a in args:
-        value, found = deep_unmark(a)
+        value, found = strip(a)
         plain.append(value)
         marks |= found
     if has_unknown and not spec.unknown_ok:
@@ -185,9 +186,9 @@ def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
     try:
         return mark(_invoke(spec, plain, ctx), marks)
     except FunctionError as exc:
-        if SENSITIVE not in marks:
+        if SENSITIVE not in marks and not spec.element_marks:
             raise
-        raise _withheld(spec, exc) from None
+        raise _withheld(spec, exc) from None  # (element_marks: a sensitive element may be quoted)
 
 
 def _withheld(spec: FunctionSpec, exc: FunctionError) -> FunctionError:

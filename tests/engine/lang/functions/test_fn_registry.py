@@ -106,9 +106,17 @@ def test_marks_deep_inside_arguments_reach_the_result() -> None:
     result = call("join", "-", ["a", Marked("b")])
     assert isinstance(result, Marked)
     assert result.value == "a-b"
-    value, marks = deep_unmark(call("length", {"k": Marked("v")}))
-    assert value == 1
-    assert marks == frozenset({SENSITIVE})
+    value, marks = deep_unmark(call("upper", Marked("v")))
+    assert (value, marks) == ("V", frozenset({SENSITIVE}))
+
+
+def test_functions_that_only_move_elements_keep_the_marks_on_the_elements() -> None:
+    """As Terraform: ``length({k = sensitive(v)})`` is a plain 1, ``values`` keeps the secret marked."""
+    assert call("length", {"k": Marked("v")}) == 1
+    assert call("keys", {"k": Marked("v")}) == ["k"]
+    assert call("values", {"k": Marked("v")}) == [Marked("v")]
+    assert call("lookup", {"k": Marked("v"), "j": "w"}, "j") == "w"
+    assert isinstance(call("length", Marked(["a"])), Marked)  # a mark on the whole argument stays
 
 
 def test_functions_never_see_marks() -> None:
