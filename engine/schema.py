@@ -10,6 +10,7 @@ present (null when unset) and a nested block written as a single JSON/YAML objec
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 from typing import Any
 
@@ -60,7 +61,12 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
         path = list(err.absolute_path)
         if _at_unknown(unknown_args, path) or _involves_unknown(err):
             continue
-        out.append(_diagnostic(err, path, address, body, fallback))
+        diag = _diagnostic(err, path, address, body, fallback)
+        if err.validator == "additionalProperties" and not path and not rt.remote_plan:
+            diag = dataclasses.replace(diag, hint=f"ctl's native adapter for {rt.name} does not have it; Terraform's "
+                                                  "provider may. Run `ctl init`: it then selects the provider "
+                                                  "plugin for this type.")
+        out.append(diag)
     return out
 
 

@@ -1,7 +1,8 @@
 """``.ctl/plugins.json``: what ``ctl init`` chose, for every later command.
 
 One entry per provider served by a plugin (local name, source, version, constraints it was chosen
-for, executable, its SHA-256, size and mtime, protocol), plus the plugin directories and the
+for, executable, its SHA-256, size and mtime, protocol, the types it takes over from a native
+adapter that lacks an argument the configuration gives them), plus the plugin directories and the
 native-adapter switch init ran with, so a later plain ``ctl init`` keeps them.
 """
 
@@ -29,6 +30,7 @@ class PluginEntry:
     size: int
     mtime_ns: int
     protocol: int
+    handed_over: tuple[str, ...] = ()  # types the native adapter has but leaves to the plugin (see selection)
 
 
 @dataclass
@@ -54,7 +56,8 @@ def read_record(root_dir: Path) -> PluginRecord | None:
         return PluginRecord(
             plugin_dirs=[str(d) for d in raw.get("plugin_dirs", [])],
             native=bool(raw.get("native", True)),
-            providers=[PluginEntry(**entry) for entry in raw.get("providers", [])],
+            providers=[PluginEntry(**{**entry, "handed_over": tuple(entry.get("handed_over", ()))})
+                       for entry in raw.get("providers", [])],
         )
     except (AttributeError, TypeError) as exc:
         raise CtlError(f"{path} is not a plugin record written by ctl init ({exc})",

@@ -54,6 +54,13 @@ def check_requirements(root_dir: Path, root: Module) -> None:
             raise CtlError(f'The requirements of provider "{req.local_name}" changed since `ctl init` '
                            f"(was {entry.source} {entry.constraints or 'any version'}, now {req.source} "
                            f"{req.constraint_text or 'any version'})", hint=_RUN_INIT)
+        if entry is not None:
+            from engine.plugins.selection import handed_over
+
+            new = sorted(handed_over(req, Registry.discover(), record.native) - set(entry.handed_over))
+            if new:
+                raise CtlError(f"The configuration gives {', '.join(new)} an argument its native adapter does not "
+                               f"have, so the {req.local_name} plugin must serve it", hint=_RUN_INIT)
 
 
 def _spec(root_dir: Path, entry: PluginEntry, native: Registry, use_native: bool) -> PluginSpec:
@@ -70,5 +77,6 @@ def _spec(root_dir: Path, entry: PluginEntry, native: Registry, use_native: bool
     doc = schema_cache.cached(root_dir, entry.sha256)
     if doc is None:
         raise CtlError(f"the schema of provider {entry.source} is not cached", hint=_RUN_INIT)
-    return spec_of(entry, doc["schema"], native_types(entry.local_name, entry.source, native, use_native))
+    kept = native_types(entry.local_name, entry.source, native, use_native, entry.handed_over)
+    return spec_of(entry, doc["schema"], kept)
 

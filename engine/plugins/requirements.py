@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from adapters.plugin.discovery import ProviderSource
 from engine.config.model import Module
+from engine.config.syntax import Body
 from engine.errors import CtlError, SourceRange
 
 BUILTIN = "terraform"
@@ -26,6 +27,7 @@ class Requirement:
     constraints: list[str] = field(default_factory=list)
     explicit: bool = False  # named in required_providers (not implied by a type prefix)
     types: set[tuple[str, str]] = field(default_factory=set)  # (mode, type) the configuration uses
+    arguments: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # the names each type is given
 
     @property
     def constraint_text(self) -> str:
@@ -47,12 +49,13 @@ def requirements(root: Module) -> list[Requirement]:
                                range=rp.rng, hint="Use one source per local name across the modules.")
             req.constraints.append(rp.version)
     for _, module in root.walk():
-        for mode, type_name, provider in _used_types(module):
-            name = provider or type_name.partition("_")[0]
+        for res in module.resources.values():
+            name = res.provider[0] if res.provider else res.type.partition("_")[0]
             if name == BUILTIN:
                 continue
             req = found.setdefault(name, Requirement(name, ProviderSource.parse(f"hashicorp/{name}")))
-            req.types.add((mode, type_name))
+            req.types.add((res.mode, res.type))
+            req.arguments.setdefault((res.mode, res.type), set()).update(argument_names(res.body))
         for key in module.providers:
             name = key.partition(".")[0]
             if name != BUILTIN:
@@ -60,11 +63,11 @@ def requirements(root: Module) -> list[Requirement]:
     return [found[name] for name in sorted(found)]
 
 
-def _used_types(module: Module) -> list[tuple[str, str, str | None]]:
-    out = []
-    for res in module.resources.values():
-        out.append((res.mode, res.type, res.provider[0] if res.provider else None))
-    return out
+def argument_names(body: Body) -> set[str]:
+    """The arguments and nested block types a resource body gives (a ``dynamic`` block's by its label)."""
+    names = set(body.attributes)
+    names.update(b.labels[0] if b.type == "dynamic" and b.labels else b.type for b in body.blocks)
+    return names
 
 
 def _source(text: str, rng: SourceRange) -> ProviderSource:
