@@ -7,6 +7,7 @@ which discovery (run on every Tab completion) should not pay.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,7 @@ def write_atomically(path: Path, data: bytes, mode: int) -> None:
     The new file is created with ``mode`` (before umask), also when it replaces an existing file
     that had other permissions.
     """
+    sweep_leftovers(path)
     tmp = path.with_name(f".{path.name}.ctl-{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -129,3 +131,14 @@ def write_atomically(path: Path, data: bytes, mode: int) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def sweep_leftovers(path: Path) -> None:
+    """Remove temporary files of ``path`` that a killed run left between writing and renaming.
+
+    Only this file's own pattern (``.NAME.ctl-*.tmp``) is touched: the next write or delete of the
+    file is the moment its earlier, interrupted write is known to be dead.
+    """
+    with contextlib.suppress(OSError):
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.ctl-*.tmp"):
+            leftover.unlink(missing_ok=True)

@@ -99,6 +99,7 @@ class LocalFile(ResourceType):
     def delete(self, ctx: AdapterContext, prior: dict[str, Any]) -> None:
         plain, _ = deep_unmark(prior)
         path = _files.writable(ctx, plain["filename"])
+        _files.sweep_leftovers(path)
         try:
             path.unlink()
         except (FileNotFoundError, NotADirectoryError):

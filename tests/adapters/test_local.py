@@ -197,6 +197,20 @@ def test_delete_removes_the_file_and_tolerates_its_absence(ctx: AdapterContext, 
     FILE.delete(ctx, state)
 
 
+def test_a_write_killed_before_its_rename_leaves_nothing_once_the_file_is_written_or_deleted(
+        ctx: AdapterContext, tmp_path: Path) -> None:
+    """A SIGKILL between writing the temporary file and renaming it leaves ``.NAME.ctl-*.tmp``."""
+    leftover = tmp_path / ".f.txt.ctl-0123456789ab.tmp"
+    other = tmp_path / ".g.txt.ctl-0123456789ab.tmp"  # another file's: not ours to touch
+    leftover.write_text("half")
+    other.write_text("half")
+    state = _apply(FILE, ctx, {"filename": "f.txt", "content": "x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "f.txt"]
+    leftover.write_text("half")
+    FILE.delete(ctx, state)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name]
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
