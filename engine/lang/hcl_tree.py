@@ -156,6 +156,10 @@ class NodeReader:
                 node = sized[-1]
             following = bad.next_sibling
             if node.type in _WANTS_EXPRESSION and following is not None and following.end_byte > following.start_byte:
+                if node.type == "=" and following.start_point[0] > node.end_point[0]:
+                    # ``input =`` and the line ends: an argument's expression must start on its line.
+                    self._raise_at(node, "Invalid expression",
+                                   "Expected the start of an expression, but the line ends here.", at_end=True)
                 # ``[1,`` then ``}``: the separator was fine, what follows it is not an expression.
                 self._raise_at(following, "Invalid expression",
                                f'Expected the start of an expression, but found "{self.text(following)[:20]}".')
@@ -198,11 +202,17 @@ class NodeReader:
             summary = f'Invalid syntax: unexpected "{token}"' if token else "Invalid syntax"
         self._raise_at(node, summary, "This is not valid HCL; check for unbalanced braces, brackets or quotes.")
 
-    def _raise_at(self, node: Node, summary: str, detail: str) -> NoReturn:
+    def _raise_at(self, node: Node, summary: str, detail: str, *, at_end: bool = False) -> NoReturn:
+        """Raise a syntax error at ``node`` (``at_end``: just after the last character of its line)."""
         line_no = node.start_point[0]
         src_lines = self.src.split(b"\n")
-        snippet = src_lines[line_no].decode("utf-8", "replace") if line_no < len(src_lines) else ""
-        raise DiagnosticsError([Diagnostic("error", summary, detail=detail, range=self.rng(node), snippet=snippet)])
+        line = src_lines[line_no] if line_no < len(src_lines) else b""
+        rng = self.rng(node)
+        if at_end:
+            end = Pos(rng.start.line, len(line.rstrip(b" \t\r").decode("utf-8", "replace")) + 1, 0)
+            rng = SourceRange(rng.filename, end, end)
+        raise DiagnosticsError([Diagnostic("error", summary, detail=detail, range=rng,
+                                           snippet=line.decode("utf-8", "replace"))])
 
     def _unsupported(self, node: Node) -> DiagnosticsError:
         return DiagnosticsError(

@@ -115,7 +115,8 @@ def test_json_shape(make_config: MakeConfig, capsys: pytest.CaptureFixture[str])
 def test_json_of_a_valid_configuration_with_a_warning(
     make_config: MakeConfig, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_config({**VALID, "checks.tf": 'import {\n  to = terraform_data.gone\n  id = "x"\n}\n'})
+    failing_check = 'check "c" {\n  assert {\n    condition     = 1 == 2\n    error_message = "no"\n  }\n}\n'
+    root = make_config({**VALID, "checks.tf": failing_check})
     code, doc = validate_json(capsys, "-C", str(root))
     assert code == 0
     assert (doc["valid"], doc["error_count"], doc["warning_count"]) == (True, 0, 1)
