@@ -21,6 +21,7 @@ from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
 from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.timeouts import connect_timeout, reply_timeout
 
 _PERMISSIONS = "read, write, delete and list on the container's blobs (Storage Blob Data Contributor)"
 _DENIED_CODES = {
@@ -284,8 +285,8 @@ def _make_service(
         ) from None
     options: dict[str, Any] = {
         "retry_policy": ExponentialRetry(initial_backoff=1, increment_base=2, retry_total=retry_total),
-        "connection_timeout": 10,
-        "read_timeout": 60,
+        "connection_timeout": connect_timeout(),
+        "read_timeout": reply_timeout(),
     }
     if api_version:
         options["api_version"] = api_version

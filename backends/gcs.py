@@ -23,9 +23,9 @@ from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
 from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.timeouts import connect_timeout, reply_timeout
 
 DEFAULT_RETRY_TIMEOUT_S = 60.0
-_TIMEOUT = (10, 60)  # (connect, read) seconds per request; retries come on top, bounded by the deadline
 _PERMISSIONS = "storage.objects.get, .create, .delete and .list on the bucket (roles/storage.objectAdmin)"
 
 
@@ -63,6 +63,7 @@ class GCSStore(ObjectStateStore):
         )
         self._bucket = self._client.bucket(bucket)
         self._bucket_seen = False
+        self._timeout = (connect_timeout(), reply_timeout())  # per request; retries within retry_timeout
 
     # -- naming --------------------------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ class GCSStore(ObjectStateStore):
         names = set()
         with self._errors("list", self.prefix):
             blobs = self._client.list_blobs(
-                self._bucket, prefix=self.prefix, delimiter="/", retry=self._retry, timeout=_TIMEOUT
+                self._bucket, prefix=self.prefix, delimiter="/", retry=self._retry, timeout=self._timeout
             )
             for blob in blobs:
                 name = blob.name[len(self.prefix) :]
@@ -97,7 +98,7 @@ class GCSStore(ObjectStateStore):
         blob = self._bucket.blob(key)
         with self._errors("read", key):
             try:
-                data = blob.download_as_bytes(retry=self._retry, timeout=_TIMEOUT)
+                data = blob.download_as_bytes(retry=self._retry, timeout=self._timeout)
             except self._exc.NotFound:
                 self._check_bucket(key)
                 return None
@@ -108,7 +109,7 @@ class GCSStore(ObjectStateStore):
                 return StoredObject(data=data, token=str(generation), metadata=found)
             try:
                 described = self._bucket.get_blob(
-                    key, if_generation_match=generation, retry=self._retry, timeout=_TIMEOUT
+                    key, if_generation_match=generation, retry=self._retry, timeout=self._timeout
                 )
             except (self._exc.NotFound, self._exc.PreconditionFailed):
                 described = None  # replaced meanwhile: a write from this read will be refused anyway
@@ -136,7 +137,7 @@ class GCSStore(ObjectStateStore):
                 content_type="application/json",
                 if_generation_match=generation,
                 retry=self._retry,
-                timeout=_TIMEOUT,
+                timeout=self._timeout,
             )
         self._bucket_seen = True
         return str(blob.generation)
@@ -146,7 +147,7 @@ class GCSStore(ObjectStateStore):
         with self._errors("delete", key, conditional=generation is not None):
             try:
                 self._bucket.delete_blob(
-                    key, if_generation_match=generation, retry=self._retry, timeout=_TIMEOUT
+                    key, if_generation_match=generation, retry=self._retry, timeout=self._timeout
                 )
             except self._exc.NotFound:
                 return False
@@ -160,7 +161,7 @@ class GCSStore(ObjectStateStore):
         """Listing returns each object's metadata with it, so ``metadata`` costs nothing here."""
         with self._errors("list", prefix):
             blobs = list(
-                self._client.list_blobs(self._bucket, prefix=prefix, retry=self._retry, timeout=_TIMEOUT)
+                self._client.list_blobs(self._bucket, prefix=prefix, retry=self._retry, timeout=self._timeout)
             )
         return sorted(
             (ObjectInfo(b.name, dict(b.metadata or {}), _rfc3339(b.updated)) for b in blobs),
@@ -171,7 +172,7 @@ class GCSStore(ObjectStateStore):
         """A 404 on download does not say whether the object or the bucket is missing: ask once."""
         if self._bucket_seen:
             return
-        if not self._bucket.exists(retry=self._retry, timeout=_TIMEOUT):
+        if not self._bucket.exists(retry=self._retry, timeout=self._timeout):
             raise self._missing_bucket("read", key)
         self._bucket_seen = True
 

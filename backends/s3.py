@@ -23,6 +23,7 @@ from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
 from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.timeouts import ENV, connect_timeout, reply_timeout
 
 DEFAULT_WORKSPACE_KEY_PREFIX = "env:"
 _DEFAULT_RETRIES = 5  # after the first attempt
@@ -246,8 +247,9 @@ class S3Store(ObjectStateStore):
             ) from None
         except bce.ReadTimeoutError:
             raise BackendError(
-                f"s3: {self.endpoint or 'the S3 endpoint'} did not answer in time to {action} {url}",
-                hint="The request was retried; check the network and try again.",
+                f"s3: {self.endpoint or 'the S3 endpoint'} did not answer within {reply_timeout():g} s "
+                f"to {action} {url}, in any of its attempts",
+                hint=f"Check the network and the endpoint; for a slow link raise {ENV} (seconds).",
             ) from None
         except bce.BotoCoreError as exc:
             raise BackendError(f"s3: cannot {action} {url}: {exc}") from None
@@ -340,8 +342,8 @@ def _make_client(
     config = Config(
         retries=retries,
         s3={"addressing_style": "path" if use_path_style else "auto"},
-        connect_timeout=10,
-        read_timeout=60,
+        connect_timeout=connect_timeout(),
+        read_timeout=reply_timeout(),
     )
     try:
         session = boto3.session.Session(

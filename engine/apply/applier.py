@@ -405,6 +405,11 @@ class Applier:
             self.manager.journal.record_failed(addr, op)
             self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})
             return
+        ident = None if kind == "del" or not isinstance(result, dict) else result.get("id")
+        # Reported before it is recorded: the operation is over, and if the storage is slow to take
+        # the journal entry the view must not go on saying "Still creating..." (a failed write is
+        # reported as such, and the next run recovers the outcome from the journal's intent).
+        self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
         if kind == "del":
             deposed = self.deposed.pop(addr, None)
             self.state.remove_instance(addr, deposed)
@@ -427,8 +432,6 @@ class Applier:
             self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)
             self.results[addr] = result
         self.manager.maybe_compact(self.state)
-        ident = None if kind == "del" or not isinstance(result, dict) else result.get("id")
-        self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
         if exc_after is not None:
             raise_later = exc_after
             self.diags.add(raise_later)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 
-from backends.base import LockInfo, StateStore
+from backends.base import BackendError, LockInfo, StateStore
 from engine.errors import CtlError, LockHeld
 from engine.locking.acquire import acquire
 from engine.locking.describe import DescribedLockHeld, held_error
@@ -39,18 +39,29 @@ def held_lock(
     info = acquire(store, workspace, LockInfo(Operation=operation, Info=info_text), timeout)
     try:
         yield info
-    except BaseException:
-        with suppress(Exception):  # the body's own error is the one worth reporting
+    except BaseException as failure:
+        try:
             store.unlock(workspace, info.ID)
+        except Exception as exc:  # the body's own error is the one worth reporting, with what is left
+            if isinstance(failure, CtlError) and isinstance(exc, BackendError):
+                failure.hint = " ".join(filter(None, (failure.hint, _still_held(info.ID))))
         raise
     try:
         store.unlock(workspace, info.ID)
+    except BackendError as exc:
+        raise CtlError(f"could not release the state lock {info.ID}: {exc.summary}",
+                       hint=_still_held(info.ID)) from None
     except CtlError as exc:
         raise CtlError(
             f"could not release the state lock {info.ID}: {exc.summary}",
             hint="Someone removed or replaced the lock while this run held it; check the state "
             "with `ctl state list` before the next run.",
         ) from None
+
+
+def _still_held(lock_id: str) -> str:
+    return (f"The state lock {lock_id} could not be released and is still held: once the storage "
+            f"answers, release it with `ctl state unlock {lock_id}`.")
 
 
 def _verify_reused(store: StateStore, workspace: str, lock_id: str) -> LockInfo:
