@@ -138,7 +138,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         from cli.output_cmd import render_outputs
 
         con.print("\nOutputs:\n")
-        con.out(render_outputs(result.state), highlight=False)
+        output.write_rendered(con, render_outputs(result.state))
     return int(exit_code_for(result))
 
 

@@ -50,6 +50,17 @@ def stdout() -> Console:
                    force_terminal=color_enabled(sys.stdout), soft_wrap=True)
 
 
+def write_rendered(con: Console, text: str) -> None:
+    """Text rendered by ctl itself (ANSI colour included) straight to ``con``'s stream, as ``con.out``
+    would write it (``text`` and a newline).
+
+    rich splits, measures and re-joins every line it is given even with soft wrap on, which costs
+    seconds on a plan of tens of thousands of resources and changes nothing in ctl's own text.
+    """
+    con.file.write(text + "\n")
+    con.file.flush()
+
+
 def stderr() -> Console:
     return Console(file=sys.stderr, no_color=not color_enabled(sys.stderr), highlight=False, emoji=False,
                    force_terminal=color_enabled(sys.stderr), soft_wrap=True)

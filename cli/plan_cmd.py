@@ -124,8 +124,8 @@ def show_plan(result: Any, ui: Any, con: Any, *, color: bool) -> None:
         ui.plan(result.plan)
         return
     if result.plan.drift:
-        con.out(render_drift(result.plan.drift, color=color), highlight=False)
-    con.out(render_plan(result.plan, color=color), highlight=False)
+        output.write_rendered(con, render_drift(result.plan.drift, color=color))
+    output.write_rendered(con, render_plan(result.plan, color=color))
 
 
 def show_policy(outcome: Any, ui: Any) -> None:

@@ -111,43 +111,66 @@ def unmark(v: Any) -> tuple[Any, frozenset[str]]:
     return v, frozenset()
 
 
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+_NO_MARKS: frozenset[str] = frozenset()
+
+
 def is_marked(v: Any) -> bool:
     """True when ``v`` or anything inside it carries a mark."""
-    if isinstance(v, Marked):
+    t = type(v)
+    if t in _PLAIN_SCALARS:
+        return False
+    if t is Marked:
         return True
-    if isinstance(v, list):
+    if t is list:
         return any(is_marked(x) for x in v)
-    if isinstance(v, dict):
+    if t is dict:
         return any(is_marked(x) for x in v.values())
-    return False
+    return isinstance(v, Marked) or (isinstance(v, list) and any(map(is_marked, v))) or \
+        (isinstance(v, dict) and any(map(is_marked, v.values())))
 
 
 def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
-    """Remove every mark inside ``v``; returns (plain value, union of all marks found)."""
+    """Remove every mark inside ``v``; returns (plain value, union of all marks found).
+
+    One pass: a collection with nothing marked inside is returned as it is (no copy), so values
+    without secrets, nearly all of them, cost one visit per node.
+    """
+    t = type(v)
+    if t in _PLAIN_SCALARS:
+        return v, _NO_MARKS
     if isinstance(v, Marked):
         inner, marks = deep_unmark(v.value)
         return inner, marks | v.marks
     if isinstance(v, list):
-        if not any(is_marked(x) for x in v):
-            return v, frozenset()
-        out_l = []
-        acc: frozenset[str] = frozenset()
-        for x in v:
+        out_l: list[Any] | None = None
+        acc = _NO_MARKS
+        for i, x in enumerate(v):
             ux, m = deep_unmark(x)
-            out_l.append(ux)
-            acc |= m
-        return out_l, acc
+            if m:
+                acc |= m
+            if out_l is None and ux is not x:
+                out_l = list(v[:i])
+            if out_l is not None:
+                out_l.append(ux)
+        return (v if out_l is None else out_l), acc
     if isinstance(v, dict):
-        if not any(is_marked(x) for x in v.values()):
-            return v, frozenset()
-        out_d = {}
-        acc = frozenset()
+        out_d: dict[Any, Any] | None = None
+        acc = _NO_MARKS
         for k, x in v.items():
             ux, m = deep_unmark(x)
-            out_d[k] = ux
-            acc |= m
-        return out_d, acc
-    return v, frozenset()
+            if m:
+                acc |= m
+            if out_d is None and ux is not x:
+                out_d = {}
+                for k2, x2 in v.items():  # the entries before this one, unchanged
+                    if k2 == k:
+                        break
+                    out_d[k2] = x2
+            if out_d is not None:
+                out_d[k] = ux
+        return (v if out_d is None else out_d), acc
+    return v, _NO_MARKS
 
 
 Path = tuple[str | int, ...]

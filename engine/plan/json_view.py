@@ -46,8 +46,68 @@ def value_shapes(value: Any, *, show_sensitive: bool = False) -> tuple[Any, Any,
     leaves and leave out everything else; with nothing to flag they are ``{}`` for an object,
     ``[false, …]`` for a list and ``false`` otherwise — what Terraform prints.
     """
-    plain = _plain(value, mask=not show_sensitive)
-    return (None if plain is _OMIT else plain), _top(value, _is_unknown), _top(value, _is_sensitive)
+    plain, unknown, sensitive = _walk(value, not show_sensitive)
+    return (None if plain is _OMIT else plain), _default(value, unknown), _default(value, sensitive)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
+    """``_plain``, ``_shape(…, _is_unknown)`` and ``_shape(…, _is_sensitive)`` in one pass.
+
+    A plan of tens of thousands of resources turns every value into these three views for the
+    policy gate and ``show --json``; one walk instead of three is most of that cost saved.
+    """
+    if type(v) in _SCALARS:
+        return v, None, None
+    if isinstance(v, Marked):
+        sensitive = SENSITIVE in v.marks
+        if isinstance(v.value, Unknown):
+            return _OMIT, True, (True if sensitive else None)
+        plain, unknown, inner_sensitive = _walk(v.value, mask)
+        if sensitive:
+            return (MASK if mask else plain), unknown, True
+        return plain, unknown, inner_sensitive
+    if isinstance(v, Unknown):
+        return _OMIT, True, None
+    if isinstance(v, dict):
+        plain_d: dict[str, Any] = {}
+        unknown_d: dict[str, Any] = {}
+        sensitive_d: dict[str, Any] = {}
+        for k, x in v.items():
+            p, u, s = _walk(x, mask)
+            if p is not _OMIT:
+                plain_d[k] = p
+            if u is not None:
+                unknown_d[k] = u
+            if s is not None:
+                sensitive_d[k] = s
+        return plain_d, (unknown_d or None), (sensitive_d or None)
+    if isinstance(v, list | tuple):
+        plain_l, unknown_l, sensitive_l = [], [], []
+        any_unknown = any_sensitive = False
+        for x in v:
+            p, u, s = _walk(x, mask)
+            plain_l.append(None if p is _OMIT else p)
+            unknown_l.append(False if u is None else u)
+            sensitive_l.append(False if s is None else s)
+            any_unknown = any_unknown or u is not None
+            any_sensitive = any_sensitive or s is not None
+        return plain_l, (unknown_l if any_unknown else None), (sensitive_l if any_sensitive else None)
+    return v, None, None
+
+
+def _default(v: Any, shape: Any) -> Any:
+    """A shape with nothing flagged, as Terraform prints it: ``{}``, ``[false, …]`` or ``false``."""
+    if shape is not None:
+        return shape
+    inner = v.value if isinstance(v, Marked) else v
+    if isinstance(inner, dict):
+        return {}
+    if isinstance(inner, list | tuple):
+        return [False] * len(inner)
+    return False
 
 
 def _plain(v: Any, *, mask: bool) -> Any:
@@ -94,18 +154,6 @@ def _shape(v: Any, flagged: Any) -> Any:
             return None
         return [False if s is None else s for s in items]
     return None
-
-
-def _top(v: Any, flagged: Any) -> Any:
-    shape = _shape(v, flagged)
-    if shape is not None:
-        return shape
-    inner = v.value if isinstance(v, Marked) else v
-    if isinstance(inner, dict):
-        return {}
-    if isinstance(inner, list | tuple):
-        return [False] * len(inner)
-    return False
 
 
 # -- plan -----------------------------------------------------------------------------------------

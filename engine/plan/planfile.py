@@ -55,7 +55,8 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
     from engine.encryption.lookup import plan_target
 
     try:
-        data = json.dumps(_encode_plan(plan), indent=1, ensure_ascii=False, allow_nan=False).encode()
+        # Compact: the C encoder (an indented document takes Python's own, about 5x slower).
+        data = json.dumps(_encode_plan(plan), separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
         raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
     target = plan_target(root_dir or Path.cwd())

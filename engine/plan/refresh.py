@@ -92,8 +92,12 @@ def refresh(
 
     notify("refresh_begin", "", {"total": len(work)})
 
+    # Objects that live only in state (terraform_data, random_*) are read on this thread: the read
+    # is a few dictionary copies, and a future per object would cost more than the read itself.
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-        results = list(pool.map(read, work))
+        pending = {i: pool.submit(read, item) for i, item in enumerate(work) if not item[2].state_only}
+        here = {i: read(item) for i, item in enumerate(work) if i not in pending}
+        results = [pending[i].result() if i in pending else here[i] for i in range(len(work))]
     new = state.copy()
     drift: list[ResourceChange] = []
     for (addr, inst, rt), (attrs, err) in zip(work, results, strict=True):

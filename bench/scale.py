@@ -1,0 +1,453 @@
+"""The whole lifecycle at 10,000 to 100,000 resources, and the language alone against Terraform 1.0.3.
+
+For each size N (default 10,000, 25,000, 50,000 and 100,000) a configuration of N ``terraform_data``
+resources is generated (``scale_config.generate_resources``: ~250 per file, small nested inputs, one
+in ten chained to the previous chained one, a few variables, locals and outputs). ``terraform_data``
+is served natively, so no provider process starts and nothing touches the network: what is measured
+is ctl itself. Each command runs through the real ``ctl`` executable in a fresh process, so one
+command's heap never inflates the next and each peak RSS is that command's own:
+
+* ``ctl validate``;
+* ``ctl plan --out plan.bin``: create all N;
+* ``ctl apply plan.bin``: apply the saved plan (no second planning pass, no prompt);
+* ``ctl plan --detailed-exitcode``: the no-change re-plan (refresh N objects, diff); must exit 0.
+
+Wall time, CPU time (user + system of the child) and peak RSS (``ru_maxrss`` from ``wait4``) of
+each, and the state file's size. The goals of the issue are judged on the sizes measured: at 50,000
+validate <= 6 s, plan <= 15 s, re-plan <= 12 s, apply <= 40 s, peak RSS <= 500 MB; at 100,000 each
+time within 2.2x of its 50,000 value.
+
+Then the language alone (``scale_config.generate_language``: ``--lang-size`` locals and a twentieth as
+many module instances, no resources), planned by Terraform 1.0.3 (``.venv/bin/terraform`` from the
+test extra, after ``terraform init`` with an empty CLI configuration and no checkpoint calls) and by
+ctl on copies of the same files: both times and their ratio. Terraform cannot run ``terraform_data``
+(it arrived in 1.4) and any other resource would need a provider download, so this is the fair
+comparison available offline.
+
+Run: ``python bench/scale.py [--sizes 10000,25000] [--skip-apply] [--lang-size N] [--no-terraform]
+[--keep DIR] [--json]`` (exit status 0 always: this is a benchmark, not a test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from scale_config import generate_language, generate_resources
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DEFAULT_SIZES = (10_000, 25_000, 50_000, 100_000)
+DEFAULT_LANG_SIZE = 10_000
+COMMANDS = ("validate", "plan", "apply", "replan")
+LABELS = {"validate": "validate", "plan": "plan", "apply": "apply", "replan": "re-plan"}
+GOAL_N = 50_000
+GOALS_S = {"validate": 6.0, "plan": 15.0, "replan": 12.0, "apply": 40.0}
+GOAL_PEAK_MB = 500.0
+GROWTH_N = 100_000
+GROWTH_LIMIT = 2.2
+TIMEOUT_S = 3600.0
+
+# ---- running -------------------------------------------------------------------------------
+
+
+def _ctl() -> list[str]:
+    ctl = Path(sys.executable).parent / "ctl"
+    if ctl.exists():
+        return [str(ctl)]
+    found = shutil.which("ctl")
+    if found:
+        return [found]
+    # Commands run in the configuration's directory, so the checkout must be put on the path.
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from cli.main import app; app()",
+    ]
+
+
+def _terraform() -> str | None:
+    found = Path(sys.executable).parent / "terraform"
+    return str(found) if found.exists() else None
+
+
+def run(
+    cmd: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = TIMEOUT_S
+) -> dict[str, Any]:
+    """Run ``cmd`` once: wall and CPU seconds, its own peak RSS, exit status, the output's tail.
+
+    ``os.wait4`` on the child's pid gives that child's rusage alone, not the sum over all children
+    ``RUSAGE_CHILDREN`` would give. The load average is sampled at the start, so an inflated wall
+    time can be told from a slow command.
+    """
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+        )
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0, os.SEEK_END)
+        out.seek(max(0, out.tell() - 4000))
+        tail = out.read().decode(errors="replace").strip().splitlines()
+    return {
+        "s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,  # KiB on Linux
+        "exit": proc.returncode,
+        "load": load,
+        "tail": tail[-3:] if proc.returncode else [],
+    }
+
+
+_COUNT = (
+    "import json, sys; doc = json.load(open(sys.argv[1], 'rb')); "
+    "print(sum(len(r.get('instances', [])) for r in doc.get('resources', [])))"
+)
+
+
+def count_instances(state: Path) -> int | None:
+    """The instances in a state file, counted in a separate process.
+
+    Parsing a 100 MB document here would raise this process's peak RSS, and every child started
+    afterwards (``subprocess`` uses ``vfork``) reports at least that peak as its own ``ru_maxrss``.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT, str(state)], capture_output=True, text=True, check=False
+    )
+    try:
+        return int(done.stdout.strip())
+    except ValueError:
+        return None
+
+
+def measure(directory: Path, n: int, skip_apply: bool, timeout: float) -> dict[str, Any]:
+    """The lifecycle on one generated configuration; a failed step skips the steps that need it."""
+    ctl = [*_ctl(), "-C", str(directory)]
+    steps: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, steps it needs
+        ("validate", ["validate"], ()),
+        ("plan", ["plan", "--out", "plan.bin"], ()),
+        ("apply", ["apply", "plan.bin"], ("plan",)),
+        ("replan", ["plan", "--detailed-exitcode"], ("plan", "apply")),
+    ]
+    out: dict[str, Any] = {"n": n}
+    for name, args, needs in steps:
+        if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
+            out[name] = None
+            continue
+        out[name] = run([*ctl, *args], directory, timeout=timeout)
+        out[name]["ok"] = out[name]["exit"] == 0  # the re-plan's 2 (changes) is a failure too
+    state = directory / "ctl.tfstate"
+    out["state_mb"] = state.stat().st_size / 1e6 if state.exists() else None
+    out["state_instances"] = count_instances(state) if state.exists() else None
+    plan = directory / "plan.bin"
+    out["plan_file_mb"] = plan.stat().st_size / 1e6 if plan.exists() else None
+    done = [out[c] for c in COMMANDS if out.get(c)]
+    out["peak_mb"] = max(r["rss_mb"] for r in done) if done else None
+    return out
+
+
+def language(base: Path, size: int, timeout: float) -> dict[str, Any]:
+    """Terraform 1.0.3 and ctl planning the same resource-free configuration."""
+    terraform = _terraform()
+    if terraform is None:
+        return {"skipped": f"no terraform next to {sys.executable} (install the test extra)"}
+    src = base / "lang" / "src"
+    if src.parent.exists():
+        shutil.rmtree(src.parent)
+    info = generate_language(src, size)
+    tf_dir, ctl_dir, home = base / "lang" / "terraform", base / "lang" / "ctl", base / "lang" / "home"
+    shutil.copytree(src, tf_dir)
+    shutil.copytree(src, ctl_dir)
+    home.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TF_CLI_CONFIG_FILE": str(home / "none.tfrc"),  # no user CLI configuration, no plugin cache
+        "CHECKPOINT_DISABLE": "1",  # no version check over the network
+        "TF_IN_AUTOMATION": "1",
+    }
+    out: dict[str, Any] = {**info}
+    out["terraform_init"] = run([terraform, "init", "-input=false", "-no-color"], tf_dir, env, timeout)
+    if out["terraform_init"]["exit"] == 0:
+        out["terraform_plan"] = run([terraform, "plan", "-input=false", "-no-color"], tf_dir, env, timeout)
+    out["ctl_plan"] = run([*_ctl(), "-C", str(ctl_dir), "plan"], ctl_dir, timeout=timeout)
+    tf, ct = out.get("terraform_plan"), out["ctl_plan"]
+    if tf and tf["exit"] == 0 and ct["exit"] == 0:
+        out["ratio"] = ct["s"] / tf["s"]
+        out["cpu_ratio"] = ct["cpu_s"] / tf["cpu_s"] if tf["cpu_s"] else None
+    return out
+
+
+# ---- report --------------------------------------------------------------------------------
+
+
+def _fmt(r: dict[str, Any] | None, key: str = "s", spec: str = ".2f") -> str:
+    if r is None:
+        return "-"
+    text = format(r[key], spec)
+    return text if r.get("ok", r["exit"] == 0) else f"{text}!"
+
+
+def _render(head: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(head, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.rjust(w) for c, w in zip(b, widths, strict=True)) for b in body]
+    return "\n".join(lines)
+
+
+def tables(rows: list[dict[str, Any]]) -> str:
+    """The main table (the issue's columns), then CPU and RSS per command."""
+    main = _render(
+        ["resources", "validate s", "plan s", "apply s", "re-plan s", "peak MB", "state MB"],
+        [
+            [
+                f"{r['n']:,}",
+                *(_fmt(r.get(c)) for c in COMMANDS),
+                f"{r['peak_mb']:.0f}" if r["peak_mb"] is not None else "-",
+                f"{r['state_mb']:.1f}" if r["state_mb"] is not None else "-",
+            ]
+            for r in rows
+        ],
+    )
+    detail = _render(
+        [
+            "resources",
+            "config MB",
+            *(f"{LABELS[c]} cpu s" for c in COMMANDS),
+            *(f"{LABELS[c]} MB" for c in COMMANDS),
+            "plan.bin MB",
+        ],
+        [
+            [
+                f"{r['n']:,}",
+                f"{r['config_mb']:.1f}",
+                *(_fmt(r.get(c), "cpu_s") for c in COMMANDS),
+                *(_fmt(r.get(c), "rss_mb", ".0f") for c in COMMANDS),
+                f"{r['plan_file_mb']:.1f}" if r["plan_file_mb"] is not None else "-",
+            ]
+            for r in rows
+        ],
+    )
+    return f"{main}\n\n{detail}"
+
+
+def _goal(goal: str, value: float | None, unit: str, limit: float, why: str = "") -> dict[str, Any]:
+    met = None if value is None else value <= limit
+    return {"goal": goal, "value": value, "unit": unit, "limit": limit, "met": met, "why": why}
+
+
+def _seconds(row: dict[str, Any], c: str) -> tuple[float | None, str]:
+    step = row.get(c)
+    if step is None:
+        return None, "not run"
+    return (step["s"], "") if step["ok"] else (None, f"exited {step['exit']}")
+
+
+def goals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each goal of the issue that the measured sizes can judge, with its value and verdict.
+
+    A command that failed or did not run leaves its goal unjudged (``met`` is None), never met.
+    """
+    by_n = {r["n"]: r for r in rows}
+    out: list[dict[str, Any]] = []
+    base, big = by_n.get(GOAL_N), by_n.get(GROWTH_N)
+    if base is not None:
+        for c, limit in GOALS_S.items():
+            v, why = _seconds(base, c)
+            out.append(_goal(f"50k {LABELS[c]} <= {limit:g} s", v, "s", limit, why))
+        out.append(_goal(f"50k peak <= {GOAL_PEAK_MB:g} MB", base["peak_mb"], "MB", GOAL_PEAK_MB))
+    if base is not None and big is not None:
+        for c in COMMANDS:
+            (v0, why0), (v1, why1) = _seconds(base, c), _seconds(big, c)
+            ratio = v1 / v0 if v0 and v1 is not None else None
+            why = f"50k {why0}" if why0 else f"100k {why1}" if why1 else ""
+            out.append(_goal(f"100k/50k {LABELS[c]} <= {GROWTH_LIMIT:g}x", ratio, "x", GROWTH_LIMIT, why))
+    return out
+
+
+def growth(rows: list[dict[str, Any]]) -> list[str]:
+    """Time ratio over size ratio between consecutive sizes: 1.0 is linear, above it superlinear."""
+    lines = []
+    ordered = sorted(rows, key=lambda r: r["n"])
+    for a, b in itertools.pairwise(ordered):
+        parts = []
+        for c in COMMANDS:
+            if a.get(c) and b.get(c) and a[c]["ok"] and b[c]["ok"] and a[c]["s"] > 0:
+                parts.append(f"{LABELS[c]} {b[c]['s'] / a[c]['s'] / (b['n'] / a['n']):.2f}")
+        if parts:
+            lines.append(f"growth {a['n']:,} -> {b['n']:,} (time ratio / size ratio): " + ", ".join(parts))
+    return lines
+
+
+def own_peak_mb() -> float:
+    """This process's peak RSS: a floor under every child's ``ru_maxrss`` (see ``count_instances``)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def report(rows: list[dict[str, Any]], lang: dict[str, Any] | None) -> None:
+    print(tables(rows))
+    print(
+        "times in seconds of wall clock; ! = unexpected exit status; peak MB = largest RSS of the four commands; "
+        f"no RSS can read below this script's own peak, {own_peak_mb():.0f} MB"
+    )
+    for r in rows:
+        for c in COMMANDS:
+            step = r.get(c)
+            if step and not step["ok"]:
+                print(f"N={r['n']:,}: {LABELS[c]} exited {step['exit']}: {' | '.join(step['tail'])}")
+        if r.get("apply") and r["apply"]["ok"] and r["state_instances"] != r["n"]:
+            print(f"N={r['n']:,}: state holds {r['state_instances']} instances, expected {r['n']:,}")
+    for line in growth(rows):
+        print(line)
+    judged = goals(rows)
+    print(
+        f"goals: 50k: validate <= {GOALS_S['validate']:g} s, plan <= {GOALS_S['plan']:g} s, re-plan <= "
+        f"{GOALS_S['replan']:g} s, apply <= {GOALS_S['apply']:g} s, peak <= {GOAL_PEAK_MB:g} MB; "
+        f"100k within {GROWTH_LIMIT:g}x of 50k"
+    )
+    for g in judged:
+        if g["met"] is None:
+            print(f"  {g['goal']}: not judged ({g['why']})")
+            continue
+        value = (
+            f"{g['value']:.0f} MB"
+            if g["unit"] == "MB"
+            else f"{g['value']:.2f}{'x' if g['unit'] == 'x' else ' s'}"
+        )
+        print(f"  {g['goal']}: {value}: {'met' if g['met'] else 'NOT MET'}")
+    sizes = {r["n"] for r in rows}
+    if GOAL_N not in sizes:
+        print("  50k goals: not measured (add 50000 to --sizes)")
+    if GROWTH_N not in sizes or GOAL_N not in sizes:
+        print("  100k/50k: not measured (needs 50000 and 100000 in --sizes)")
+    if lang is not None:
+        print()
+        if "skipped" in lang:
+            print(f"language vs Terraform 1.0.3: skipped: {lang['skipped']}")
+        else:
+            tf, ct, init = lang.get("terraform_plan"), lang["ctl_plan"], lang["terraform_init"]
+            print(
+                f"language only ({lang['locals']:,} locals, {lang['module_instances']} module instances, "
+                f"{lang['files']} files, {lang['bytes'] / 1e6:.1f} MB, no resources):"
+            )
+            print(
+                _render(
+                    ["command", "wall s", "cpu s", "RSS MB", "exit"],
+                    [
+                        [
+                            name,
+                            _fmt(step),
+                            _fmt(step, "cpu_s"),
+                            _fmt(step, "rss_mb", ".0f"),
+                            str(step["exit"]) if step else "-",
+                        ]
+                        for name, step in (("terraform init", init), ("terraform plan", tf), ("ctl plan", ct))
+                    ],
+                )
+            )
+            for name, step in (("terraform init", init), ("terraform plan", tf), ("ctl plan", ct)):
+                if step and step["exit"]:
+                    print(f"{name} exited {step['exit']}: {' | '.join(step['tail'])}")
+            if "ratio" in lang:
+                cpu = f", cpu {lang['cpu_ratio']:.2f}x" if lang.get("cpu_ratio") else ""
+                print(f"ctl plan / terraform plan: wall {lang['ratio']:.2f}x{cpu}")
+    loads = [s["load"] for r in rows for c in COMMANDS if (s := r.get(c))]
+    if lang and "ctl_plan" in lang:
+        loads.append(lang["ctl_plan"]["load"])
+    cores = os.cpu_count() or 1
+    if loads and max(loads) > cores:
+        print(
+            f"note: load average up to {max(loads):.1f} on {cores} cores while measuring: other processes "
+            "shared the CPUs, so wall times are inflated (compare the cpu columns)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--sizes",
+        default=",".join(str(n) for n in DEFAULT_SIZES),
+        help="comma-separated resource counts (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--keep", metavar="DIR", help="write the configurations to DIR/n<N> and DIR/lang and keep them"
+    )
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--skip-apply", action="store_true", help="only validate and plan")
+    ap.add_argument(
+        "--lang-size",
+        type=int,
+        default=DEFAULT_LANG_SIZE,
+        help="locals in the language-only comparison (default: %(default)s)",
+    )
+    ap.add_argument("--no-terraform", action="store_true", help="leave out the comparison with Terraform")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT_S,
+        help="seconds before a command is killed (default: %(default)g)",
+    )
+    args = ap.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ctl-scale-"))
+    base.mkdir(parents=True, exist_ok=True)
+    rows = []
+    lang: dict[str, Any] | None = None
+    try:
+        for n in sizes:
+            directory = base / f"n{n}"
+            if directory.exists():
+                shutil.rmtree(directory)
+            info = generate_resources(directory, n)
+            row = measure(directory, n, args.skip_apply, args.timeout)
+            row.update(files=info["files"], config_mb=info["bytes"] / 1e6)
+            if args.keep:
+                row["dir"] = str(directory)
+            rows.append(row)
+            if not args.json:
+                print(f"N={n:,}: done", file=sys.stderr, flush=True)
+        if not args.no_terraform:
+            lang = language(base, max(1, args.lang_size), args.timeout)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    if args.json:
+        doc = {
+            "results": rows,
+            "goals": goals(rows),
+            "language": lang,
+            "cores": os.cpu_count(),
+            "own_peak_mb": own_peak_mb(),
+        }
+        print(json.dumps(doc, indent=2))
+        return 0
+    report(rows, lang)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as err:  # a benchmark reports, it does not fail the caller
+        print(f"scale: {type(err).__name__}: {err}", file=sys.stderr)
+    sys.exit(0)
