@@ -13,6 +13,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from backends.base import BackendError
 from engine.lang.values import Path
 from engine.state import dynamic_attrs
@@ -128,7 +130,22 @@ def encode_state(state: State) -> bytes:
     }
     for k, v in state.extra.items():
         doc.setdefault(k, v)
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False).encode() + b"\n"
+    return _indented(doc)
+
+
+def _indented(doc: dict[str, Any]) -> bytes:
+    """``doc`` as JSON with a 2-space indent and a final newline, as Terraform's state files are.
+
+    Python's encoder indents only in pure Python (0.7 s for a 20 MB state, written several times
+    by a large apply); orjson does it in C. The C half of Python's encoder still runs first,
+    compactly, because it is the one that refuses NaN and infinity (orjson would write ``null``)
+    and takes integers beyond 64 bits, for which orjson gives way to the slow path.
+    """
+    json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)  # raises ValueError
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # an integer beyond 64 bits (orjson.JSONEncodeError is a TypeError)
+        return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False).encode() + b"\n"
 
 
 def _encode_output(out: OutputValue) -> dict[str, Any]:

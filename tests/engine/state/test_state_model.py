@@ -255,3 +255,13 @@ def test_terraform_version_1_state_is_refused_with_an_upgrade_hint() -> None:
     with pytest.raises(BackendError) as err:
         State.from_json(b'{"version": 3, "serial": 1, "lineage": "x", "modules": []}', "old.tfstate")
     assert "upgrade" in err.value.hint
+
+
+def test_a_state_with_what_the_fast_encoder_cannot_write_is_still_written_or_refused() -> None:
+    """Integers beyond 64 bits take the standard encoder; NaN is refused, never written as null."""
+    state = new_state()
+    state.outputs["big"] = OutputValue(value=10**30)
+    assert json.loads(state.to_json())["outputs"]["big"]["value"] == 10**30
+    state.outputs["big"] = OutputValue(value=float("nan"))
+    with pytest.raises(ValueError):
+        state.to_json()
