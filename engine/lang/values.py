@@ -146,6 +146,10 @@ def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
         out_l: list[Any] | None = None
         acc = _NO_MARKS
         for i, x in enumerate(v):
+            if type(x) in _PLAIN_SCALARS:  # most leaves: no call
+                if out_l is not None:
+                    out_l.append(x)
+                continue
             ux, m = deep_unmark(x)
             if m:
                 acc |= m
@@ -158,6 +162,10 @@ def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
         out_d: dict[Any, Any] | None = None
         acc = _NO_MARKS
         for k, x in v.items():
+            if type(x) in _PLAIN_SCALARS:
+                if out_d is not None:
+                    out_d[k] = x
+                continue
             ux, m = deep_unmark(x)
             if m:
                 acc |= m

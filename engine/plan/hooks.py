@@ -137,8 +137,9 @@ class PlanHooks(WalkHooks):
             # As Terraform does: the provider plans from a configuration whose ignored arguments
             # hold their prior values, so what it plans (and later applies) keeps them.
             config = keep_ignored_changes(config, prior, lc.ignore_changes, rt)
+        prior_plain = plain(prior)
         try:
-            planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
+            planned = call_plain(rt.plan, ctx, prior_plain, marked=config)
         except CtlError as err:
             self.diags.add(err)
             return prior if prior is not None else UNKNOWN
@@ -150,9 +151,10 @@ class PlanHooks(WalkHooks):
             return planned
         if prior is not None and lc.ignore_changes:
             planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
-        changed = changed_attributes(plain(prior) or {}, plain(planned))
+        planned_plain = plain(planned)
+        changed = changed_attributes(prior_plain or {}, planned_plain)
         changed = [k for k in changed if k in rt.schema.get("properties", {})]
-        forcing = rt.requires_replace(ctx, plain(prior) or {}, plain(planned), changed)
+        forcing = rt.requires_replace(ctx, prior_plain or {}, planned_plain, changed)
         reason = "replace_because_cannot_update" if forcing else None
         if tainted:
             reason = "replace_because_tainted"

@@ -76,6 +76,9 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
         unknown_d: dict[str, Any] = {}
         sensitive_d: dict[str, Any] = {}
         for k, x in v.items():
+            if type(x) in _SCALARS:  # most leaves: no call
+                plain_d[k] = x
+                continue
             p, u, s = _walk(x, mask)
             if p is not _OMIT:
                 plain_d[k] = p
@@ -88,6 +91,11 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
         plain_l, unknown_l, sensitive_l = [], [], []
         any_unknown = any_sensitive = False
         for x in v:
+            if type(x) in _SCALARS:
+                plain_l.append(x)
+                unknown_l.append(False)
+                sensitive_l.append(False)
+                continue
             p, u, s = _walk(x, mask)
             plain_l.append(None if p is _OMIT else p)
             unknown_l.append(False if u is None else u)
