@@ -181,6 +181,8 @@ class ProviderRegistry:
         self._bad_signature = False
         self._offline = False
         self._failures: list[tuple[int, str]] = []
+        self._token: str | None = None
+        self.authorizations: list[str | None] = []  # the Authorization header of each API request
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_file, key_file)
         self._server = _TLSServer(self, context)
@@ -264,6 +266,11 @@ class ProviderRegistry:
     def is_offline(self) -> bool:
         return self._offline
 
+    def require_token(self, token: str | None) -> None:
+        """Answer 401 to registry and mirror API requests without ``Authorization: Bearer <token>``
+        (a private registry; the release files themselves stay open, as on real registries)."""
+        self._token = token
+
     def fail_next(self, n: int = 1, status: int = 503, path: str = "") -> None:
         """Answer ``status`` to the next ``n`` requests (only those whose path matches the regex ``path``)."""
         with self._lock:
@@ -299,6 +306,11 @@ class ProviderRegistry:
         return [r for r in self.releases if (r.namespace, r.type) == (namespace, type_name)]
 
     def _route(self, handler: _Handler, path: str) -> None:
+        if not path.startswith("/files/"):
+            sent = handler.headers.get("Authorization")
+            self.authorizations.append(sent)
+            if self._token is not None and sent != f"Bearer {self._token}":
+                return handler.send_json(401, {"errors": ["Unauthorized"]})
         if path == "/.well-known/terraform.json":
             return handler.send_json(200, {"providers.v1": "/v1/providers/"})
         if m := re.fullmatch(r"/v1/providers/([^/]+)/([^/]+)/versions", path):

@@ -2,7 +2,8 @@
 
 Read from ``CTL_CLI_CONFIG_FILE``, else Terraform's ``TF_CLI_CONFIG_FILE``, else ``~/.terraformrc``,
 so a team's existing Terraform set-up (mirrors for air-gapped CI, a shared cache) applies to ctl
-unchanged. Other settings of that file (credentials, checkpoint) are not ctl's and are ignored.
+unchanged, and its ``credentials`` blocks give private registries their tokens (see ``credentials``).
+Other settings of that file (checkpoint, credentials helpers) are not ctl's and are ignored.
 The cache directory may also come from ``CTL_PLUGIN_CACHE_DIR`` or ``TF_PLUGIN_CACHE_DIR``, which
 win over the file, as Terraform's variable does.
 """
@@ -37,6 +38,7 @@ class CliConfig:
     path: Path | None = None
     methods: list[MethodConfig] | None = None  # None: no provider_installation block (implied sources)
     cache_dir: Path | None = None
+    credentials: dict[str, str] = field(default_factory=dict)  # hostname -> token
 
 
 def config_path(env: Mapping[str, str]) -> Path | None:
@@ -68,6 +70,11 @@ def read_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
             raise CtlError("only one provider_installation block is allowed", range=blocks[1].rng)
         if blocks:
             config.methods = [_method(b.type, b.body, b) for b in blocks[0].body.blocks]
+        for block in body.blocks_of("credentials"):
+            if len(block.labels) != 1:
+                raise CtlError('a credentials block is written credentials "HOSTNAME" { token = "…" }',
+                               range=block.rng)
+            config.credentials[block.labels[0]] = _string(block.body, "token")
     for name in CACHE_ENV:
         if env.get(name):
             config.cache_dir = Path(env[name]).expanduser()

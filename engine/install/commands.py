@@ -7,6 +7,7 @@ run this configuration, Terraform among them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from adapters.plugin.discovery import ProviderSource, host_os_arch
@@ -14,6 +15,7 @@ from adapters.plugin.versions import Version
 from engine.config.model import Module
 from engine.errors import UsageError
 from engine.install.cli_config import read_cli_config
+from engine.install.credentials import gather
 from engine.install.lockfile import LockedProvider, read_lock, write_lock
 from engine.install.methods import sources_for
 from engine.install.network_mirror import NetworkMirror
@@ -36,10 +38,12 @@ def _wanted(root_dir: Path, root: Module, names: list[str]) -> list[Wanted]:
 
 
 def _sources(root_dir: Path, fs_mirrors: list[str], net_mirrors: list[str]) -> Sources:
+    config = read_cli_config()
     if fs_mirrors or net_mirrors:
+        credentials = gather(config.credentials, os.environ)
         return Sources([*(Method(FilesystemMirror(Path(d))) for d in fs_mirrors),
-                        *(Method(NetworkMirror(u)) for u in net_mirrors)])
-    return sources_for(root_dir, [], read_cli_config())
+                        *(Method(NetworkMirror(u, credentials)) for u in net_mirrors)])
+    return sources_for(root_dir, [], config)
 
 
 def lock_providers(root_dir: Path, root: Module, *, platforms: list[str], fs_mirrors: list[str],

@@ -56,11 +56,12 @@ def _retrying(url: str, action: Callable[[int], Any]) -> Any:
     raise FetchError(f"cannot reach {url}: {last} (tried {ATTEMPTS} times)")
 
 
-def get_json(url: str) -> Any:
-    """A JSON document; an answer that is not JSON is an error naming the URL."""
+def get_json(url: str, token: str | None = None) -> Any:
+    """A JSON document (sent with ``token`` as a bearer token); an answer that is not JSON is an error."""
+    headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
 
     def once(_: int) -> bytes:
-        with urllib.request.urlopen(_request(url, {"Accept": "application/json"}), timeout=TIMEOUT) as answer:
+        with urllib.request.urlopen(_request(url, headers), timeout=TIMEOUT) as answer:
             return bytes(answer.read())
 
     raw = _retrying(url, once)

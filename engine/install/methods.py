@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from adapters.plugin.discovery import search_directories
 from engine.install.cli_config import CliConfig, MethodConfig
+from engine.install.credentials import Credentials, gather
 from engine.install.network_mirror import NetworkMirror
 from engine.install.registry_source import RegistrySource
 from engine.install.sources import FilesystemMirror, Method, Patterns, Sources
@@ -25,8 +27,9 @@ def sources_for(root_dir: Path, plugin_dirs: list[str], config: CliConfig,
     implied = search_directories(root_dir, plugin_dirs=[], env=env)
     if plugin_dirs:
         return Sources([Method(FilesystemMirror(d)) for d in [*map(Path, plugin_dirs), *implied]])
+    credentials = gather(config.credentials, os.environ if env is None else env)
     if config.methods is not None:
-        return Sources([_configured(m) for m in config.methods])
+        return Sources([_configured(m, credentials) for m in config.methods])
     methods: list[Method] = []
     local: set[str] = set()
     for directory in implied:
@@ -34,16 +37,16 @@ def sources_for(root_dir: Path, plugin_dirs: list[str], config: CliConfig,
         if found:
             methods.append(Method(FilesystemMirror(directory), Patterns(include=sorted(found))))
             local |= found
-    methods.append(Method(RegistrySource(), Patterns(exclude=sorted(local))))
+    methods.append(Method(RegistrySource(credentials), Patterns(exclude=sorted(local))))
     return Sources(methods)
 
 
-def _configured(method: MethodConfig) -> Method:
+def _configured(method: MethodConfig, credentials: Credentials) -> Method:
     if method.kind == "filesystem_mirror":
         return Method(FilesystemMirror(Path(method.location).expanduser()), method.patterns)
     if method.kind == "network_mirror":
-        return Method(NetworkMirror(method.location), method.patterns)
-    return Method(RegistrySource(), method.patterns)
+        return Method(NetworkMirror(method.location, credentials), method.patterns)
+    return Method(RegistrySource(credentials), method.patterns)
 
 
 def providers_in(directory: Path) -> set[str]:

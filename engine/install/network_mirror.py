@@ -12,6 +12,7 @@ from typing import Any
 
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
+from engine.install.credentials import Credentials, refused
 from engine.install.fetch import FetchError, get_json
 from engine.install.sources import InstallError, Package
 
@@ -19,6 +20,7 @@ from engine.install.sources import InstallError, Package
 @dataclass
 class NetworkMirror:
     url: str
+    credentials: Credentials = field(default_factory=Credentials)
     _docs: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -32,11 +34,13 @@ class NetworkMirror:
 
     def _doc(self, path: str) -> Any:
         if path not in self._docs:
+            host = urllib.parse.urlsplit(self.url).netloc
             try:
-                self._docs[path] = get_json(self.url + path)
+                self._docs[path] = get_json(self.url + path, self.credentials.token_for(host))
             except FetchError as exc:
                 if exc.status != 404:
-                    raise InstallError(f"the {self.describe()} failed: {exc.summary}") from None
+                    raise InstallError(f"the {self.describe()} failed: {exc.summary}",
+                                       hint=refused(host, exc, self.credentials) or "") from None
                 self._docs[path] = None
         return self._docs[path]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
+from engine.install.credentials import Credentials, refused
 from engine.install.fetch import FetchError, get_json
 from engine.install.sources import InstallError, Package
 
@@ -25,8 +26,19 @@ SERVICE = "providers.v1"
 class RegistrySource:
     """Direct installation from each provider's own registry host."""
 
+    credentials: Credentials = field(default_factory=Credentials)
     _bases: dict[str, str] = field(default_factory=dict)
     _listed: dict[str, Any] = field(default_factory=dict)
+
+    def _get(self, url: str, hostname: str) -> Any:
+        """``url`` on the registry ``hostname``, with its token; a refusal says how to give one."""
+        try:
+            return get_json(url, self.credentials.token_for(hostname))
+        except FetchError as exc:
+            hint = refused(hostname, exc, self.credentials)
+            if hint is not None:
+                raise InstallError(f"the registry {hostname} refused the request: {exc.summary}", hint=hint) from None
+            raise
 
     def describe(self) -> str:
         return "the provider's registry"
@@ -35,7 +47,7 @@ class RegistrySource:
         if hostname not in self._bases:
             discovery = f"https://{hostname}/.well-known/terraform.json"
             try:
-                services = get_json(discovery)
+                services = self._get(discovery, hostname)
             except FetchError as exc:
                 raise InstallError(f"cannot reach the registry {hostname}: {exc.summary}",
                                    hint="Check the network, or install from a mirror "
@@ -51,7 +63,7 @@ class RegistrySource:
         if key not in self._listed:
             url = f"{self.base(provider.hostname)}{provider.namespace}/{provider.type}/versions"
             try:
-                doc = get_json(url)
+                doc = self._get(url, provider.hostname)
             except FetchError as exc:
                 if exc.status == 404:
                     raise InstallError(f"provider {provider} does not exist in its registry",
@@ -77,7 +89,7 @@ class RegistrySource:
         os_name, _, arch = os_arch.partition("_")
         url = f"{self.base(provider.hostname)}{provider.namespace}/{provider.type}/{version}/download/{os_name}/{arch}"
         try:
-            doc = get_json(url)
+            doc = self._get(url, provider.hostname)
         except FetchError as exc:
             if exc.status == 404:
                 return None
