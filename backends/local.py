@@ -380,8 +380,12 @@ class LocalStore:
     # -- journal --------------------------------------------------------------------------------
 
     @_os_errors
-    def journal_append(self, workspace: str, entry: bytes) -> None:
-        """Append one line and fsync it before returning (the entry is durable once this returns)."""
+    def journal_append(self, workspace: str, entry: bytes, *, sync: bool = True) -> None:
+        """Append one line; with ``sync``, fsync it before returning (durable once this returns).
+
+        Without, the line is in the file for every reader, a killed ctl included, and reaches the disk
+        with the next synced line (an fsync covers everything written before it) or the OS's flush.
+        """
         if b"\n" in entry:
             raise ValueError("a journal entry must be a single line")
         path = self._sibling(workspace, ".journal")
@@ -392,7 +396,8 @@ class LocalStore:
             if size:
                 _drop_torn_tail(fd, path, size)
             os.write(fd, entry + b"\n")
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if not size:

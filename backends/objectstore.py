@@ -387,8 +387,10 @@ class ObjectStateStore(ABC):
 
     # -- journal -----------------------------------------------------------------------------------
 
-    def journal_append(self, workspace: str, entry: bytes) -> None:
+    def journal_append(self, workspace: str, entry: bytes, *, sync: bool = True) -> None:
         """Store the entry as the next numbered object, created only if absent (never overwritten).
+
+        Every stored object is durable, so ``sync`` changes nothing here.
 
         The next number is remembered between appends (one listing per run, not per entry) and
         re-learnt by listing when another writer took it.

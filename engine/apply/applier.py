@@ -376,7 +376,7 @@ class Applier:
             return
         change = self.changes[addr]
         op = DELETE if kind == "del" else op_of(change)
-        self.manager.journal.record_intent(addr, op, planned_identity=identity(change))
+        self.manager.journal.record_intent(addr, op, planned_identity=identity(change), sync=self._reaches_out(change))
         self.started[node] = time.monotonic()
         self.events("apply_start", addr, {"action": op})
 
@@ -435,6 +435,14 @@ class Applier:
         if exc_after is not None:
             raise_later = exc_after
             self.diags.add(raise_later)
+
+    def _reaches_out(self, change: ResourceChange) -> bool:
+        """Whether losing the operation's intent to a power cut could lose an object: not for one
+        that lives only in state (terraform_data, random_*) and runs no provisioner."""
+        rt = self.registry.resource_type(change.type, change.mode)
+        if rt is None or not rt.state_only:
+            return True
+        return bool(self._provisioners(change.address, "create") or self._provisioners(change.address, "destroy"))
 
     def _pending(self, addr: str) -> bool:
         return CREATE in self.changes[addr].actions and bool(self._provisioners(addr, "create"))

@@ -61,8 +61,8 @@ class EncryptingStore:
 
     # -- journal -------------------------------------------------------------------------------------
 
-    def journal_append(self, workspace: str, entry: bytes) -> None:
-        self.inner.journal_append(workspace, self.target.encrypt(entry))
+    def journal_append(self, workspace: str, entry: bytes, *, sync: bool = True) -> None:
+        self.inner.journal_append(workspace, self.target.encrypt(entry), sync=sync)
 
     def journal_read(self, workspace: str) -> list[bytes]:
         return [self.target.decrypt(line, "an apply journal entry") for line in self.inner.journal_read(workspace)]

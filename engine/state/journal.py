@@ -91,14 +91,19 @@ class Journal:
         *,
         planned_identity: Any = None,
         deposed: str | None = None,
+        sync: bool = True,
     ) -> int:
-        """Record that ``op`` on ``address`` is about to start; returns the entry's sequence number."""
+        """Record that ``op`` on ``address`` is about to start; returns the entry's sequence number.
+
+        ``sync=False`` for an operation on an object that lives only in state: a power loss may then
+        lose the intent (the next run would just create the object), never a kill (see the store).
+        """
         entry: dict[str, Any] = {"kind": "intent", "op": _check_op(op), "address": str(address)}
         if planned_identity is not None:
             entry["planned_identity"] = planned_identity
         if deposed:
             entry["deposed"] = deposed
-        return self._append(entry)
+        return self._append(entry, sync)
 
     def record_result(
         self,
@@ -158,7 +163,7 @@ class Journal:
         self.appended = 0
         self.appended_bytes = 0
 
-    def _append(self, entry: dict[str, Any]) -> int:
+    def _append(self, entry: dict[str, Any], sync: bool = True) -> int:
         seq = self.next_seq
         full: dict[str, Any] = {"seq": seq, **entry, "time": _now()}
         if self.lineage is not None:
@@ -166,7 +171,7 @@ class Journal:
         if self.base_serial is not None:
             full["serial"] = self.base_serial
         line = json.dumps(full, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-        self.store.journal_append(self.workspace, line)
+        self.store.journal_append(self.workspace, line, sync=sync)
         self.next_seq = seq + 1
         self.appended += 1
         self.appended_bytes += len(line) + 1

@@ -181,3 +181,22 @@ def test_planned_identity_leaves_out_arguments_with_a_secret_anywhere_inside() -
     assert identity == {"name": "db"}
     assert planned_identity(Marked({"name": "db"})) is None
     assert "hunter2" not in json.dumps(identity)
+
+
+def test_an_intent_without_sync_is_readable_at_once_and_costs_no_fsync(
+        store: LocalStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Intents of objects that live only in state are written without an fsync of their own: a killed
+    ctl loses nothing (the line is in the file), and the next synced entry makes both durable."""
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    j = journal_for(store, new_state())
+    j.record_intent("terraform_data.a", "create")  # the first entry creates the file: synced
+    first = len(synced)
+    j.record_intent("terraform_data.b", "create", sync=False)
+    assert len(synced) == first
+    assert [e["address"] for e in j.entries()] == ["terraform_data.a", "terraform_data.b"]
+    j.record_result("terraform_data.b", "create", InstanceState(attributes={"id": "b"}))
+    assert len(synced) == first + 1
