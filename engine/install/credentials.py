@@ -10,7 +10,6 @@ that host, as ``Authorization: Bearer``, and never into a message.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,11 +67,6 @@ def _from_file(env: Mapping[str, str]) -> dict[str, str]:
         return {}
     return {host: entry["token"] for host, entry in entries.items()
             if isinstance(entry, dict) and isinstance(entry.get("token"), str)}
-
-
-def from_environment() -> Credentials:
-    """The tokens for this process (without a CLI configuration's blocks)."""
-    return gather({}, os.environ)
 
 
 def refused(host: str, exc: CtlError, credentials: Credentials) -> str | None:
