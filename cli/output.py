@@ -82,6 +82,20 @@ def _snippet(d: Diagnostic) -> str | None:
     return lines[idx] if 0 <= idx < len(lines) else None
 
 
+_SNIPPET_WIDTH = 160  # characters of a source line shown; a generated or minified line may be megabytes
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """At most ``_SNIPPET_WIDTH`` characters of ``line`` around ``column``, and the caret's place in them."""
+    if len(line) <= _SNIPPET_WIDTH:
+        return line, column
+    start = max(0, min(column - _SNIPPET_WIDTH // 3, len(line) - _SNIPPET_WIDTH))
+    shown = line[start:start + _SNIPPET_WIDTH]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + _SNIPPET_WIDTH < len(line) else ""
+    return prefix + shown + suffix, column - start + len(prefix)
+
+
 def print_diagnostics(diags: list[Diagnostic]) -> None:
     """Each problem in a few lines: severity and summary, where, the source line, detail, hint."""
     if _sink:
@@ -98,8 +112,9 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         snippet = _snippet(d)
         if snippet is not None and d.range is not None:
             gutter = f"  {d.range.start.line:>4} | "
-            con.print(gutter + escape(snippet))
-            con.print(" " * (len(gutter) + max(d.range.start.column - 1, 0)) + "[" + colour + "]^[/]")
+            shown, caret = _window(snippet, max(d.range.start.column - 1, 0))
+            con.print(gutter + escape(shown))
+            con.print(" " * (len(gutter) + caret) + "[" + colour + "]^[/]")
         if d.detail:
             for line in d.detail.split("\n"):
                 con.print(f"  {escape(line)}")

@@ -33,6 +33,12 @@ MAX_COLLECTION_LENGTH = 1_000_000
 # enough for a function package zip, small enough that a stray disk image does not exhaust memory.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
+# Bytes of one HCL file (``.tf``, ``.tfvars``). The HCL grammar's scanner needs about 170 bytes of
+# memory per character of a long string or heredoc, so a 50 MB literal would take gigabytes; real
+# files stay under a few hundred kilobytes (large data belongs in a file read with ``file()``).
+MAX_HCL_FILE_ENV = "CTL_MAX_HCL_FILE_MB"
+DEFAULT_MAX_HCL_FILE_MB = 4
+
 # Operations run at once by refresh and apply unless --parallelism / CTL_PARALLELISM say otherwise
 # (Terraform's default too).
 DEFAULT_PARALLELISM = 10
@@ -50,6 +56,13 @@ def max_instances() -> int:
     return DEFAULT_MAX_INSTANCES
 
 
+def max_hcl_file_bytes() -> int:
+    """``CTL_MAX_HCL_FILE_MB`` (whole MiB) when it is a positive number, else the default."""
+    raw = os.environ.get(MAX_HCL_FILE_ENV, "").strip()
+    mib = int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_HCL_FILE_MB
+    return mib * 1024 * 1024
+
+
 def raise_recursion_limit() -> None:
     """Give the parser and evaluator room for ``MAX_NESTING`` levels (never lowers the limit)."""
     if sys.getrecursionlimit() < RECURSION_LIMIT:
@@ -57,15 +70,18 @@ def raise_recursion_limit() -> None:
 
 
 __all__ = [
+    "DEFAULT_MAX_HCL_FILE_MB",
     "DEFAULT_MAX_INSTANCES",
     "DEFAULT_PARALLELISM",
     "MAX_COLLECTION_LENGTH",
     "MAX_FILE_BYTES",
+    "MAX_HCL_FILE_ENV",
     "MAX_INSTANCES_ENV",
     "MAX_NESTING",
     "MAX_NUMBER_DIGITS",
     "MAX_STRING_LENGTH",
     "RECURSION_LIMIT",
+    "max_hcl_file_bytes",
     "max_instances",
     "raise_recursion_limit",
 ]

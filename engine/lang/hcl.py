@@ -28,12 +28,14 @@ from engine.lang import ast
 from engine.lang.hcl_expressions import ExpressionConverter
 from engine.lang.hcl_tree import _parseable, _parser
 from engine.lang.literals import decode_utf8, nfc
+from engine.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
 
 _SUB_DELIM = "__CTL_TEMPLATE_END__"
 
 
 def parse_hcl_file(src: bytes, filename: str) -> Body:
     """Parse one ``.tf`` (or ``.tfvars``) file; a syntax error raises with its exact position."""
+    _check_size(src, filename)
     decode_utf8(src, filename)
     tree = _parser().parse(_parseable(src))
     conv = _Converter(src, filename)
@@ -44,6 +46,18 @@ def parse_hcl_file(src: bytes, filename: str) -> Body:
     if body is None:
         return Body({}, [], conv.rng(root))
     return conv.body(body)
+
+
+def _check_size(src: bytes, filename: str) -> None:
+    limit = max_hcl_file_bytes()
+    if len(src) > limit:
+        start = Pos(1, 1, 0)
+        raise DiagnosticsError([Diagnostic(
+            "error", f"File too large: {len(src) / 1048576:.1f} MiB, over the {limit // 1048576} MiB limit for HCL files",
+            detail="Large data belongs in a file of its own, read with file() or templatefile(); a configuration "
+                   "file may also be split.",
+            hint=f"Raise the limit with {MAX_HCL_FILE_ENV} (in MiB) if the file must stay as it is.",
+            range=SourceRange(filename, start, start))])
 
 
 def parse_expression(text: str, filename: str, line: int = 1, column: int = 1) -> ast.Expr:

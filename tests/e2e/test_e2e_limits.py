@@ -143,3 +143,17 @@ def test_files_anywhere_in_the_project_of_root_and_modules_can_be_read_but_not_b
                   'output "x" {\n  value = file("../../../outside.txt")\n}\n')
     res = project.ctl("plan")
     assert res.code == 1 and "outside the configuration directory" in res.stderr, res
+
+
+def test_an_oversized_hcl_file_is_refused_at_once_with_a_short_message_and_the_limit_can_be_raised(
+        tmp_path: Path) -> None:
+    """A 5 MiB string literal would cost about a gigabyte in the HCL grammar's scanner: refused."""
+    project = Project(tmp_path)
+    (tmp_path / "main.tf").write_text('output "o" {\n  value = length("' + "a" * (5 * 1024 * 1024) + '")\n}\n')
+    res = project.ctl("validate", timeout=60)
+    assert res.code == 1, res.stderr[:500]
+    assert "Error: main.tf:1:1: File too large: 5.0 MiB, over the 4 MiB limit for HCL files" in res.stderr
+    assert "CTL_MAX_HCL_FILE_MB" in res.stderr
+    assert max(len(line) for line in res.stderr.splitlines()) < 300  # the source line is shown cut short
+    raised = project.ctl("validate", env={"CTL_MAX_HCL_FILE_MB": "8"}, timeout=120)
+    assert raised.code == 0, raised.stderr[:500]
