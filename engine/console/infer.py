@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.plugin.cty_types import type_of_value
 from adapters.registry import Registry
 from engine.console.declared import DeclaredNames
 from engine.console.function_types import return_type
 from engine.console.types import (
-    BOOL,
     DYNAMIC,
     NUMBER,
     STRING,
@@ -78,7 +78,7 @@ class Typer:
 
     def _infer(self, e: ast.Expr, w: _Where) -> CtyType:
         if isinstance(e, ast.Literal):
-            return _literal_type(e.value)
+            return type_of_value(e.value)
         if isinstance(e, ast.TemplateWrap | ast.Parens):
             return self._infer(e.inner, w)
         if isinstance(e, ast.Template):
@@ -224,16 +224,6 @@ def _iteration(t: CtyType) -> tuple[CtyType, CtyType]:
         same = values[0] if values and all(v == values[0] for v in values) else DYNAMIC
         return (NUMBER if isinstance(t, TupleType) else STRING), same
     return DYNAMIC, DYNAMIC
-
-
-def _literal_type(value: Any) -> CtyType:
-    if isinstance(value, bool):
-        return BOOL
-    if isinstance(value, int | float):
-        return NUMBER
-    if isinstance(value, str):
-        return STRING
-    return DYNAMIC
 
 
 __all__ = ["Typer"]

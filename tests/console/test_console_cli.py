@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.helpers import CTL, Project, Result, clean_env, release_lock, take_lock
-from tests.e2e.test_e2e_terminal import Terminal
+from tests.e2e.test_e2e_terminal import Terminal, terminal
+
+__all__ = ["terminal"]  # the pty fixture, shared with the terminal tests
 
 MAIN_TF = """
 variable "cidr" { type = string }
@@ -212,15 +214,6 @@ def test_a_directory_without_configuration_still_has_functions(tmp_path: Path) -
 
 
 # -- at a terminal ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    term = Terminal()
-    try:
-        yield term
-    finally:
-        term.close()
 
 
 def test_a_session_at_a_terminal(terminal: Terminal, applied: Project) -> None:
