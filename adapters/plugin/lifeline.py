@@ -39,6 +39,15 @@ _lock = threading.Lock()
 _watcher: subprocess.Popen[bytes] | None = None
 
 
+def prepare() -> None:
+    """Start the watcher before a provider starts, so ``guard`` is one write to a pipe.
+
+    Started on demand instead, the watcher's own start (tens of milliseconds on a busy machine)
+    would leave a window after a provider exists in which a ``kill -9`` of ctl orphans it.
+    """
+    _send("", start=True)
+
+
 def guard(pid: int, private_dir: str) -> None:
     """Have process group ``pid`` (and ``private_dir``) cleaned up should ctl die before stopping it."""
     _send(f"+{pid} {private_dir}\n", start=True)
@@ -65,6 +74,8 @@ def _send(line: str, *, start: bool) -> None:
             )
             atexit.register(_close, _watcher)
         assert _watcher.stdin is not None
+        if not line:
+            return
         with contextlib.suppress(OSError, ValueError):  # ValueError: closed at exit (see _close)
             _watcher.stdin.write(line.encode())
             _watcher.stdin.flush()

@@ -163,6 +163,7 @@ class PluginProcess:
         return self
 
     def _launch(self, env: dict[str, str]) -> None:
+        lifeline.prepare()
         try:
             self._popen = subprocess.Popen(
                 [str(self.executable)],
