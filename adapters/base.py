@@ -169,6 +169,13 @@ class Provider:
         """Build the client shared by this provider's resources (SDK imports belong here)."""
         return None
 
+    def release(self, client: Any) -> None:
+        """Let go of a client ``configure`` built, once the operation that used it is over.
+
+        Native clients need nothing; a plugin's client owns a provider process, which must not
+        outlive the plan or apply that started it.
+        """
+
     def state_name(self) -> str:
         """The ``provider`` string Terraform writes into state: ``provider["<source>"]``."""
         return f'provider["{self.source}"]'

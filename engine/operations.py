@@ -294,7 +294,10 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
                       parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon)
     watcher = threading.Thread(target=_cancel_on_abandon, args=(abandon, cancelled), daemon=True)
     watcher.start()
-    return applier.run()
+    try:
+        return applier.run()
+    finally:
+        providers.close()
 
 
 def _cancel_on_abandon(abandon: threading.Event, cancelled: threading.Event) -> None:

@@ -76,6 +76,15 @@ class Providers:
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
                               cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn)
 
+    def close(self) -> None:
+        """Release every client made (a plugin's provider process is stopped and reaped)."""
+        with self._lock:
+            made, self._clients = self._clients, {}
+        for (_, name), client in made.items():
+            provider = self.registry.provider(name.partition(".")[0])
+            if client is not None and provider is not None:
+                provider.release(client)
+
     def _client(self, key: tuple[ModPath, str], name: str, config: dict[str, Any]) -> Any:
         with self._lock:
             if key in self._clients:

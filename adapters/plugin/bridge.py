@@ -55,6 +55,11 @@ class PluginProvider(Provider):
             raise
         return PluginSession(client=client, description=what)
 
+    def release(self, client: Any) -> None:
+        """Stop the provider process gracefully (go-plugin's Shutdown), then reap it."""
+        if isinstance(client, PluginSession):
+            client.close()
+
 
 def provider_from_spec(spec: PluginSpec) -> PluginProvider:
     """The provider ``spec`` describes, its types built from the recorded schema (no process)."""

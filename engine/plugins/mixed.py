@@ -31,6 +31,12 @@ class MixedClient:
                 self._clients[name] = self._sides[name].configure(self._config, self._workdir)
             return self._clients[name]
 
+    def release(self) -> None:
+        with self._lock:
+            made, self._clients = self._clients, {}
+        for name, client in made.items():
+            self._sides[name].release(client)
+
 
 class _Routed:
     """A resource type of one side: every operation runs with that side's client in its context."""
@@ -61,6 +67,10 @@ class MixedProvider(Provider):
 
     def configure(self, config: dict[str, Any], workdir: Path) -> MixedClient:
         return MixedClient(self.native, self.plugin, config, workdir)
+
+    def release(self, client: Any) -> None:
+        if isinstance(client, MixedClient):
+            client.release()
 
 
 def mixed(native: Provider, plugin: Provider) -> Provider:
