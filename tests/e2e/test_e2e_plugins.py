@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -273,3 +275,68 @@ def test_ignore_changes_reaches_the_provider(tmp_path: Path, plugin_dir: Path) -
     project.apply("-var", "size=7", "-var", "name=alpha")
     assert _objects(project)[object_id]["size"] == 3  # the provider never saw the new size
     assert project.instances()["fwtest_thing.a"]["attributes"]["size"] == 3
+
+
+# Many instances of one resource: their plans and applies run on the walker's worker threads.
+MANY = """
+terraform {{
+  required_providers {{
+    fwtest = {{ source = "ctltest/fwtest", version = "~> 1.0" }}
+  }}
+}}
+
+provider "fwtest" {{
+  root = "objs"
+}}
+
+variable "size" {{
+  default = 3
+}}
+
+resource "fwtest_thing" "t" {{
+  count = {n}
+  name  = "thing-${{count.index}}"
+  size  = var.size
+}}
+"""
+
+# Runs one ctl command in a fresh interpreter and prints the provider processes still its children.
+_LEFT_BEHIND = """
+import json, os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from cli.main import run
+code = run(sys.argv[2:])
+left = []
+for proc in Path("/proc").iterdir():
+    try:
+        stat = (proc / "stat").read_text() if proc.name.isdigit() else ""
+    except OSError:
+        continue
+    comm, _, rest = stat.partition(") ")
+    fields = rest.split()
+    if fields and int(fields[1]) == os.getpid() and "terraform-provi" in comm:
+        left.append(comm.partition("(")[2] + " state " + fields[0])
+print(json.dumps({"code": code, "left": left}))
+"""
+
+
+def test_providers_stop_when_the_command_ends(tmp_path: Path, plugin_dir: Path) -> None:
+    """A process that runs ctl's commands in-process (a CI wrapper, a long-lived tool) keeps no provider.
+
+    The plan and the apply each stop and reap the provider processes they started as they finish,
+    instead of leaving them to the garbage collector or to the interpreter's exit. A provider that
+    was killed but not reaped would still show, as a zombie child.
+    """
+    project = Project(tmp_path)
+    project.write(MANY.format(n=40))
+    (tmp_path / "objs").mkdir()
+    project.ok("init", "-plugin-dir", str(plugin_dir))
+    repo = Path(__file__).resolve().parents[2]
+    for args in (["plan", "-out", "saved.plan"], ["apply", "--auto-approve", "saved.plan"],
+                 ["apply", "--auto-approve", "-var", "size=4"], ["destroy", "--auto-approve"]):
+        done = subprocess.run([sys.executable, "-c", _LEFT_BEHIND, str(repo), "-C", str(tmp_path), *args],
+                              capture_output=True, text=True, timeout=120)
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["code"] == 0, done.stdout + done.stderr
+        assert report["left"] == [], f"provider processes outlived `ctl {' '.join(args)}`: {report['left']}"
