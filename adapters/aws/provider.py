@@ -8,11 +8,12 @@ quietly act on another account or role than the user asked for. Nested blocks (`
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from adapters.aws.errors import describe_sdk_error
-from adapters.aws.session import DEFAULT_MAX_RETRIES, SERVICES, AwsClients, Settings
+from adapters.aws.session import DEFAULT_MAX_RETRIES, RETRY_MODES, SERVICES, AwsClients, Settings
 from adapters.base import AdapterError, Provider
 
 _STR: dict[str, Any] = {"type": ["string", "null"]}
@@ -42,6 +43,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "skip_region_validation": _BOOL,
         "skip_requesting_account_id": _BOOL,
         "max_retries": {"type": ["integer", "null"], "minimum": 0},
+        "retry_mode": {"enum": [*RETRY_MODES, None]},
         "default_tags": _block({"tags": {"type": ["object", "null"], "additionalProperties": {"type": "string"}}}),
     },
     "additionalProperties": False,
@@ -91,6 +93,10 @@ def settings_from(config: dict[str, Any]) -> Settings:
     endpoints = _one_block(config.get("endpoints"))
     tags = _one_block(config.get("default_tags")).get("tags") or {}
     retries = config.get("max_retries")
+    retry_mode = config.get("retry_mode") or os.environ.get("AWS_RETRY_MODE") or "standard"
+    if retry_mode not in RETRY_MODES:
+        raise AdapterError(f'Invalid provider "aws" configuration: AWS_RETRY_MODE={retry_mode!r}',
+                           hint="Set it to standard or adaptive, or unset it.")
     return Settings(
         region=config.get("region") or None,
         profile=config.get("profile") or None,
@@ -101,6 +107,7 @@ def settings_from(config: dict[str, Any]) -> Settings:
         s3_use_path_style=config.get("s3_use_path_style"),
         skip_credentials_validation=bool(config.get("skip_credentials_validation")),
         max_retries=DEFAULT_MAX_RETRIES if retries is None else int(retries),
+        retry_mode=retry_mode,
         default_tags={str(k): str(v) for k, v in tags.items()},
     )
 

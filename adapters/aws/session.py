@@ -20,6 +20,12 @@ from typing import Any
 
 SERVICES: tuple[str, ...] = ("s3", "sqs", "sns", "dynamodb", "iam", "sts")
 DEFAULT_MAX_RETRIES = 5
+# "adaptive" adds botocore's client-side rate limiter: after throttling, a token bucket shared by
+# every thread using the client slows the calls down to what the service accepts.
+RETRY_MODES = ("standard", "adaptive")
+# Connections per service client: above the walker's usual parallelism, so threads never queue
+# for a connection (botocore's default is 10).
+MAX_POOL_CONNECTIONS = 64
 
 
 @dataclass
@@ -35,6 +41,7 @@ class Settings:
     s3_use_path_style: bool | None = None
     skip_credentials_validation: bool = False
     max_retries: int = DEFAULT_MAX_RETRIES
+    retry_mode: str = "standard"
     default_tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -109,8 +116,11 @@ class AwsClients:
         from botocore.config import Config
 
         options: dict[str, Any] = {
-            # max_retries counts retries (Terraform's meaning); botocore counts attempts.
-            "retries": {"mode": "standard", "max_attempts": max(0, self.settings.max_retries) + 1},
+            # max_retries counts retries (Terraform's meaning); total_max_attempts counts the first
+            # attempt too (botocore's own "max_attempts" would mean retries, one more than asked).
+            "retries": {"mode": self.settings.retry_mode,
+                        "total_max_attempts": max(0, self.settings.max_retries) + 1},
+            "max_pool_connections": MAX_POOL_CONNECTIONS,
             "connect_timeout": 10,
             "read_timeout": 60,
             "user_agent_extra": "ctl",
