@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from cli.completion import complete_addresses
+from cli.completers import complete_addresses
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
 from engine.errors import ExitCode
 

@@ -8,7 +8,7 @@ import typer
 
 from cli import output
 from cli.common import print_json
-from cli.completion import complete_addresses, complete_instances
+from cli.completers import complete_addresses, complete_instances
 from cli.state_cmd import root_dir, state_app
 from engine.errors import ExitCode
 
