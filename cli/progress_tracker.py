@@ -1,8 +1,8 @@
 """The state a progress view keeps for the current phase, and the clock that drives "Still creating...".
 
 ``Tracker`` counts what finished, holds what is in flight and what failed; ``Ticker`` is the thread
-that wakes a view twice a second so it can report operations still running. The plain and live views
-and the JSON stream share both.
+that wakes a view twice a second so it can report operations still running. The plain view and the
+JSON stream use both; the live view, which redraws on its own, needs only the tracker.
 """
 
 from __future__ import annotations
