@@ -1,6 +1,7 @@
 """``ctl state mv`` and ``ctl state rm``: change the addresses the state tracks, never the real objects.
 
-Both hold the workspace lock and offer ``--dry-run``, which prints what would change.
+Both hold the workspace lock (unless ``--no-lock``) and offer ``--dry-run``, which prints what would
+change.
 """
 
 from __future__ import annotations

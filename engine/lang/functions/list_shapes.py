@@ -1,7 +1,8 @@
 """Functions that reshape a list without looking at its elements: chunklist concat flatten reverse slice.
 
 All of them are ``unknown_ok``: a list whose *elements* are unknown still has a known shape, so the
-result is unknown only when the list itself, or an index or size, is unknown.
+result is unknown only when the list itself, an index or size, or (for ``flatten``) a nested list is
+unknown.
 """
 
 from __future__ import annotations
