@@ -57,7 +57,8 @@ def init_command(
     from cli.common import input_enabled
     from cli.download_progress import download_progress
     from cli.run_options import lock_timeout as parse_timeout
-    from engine.init import InitOptions, Migration, initialize
+    from engine.init import initialize
+    from engine.init_options import InitOptions, Migration
     from engine.locking.options import LockOptions
 
     con = output.stdout()

@@ -22,7 +22,9 @@ import threading
 from datetime import datetime
 from typing import Any, TextIO
 
-from cli.progress import ProgressView, Ticker, Tracker, format_elapsed, shown_id, verbs
+from cli.progress import ProgressView
+from cli.progress_tracker import Ticker, Tracker
+from cli.progress_words import format_elapsed, shown_id, verbs
 from engine.errors import Diagnostic
 from engine.version import VERSION
 

@@ -19,7 +19,7 @@ import typer
 
 from cli import run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
-from cli.completion import complete_addresses, complete_instances
+from cli.completers import complete_addresses, complete_instances
 from cli.policy_cmd import BUILTIN_MODE_HELP, NO_BUILTIN_HELP, OVERRIDE_HELP, POLICY_DIR_HELP
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import typer
 
-from cli.completion import complete_addresses
+from cli.completers import complete_addresses
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode

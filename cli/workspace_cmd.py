@@ -12,7 +12,7 @@ import sys
 import typer
 
 from cli import output
-from cli.completion import complete_deletable_workspaces, complete_workspaces
+from cli.completers import complete_deletable_workspaces, complete_workspaces
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
 from engine.errors import ExitCode

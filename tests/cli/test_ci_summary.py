@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from cli import ci_summary
-from cli.ci_summary import COMMENT_BUDGET, STEP_SUMMARY_BUDGET, apply_document, plan_document
+from cli.ci_summary import COMMENT_BUDGET, STEP_SUMMARY_BUDGET
+from cli.ci_summary_apply import apply_document
+from cli.ci_summary_plan import plan_document
 from engine.apply.applier import ApplyResult
 from engine.plan.model import (
     ACTIONS_CREATE,

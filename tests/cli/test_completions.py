@@ -19,7 +19,7 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE
 from backends.local import DEFAULT_FILENAME, WORKSPACES_DIR, LocalStore
-from cli import completion
+from cli import completion_addresses, completion_backend, completion_workspaces
 from cli.main import run
 from engine.session import select_workspace, selected_workspace
 from engine.state.address import format_key
@@ -79,7 +79,7 @@ def complete(words: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 def instances_as_listed(root: Path) -> list[str]:
     """What ``ctl state list`` prints, in completion's order (root module first, then by text)."""
-    return sorted(list_addresses(read_state(root), []), key=completion._address_order)
+    return sorted(list_addresses(read_state(root), []), key=completion_addresses.address_order)
 
 
 # -- the scripts ---------------------------------------------------------------------------------------
@@ -262,17 +262,17 @@ def test_workspace_names(root: Path, monkeypatch: pytest.MonkeyPatch, capsys: py
 
 
 def test_mirrored_facts_match_the_engine(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert completion._STATE_FILE == DEFAULT_FILENAME
-    assert completion._WORKSPACES_DIR == WORKSPACES_DIR
-    assert completion._DEFAULT_WORKSPACE == DEFAULT_WORKSPACE
-    assert completion._selected_workspace(root) == selected_workspace(root)
+    assert completion_backend.STATE_FILE == DEFAULT_FILENAME
+    assert completion_workspaces.WORKSPACES_DIR == WORKSPACES_DIR
+    assert completion_workspaces.DEFAULT_WORKSPACE == DEFAULT_WORKSPACE
+    assert completion_workspaces.selected_workspace(root) == selected_workspace(root)
     select_workspace(root, "blue")
-    assert completion._selected_workspace(root) == selected_workspace(root) == "blue"
+    assert completion_workspaces.selected_workspace(root) == selected_workspace(root) == "blue"
     monkeypatch.setenv("TF_WORKSPACE", "green")
-    assert completion._selected_workspace(root) == selected_workspace(root) == "green"
+    assert completion_workspaces.selected_workspace(root) == selected_workspace(root) == "green"
     for key in (None, 0, 12, "a", 'q"uote', "ünï"):
-        assert completion._key(key) == format_key(key)
+        assert completion_addresses._key(key) == format_key(key)
     store = LocalStore(root / "ctl.tfstate")
-    assert completion._state_file(root) == store.state_path("green")
+    assert completion_workspaces.state_file(root) == store.state_path("green")
     (root / WORKSPACES_DIR / "green").mkdir(parents=True)
-    assert completion._workspaces(root) == store.workspaces()
+    assert completion_workspaces.workspaces(root) == store.workspaces()

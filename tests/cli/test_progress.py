@@ -14,7 +14,10 @@ import pytest
 from rich.console import Console
 
 from cli import output, progress
-from cli.progress import LiveProgress, PlainProgress, ProgressView, format_elapsed, shown_id
+from cli.progress import ProgressView
+from cli.progress_live import LiveProgress
+from cli.progress_plain import PlainProgress
+from cli.progress_words import format_elapsed, shown_id
 from engine.lang.values import SENSITIVE, Marked, Unknown
 from tests.e2e.helpers import CTL, clean_env
 

@@ -6,7 +6,7 @@ The evaluator needs only this surface::
     function_names()                -> frozenset   # includes the special forms try/can
     arity(name)                     -> (min, max or None)
 
-Functions are grouped by family in sibling modules (``numeric``, ``strings``, ``collections``, …);
+Functions are grouped by family in sibling modules (``numeric``, ``strings``, ``lists``, ``maps``, …);
 ``registry`` collects them and applies the rules every function shares (unknowns, sensitive
 marks, error wording).
 """

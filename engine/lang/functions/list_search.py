@@ -1,0 +1,70 @@
+"""Functions that find elements in a list: contains element index matchkeys one.
+
+Elements are compared by value and type (``index`` and ``contains`` never take ``"1"`` for ``1``);
+``matchkeys`` unifies the element types of its lists first. ``element`` and ``one`` are
+``unknown_ok``: they need only the list's shape and the index.
+"""
+
+from __future__ import annotations
+
+from engine.lang.functions._args import (
+    typed_key,
+    unify,
+    values_equal,
+    want_int,
+    want_list,
+)
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown
+
+
+def _contains(a: list, _c: FunctionContext) -> bool:
+    if a[1] is None:
+        raise ArgError(1, "argument must not be null")
+    key = typed_key(a[1])
+    return any(typed_key(x) == key for x in want_list(a[0], 0))
+
+
+def _element(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown) or contains_unknown(a[1]):
+        return UNKNOWN
+    items, index = want_list(a[0], 0), want_int(a[1], 1)
+    if not items:
+        raise ArgError(0, "cannot use element function with an empty list")
+    if index < 0:
+        raise ArgError(1, "cannot use element function with a negative index")
+    return items[index % len(items)]
+
+
+def _index(a: list, _c: FunctionContext) -> int:
+    for n, x in enumerate(want_list(a[0], 0)):
+        if values_equal(x, a[1]):
+            return n
+    raise CallError("item not found")
+
+
+def _matchkeys(a: list, _c: FunctionContext) -> list:
+    vals, keys, search = want_list(a[0], 0), want_list(a[1], 1), want_list(a[2], 2)
+    if len(vals) != len(keys):
+        raise CallError("length of keys and values should be equal")
+    wanted = {typed_key(x) for x in unify(list(search), 2)}
+    keys = unify(list(keys), 1)
+    return [v for v, k in zip(vals, keys, strict=True) if typed_key(k) in wanted]
+
+
+def _one(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown):
+        return UNKNOWN
+    items = want_list(a[0], 0)
+    if len(items) > 1:
+        raise ArgError(0, "must be a list, set, or tuple value with either zero or one elements")
+    return items[0] if items else None
+
+
+FUNCTIONS = {
+    "contains": fn(_contains, "list", "value"),
+    "element": fn(_element, "list", "index", unknown_ok=True, element_marks=True),
+    "index": fn(_index, "list", "value"),
+    "matchkeys": fn(_matchkeys, "values", "keys", "searchset"),
+    "one": fn(_one, "list", unknown_ok=True),
+}

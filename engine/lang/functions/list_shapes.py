@@ -1,0 +1,88 @@
+"""Functions that reshape a list without looking at its elements: chunklist concat flatten reverse slice.
+
+All of them are ``unknown_ok``: a list whose *elements* are unknown still has a known shape, so the
+result is unknown only when the list itself, an index or size, or (for ``flatten``) a nested list is
+unknown.
+"""
+
+from __future__ import annotations
+
+from engine.lang.functions._args import (
+    describe,
+    want_int,
+    want_list,
+)
+from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown
+
+
+def _flatten_into(items: list, out: list) -> bool:
+    """Append the leaves of ``items``; False when an unknown value hides the shape."""
+    for x in items:
+        if isinstance(x, Unknown):
+            return False
+        if isinstance(x, list):
+            if not _flatten_into(x, out):
+                return False
+        else:
+            out.append(x)
+    return True
+
+
+def _chunklist(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown) or contains_unknown(a[1]):
+        return UNKNOWN
+    items, size = want_list(a[0], 0), want_int(a[1], 1)
+    if size < 0:
+        raise ArgError(1, "the size argument must be positive")
+    if not items:
+        return []
+    if size == 0:
+        return [list(items)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _concat(a: list, _c: FunctionContext) -> object:
+    out: list = []
+    for i, v in enumerate(a):
+        if isinstance(v, Unknown):
+            return UNKNOWN
+        if not isinstance(v, list):
+            raise ArgError(i, f"all arguments must be lists or tuples, got {describe(v)}")
+        out.extend(v)
+    return out
+
+
+def _flatten(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown):
+        return UNKNOWN
+    out: list = []
+    return out if _flatten_into(want_list(a[0], 0), out) else UNKNOWN
+
+
+def _reverse(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown):
+        return UNKNOWN
+    return list(reversed(want_list(a[0], 0)))
+
+
+def _slice(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown) or contains_unknown(a[1]) or contains_unknown(a[2]):
+        return UNKNOWN
+    items, start, end = want_list(a[0], 0), want_int(a[1], 1), want_int(a[2], 2)
+    if start < 0:
+        raise ArgError(1, "start index must not be less than zero")
+    if end > len(items):
+        raise ArgError(2, "end index must not be greater than the length of the list")
+    if start > end:
+        raise ArgError(1, "start index must not be greater than end index")
+    return items[start:end]
+
+
+FUNCTIONS = {
+    "chunklist": fn(_chunklist, "list", "size", unknown_ok=True),
+    "concat": fn(_concat, variadic="seqs", unknown_ok=True, element_marks=True),
+    "flatten": fn(_flatten, "list", unknown_ok=True),
+    "reverse": fn(_reverse, "list", unknown_ok=True, element_marks=True),
+    "slice": fn(_slice, "list", "start_index", "end_index", unknown_ok=True, element_marks=True),
+}

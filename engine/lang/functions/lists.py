@@ -1,0 +1,81 @@
+"""Functions that build a list, or filter and order one by its values: compact distinct range sort.
+
+``range`` is limited to 1024 values, as in Terraform, so a typo in a limit cannot exhaust memory.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from engine.lang.functions._args import (
+    typed_key,
+    unify,
+    want_list,
+    want_num,
+    want_str_list,
+)
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.values import normalize_number
+
+_RANGE_LIMIT = 1024
+
+
+def _compact(a: list, _c: FunctionContext) -> list:
+    return [x for x in want_str_list(a[0], 0, allow_null=True) if x]
+
+
+def _distinct(a: list, _c: FunctionContext) -> list:
+    seen: set[tuple] = set()
+    out: list = []
+    for x in unify(list(want_list(a[0], 0)), 0):
+        k = typed_key(x)
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+def _range(a: list, _c: FunctionContext) -> list:
+    nums = [
+        Decimal(repr(n)) if isinstance(n, float) else Decimal(n)
+        for n in (want_num(x, i) for i, x in enumerate(a))
+    ]
+    if len(nums) == 1:
+        start, limit, step = Decimal(0), nums[0], None
+    else:
+        start, limit, step = nums[0], nums[1], nums[2] if len(nums) > 2 else None
+    if step is None:
+        step = Decimal(1) if limit >= start else Decimal(-1)
+    if step == 0:
+        raise ArgError(2, "step must not be zero")
+    if step < 0 and limit > start:
+        raise ArgError(1, "limit must be less than start when step is negative")
+    if step > 0 and limit < start:
+        raise ArgError(1, "limit must be greater than start when step is positive")
+    out: list = []
+    num = start
+    while (num < limit) if step > 0 else (num > limit):
+        if len(out) >= _RANGE_LIMIT:
+            raise CallError(
+                "more than 1024 values were generated; either decrease the difference between "
+                "start and limit or use a smaller step"
+            )
+        out.append(normalize_number(int(num) if num == num.to_integral_value() else float(num)))
+        num += step
+    return out
+
+
+def _sort(a: list, _c: FunctionContext) -> list:
+    items = want_str_list(a[0], 0, allow_null=True)
+    for n, x in enumerate(items):
+        if x is None:
+            raise ArgError(0, f"given list element {n} is null; a null string cannot be sorted")
+    return sorted(items)
+
+
+FUNCTIONS = {
+    "compact": fn(_compact, "list"),
+    "distinct": fn(_distinct, "list"),
+    "range": fn(_range, "start", optional=("limit", "step")),
+    "sort": fn(_sort, "list"),
+}

@@ -1,0 +1,82 @@
+"""Map functions: keys lookup merge transpose values zipmap.
+
+``keys`` and ``values`` list a map in key order (as Terraform does), so their results line up with
+each other. ``keys``, ``values``, ``lookup``, ``merge`` and ``zipmap`` are ``unknown_ok``: unknown
+*values* inside a map do not hide its keys, so the result is known as far as it can be.
+"""
+
+from __future__ import annotations
+
+from engine.lang.functions._args import (
+    want_list,
+    want_map,
+    want_str,
+    want_str_list,
+)
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.values import UNKNOWN, Unknown, contains_unknown
+
+
+def _keys(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown):
+        return UNKNOWN
+    return sorted(want_map(a[0], 0))
+
+
+def _lookup(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown) or contains_unknown(a[1]):
+        return UNKNOWN
+    m, key = want_map(a[0], 0), want_str(a[1], 1)
+    if key in m:
+        return m[key]
+    if len(a) > 2:
+        return a[2]
+    raise CallError(f'lookup failed to find key "{key}"')
+
+
+def _merge(a: list, _c: FunctionContext) -> object:
+    out: dict = {}
+    for i, v in enumerate(a):
+        if v is None:
+            continue
+        if isinstance(v, Unknown):
+            return UNKNOWN
+        out.update(want_map(v, i))
+    return out
+
+
+def _transpose(a: list, _c: FunctionContext) -> dict:
+    m = want_map(a[0], 0)
+    out: dict[str, list[str]] = {}
+    for key in sorted(m):
+        if m[key] is None:
+            raise ArgError(0, f'the value for key "{key}" is null; a list of strings is required')
+        for v in want_str_list(m[key], 0):
+            out.setdefault(v, []).append(key)
+    return {k: out[k] for k in sorted(out)}
+
+
+def _values(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown):
+        return UNKNOWN
+    m = want_map(a[0], 0)
+    return [m[k] for k in sorted(m)]
+
+
+def _zipmap(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], Unknown) or isinstance(a[1], Unknown) or contains_unknown(a[0]):
+        return UNKNOWN
+    keys, vals = want_str_list(a[0], 0), want_list(a[1], 1)
+    if len(keys) != len(vals):
+        raise CallError(f"number of keys ({len(keys)}) does not match number of values ({len(vals)})")
+    return dict(zip(keys, vals, strict=True))
+
+
+FUNCTIONS = {
+    "keys": fn(_keys, "inputMap", unknown_ok=True, element_marks=True),
+    "lookup": fn(_lookup, "inputMap", "key", optional=("default",), unknown_ok=True, element_marks=True),
+    "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True),
+    "transpose": fn(_transpose, "values"),
+    "values": fn(_values, "mapping", unknown_ok=True, element_marks=True),
+    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True),
+}

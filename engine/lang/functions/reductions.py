@@ -1,0 +1,85 @@
+"""Functions that reduce a collection to one value: alltrue anytrue coalesce coalescelist length sum.
+
+``length`` is ``unknown_ok``: a list whose elements are unknown still has a known length. (Set
+algebra is in ``sets.py``; the other collection functions are in ``maps``, ``lists``,
+``list_shapes`` and ``list_search``.)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from engine.lang import numbers
+from engine.lang.functions._args import (
+    describe,
+    unify,
+    want_bool,
+    want_list,
+    want_num,
+)
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._text import char_count
+from engine.lang.values import UNKNOWN, Unknown
+
+
+def _alltrue(a: list, _c: FunctionContext) -> bool:
+    return all(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
+
+
+def _anytrue(a: list, _c: FunctionContext) -> bool:
+    return any(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
+
+
+def _coalesce(a: list, _c: FunctionContext) -> object:
+    try:
+        args = unify(list(a), 0)
+    except ArgError as exc:
+        raise CallError("all arguments must have the same type") from exc
+    for v in args:
+        if v is not None and v != "":
+            return v
+    raise CallError("no non-null, non-empty-string arguments")
+
+
+def _coalescelist(a: list, _c: FunctionContext) -> list:
+    for i, v in enumerate(a):
+        if v is None:
+            continue
+        if want_list(v, i):
+            return v
+    raise CallError("no non-null, non-empty list arguments")
+
+
+def _length(a: list, _c: FunctionContext) -> object:
+    v = a[0]
+    if isinstance(v, Unknown):
+        return UNKNOWN
+    if isinstance(v, str):
+        return char_count(v)
+    if isinstance(v, list | dict):
+        return len(v)
+    if v is None:
+        raise ArgError(0, "argument must not be null")
+    raise ArgError(0, f"argument must be a string, a list or a map, got {describe(v)}")
+
+
+def _sum(a: list, _c: FunctionContext) -> int | float:
+    items = want_list(a[0], 0)
+    if not items:
+        raise CallError("cannot sum an empty list")
+    total = Fraction(0)
+    for x in items:
+        if x is None:
+            raise ArgError(0, "argument must be a list of numbers without nulls")
+        total = numbers.rounded(total + numbers.exact(want_num(x, 0)))  # one addition at a time
+    return numbers.make(total)
+
+
+FUNCTIONS = {
+    "alltrue": fn(_alltrue, "list"),
+    "anytrue": fn(_anytrue, "list"),
+    "coalesce": fn(_coalesce, variadic="vals", min_variadic=1),
+    "coalescelist": fn(_coalescelist, variadic="vals", min_variadic=1),
+    "length": fn(_length, "value", unknown_ok=True, element_marks=True),
+    "sum": fn(_sum, "list"),
+}
