@@ -23,6 +23,12 @@ from urllib.parse import urlsplit
 from tests.servers import free_port
 
 
+class _Server(ThreadingHTTPServer):
+    """A listen backlog for a walker's worth of clients connecting at once (the default is 5)."""
+
+    request_queue_size = 128
+
+
 @dataclass
 class Fault:
     """What to do to the next ``times`` requests matching ``method`` and the ``path`` regex."""
@@ -60,7 +66,7 @@ class FaultProxy:
         self.url = f"http://127.0.0.1:{self.port}"
         target = urlsplit(self.target)
         self._host, self._target_port = target.hostname or "127.0.0.1", target.port or 80
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), self._handler())
+        self._server = _Server(("127.0.0.1", self.port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -116,7 +122,8 @@ class FaultProxy:
                     self.send_header("Content-Type", "application/xml")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if self.command != "HEAD":  # a body after HEAD would corrupt the kept-alive stream
+                        self.wfile.write(payload)
                     return
                 if fault is not None and fault.kind == "delay":
                     time.sleep(fault.delay_s)
