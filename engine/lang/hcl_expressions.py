@@ -76,7 +76,7 @@ class ExpressionConverter(TemplateConverter):
             if handler is not None and node.type != "expression":
                 return handler(node)
             return self._sequence([node], self.rng(node))
-        children = _kids(node)
+        children = self._kids(node)
         if children and children[0].type == "(":
             # ``(x[*].name)[0]``: the steps after ")" apply to the parenthesised value, so the
             # splat ends at the parenthesis, as in HCL.
@@ -115,19 +115,19 @@ class ExpressionConverter(TemplateConverter):
                 end = self.rng(rest[len(steps) - 1]).end
                 result = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, end), base, tuple(steps))
         if tail:
-            inner = _kids(tail[0])[0]  # full_splat | attr_splat
+            inner = self._kids(tail[0])[0]  # full_splat | attr_splat
             span = SourceRange(self.filename, result.rng.start, self.rng(tail[-1]).end)
             result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
         return result
 
     def _splat_steps(self, splats: list[Node]) -> tuple[ast.Step, ...]:
         """The steps after the first ``[*]``; each further splat applies to every element in turn."""
-        inner = _kids(splats[0])[0]
-        each, more = self._steps(_kids(inner)[1:])
+        inner = self._kids(splats[0])[0]
+        each, more = self._steps(self._kids(inner)[1:])
         if more:
             raise self._unsupported(more[0])
         if len(splats) > 1:
-            nested = _kids(splats[1])[0]
+            nested = self._kids(splats[1])[0]
             each.append(ast.SplatStep(self._splat_steps(splats[1:]), nested.type == "full_splat",
                                       self.rng(splats[1])))
         return tuple(each)
@@ -137,10 +137,10 @@ class ExpressionConverter(TemplateConverter):
         for i, node in enumerate(nodes):
             kind = node.type
             if kind == "get_attr":
-                ident = _kids(node)[-1]
+                ident = self._kids(node)[-1]
                 steps.append(ast.AttrStep(self.text(ident), self.rng(node)))
             elif kind == "index":
-                idx = _kids(node)[0]
+                idx = self._kids(node)[0]
                 if idx.type == "legacy_index":
                     number = int(self.text(idx).lstrip("."))
                     steps.append(ast.IndexStep(ast.Literal(self.rng(idx), number), self.rng(idx)))
@@ -161,7 +161,7 @@ class ExpressionConverter(TemplateConverter):
 
 
     def _literal_value(self, node: Node) -> ast.Expr:
-        lit = _kids(node)[0]
+        lit = self._kids(node)[0]
         kind = lit.type
         rng = self.rng(node)
         if kind == "numeric_lit":
@@ -181,22 +181,22 @@ class ExpressionConverter(TemplateConverter):
         return ast.Literal(self.rng(node), self._string_lit_text(node))
 
     def _string_lit_text(self, node: Node) -> str:
-        children = _kids(node)
+        children = self._kids(node)
         start = children[0].end_byte
         end = children[-1].start_byte if len(children) > 1 else node.end_byte
         return self._unescape_at(start, end, quoted=True)
 
     def _collection_value(self, node: Node) -> ast.Expr:
-        return self.expr(_kids(node)[0])
+        return self.expr(self._kids(node)[0])
 
     def _tuple(self, node: Node) -> ast.Expr:
-        items = tuple(self.expr(c) for c in _kids(node) if c.type == "expression")
+        items = tuple(self.expr(c) for c in self._kids(node) if c.type == "expression")
         return ast.TupleCons(self.rng(node), items)
 
     def _object(self, node: Node) -> ast.Expr:
         items: list[ast.ObjectItem] = []
         previous: Node | None = None
-        for elem in _kids(node):
+        for elem in self._kids(node):
             if elem.type == ",":
                 previous = None
             if elem.type != "object_elem":
@@ -208,7 +208,7 @@ class ExpressionConverter(TemplateConverter):
                     range=self.rng(elem),
                 )])
             previous = elem
-            exprs = [c for c in _kids(elem) if c.type == "expression"]
+            exprs = [c for c in self._kids(elem) if c.type == "expression"]
             key_node, value_node = exprs[0], exprs[-1]
             key = self.expr(key_node)
             if isinstance(key, ast.ScopeTraversal) and not key.steps:
@@ -217,13 +217,13 @@ class ExpressionConverter(TemplateConverter):
         return ast.ObjectCons(self.rng(node), tuple(items))
 
     def _function_call(self, node: Node) -> ast.Expr:
-        children = _kids(node)
+        children = self._kids(node)
         name = self.text(children[0])
         args: list[ast.Expr] = []
         expand = False
         for child in children:
             if child.type == "function_arguments":
-                for arg in _kids(child):
+                for arg in self._kids(child):
                     if arg.type == "expression":
                         args.append(self.expr(arg))
                     elif arg.type == "ellipsis":
@@ -233,7 +233,7 @@ class ExpressionConverter(TemplateConverter):
     def _conditional(self, node: Node) -> ast.Expr:
         # tree-sitter-hcl groups a chain ``a ? x : b ? y : z`` to the left, as ``(a ? x : b) ? y : z``;
         # HCL reads it to the right, as ``a ? x : (b ? y : z)``. Rebuild the chain the HCL way.
-        pairs, otherwise = _conditional_chain(node)
+        pairs, otherwise = self._conditional_chain(node)
         result = self.expr(otherwise)
         for cond, value in reversed(pairs):
             rng = SourceRange(self.filename, self.rng(cond).start, self.rng(node).end)
@@ -241,10 +241,10 @@ class ExpressionConverter(TemplateConverter):
         return result
 
     def _operation(self, node: Node) -> ast.Expr:
-        return self.expr(_kids(node)[0])
+        return self.expr(self._kids(node)[0])
 
     def _binary(self, node: Node) -> ast.Expr:
-        children = _kids(node)
+        children = self._kids(node)
         split = next(
             (i for i, c in enumerate(children) if i > 0 and not c.is_named and c.type in _BINARY_OPS), None
         )
@@ -255,7 +255,7 @@ class ExpressionConverter(TemplateConverter):
         return ast.BinaryOp(self.rng(node), children[split].type, left, right)
 
     def _unary(self, node: Node) -> ast.Expr:
-        children = _kids(node)
+        children = self._kids(node)
         return ast.UnaryOp(self.rng(node), children[0].type, self._operand(children[1:]))
 
     def _operand(self, nodes: list[Node]) -> ast.Expr:
@@ -268,33 +268,38 @@ class ExpressionConverter(TemplateConverter):
         return self._sequence(nodes, self._span(nodes[0], nodes[-1]))
 
     def _for_expr(self, node: Node) -> ast.Expr:
-        inner = _kids(node)[0]
+        inner = self._kids(node)[0]
         intro = self._child(inner, "for_intro")
-        idents = [self.text(c) for c in _kids(intro) if c.type == "identifier"]
+        idents = [self.text(c) for c in self._kids(intro) if c.type == "identifier"]
         coll = self.expr(self._child(intro, "expression"))
         key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
-        body_exprs = [c for c in _kids(inner) if c.type == "expression"]
-        cond_node = next((c for c in _kids(inner) if c.type == "for_cond"), None)
+        body_exprs = [c for c in self._kids(inner) if c.type == "expression"]
+        cond_node = next((c for c in self._kids(inner) if c.type == "for_cond"), None)
         cond = None
         if cond_node is not None:
             cond = self.expr(self._child(cond_node, "expression"))
         if inner.type == "for_object_expr":
-            group = any(c.type == "ellipsis" for c in _kids(inner))
+            group = any(c.type == "ellipsis" for c in self._kids(inner))
             return ast.ForExpr(
                 self.rng(node), key_var, value_var, coll, self.expr(body_exprs[0]), self.expr(body_exprs[1]), cond, group
             )
         return ast.ForExpr(self.rng(node), key_var, value_var, coll, None, self.expr(body_exprs[0]), cond, False)
 
+    def _conditional_chain(self, node: Node) -> tuple[list[tuple[Node, Node]], Node]:
+        """A left-grouped chain of conditionals as [(condition, value), …] and the final else branch."""
+        cond, value, otherwise = [c for c in self._kids(node) if c.type == "expression"]
+        inner = self._kids(cond)
+        if len(inner) == 1 and inner[0].type == "conditional":
+            pairs, last = self._conditional_chain(inner[0])
+            return [*pairs, (last, value)], otherwise
+        return [(cond, value)], otherwise
 
-def _conditional_chain(node: Node) -> tuple[list[tuple[Node, Node]], Node]:
-    """A left-grouped chain of conditionals as [(condition, value), …] and the final else branch."""
-    cond, value, otherwise = [c for c in _kids(node) if c.type == "expression"]
-    if len(_kids(cond)) == 1 and _kids(cond)[0].type == "conditional":
-        pairs, last = _conditional_chain(_kids(cond)[0])
-        return [*pairs, (last, value)], otherwise
-    return [(cond, value)], otherwise
+    def _kids(self, node: Node) -> list[Node]:
+        """A node's children without the comments the grammar lets stand between any two tokens.
 
-
-def _kids(node: Node) -> list[Node]:
-    """A node's children without the comments the grammar lets stand between any two tokens."""
-    return [c for c in node.children if c.type != "comment"]
+        Reading a child's type costs a call into the parser library, and this runs for nearly
+        every node, so a source with no comment marker at all skips the filter (``may_comment``).
+        """
+        if not self.may_comment:
+            return node.children
+        return [c for c in node.children if c.type != "comment"]

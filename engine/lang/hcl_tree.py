@@ -71,6 +71,8 @@ class NodeReader:
         self.depth = 0  # expressions being converted, one inside the other (see ``expr``)
         self.byte_of = byte_of
         self._ascii = src.isascii()
+        # Whether any comment can be in the tree: without one of these bytes there is none.
+        self.may_comment = b"#" in src or b"//" in src or b"/*" in src
         # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
         # text starts in ``src``, and the text itself.
         self.content: tuple[int, str] | None = None
