@@ -404,6 +404,18 @@ class LocalStore:
             _fsync_dir(path.parent)
 
     @_os_errors
+    def journal_sync(self, workspace: str) -> None:
+        """Fsync the journal: every line appended without ``sync`` so far becomes durable at once."""
+        try:
+            fd = os.open(self._sibling(workspace, ".journal"), os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            return  # cleared since: the state snapshot written first holds its entries
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @_os_errors
     def journal_read(self, workspace: str) -> list[bytes]:
         """The complete entries in order; a last line without newline (torn by a crash) is ignored."""
         data = _read_or_none(self._sibling(workspace, ".journal"))
