@@ -389,8 +389,11 @@ class LocalStore:
         if b"\n" in entry:
             raise ValueError("a journal entry must be a single line")
         path = self._sibling(workspace, ".journal")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
+        except FileNotFoundError:  # the workspace's directory is not there yet (one mkdir, not one per entry)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
         try:
             size = os.fstat(fd).st_size
             if size:
