@@ -21,6 +21,7 @@ from typing import Any
 from engine.lang.values import SENSITIVE, Marked, Unknown
 from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
 from engine.state.address import format_module, parse_module
+from engine.state.gc_pause import gc_paused
 from engine.state.model import TERRAFORM_COMPAT_VERSION, State, output_type
 from engine.version import VERSION
 
@@ -191,6 +192,7 @@ def _shape(v: Any, flagged: Any) -> Any:
 # -- plan -----------------------------------------------------------------------------------------
 
 
+@gc_paused
 def plan_to_json(
     plan: Plan,
     *,
@@ -327,6 +329,7 @@ def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict:
 # -- state ----------------------------------------------------------------------------------------
 
 
+@gc_paused
 def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = VERSION,
                   shapes: _Shapes | None = None) -> dict:
     """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform).
