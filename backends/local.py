@@ -389,8 +389,11 @@ class LocalStore:
         if b"\n" in entry:
             raise ValueError("a journal entry must be a single line")
         path = self._sibling(workspace, ".journal")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
+        except FileNotFoundError:  # the workspace's directory is not there yet (one mkdir, not one per entry)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
         try:
             size = os.fstat(fd).st_size
             if size:
@@ -402,6 +405,18 @@ class LocalStore:
             os.close(fd)
         if not size:
             _fsync_dir(path.parent)
+
+    @_os_errors
+    def journal_sync(self, workspace: str) -> None:
+        """Fsync the journal: every line appended without ``sync`` so far becomes durable at once."""
+        try:
+            fd = os.open(self._sibling(workspace, ".journal"), os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            return  # cleared since: the state snapshot written first holds its entries
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     @_os_errors
     def journal_read(self, workspace: str) -> list[bytes]:

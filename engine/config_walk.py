@@ -45,6 +45,7 @@ from engine.walk_addresses import (
     module_address,
 )
 from engine.walk_scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re-exported)
+    ModeWatch,
     ModuleScope,
     ResourceInstance,
     WalkHooks,
@@ -70,15 +71,26 @@ class ConfigWalk:
         plan_timestamp: str = "",
         render_template: Callable[..., Any] | None = None,
         provider_function: Callable[[str], Any] | None = None,
+        earlier: ConfigWalk | None = None,
     ) -> None:
         self.graph = graph
+        # A finished walk of the same graph with the same root variables (the plan's validate walk):
+        # the resources whose arguments cannot come out differently here (``stable_resources``)
+        # take over its evaluated arguments and schema findings instead of repeating that work.
+        self.earlier = earlier
+        self.reusable = earlier.stable_resources() if earlier is not None else frozenset()
+        self.order: list[Node] = []  # the order ``run`` walked the graph in
+        self.mode_dependent: set[Node] = set()  # nodes whose values read plan_mode/plan_timestamp
+        self._mode_reads = [0]
+        self._plan_mode, self._plan_timestamp = plan_mode, plan_timestamp
         self.diags = diags
         self.hooks = hooks or WalkHooks()
         self.root_vars = root_vars
         self.root_dir = root_dir
-        self.func_ctx = FunctionContext(base_dir=root_dir, module_dir=root_dir, project_dir=_project_dir(graph),
-                                        plan_mode=plan_mode, plan_timestamp=plan_timestamp,
-                                        provider_function=provider_function)
+        self.func_ctx: FunctionContext = ModeWatch(
+            base_dir=root_dir, module_dir=root_dir, project_dir=_project_dir(graph), plan_mode=plan_mode,
+            plan_timestamp=plan_timestamp, provider_function=provider_function)
+        self.func_ctx.mode_reads = self._mode_reads
         self._render = render_template
         self._attach_renderer(self.func_ctx)
         # Like Terraform with -chdir: paths are relative to the configuration directory.
@@ -98,8 +110,36 @@ class ConfigWalk:
 
     def run(self) -> None:
         """Evaluate every node in dependency order (validate and plan)."""
-        for node in self.graph.order():
+        earlier = self.earlier
+        self.order = earlier.order if earlier is not None and earlier.order else self.graph.order()
+        reads = self._mode_reads
+        for node in self.order:
+            before = reads[0]
             self.step(node)
+            if reads[0] != before:
+                self.mode_dependent.add(node)
+
+    def stable_resources(self) -> frozenset[Node]:
+        """The resources of this finished walk that another walk of the same graph, with the same
+        root variables, evaluates to the same arguments whatever the resources' values are.
+
+        A resource qualifies when nothing it depends on, itself included, is a resource or data
+        source (their values differ between validate, plan and apply) or read the walk's mode
+        (``timestamp()``, ``uuid()`` and ``plantimestamp()`` answer differently when planning).
+        Everything else an expression can read (variables, locals, module inputs and outputs, the
+        functions' arguments) is then the same in both walks.
+        """
+        dirty: set[Node] = set()
+        stable: set[Node] = set()
+        deps = self.graph.deps
+        for node in self.order:
+            if node in self.mode_dependent or any(
+                e.target.kind == RESOURCE or e.target in dirty for e in deps.get(node, ())
+            ):
+                dirty.add(node)
+            elif node.kind == RESOURCE:
+                stable.add(node)
+        return frozenset(stable)
 
     def step(self, node: Node) -> None:
         kind = node.kind
@@ -238,9 +278,10 @@ class ConfigWalk:
                                  range=call.rng)
 
     def _module_func_ctx(self, module: Module) -> FunctionContext:
-        fc = FunctionContext(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
-                             project_dir=self.func_ctx.project_dir, plan_mode=self.func_ctx.plan_mode, plan_timestamp=self.func_ctx.plan_timestamp,
-                             provider_function=self.func_ctx.provider_function)
+        fc = ModeWatch(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
+                       project_dir=self.func_ctx.project_dir, plan_mode=self._plan_mode,
+                       plan_timestamp=self._plan_timestamp, provider_function=self.func_ctx.provider_function)
+        fc.mode_reads = self._mode_reads
         self._attach_renderer(fc)
         return fc
 
@@ -258,16 +299,28 @@ class ConfigWalk:
         """Every instance of a resource across its module instances, arguments evaluated."""
         res: Resource = self.graph.nodes[node]  # type: ignore[assignment]
         out: list[ResourceInstance] = []
+        earlier = self._earlier_instances(node)
         for scope in self.scopes_at(node.path):
             expansion, keys = self._expand(res.count, res.for_each, scope.ctx, res.address)
             scope.init_resource(res, expansion)
             for key, bindings in keys:
+                addr = instance_address(scope.key, res, key)
+                prev = earlier.get(addr) if earlier else None
+                if prev is not None and prev.config is not None and prev.expansion == expansion:
+                    out.append(ResourceInstance(addr, res, scope, key, expansion, prev.config, bindings,
+                                                prev.checked))
+                    continue
                 ctx = scope.ctx.child(bindings) if bindings else scope.ctx
                 config = self.eval_resource_body(res, ctx)
-                addr = instance_address(scope.key, res, key)
                 out.append(ResourceInstance(addr, res, scope, key, expansion, config, bindings))
         self.instances[node] = out
         return out
+
+    def _earlier_instances(self, node: Node) -> dict[str, ResourceInstance] | None:
+        """The earlier walk's instances of ``node`` by address, when this walk may take them over."""
+        if self.earlier is None or node not in self.reusable:
+            return None
+        return {inst.address: inst for inst in self.earlier.instances.get(node, ())}
 
     def eval_resource_body(self, res: Resource, ctx: EvalContext) -> dict[str, Any] | None:
         before = len(self.diags.items)

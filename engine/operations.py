@@ -13,6 +13,7 @@ caller show each step as it happens; they never decide anything.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -110,6 +111,9 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
     looked up and what is found is adopted (``engine.recovery``) before anything is written.
     """
     state = manager.load()
+    # The state lives as long as the command: out of the cyclic collector's view, as the loaded
+    # configuration is (engine.validate), rather than traversed again by every full collection.
+    gc.freeze()
     rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
     if rec.orphans and loaded is not None and registry is not None:
         assert loaded.walk is not None and loaded.root is not None

@@ -51,7 +51,8 @@ class ValidateHooks(WalkHooks):
         if rt is None or inst.config is None:
             return UNKNOWN
         config = schema.normalize(rt, inst.config)
-        self.diags.extend(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        inst.checked = tuple(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        self.diags.extend(inst.checked)
         for attr in rt.computed:
             if config.get(attr) is None:
                 config[attr] = UNKNOWN

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.model import Module, ModuleCall, Resource
+from engine.errors import Diagnostic
 from engine.graph import Graph, ModPath
 from engine.lang.eval import EvalContext
 from engine.lang.functions import FunctionContext
@@ -92,6 +93,9 @@ class ResourceInstance:
     expansion: str  # "single" | "count" | "for_each"
     config: dict[str, Any] | None  # None when the arguments could not be evaluated
     bindings: dict[str, Any] | None = None  # count.index / each.key / each.value
+    # The schema check's findings on ``config``, once a walk made it (validate): a later walk that
+    # takes over the same ``config`` reports these instead of checking again (see ConfigWalk).
+    checked: tuple[Diagnostic, ...] | None = None
 
     @property
     def module_address(self) -> str:
@@ -120,6 +124,37 @@ class WalkHooks:
 
 
 ComputedLookup = Callable[[Resource], frozenset[str]]
+
+
+class ModeWatch(FunctionContext):
+    """A function context that counts reads of ``plan_mode`` and ``plan_timestamp``.
+
+    They are the only inputs of a function that differ between a validate walk and a plan walk of
+    the same configuration (``timestamp()``, ``uuid()``, ``plantimestamp()``, also inside a
+    ``templatefile``), so a walk learns which of its nodes a later walk must evaluate afresh.
+    """
+
+    mode_reads: list[int]  # shared by every context of one walk: [count]
+    _plan_mode: bool
+    _plan_timestamp: str
+
+    @property
+    def plan_mode(self) -> bool:
+        self.mode_reads[0] += 1
+        return self._plan_mode
+
+    @plan_mode.setter
+    def plan_mode(self, value: bool) -> None:
+        self._plan_mode = value
+
+    @property
+    def plan_timestamp(self) -> str:
+        self.mode_reads[0] += 1
+        return self._plan_timestamp
+
+    @plan_timestamp.setter
+    def plan_timestamp(self, value: str) -> None:
+        self._plan_timestamp = value
 
 
 def _project_dir(graph: Graph) -> Path | None:

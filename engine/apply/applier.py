@@ -8,9 +8,10 @@ to it). Operations: ``op`` (create, update or read) and ``del`` (delete, also th
 replacement). The concurrent walker runs them; its owner thread is the only writer of the state.
 
 Before an operation starts, an intent is appended (fsync'd) to the journal; when it ends, its
-result. A crash in between leaves an intent without a result, which the next run reports. The full
-state is written at the end (and compacted every 1,000 journal entries or 30 s), so the bytes written
-grow linearly with the number of operations.
+result (fsync'd once per batch of results, before anything else starts). A crash in between leaves
+an intent without a result, which the next run reports. The full state is written at the end (and
+compacted every 1,000 journal entries or 30 s), so the bytes written grow linearly with the number
+of operations.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.finish import count_changes, record_outputs, refresh_dependencies
-from engine.apply.ordering import order_deletes
+from engine.apply.ordering import order_deletes, ref_node
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
@@ -128,7 +129,7 @@ class Applier:
             by_resource.setdefault(static_address(addr), []).append(addr)
         if self.graph is not None and self.plan.mode == "normal":
             for node, edges in self.graph.deps.items():
-                targets = {_ref(e.target) for e in edges}
+                targets = {ref_node(e.target) for e in edges}
                 if node.kind == RESOURCE:
                     deps[("expand", str(node))] = targets
                     close = {("expand", str(node))}
@@ -172,10 +173,11 @@ class Applier:
         total = sum(1 for kind, _ in deps if kind in ("op", "del", "drop")) + len(self.forgets)
         self.events("apply_begin", "", {"total": total})
         self._forget()
-        result: WalkResult[ApplyNode] = walk(
-            deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
-            on_done=self._on_done, stop=self.stop, abandon=self.abandon,
-        )
+        journal = self.manager.journal
+        with journal.grouped():  # one fsync per batch of results (see Journal.grouped)
+            result: WalkResult[ApplyNode] = walk(
+                deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
+                on_done=self._on_done, stop=self.stop, abandon=self.abandon, on_batch=journal.flush)
         return self._finish(result)
 
     def _forget(self) -> None:
@@ -492,6 +494,3 @@ class Applier:
         record_outputs(self.plan, self.state, self.cwalk)
         count_changes(out, self.changes)
         return out
-
-def _ref(target: Node) -> ApplyNode:
-    return ("close", str(target)) if target.kind == RESOURCE else ("eval", str(target))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from engine.graph import RESOURCE, Node
 from engine.plan.hooks import static_address
 from engine.plan.model import DELETE, ResourceChange
 from engine.state.model import State
 
 ApplyNode = tuple[str, str]
+
+
+def ref_node(target: Node) -> ApplyNode:
+    """The apply node a reference to ``target`` waits for: a resource's ``close``, anything else's ``eval``."""
+    return ("close", str(target)) if target.kind == RESOURCE else ("eval", str(target))
 
 
 def order_deletes(deps: dict[ApplyNode, set[ApplyNode]], changes: dict[str, ResourceChange], state: State) -> None:

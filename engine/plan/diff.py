@@ -40,8 +40,31 @@ def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore:
     return out
 
 
+_PLAIN_SCALARS = frozenset({str, int, float, type(None)})  # compared with ==; bool is kept apart below
+
+
 def equal(a: Any, b: Any) -> bool:
-    """Deep equality ignoring marks; anything unknown is never equal to something known."""
+    """Deep equality ignoring marks; anything unknown is never equal to something known.
+
+    Every attribute of every instance goes through here twice in a re-plan (refresh, then the
+    diff), so the common leaves, two scalars of one type, are compared without a call of their own.
+    """
+    if type(a) is dict and type(b) is dict:
+        if a.keys() != b.keys():
+            return False
+        for k, x in a.items():
+            y = b[k]
+            t = type(x)
+            if t is type(y) and t in _PLAIN_SCALARS:
+                if x != y:
+                    return False
+            elif not equal(x, y):
+                return False
+        return True
+    return _equal(a, b)
+
+
+def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, Marked):
         a = a.value
     if isinstance(b, Marked):
@@ -53,7 +76,16 @@ def equal(a: Any, b: Any) -> bool:
             return False
         return all(equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            t = type(x)
+            if t is type(y) and t in _PLAIN_SCALARS:
+                if x != y:
+                    return False
+            elif not equal(x, y):
+                return False
+        return True
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     return bool(a == b)

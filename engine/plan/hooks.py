@@ -103,7 +103,9 @@ class PlanHooks(WalkHooks):
         if rt is None or inst.config is None:
             return prior if prior is not None else UNKNOWN
         config = schema.normalize(rt, inst.config)
-        self.diags.extend(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        checked = inst.checked  # the validate walk's findings on this very configuration
+        self.diags.extend(checked if checked is not None else
+                          schema.check(rt, config, inst.address, res.body, res.type_rng))
         node = Node(inst.scope.path, RESOURCE, res.address)
         if self.selection is not None and not self.selection.allows(inst.address, node):
             return prior if prior is not None else UNKNOWN

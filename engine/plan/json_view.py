@@ -21,6 +21,7 @@ from typing import Any
 from engine.lang.values import SENSITIVE, Marked, Unknown
 from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
 from engine.state.address import format_module, parse_module
+from engine.state.gc_pause import gc_paused
 from engine.state.model import TERRAFORM_COMPAT_VERSION, State, output_type
 from engine.version import VERSION
 
@@ -51,6 +52,30 @@ def value_shapes(value: Any, *, show_sensitive: bool = False) -> tuple[Any, Any,
 
 
 _SCALARS = (str, int, float, bool, type(None))
+
+
+class _Shapes:
+    """``value_shapes`` for one document, each value object walked once.
+
+    A plan shows the same object in several places: an unchanged instance is its change's
+    ``before`` and ``after``, its planned value and its prior state; a created one is its change's
+    ``after`` and its planned value. The three views are made once per object and then shared by
+    every place that shows it (the document is only read and serialised, never edited in place).
+    """
+
+    def __init__(self, show_sensitive: bool) -> None:
+        self.show_sensitive = show_sensitive
+        self._seen: dict[int, tuple[Any, tuple[Any, Any, Any]]] = {}  # id -> (the object, its views)
+
+    def __call__(self, value: Any) -> tuple[Any, Any, Any]:
+        if not isinstance(value, dict | list):
+            return value_shapes(value, show_sensitive=self.show_sensitive)
+        hit = self._seen.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        views = value_shapes(value, show_sensitive=self.show_sensitive)
+        self._seen[id(value)] = (value, views)  # holding the object keeps its id from being reused
+        return views
 
 
 def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
@@ -167,6 +192,7 @@ def _shape(v: Any, flagged: Any) -> Any:
 # -- plan -----------------------------------------------------------------------------------------
 
 
+@gc_paused
 def plan_to_json(
     plan: Plan,
     *,
@@ -178,6 +204,7 @@ def plan_to_json(
 
     Empty ``relevant_attributes`` and ``checks`` are left out, as Terraform leaves them out.
     """
+    shapes = _Shapes(show_sensitive)
     doc: dict[str, Any] = {
         "format_version": PLAN_FORMAT_VERSION,
         "terraform_version": PLAN_TERRAFORM_VERSION,
@@ -186,15 +213,16 @@ def plan_to_json(
             name: {"value": value_shapes(v, show_sensitive=show_sensitive)[0]}
             for name, v in plan.variables.items()
         },
-        "planned_values": _planned_values(plan, show_sensitive),
-        "resource_drift": [_resource_change(c, show_sensitive) for c in plan.drift],
-        "resource_changes": [_resource_change(c, show_sensitive) for c in plan.changes],
+        "planned_values": _planned_values(plan, show_sensitive, shapes),
+        "resource_drift": [_resource_change(c, shapes) for c in plan.drift],
+        "resource_changes": [_resource_change(c, shapes) for c in plan.changes],
         "output_changes": {
             name: _output_change(oc, show_sensitive) for name, oc in sorted(plan.outputs.items())
         },
     }
     if plan.prior_state.resources or plan.prior_state.outputs:  # Terraform leaves out an empty one
-        doc["prior_state"] = state_to_json(plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version)
+        doc["prior_state"] = state_to_json(plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version,
+                                           shapes=shapes)
     doc.update({
         "configuration": _plain(plan.configuration if configuration is None else configuration,
                                 mask=not show_sensitive),
@@ -212,9 +240,9 @@ def provider_name(provider: str) -> str:
     return m.group(1) if m else provider
 
 
-def _resource_change(c: ResourceChange, show_sensitive: bool) -> dict:
-    before, _, before_sensitive = value_shapes(c.before, show_sensitive=show_sensitive)
-    after, after_unknown, after_sensitive = value_shapes(c.after, show_sensitive=show_sensitive)
+def _resource_change(c: ResourceChange, shapes: _Shapes) -> dict:
+    before, _, before_sensitive = shapes(c.before)
+    after, after_unknown, after_sensitive = shapes(c.after)
     if c.after is None:
         after_unknown = {}  # Terraform: nothing is unknown about a deleted object
     change: dict[str, Any] = {
@@ -264,7 +292,7 @@ def _output_change(oc: OutputChange, show_sensitive: bool) -> dict:
     }
 
 
-def _planned_values(plan: Plan, show_sensitive: bool) -> dict:
+def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict:
     outputs: dict[str, dict] = {}
     for name, oc in sorted(plan.outputs.items()):
         if DELETE in oc.actions and oc.after is None:
@@ -280,7 +308,7 @@ def _planned_values(plan: Plan, show_sensitive: bool) -> dict:
     for c in plan.changes:
         if c.after is None or c.actions == (DELETE,):
             continue
-        values, _, sensitive_values = value_shapes(c.after, show_sensitive=show_sensitive)
+        values, _, sensitive_values = shapes(c.after)
         tree.add(
             c.module_address,
             {
@@ -301,8 +329,14 @@ def _planned_values(plan: Plan, show_sensitive: bool) -> dict:
 # -- state ----------------------------------------------------------------------------------------
 
 
-def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = VERSION) -> dict:
-    """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform)."""
+@gc_paused
+def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = VERSION,
+                  shapes: _Shapes | None = None) -> dict:
+    """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform).
+
+    ``shapes`` is the plan document's, when the state is a plan's prior state (see ``_Shapes``).
+    """
+    shapes = shapes or _Shapes(show_sensitive)
     doc: dict[str, Any] = {
         "format_version": STATE_FORMAT_VERSION,
         "terraform_version": state.terraform_version or TERRAFORM_COMPAT_VERSION,
@@ -323,7 +357,7 @@ def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: st
     tree = _ModuleTree()
     providers = {res.key: res.provider for res in state.resources}
     for addr, inst in state.instances(include_deposed=True):
-        attrs, _, sensitive_values = value_shapes(inst.marked_attributes(), show_sensitive=show_sensitive)
+        attrs, _, sensitive_values = shapes(inst.marked_attributes())
         entry: dict[str, Any] = {
             "address": str(addr),
             "mode": addr.mode,

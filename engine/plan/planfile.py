@@ -24,6 +24,7 @@ from backends.base import BackendError
 from engine.errors import CtlError
 from engine.lang.values import SENSITIVE, Marked, Unknown
 from engine.plan.model import OutputChange, Plan, ResourceChange
+from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
 from engine.version import VERSION
 
@@ -46,6 +47,7 @@ class PlanFileError(CtlError):
     """A saved plan cannot be written or read."""
 
 
+@gc_paused
 def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
     """Write ``plan`` to ``path`` atomically, readable only by its owner (plans may hold secrets).
 
@@ -84,6 +86,7 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
                 os.unlink(tmp_name)
 
 
+@gc_paused
 def load_plan(path: Path, root_dir: Path | None = None) -> Plan:
     """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly."""
     from engine.encryption import is_encrypted

@@ -151,7 +151,7 @@ def make_plan(
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,
                       plan_mode=True, plan_timestamp=stamp, render_template=render,
-                      provider_function=functions_resolver(registry))
+                      provider_function=functions_resolver(registry), earlier=walk0)
     walk.run()
     if diags.has_errors:
         raise DiagnosticsError([*warnings, *diags.items])

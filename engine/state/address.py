@@ -9,12 +9,17 @@ brackets and escaped quotes (``random_id.a["x.y[\\"z\\"]"]``).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from engine.errors import CtlError
 
 Key = int | str | None
 ModulePath = tuple[tuple[str, Key], ...]
+
+# The common case, parsed in one step as the scanner would: a root-module resource, maybe data,
+# with no key or a count index (names in ASCII; anything else takes the scanner).
+_SIMPLE = re.compile(r"(data\.)?([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)(?:\[([0-9]+)\])?")
 
 _EXAMPLES = 'aws_s3_bucket.logs, random_id.a["k"], data.local_file.x or module.net[0].aws_s3_bucket.logs'
 
@@ -56,6 +61,11 @@ class InstanceAddress:
     @classmethod
     def parse(cls, text: str) -> InstanceAddress:
         """Parse an address string; raises ``AddressError`` naming what is wrong."""
+        simple = _SIMPLE.fullmatch(text)
+        if simple is not None and (simple[1] or simple[2] not in ("module", "data")):
+            index = simple[4]
+            return cls((), "data" if simple[1] else "managed", simple[2], simple[3],
+                       None if index is None else int(index))
         parts = _Scanner(text).parts()
         module, rest = _split_module(text, parts)
         mode = "managed"

@@ -19,6 +19,7 @@ from backends.base import BackendError
 from engine.lang.values import Path
 from engine.state import dynamic_attrs
 from engine.state.address import AddressError, parse_module
+from engine.state.gc_pause import gc_paused
 from engine.state.model import (
     InstanceState,
     OutputValue,
@@ -116,6 +117,7 @@ def _step_from_json(step: Any) -> str | int:
 # -- encoding -------------------------------------------------------------------------------------
 
 
+@gc_paused
 def encode_state(state: State) -> bytes:
     """The bytes of a state file (UTF-8, 2-space indent, trailing newline)."""
     doc: dict[str, Any] = {
@@ -197,12 +199,23 @@ def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
     return doc
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _sorted_keys(value: Any) -> Any:
-    """Object and map keys in order at every level, as Terraform writes attributes (Go sorts map keys)."""
+    """Object and map keys in order at every level, as Terraform writes attributes (Go sorts map keys).
+
+    Runs over every attribute of every instance at each state write; scalar leaves, most of the
+    values, are taken as they are without a call of their own.
+    """
     if isinstance(value, dict):
-        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+        out = {}
+        for k in sorted(value):
+            v = value[k]
+            out[k] = v if type(v) in _LEAVES else _sorted_keys(v)
+        return out
     if isinstance(value, list):
-        return [_sorted_keys(v) for v in value]
+        return [v if type(v) in _LEAVES else _sorted_keys(v) for v in value]
     return value
 
 
@@ -232,6 +245,7 @@ def holds_lone_surrogate(value: Any) -> bool:
     return False
 
 
+@gc_paused
 def decode_state(data: bytes, source: str) -> State:
     """Parse state bytes; raises ``BackendError`` naming ``source`` for corrupt or foreign data."""
     try:

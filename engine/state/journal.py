@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -83,6 +85,35 @@ class Journal:
         self.next_seq = next_seq
         self.appended = 0  # entries since the last full state write (read by maybe_compact)
         self.appended_bytes = 0  # their size: compaction is due when it rivals the state's size
+        self._grouping = False  # inside ``grouped``: results wait for ``flush`` to be fsync'd
+        self._owed = False  # entries written since the last fsync that were meant to be synced
+
+    @contextmanager
+    def grouped(self) -> Iterator[None]:
+        """Group commit for results: each one is written at once, the fsync waits for ``flush``.
+
+        A result appended here is in the file as soon as ``record_result`` returns, so a killed ctl
+        (kill -9) still finds it; only its fsync, which guards against a power cut, is shared by
+        every result of a batch: the apply walker calls ``flush`` after each batch of finished
+        operations, before it starts anything else. Intents are never deferred (the intent of an
+        operation that reaches out must be durable before the call), and an intent's fsync makes
+        every line before it durable too. Stores without ``journal_sync`` sync every entry.
+        """
+        if not callable(getattr(self.store, "journal_sync", None)):
+            yield
+            return
+        self._grouping = True
+        try:
+            yield
+        finally:
+            self._grouping = False
+            self.flush()
+
+    def flush(self) -> None:
+        """Make every entry written so far durable (one fsync), if any is waiting for it."""
+        if self._owed:
+            self._owed = False
+            self.store.journal_sync(self.workspace)  # type: ignore[attr-defined]
 
     def record_intent(
         self,
@@ -160,6 +191,7 @@ class Journal:
 
     def clear(self) -> None:
         self.store.journal_clear(self.workspace)
+        self._owed = False  # the snapshot just written holds everything the journal had
         self.appended = 0
         self.appended_bytes = 0
 
@@ -171,7 +203,12 @@ class Journal:
         if self.base_serial is not None:
             full["serial"] = self.base_serial
         line = json.dumps(full, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-        self.store.journal_append(self.workspace, line, sync=sync)
+        defer = sync and self._grouping and entry["kind"] != "intent"
+        self.store.journal_append(self.workspace, line, sync=sync and not defer)
+        if defer:
+            self._owed = True
+        elif sync:
+            self._owed = False  # this fsync covered every line written before it
         self.next_seq = seq + 1
         self.appended += 1
         self.appended_bytes += len(line) + 1

@@ -13,6 +13,7 @@ the bytes written stay linear in the number of operations.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -56,7 +57,10 @@ class StateManager:
         self._version: str | None = None
         self._lineage: str | None = None
         self._serial = 0
-        self._last_bytes: bytes | None = None
+        # The last snapshot read or written, as its size and digest: enough to tell an unchanged
+        # state (``persist``) and when compaction is due, without holding a copy of the whole file.
+        self._last_size = 0
+        self._last_digest: bytes | None = None
         self._last_compact = time.monotonic()
         self._wrote = False  # nothing written by this run yet: its first write keeps the old version
 
@@ -94,10 +98,12 @@ class StateManager:
             lineage = next((e["lineage"] for e in entries if isinstance(e.get("lineage"), str)), None)
             if lineage:
                 state.lineage = lineage
-            self._version, self._lineage, self._last_bytes = None, None, None
+            self._version, self._lineage = None, None
+            self._remember(None)
         else:
             state = State.from_json(snap.data, self.source)
-            self._version, self._lineage, self._last_bytes = snap.version, state.lineage, snap.data
+            self._version, self._lineage = snap.version, state.lineage
+            self._remember(snap.data)
         self._serial = state.serial
         state, self.orphans, applied = replay_counted(state, entries)
         self.replayed = applied > 0
@@ -129,8 +135,8 @@ class StateManager:
             not rewrite
             and not self.journal.appended  # operations were journaled: the state did change
             and state.serial == self._serial
-            and self._last_bytes is not None
-            and state.to_json() == self._last_bytes
+            and self._last_digest is not None
+            and _digest(state.to_json()) == self._last_digest
         ):
             return
         old_serial = state.serial
@@ -144,15 +150,15 @@ class StateManager:
         except (CtlError, OSError) as exc:
             state.serial = old_serial
             raise self._errored(exc, data) from None
-        self._version, self._lineage, self._serial, self._last_bytes = (
-            version,
-            state.lineage,
-            state.serial,
-            data,
-        )
+        self._version, self._lineage, self._serial = version, state.lineage, state.serial
+        self._remember(data)
         self.journal.base_serial = state.serial
         self.journal.lineage = state.lineage
         self._wrote = True
+
+    def _remember(self, data: bytes | None) -> None:
+        self._last_size = 0 if data is None else len(data)
+        self._last_digest = None if data is None else _digest(data)
 
     def compact(self, state: State) -> None:
         """Write the full state, then clear the journal it now contains."""
@@ -171,7 +177,7 @@ class StateManager:
         journal than the size of the state it replays onto.
         """
         n = self.journal.appended
-        big_enough = self.journal.appended_bytes >= len(self._last_bytes or b"")
+        big_enough = self.journal.appended_bytes >= self._last_size
         due = big_enough and (
             n >= self.compact_entries
             or (n > 0 and time.monotonic() - self._last_compact >= self.compact_seconds)
@@ -211,3 +217,8 @@ class StateManager:
             return LockMismatch(summary, detail=detail, hint=hint, holder=exc.holder)
         cls = type(exc) if isinstance(exc, CtlError) else CtlError
         return cls(summary, detail=detail, hint=hint)
+
+
+def _digest(data: bytes) -> bytes:
+    """What ``persist`` compares state documents by (SHA-256: equal digests are equal documents)."""
+    return hashlib.sha256(data).digest()

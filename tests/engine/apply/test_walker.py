@@ -401,3 +401,29 @@ def test_callbacks_never_overlap_and_a_dependency_is_reported_done_before_depend
             assert log.index(("done", dep)) < log.index(("start", node))
     for node in deps:
         assert log.index(("start", node)) < log.index(("done", node))
+
+
+def test_on_batch_follows_each_batch_of_results_before_anything_else_starts() -> None:
+    """``on_batch`` (the journal's group commit) runs after the ``on_done`` of every result that was
+    waiting, and before the ``on_start`` of anything those results let start."""
+    log: list[tuple[str, Hashable]] = []
+    release = threading.Event()
+
+    def run(node: Hashable) -> None:
+        if node in ("a", "b"):
+            release.wait(5)
+
+    deps: dict[Hashable, set[Hashable]] = {"a": set(), "b": set(), "c": {"a", "b"}}
+    timer = threading.Timer(0.2, release.set)  # a and b finish together: one batch of two results
+    timer.start()
+    try:
+        walk(deps, run, parallelism=4, on_start=lambda n: log.append(("start", n)),
+             on_done=lambda n, _r, _e: log.append(("done", n)), on_batch=lambda: log.append(("batch", "")))
+    finally:
+        timer.cancel()
+    assert log[-1] == ("batch", "")  # the last results are settled too
+    c_start = log.index(("start", "c"))
+    assert ("batch", "") in log[:c_start]
+    last_done = max(log.index(("done", "a")), log.index(("done", "b")))
+    assert log[last_done + 1] == ("batch", "")
+    assert log.count(("batch", "")) <= 3  # once per batch, not per result

@@ -461,3 +461,20 @@ def test_value_shapes_of_whole_values() -> None:
     assert value_shapes({"a": 1}) == ({"a": 1}, {}, {})
     assert value_shapes([1, 2]) == ([1, 2], [False, False], [False, False])
     assert value_shapes(Marked({"a": 1})) == ("(sensitive value)", {}, True)
+
+
+def test_an_object_shown_in_several_places_is_shown_the_same_as_separate_copies() -> None:
+    """An unchanged instance's attributes are one object (before, after, planned value, prior
+    state): walked once and shared, they must serialise exactly as equal copies do."""
+    import copy
+
+    attrs = {"id": "x", "tags": {"a": "1"}, "secret": Marked("s"), "list": [1, {"k": UNKNOWN}]}
+    prior = State(serial=1, lineage="l")
+    prior.set_instance("random_id.a", InstanceState.from_marked(attrs))
+    shared = prior.instance("random_id.a").marked_attributes()  # type: ignore[union-attr]
+    one = make_plan([change("random_id.a", ACTIONS_NOOP, shared, shared)], prior_state=prior)
+    apart = make_plan([change("random_id.a", ACTIONS_NOOP, copy.deepcopy(shared), copy.deepcopy(shared))],
+                      prior_state=prior)
+    for show_sensitive in (False, True):
+        assert json.dumps(plan_to_json(one, show_sensitive=show_sensitive)) == json.dumps(
+            plan_to_json(apart, show_sensitive=show_sensitive))

@@ -81,3 +81,35 @@ def test_module_paths_round_trip() -> None:
     assert format_module(parse_module(text)) == text
     with pytest.raises(AddressError):
         parse_module("module.a.aws_vpc.main")
+
+
+def test_the_one_step_parse_of_common_addresses_agrees_with_the_scanner() -> None:
+    """Root-module addresses with no key or a count index skip the scanner; every string of a few
+    tricky pieces must parse (or be refused) exactly as the scanner alone would."""
+    import itertools
+
+    from engine.state import address
+
+    def scanned(text: str) -> InstanceAddress | str:
+        simple = address._SIMPLE
+        address._SIMPLE = address.re.compile(r"(?!)")  # matches nothing: the scanner only
+        try:
+            return InstanceAddress.parse(text)
+        except AddressError:
+            return "refused"
+        finally:
+            address._SIMPLE = simple
+
+    def parsed(text: str) -> InstanceAddress | str:
+        try:
+            return InstanceAddress.parse(text)
+        except AddressError:
+            return "refused"
+
+    pieces = ["data", "module", "a", "b_1", "x-y", "1a", "[0]", "[01]", '["k"]', "é", "[", "[-1]", "[\u0661]"]  # an Arabic-Indic digit one
+    for n in range(1, 5):
+        for combo in itertools.product(pieces, repeat=n):
+            for sep in (".", ""):
+                text = sep.join(combo)
+                assert parsed(text) == scanned(text), text
+    assert InstanceAddress.parse("data.x.y[3]") == InstanceAddress((), "data", "x", "y", 3)

@@ -200,3 +200,58 @@ def test_an_intent_without_sync_is_readable_at_once_and_costs_no_fsync(
     assert [e["address"] for e in j.entries()] == ["terraform_data.a", "terraform_data.b"]
     j.record_result("terraform_data.b", "create", InstanceState(attributes={"id": "b"}))
     assert len(synced) == first + 1
+
+
+def test_grouped_results_are_in_the_file_at_once_and_share_one_fsync(
+        store: LocalStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Group commit: inside ``grouped`` each result is written at once (a killed ctl finds it), and
+    ``flush`` makes the whole batch durable with one fsync; an intent that must be durable is not
+    deferred, and its fsync settles what the batch owed."""
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    j = journal_for(store, new_state())
+    j.record_intent("terraform_data.a", "create")  # the first entry creates the file: synced
+    with j.grouped():
+        first = len(synced)
+        for name in ("a", "b", "c"):
+            j.record_result(f"terraform_data.{name}", "create", InstanceState(attributes={"id": name}))
+        assert len(synced) == first  # nothing synced yet ...
+        assert [e["kind"] for e in j.entries()] == ["intent", "result", "result", "result"]  # ... all written
+        j.flush()
+        assert len(synced) == first + 1
+        j.flush()  # nothing owed: no fsync
+        assert len(synced) == first + 1
+        j.record_result("terraform_data.d", "create", InstanceState(attributes={"id": "d"}))
+        j.record_intent("aws_s3_bucket.e", "create")  # reaches out: durable before the call, at once
+        assert len(synced) == first + 2
+        j.flush()  # the intent's fsync covered the result written before it
+        assert len(synced) == first + 2
+        j.record_result("terraform_data.f", "create", InstanceState(attributes={"id": "f"}))
+    assert len(synced) == first + 3  # leaving the group flushes what it still owed
+    j.record_result("terraform_data.g", "create", InstanceState(attributes={"id": "g"}))
+    assert len(synced) == first + 4  # outside a group every result is synced on its own
+
+
+def test_grouping_falls_back_to_an_fsync_per_entry_on_a_store_without_journal_sync(store: LocalStore) -> None:
+    class Plain:
+        """A store offering only the base interface's journal calls."""
+
+        def __init__(self) -> None:
+            self.syncs: list[bool] = []
+
+        def journal_append(self, workspace: str, entry: bytes, *, sync: bool = True) -> None:
+            self.syncs.append(sync)
+
+    plain = Plain()
+    j = Journal(plain, DEFAULT_WORKSPACE)  # type: ignore[arg-type]
+    with j.grouped():
+        j.record_result("terraform_data.a", "create", InstanceState(attributes={"id": "a"}))
+        j.flush()
+    assert plain.syncs == [True]
+
+
+def test_journal_sync_of_a_cleared_journal_does_nothing(store: LocalStore) -> None:
+    store.journal_sync(DEFAULT_WORKSPACE)  # no journal yet (or cleared by a compaction): no error

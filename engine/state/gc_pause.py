@@ -1,0 +1,34 @@
+"""Building or reading a whole state or plan document with the cyclic garbage collector paused.
+
+Such a document is hundreds of thousands of small dicts and lists without reference cycles, made
+in one go: every few hundred allocations the collector would start, and now and then traverse the
+whole heap (the configuration, the state) looking for cycles there are none of. At 10,000
+resources that was about half the time of encoding the state and of decoding it. What the
+paused function drops is freed by reference counting as usual; the collector resumes afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with the collector off while it runs (left off if it already was)."""
+
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused
