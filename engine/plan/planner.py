@@ -125,70 +125,73 @@ def make_plan(
     prior, previous = apply_moved(state, root)
     config_of = config_lookup(root)
     providers = Providers(registry, walk0.provider_configs, root.dir)
-    diags = Diagnostics()
-    drift: list[ResourceChange] = []
-    if opts.refresh and not prior.is_empty:
-        prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism, events)
-        if diags.has_errors:
-            raise DiagnosticsError(diags.items)
-    importing: dict[str, str] = {}
-    if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
-        targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
-        importing = adopt(targets, prior, registry, providers, diags)
-        if diags.has_errors:
-            raise DiagnosticsError(diags.items)
-    timings["refresh"] = time.perf_counter() - t
+    try:
+        diags = Diagnostics()
+        drift: list[ResourceChange] = []
+        if opts.refresh and not prior.is_empty:
+            prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism, events)
+            if diags.has_errors:
+                raise DiagnosticsError(diags.items)
+        importing: dict[str, str] = {}
+        if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
+            targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
+            importing = adopt(targets, prior, registry, providers, diags)
+            if diags.has_errors:
+                raise DiagnosticsError(diags.items)
+        timings["refresh"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    instance_nodes = _instance_nodes(walk0)
-    selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
-    hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
-                      replace=opts.replace, selection=selection, previous_addresses=previous,
-                      resource_deps=resource_dependencies(graph), parallelism=opts.parallelism)
-    from engine.config_walk import ConfigWalk
-    from engine.lang.templatefile import render
+        t = time.perf_counter()
+        instance_nodes = _instance_nodes(walk0)
+        selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
+        hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
+                          replace=opts.replace, selection=selection, previous_addresses=previous,
+                          resource_deps=resource_dependencies(graph), parallelism=opts.parallelism)
+        from engine.config_walk import ConfigWalk
+        from engine.lang.templatefile import render
 
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,
-                      plan_mode=True, plan_timestamp=stamp, render_template=render,
-                      provider_function=functions_resolver(registry), earlier=walk0)
-    walk.run()
-    if diags.has_errors:
-        raise DiagnosticsError([*warnings, *diags.items])
-    changes = dict(hooks.changes)
-    if opts.mode != "refresh-only":
-        _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode, Removals(root))
-        _warn_forgotten(changes, diags)
-        _plan_deposed(prior, changes, selection)
-    for addr, obj in hooks.data_reads.items():
-        prior.set_instance(addr, obj)
-    for addr, import_id in importing.items():
-        if addr in changes:
-            changes[addr].importing_id = import_id
-    outputs = _output_changes(prior, walk.root_outputs, opts.mode)
-    timings["plan"] = time.perf_counter() - t
-    for phase, seconds in timings.items():
-        _log.info("plan phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
-    plan = Plan(
-        changes=sorted(changes.values(), key=lambda c: (_sort_key(c.address), c.deposed or "")),
-        drift=drift,
-        outputs=outputs,
-        prior_state=prior,
-        lineage=stored_lineage,
-        serial=stored_serial,
-        config_hash=config_hash(root),
-        variables={k: mark(v) if root.variables[k].sensitive else v for k, v in root_vars.items()},
-        workspace=opts.workspace,
-        mode=opts.mode,
-        timestamp=stamp,
-        targets=list(opts.targets),
-        excludes=list(opts.excludes),
-        configuration=configuration(root, registry),
-    )
-    seen = {(d.summary, str(d.range), d.detail) for d in diags.items}  # the plan walk re-checks what the
-    diags.extend(w for w in warnings if (w.summary, str(w.range), w.detail) not in seen)  # first one did
-    diags.extend(providers.take_warnings())  # what the providers warned about, shown with the plan
-    return PlanResult(plan, diags, timings, graph, root)
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,
+                          plan_mode=True, plan_timestamp=stamp, render_template=render,
+                          provider_function=functions_resolver(registry), earlier=walk0)
+        walk.run()
+        if diags.has_errors:
+            raise DiagnosticsError([*warnings, *diags.items])
+        changes = dict(hooks.changes)
+        if opts.mode != "refresh-only":
+            _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode, Removals(root))
+            _warn_forgotten(changes, diags)
+            _plan_deposed(prior, changes, selection)
+        for addr, obj in hooks.data_reads.items():
+            prior.set_instance(addr, obj)
+        for addr, import_id in importing.items():
+            if addr in changes:
+                changes[addr].importing_id = import_id
+        outputs = _output_changes(prior, walk.root_outputs, opts.mode)
+        timings["plan"] = time.perf_counter() - t
+        for phase, seconds in timings.items():
+            _log.info("plan phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
+        plan = Plan(
+            changes=sorted(changes.values(), key=lambda c: (_sort_key(c.address), c.deposed or "")),
+            drift=drift,
+            outputs=outputs,
+            prior_state=prior,
+            lineage=stored_lineage,
+            serial=stored_serial,
+            config_hash=config_hash(root),
+            variables={k: mark(v) if root.variables[k].sensitive else v for k, v in root_vars.items()},
+            workspace=opts.workspace,
+            mode=opts.mode,
+            timestamp=stamp,
+            targets=list(opts.targets),
+            excludes=list(opts.excludes),
+            configuration=configuration(root, registry),
+        )
+        seen = {(d.summary, str(d.range), d.detail) for d in diags.items}  # the plan walk re-checks what the
+        diags.extend(w for w in warnings if (w.summary, str(w.range), w.detail) not in seen)  # first one did
+        diags.extend(providers.take_warnings())  # what the providers warned about, shown with the plan
+        return PlanResult(plan, diags, timings, graph, root)
+    finally:
+        providers.close()  # the provider processes the plan started (an apply starts its own)
 
 
 def _sort_key(address: str) -> tuple[Any, ...]:
