@@ -38,6 +38,7 @@ class Providers:
         self.workdir = workdir
         self.cancelled = cancelled or threading.Event()
         self._clients: dict[tuple[ModPath, str], Any] = {}
+        self._makers: list[tuple[Provider, Any]] = []  # each client made, with the provider to release it
         self._lock = threading.Lock()
         self._warnings: list[Diagnostic] = []  # what providers warned about, for the run's diagnostics
 
@@ -79,11 +80,10 @@ class Providers:
     def close(self) -> None:
         """Release every client made (a plugin's provider process is stopped and reaped)."""
         with self._lock:
-            made, self._clients = self._clients, {}
-        for (_, name), client in made.items():
-            provider = self.registry.provider(name.partition(".")[0])
-            if client is not None and provider is not None:
-                provider.release(client)
+            made, self._makers = self._makers, []
+            self._clients = {}
+        for provider, client in made:
+            provider.release(client)
 
     def _client(self, key: tuple[ModPath, str], name: str, config: dict[str, Any]) -> Any:
         with self._lock:
@@ -99,6 +99,7 @@ class Providers:
                     raise
                 except Exception as exc:  # an SDK error while building the client
                     raise CtlError(f'Cannot configure provider "{key[1]}": {exc}') from None
+                self._makers.append((provider, client))
             self._clients[key] = client
             return client
 

@@ -45,7 +45,8 @@ def prepare() -> None:
     Started on demand instead, the watcher's own start (tens of milliseconds on a busy machine)
     would leave a window after a provider exists in which a ``kill -9`` of ctl orphans it.
     """
-    _send("", start=True)
+    with _lock:
+        _running_watcher()
 
 
 def guard(pid: int, private_dir: str) -> None:
@@ -58,27 +59,31 @@ def release(pid: int) -> None:
     _send(f"-{pid}\n", start=False)
 
 
-def _send(line: str, *, start: bool) -> None:
+def _running_watcher() -> subprocess.Popen[bytes]:
+    """The watcher, started now if it is not running (call with ``_lock`` held)."""
     global _watcher
+    if _watcher is None or _watcher.poll() is not None:
+        _watcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", WATCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,  # never holds ctl's output pipes open
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives a kill of ctl's process group
+            close_fds=True,
+        )
+        atexit.register(_close, _watcher)
+    return _watcher
+
+
+def _send(line: str, *, start: bool) -> None:
     with _lock:
-        if _watcher is None or _watcher.poll() is not None:
-            if not start:
-                return
-            _watcher = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", WATCHER],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,  # never holds ctl's output pipes open
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # outlives a kill of ctl's process group
-                close_fds=True,
-            )
-            atexit.register(_close, _watcher)
-        assert _watcher.stdin is not None
-        if not line:
+        if not start and (_watcher is None or _watcher.poll() is not None):
             return
+        watcher = _running_watcher()
+        assert watcher.stdin is not None
         with contextlib.suppress(OSError, ValueError):  # ValueError: closed at exit (see _close)
-            _watcher.stdin.write(line.encode())
-            _watcher.stdin.flush()
+            watcher.stdin.write(line.encode())
+            watcher.stdin.flush()
 
 
 def _close(watcher: subprocess.Popen[bytes]) -> None:
