@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # only for the annotation: this module imports nothing else from the project
+from engine.positions import Pos as Pos  # re-exported: every error speaks in these
+from engine.positions import SourceRange as SourceRange
+from engine.positions import SourceText as SourceText
+
+if TYPE_CHECKING:  # only for the annotation: at run time this module imports only engine.positions
     from backends.base import LockInfo
 
 
@@ -28,75 +32,6 @@ class ExitCode(IntEnum):
     LOCK_HELD = 4
     USAGE = 64
     INTERRUPTED = 130
-
-
-@dataclass(frozen=True, slots=True)
-class Pos:
-    """A position in a source file: 1-based line and column, 0-based byte offset."""
-
-    line: int
-    column: int
-    byte: int = 0
-
-
-class SourceRange:
-    """Where something is written; printed as ``file:line:col``.
-
-    Every node of every parsed file carries one, so it is a single compact object holding six
-    plain ints in slots (``Pos`` objects are built only when asked for, and no tuples are kept):
-    hundreds of thousands of them exist for a large configuration, and every object fewer is
-    memory saved and less work for the garbage collector.
-    """
-
-    __slots__ = ("_eb", "_ec", "_el", "_sb", "_sc", "_sl", "filename")
-
-    def __init__(self, filename: str, start: Pos, end: Pos) -> None:
-        self.filename = filename
-        self._sl, self._sc, self._sb = start.line, start.column, start.byte
-        self._el, self._ec, self._eb = end.line, end.column, end.byte
-
-    @classmethod
-    def of(cls, filename: str, sl: int, sc: int, sb: int, el: int, ec: int, eb: int) -> SourceRange:
-        """Build from plain numbers (the parser's hot path)."""
-        r = cls.__new__(cls)
-        r.filename = filename
-        r._sl, r._sc, r._sb, r._el, r._ec, r._eb = sl, sc, sb, el, ec, eb
-        return r
-
-    @property
-    def start(self) -> Pos:
-        return Pos(self._sl, self._sc, self._sb)
-
-    @property
-    def end(self) -> Pos:
-        return Pos(self._el, self._ec, self._eb)
-
-    def _key(self) -> tuple[str, int, int, int, int, int, int]:
-        return (self.filename, self._sl, self._sc, self._sb, self._el, self._ec, self._eb)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SourceRange):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"SourceRange({self.filename!r}, {self.start!r}, {self.end!r})"
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self._sl}:{self._sc}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "filename": self.filename,
-            "start": {"line": self._sl, "column": self._sc, "byte": self._sb},
-            "end": {"line": self._el, "column": self._ec, "byte": self._eb},
-        }
-
-    def sort_key(self) -> tuple[str, int, int]:
-        return (self.filename, self._sl, self._sc)
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,11 +112,10 @@ class ExpressionConverter(TemplateConverter):
                 base = handler(first)
             result = base
             if steps:
-                end = self.rng(rest[len(steps) - 1]).end
-                result = ast.RelativeTraversal(SourceRange(self.filename, base.rng.start, end), base, tuple(steps))
+                result = ast.RelativeTraversal(base.rng.to(self.rng(rest[len(steps) - 1])), base, tuple(steps))
         if tail:
             inner = self._kids(tail[0])[0]  # full_splat | attr_splat
-            span = SourceRange(self.filename, result.rng.start, self.rng(tail[-1]).end)
+            span = result.rng.to(self.rng(tail[-1]))
             result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
         return result
 
@@ -236,7 +235,7 @@ class ExpressionConverter(TemplateConverter):
         pairs, otherwise = self._conditional_chain(node)
         result = self.expr(otherwise)
         for cond, value in reversed(pairs):
-            rng = SourceRange(self.filename, self.rng(cond).start, self.rng(node).end)
+            rng = self.rng(cond).to(self.rng(node))
             result = ast.Conditional(rng, self.expr(cond), self.expr(value), result)
         return result
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from sys import intern
 from typing import Any, NoReturn
 
 import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser
 
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange, SourceText
 from engine.lang.literals import LiteralError, code_point, nfc
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
@@ -76,6 +77,9 @@ class NodeReader:
         # For text parsed inside a wrapper (parse_expression/parse_template): where the user's
         # text starts in ``src``, and the text itself.
         self.content: tuple[int, str] | None = None
+        # A whole file: its ranges are byte offsets into it, lines and columns worked out on demand.
+        whole_file = (file_line, file_col, base_row, col_shift, line_indent, byte_of) == (1, 1, 0, 0, 0, None)
+        self.source_text = SourceText(filename, src) if whole_file else None
 
     # ---- positions -------------------------------------------------------------------------
 
@@ -97,6 +101,8 @@ class NodeReader:
         return line, col, byte
 
     def rng(self, node: Node) -> SourceRange:
+        if self.source_text is not None:
+            return SourceRange.in_text(self.source_text, node.start_byte, node.end_byte)
         return SourceRange.of(
             self.filename,
             *self._point(node.start_point, node.start_byte),
@@ -136,6 +142,8 @@ class NodeReader:
         )])
 
     def _span(self, first: Node, last: Node) -> SourceRange:
+        if self.source_text is not None:
+            return SourceRange.in_text(self.source_text, first.start_byte, last.end_byte)
         return SourceRange.of(
             self.filename,
             *self._point(first.start_point, first.start_byte),
@@ -143,7 +151,9 @@ class NodeReader:
         )
 
     def text(self, node: Node) -> str:
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        """A token's text, interned: the same names (``input``, ``tags``, a resource type) recur in
+        every block of a large configuration, and one copy of each is memory saved."""
+        return intern(self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
 
     # ---- errors ----------------------------------------------------------------------------
 

@@ -1,0 +1,183 @@
+"""Where things are written: positions, ranges, and the source text that turns bytes into lines.
+
+Every node of every parsed file carries a ``SourceRange``, so hundreds of thousands of them exist
+for a large configuration and their size is much of the parsed model's. A range in a parsed
+``.tf`` file is therefore two byte offsets packed in one int plus the file's shared
+``SourceText``; its line and column are worked out only when something prints or compares it
+(an error, a sort), which is rare. A range from anywhere else (a YAML or JSON file, text parsed
+inside a wrapper, a position built by hand) carries its six numbers.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A position in a source file: 1-based line and column, 0-based byte offset."""
+
+    line: int
+    column: int
+    byte: int = 0
+
+
+class SourceText:
+    """One file's bytes, shared by all its ranges: lines and columns come from here on demand.
+
+    Lines are counted at ``\\n`` and columns in characters, as the parser's own positions are.
+    """
+
+    __slots__ = ("_ascii", "_starts", "name", "src")
+
+    def __init__(self, name: str, src: bytes) -> None:
+        self.name = name
+        self.src = src
+        self._ascii = src.isascii()
+        self._starts: list[int] | None = None
+
+    def line_column(self, byte: int) -> tuple[int, int]:
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = self._line_starts()
+        line = bisect_right(starts, byte)
+        first = starts[line - 1]
+        if self._ascii:
+            return line, byte - first + 1
+        return line, len(self.src[first:byte].decode("utf-8", "replace")) + 1
+
+    def _line_starts(self) -> list[int]:
+        starts, src, at = [0], self.src, self.src.find(b"\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = src.find(b"\n", at + 1)
+        return starts
+
+
+_BYTE_BITS = 32
+_BYTE_MASK = (1 << _BYTE_BITS) - 1
+
+
+class SourceRange:
+    """Where something is written; printed as ``file:line:col``.
+
+    Two slots: a range in a parsed file holds its ``SourceText`` and its two byte offsets packed
+    in one int; any other holds its file name and a tuple of its six numbers.
+    """
+
+    __slots__ = ("_file", "_span")
+
+    _file: str | SourceText
+    _span: int | tuple[int, int, int, int, int, int]
+
+    def __init__(self, filename: str, start: Pos, end: Pos) -> None:
+        self._file = filename
+        self._span = (start.line, start.column, start.byte, end.line, end.column, end.byte)
+
+    @classmethod
+    def of(cls, filename: str, sl: int, sc: int, sb: int, el: int, ec: int, eb: int) -> SourceRange:
+        """Build from plain numbers."""
+        r = cls.__new__(cls)
+        r._file = filename
+        r._span = (sl, sc, sb, el, ec, eb)
+        return r
+
+    @classmethod
+    def in_text(cls, text: SourceText, start_byte: int, end_byte: int) -> SourceRange:
+        """The bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path)."""
+        r = cls.__new__(cls)
+        r._file = text
+        r._span = start_byte << _BYTE_BITS | end_byte
+        return r
+
+    @classmethod
+    def packed_in_text(cls, text: SourceText, packed: int) -> SourceRange:
+        """The range that ``packed_span`` gave for a range of ``text``."""
+        start, end = packed >> _BYTE_BITS, packed & _BYTE_MASK
+        if not 0 <= start <= end <= len(text.src):
+            raise ValueError(f"bytes {start} to {end} are not in {text.name}")
+        r = cls.__new__(cls)
+        r._file = text
+        r._span = packed
+        return r
+
+    def packed_span(self) -> int | None:
+        """A parsed file's range as one int (``packed_in_text`` takes it back); None for any other."""
+        span = self._span
+        return span if type(span) is int else None
+
+    @property
+    def filename(self) -> str:
+        f = self._file
+        return f if type(f) is str else f.name  # type: ignore[union-attr]
+
+    @property
+    def text(self) -> SourceText | None:
+        """The parsed file this range is in, when it is one (its ends are then only byte offsets)."""
+        f = self._file
+        return None if type(f) is str else f  # type: ignore[return-value]
+
+    def byte_span(self) -> tuple[int, int]:
+        span = self._span
+        if type(span) is int:
+            return span >> _BYTE_BITS, span & _BYTE_MASK
+        return span[2], span[5]  # type: ignore[index]
+
+    def numbers(self) -> tuple[int, int, int, int, int, int]:
+        """Start line, column, byte, then end line, column, byte: what ``of`` takes after the name."""
+        span = self._span
+        if type(span) is tuple:
+            return span
+        text: SourceText = self._file  # type: ignore[assignment]
+        sb, eb = span >> _BYTE_BITS, span & _BYTE_MASK  # type: ignore[operator]
+        return (*text.line_column(sb), sb, *text.line_column(eb), eb)
+
+    def to(self, other: SourceRange) -> SourceRange:
+        """From this range's start to ``other``'s end."""
+        if type(self._span) is int and other._file is self._file:
+            return SourceRange.in_text(self._file, self.byte_span()[0], other.byte_span()[1])  # type: ignore[arg-type]
+        return SourceRange(self.filename, self.start, other.end)
+
+    @property
+    def start(self) -> Pos:
+        sl, sc, sb, *_ = self.numbers()
+        return Pos(sl, sc, sb)
+
+    @property
+    def end(self) -> Pos:
+        *_, el, ec, eb = self.numbers()
+        return Pos(el, ec, eb)
+
+    def _key(self) -> tuple[str, int, int, int, int, int, int]:
+        return (self.filename, *self.numbers())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceRange):
+            return NotImplemented
+        if self._file is other._file and self._span == other._span:
+            return True
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"SourceRange({self.filename!r}, {self.start!r}, {self.end!r})"
+
+    def __str__(self) -> str:
+        sl, sc, *_ = self.numbers()
+        return f"{self.filename}:{sl}:{sc}"
+
+    def to_json(self) -> dict[str, Any]:
+        sl, sc, sb, el, ec, eb = self.numbers()
+        return {
+            "filename": self.filename,
+            "start": {"line": sl, "column": sc, "byte": sb},
+            "end": {"line": el, "column": ec, "byte": eb},
+        }
+
+    def sort_key(self) -> tuple[str, int, int]:
+        sl, sc, *_ = self.numbers()
+        return (self.filename, sl, sc)
