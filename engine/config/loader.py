@@ -20,6 +20,7 @@ import yaml
 
 from engine.config.decode import FILE_SCHEMA, ModuleDecoder
 from engine.config.model import Module
+from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
 from engine.errors import CtlError, Diagnostics
@@ -62,18 +63,24 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
     return found
 
 
-def parse_file(path: Path, display: str) -> Body:
-    """Parse one file by its suffix; syntax errors raise ``DiagnosticsError`` with positions."""
+def parse_file(path: Path, display: str, cache: ParseCache | None = None) -> Body:
+    """Parse one file by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
+
+    HCL files go through ``cache`` when one is given: they are most configurations' bulk, and
+    their parse is the costly one.
+    """
     src = path.read_bytes()
     name = path.name
     if name.endswith(".tf.json"):
         return parse_json_file(src, display, FILE_SCHEMA)
     if name.endswith((".tf.yaml", ".tf.yml")):
         return parse_yaml_file(src, display, FILE_SCHEMA)
+    if cache is not None:
+        return cache.parse(src, display, parse_hcl_file)
     return parse_hcl_file(src, display)
 
 
-def load_module(directory: Path, root: Path, diags: Diagnostics) -> Module:
+def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCache | None = None) -> Module:
     """Load the module in ``directory``; file names in diagnostics are relative to ``root``."""
     module = Module(dir=directory)
     decoder = ModuleDecoder(module, diags)
@@ -90,7 +97,7 @@ def load_module(directory: Path, root: Path, diags: Diagnostics) -> Module:
         display = _display(path, root)
         module.files.append(display)
         try:
-            body = parse_file(path, display)
+            body = parse_file(path, display, cache)
         except CtlError as err:
             diags.add(err)
             continue
@@ -99,22 +106,30 @@ def load_module(directory: Path, root: Path, diags: Diagnostics) -> Module:
 
 
 def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, Diagnostics]:
-    """Load the root module in ``root`` and every local module it calls, recursively."""
+    """Load the root module in ``root`` and every local module it calls, recursively.
+
+    Parsed HCL files are kept in the root's parse cache (``engine.config.parse_cache``).
+    """
     diags = diags if diags is not None else Diagnostics()
     root = root.resolve()
     if not root.is_dir():
         raise CtlError(f"Configuration directory {root} does not exist", hint="Check --chdir.")
-    module = load_module(root, root, diags)
+    cache = ParseCache(root) if ParseCache.enabled() else None
+    module = load_module(root, root, diags, cache)
     if not module.files:
         diags.error(
             f"No configuration files in {root}",
             hint="Write *.tf, *.tf.json or *.tf.yaml files there, or point --chdir at them.",
         )
-    _load_children(module, root, diags, (root,))
+    _load_children(module, root, diags, (root,), cache)
+    if cache is not None:
+        cache.prune()
     return module, diags
 
 
-def _load_children(module: Module, root: Path, diags: Diagnostics, stack: tuple[Path, ...]) -> None:
+def _load_children(
+    module: Module, root: Path, diags: Diagnostics, stack: tuple[Path, ...], cache: ParseCache | None
+) -> None:
     for name, call in module.module_calls.items():
         source = call.source
         if not source.startswith(("./", "../")):
@@ -131,11 +146,11 @@ def _load_children(module: Module, root: Path, diags: Diagnostics, stack: tuple[
         if child_dir in stack:
             diags.error(f'Module "{name}" calls itself through "{source}"', range=call.source_rng)
             continue
-        child = load_module(child_dir, root, diags)
+        child = load_module(child_dir, root, diags, cache)
         if not child.files:
             diags.error(f'Module directory "{source}" has no configuration files', range=call.source_rng)
         module.children[name] = child
-        _load_children(child, root, diags, (*stack, child_dir))
+        _load_children(child, root, diags, (*stack, child_dir), cache)
 
 
 def _display(path: Path, root: Path) -> str:

@@ -1,0 +1,122 @@
+"""Parsed ``.tf`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
+
+Parsing is most of what ``validate`` does and a large share of every plan: at 50,000 resources
+about six seconds of each command. A file's entry is found by a SHA-256 of the parser's own code,
+the file's name and its bytes, so an edited file, a renamed one or a new ctl simply misses, and
+nothing is ever invalidated by hand. Entries are JSON (``engine.lang.syntax_codec``): an entry
+that cannot be read or decoded is parsed afresh and rewritten, never trusted in part.
+
+The cache sits with the rest of the working directory's data (providers, modules, plugins), and is
+as trusted as they are. Writing is best effort: a read-only directory just means no cache. The
+entries a load did not use are removed once they outnumber the ones it did, so the cache stays
+about the size of one configuration. ``CTL_PARSE_CACHE=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import orjson
+import tree_sitter
+import tree_sitter_hcl
+
+import engine.errors
+import engine.lang
+import engine.positions
+from engine.config import syntax
+from engine.config.syntax import Body
+from engine.errors import SourceText
+from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
+
+CACHE_DIR = Path(".ctl") / "cache" / "parse"
+ENABLE_ENV = "CTL_PARSE_CACHE"
+
+
+class ParseCache:
+    """The parse cache of one configuration root, for one load."""
+
+    def __init__(self, root: Path) -> None:
+        self.dir = root / CACHE_DIR
+        self.used: set[str] = set()
+        self.writable = True
+
+    @staticmethod
+    def enabled() -> bool:
+        return os.environ.get(ENABLE_ENV, "1") != "0"
+
+    def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
+        """``parse(src, filename)``, or the same tree from the cache when this exact file was parsed before."""
+        digest = hashlib.sha256(_fingerprint())
+        digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(src)
+        name = digest.hexdigest() + ".json"
+        self.used.add(name)
+        path = self.dir / name
+        try:
+            data = path.read_bytes()
+        except OSError:
+            pass
+        else:
+            try:
+                return decode_body(orjson.loads(data), SourceText(filename, src))
+            except ValueError:
+                pass  # damaged or foreign: parsed below, and rewritten
+        body = parse(src, filename)
+        self._store(path, body, filename)
+        return body
+
+    def _store(self, path: Path, body: Body, filename: str) -> None:
+        if not self.writable:
+            return
+        try:
+            data = orjson.dumps(encode_body(body, filename))
+        except (Uncacheable, TypeError, RecursionError):
+            return  # orjson's own errors are TypeErrors: a tree too deep for it is parsed every time
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(data)
+            os.replace(temporary, path)
+        except OSError:
+            self.writable = False
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+
+    def prune(self) -> None:
+        """Remove the entries this load did not use, once they outnumber the ones it did."""
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return
+        if len(names) <= 2 * len(self.used) + 32:
+            return
+        for name in names:
+            if name not in self.used:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.dir / name)
+
+
+@cache
+def _fingerprint() -> bytes:
+    """What a parse result depends on besides the file: the code of the parser and of the tree it builds.
+
+    The language package's modules, the syntax and error models, and the size and time of every
+    file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry.
+    """
+    digest = hashlib.sha256()
+    sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
+    sources += [Path(syntax.__file__), Path(engine.errors.__file__), Path(engine.positions.__file__), Path(__file__)]
+    for path in sources:
+        digest.update(path.read_bytes())
+    for package in (tree_sitter, tree_sitter_hcl):
+        folder = Path(package.__file__ or "").parent
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.is_file():
+                stat = entry.stat()
+                digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    return digest.digest()

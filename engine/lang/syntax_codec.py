@@ -1,0 +1,143 @@
+"""A parsed file's bodies and expressions as plain JSON lists, and back: the parse cache's format.
+
+Rebuilding the tree from lists is about three times faster than converting tree-sitter's tree
+(measured on 250-resource files: 9 ms against 32 ms per file), because it skips every call into
+the parser's node objects and every position computation. JSON keeps a damaged or foreign cache
+entry harmless: the worst it can do is fail to decode, and the caller then parses the file.
+
+Every node is ``[kind, field, ...]``: ``kind`` indexes ``_CLASSES`` for the syntax and expression
+dataclasses (their fields in declaration order) or is one of the negative markers below for a
+range, a list, a tuple, a dict or a number JSON cannot carry exactly. Ranges leave out the file
+name: every range of one file has the same one, given back by the caller with the file's text, and
+a range in the parsed file itself is just its two byte offsets packed in one int. Strings are
+interned as they come back, as the parser interns names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from fractions import Fraction
+from operator import attrgetter
+from sys import intern
+from typing import Any
+
+from engine.config.syntax import Attribute, Block, Body
+from engine.errors import SourceRange, SourceText
+from engine.lang import ast
+from engine.lang.numbers import BigFloat
+
+_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
+_INT64 = 1 << 63
+
+_CLASSES: list[type] = [Attribute, Block, Body] + [
+    c for c in vars(ast).values()
+    if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == ast.__name__
+]
+_KIND = {c: i for i, c in enumerate(_CLASSES)}
+
+
+def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving an instance's field values as a tuple, in declaration order."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    if len(names) == 1:
+        return lambda o: (getattr(o, names[0]),)
+    return attrgetter(*names)
+
+
+_GETTERS = {c: _getter(c) for c in _CLASSES}
+
+
+class Uncacheable(Exception):
+    """The tree holds something this format does not carry; the file is simply not cached."""
+
+
+def encode_body(body: Body, filename: str) -> list[Any]:
+    """``body`` as nested lists of JSON values; raises ``Uncacheable`` for what it cannot carry."""
+    if body.duplicates:  # the decoder reports them from shared objects: parse such a file afresh
+        raise Uncacheable("duplicate attributes")
+    return _encode(body, filename)
+
+
+def _encode(o: Any, filename: str) -> Any:
+    t = type(o)
+    getter = _GETTERS.get(t)
+    if getter is not None:  # most of a tree: one of the dataclasses
+        if t is Body and o.duplicates:
+            raise Uncacheable("duplicate attributes")
+        return [_KIND[t], *[_encode(v, filename) for v in getter(o)]]
+    if t is SourceRange:
+        if o.filename != filename:
+            raise Uncacheable("a range in another file")
+        packed = o.packed_span()
+        return [_SPAN, packed] if packed is not None else [_RANGE, *o.numbers()]
+    if t is str or t is bool or o is None:
+        return o
+    if t is tuple:
+        return [_TUPLE, *[_encode(x, filename) for x in o]]
+    if t is list:
+        return [_LIST, *[_encode(x, filename) for x in o]]
+    if t is int:
+        return o if -_INT64 <= o < _INT64 else [_BIG_INT, str(o)]
+    if t is dict:
+        out: list[Any] = [_DICT]
+        for key, value in o.items():
+            if type(key) is not str:
+                raise Uncacheable("a non-string key")
+            out.append(key)
+            out.append(_encode(value, filename))
+        return out
+    if t is BigFloat:
+        exact = o.exact
+        return [_BIG_FLOAT, str(exact.numerator), str(exact.denominator)]
+    raise Uncacheable(f"a {t.__name__} value")
+
+
+def decode_body(data: Any, text: SourceText) -> Body:
+    """The ``Body`` that ``encode_body`` encoded from the file ``text``; malformed input raises ``ValueError``."""
+    try:
+        body = _Decoder(text).decode(data)
+    except (IndexError, KeyError, TypeError, ValueError, ZeroDivisionError, RecursionError) as exc:
+        raise ValueError(f"not an encoded body: {exc}") from None
+    if type(body) is not Body:
+        raise ValueError("not an encoded body")
+    return body
+
+
+class _Decoder:
+    """Rebuilds one file's tree; holds the file every range gets back."""
+
+    def __init__(self, text: SourceText) -> None:
+        self.text = text
+        self.filename = text.name
+
+    def decode(self, x: Any) -> Any:
+        if type(x) is not list:
+            return x
+        return self.node(x)
+
+    def node(self, x: list[Any]) -> Any:
+        """One encoded node; scalars among its fields are taken as they are, without a call each."""
+        kind = x[0]
+        node = self.node
+        if kind >= 0:
+            return _CLASSES[kind](*[node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]])
+        if kind == _SPAN:
+            _, packed = x
+            if type(packed) is not int:
+                raise ValueError("a range that is not a number")
+            return SourceRange.packed_in_text(self.text, packed)
+        if kind == _RANGE:
+            _, sl, sc, sb, el, ec, eb = x
+            return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
+        if kind == _TUPLE:
+            return tuple([node(y) if type(y) is list else y for y in x[1:]])
+        if kind == _LIST:
+            return [node(y) if type(y) is list else y for y in x[1:]]
+        if kind == _DICT:
+            return {x[i]: node(v) if type(v := x[i + 1]) is list else v for i in range(1, len(x), 2)}
+        if kind == _BIG_INT:
+            return int(x[1])
+        if kind == _BIG_FLOAT:
+            return BigFloat(Fraction(int(x[1]), int(x[2])))
+        raise ValueError(f"unknown kind {kind}")

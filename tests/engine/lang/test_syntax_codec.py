@@ -1,0 +1,113 @@
+"""The parse cache's format: every tree comes back equal, positions included; bad input is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from engine.errors import CtlError, SourceText
+from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
+
+TESTS = Path(__file__).resolve().parents[2]
+
+EVERY_CONSTRUCT = '''\
+terraform {
+  required_version = ">= 1.0"
+}
+
+variable "big" {
+  default = 123456789012345678901234567890
+}
+
+locals {
+  fraction = 0.1 + 2.5e-3
+  negative = -9223372036854775809
+  unicode  = "Grüße, ${var.name}!"
+  heredoc  = <<-EOT
+    %{ for k, v in var.tags ~}
+    ${k}=${v}
+    %{ endfor ~}
+    %{ if var.on }on%{ else }off%{ endif }
+  EOT
+  splat    = aws_instance.web[*].id
+  legacy   = aws_instance.web.*.id
+  nested   = { (var.key) = [for i, x in var.xs : x * 2 if i > 0], "q" = !var.on }
+  grouped  = { for x in var.xs : x.k => x.v... }
+  call     = merge(var.a, var.b...)
+  cond     = var.on ? try(var.x[0]["y"], null) : (var.z).w
+}
+
+resource "aws_instance" "web" {
+  count = 2
+  tags  = { Name = "web-${count.index}" }
+
+  dynamic "ebs_block_device" {
+    for_each = var.disks
+    content {
+      device_name = ebs_block_device.value.name
+    }
+  }
+
+  lifecycle {
+    ignore_changes = [tags["x"]]
+  }
+}
+'''
+
+
+def roundtrip(src: str, filename: str = "main.tf") -> None:
+    body = parse_hcl_file(src.encode(), filename)
+    data = orjson.loads(orjson.dumps(encode_body(body, filename)))
+    assert decode_body(data, SourceText(filename, src.encode())) == body  # node for node, every range and value
+
+
+def test_every_construct_comes_back_equal_with_its_positions() -> None:
+    roundtrip(EVERY_CONSTRUCT)
+
+
+def test_numbers_keep_their_exact_values() -> None:
+    src = 'locals {\n  a = 123456789012345678901234567890\n  b = 0.1\n}\n'
+    body = parse_hcl_file(src.encode(), "n.tf")
+    back = decode_body(orjson.loads(orjson.dumps(encode_body(body, "n.tf"))), SourceText("n.tf", src.encode()))
+    (locals_block,) = back.blocks
+    a = locals_block.body.attributes["a"].expr.value
+    b = locals_block.body.attributes["b"].expr.value
+    original_b = body.blocks[0].body.attributes["b"].expr.value
+    assert a == 123456789012345678901234567890 and type(a) is int
+    assert b.exact == original_b.exact  # the 512-bit value, not only the nearest double
+
+
+def _parses(path: Path) -> bool:
+    try:
+        parse_hcl_file(path.read_bytes(), path.name)
+    except CtlError:
+        return False  # a deliberately broken file: never cached, since it does not parse
+    return True
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(TESTS.rglob("*.tf")) if _parses(p)],
+                         ids=lambda p: str(p.relative_to(TESTS)))
+def test_every_configuration_in_the_tests_comes_back_equal(path: Path) -> None:
+    roundtrip(path.read_bytes().decode(), path.name)
+
+
+def test_a_file_with_a_duplicate_attribute_is_not_cached() -> None:
+    body = parse_hcl_file(b'locals {\n  a = 1\n  a = 2\n}\n', "d.tf")
+    with pytest.raises(Uncacheable):
+        encode_body(body, "d.tf")
+
+
+@pytest.mark.parametrize("data", [
+    None, 7, "text", [], [999], [-99, 1], ["0"], [0, 1], [2, [-4, 1]], [-1, 1, 2],
+    [2, [-4], [-2]],  # a Body without its range
+    [2, [-4], [-2], [-1, 1, 1, 0, 1, 2, 1], [-2], "extra"],
+    [-6, "1", "0"],
+    [2, [-4], [-2], [-7, 99]], [2, [-4], [-2], [-7, (5 << 32) | 2]], [2, [-4], [-2], [-7, "0"]],  # spans outside the file
+], ids=repr)
+def test_malformed_entries_are_refused_with_one_error_type(data: object) -> None:
+    with pytest.raises(ValueError):
+        decode_body(data, SourceText("main.tf", b"locals {}\n"))
+
