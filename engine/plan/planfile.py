@@ -167,8 +167,12 @@ def encode_value(v: Any) -> Any:
 
 
 def decode_value(v: Any) -> Any:
-    """The inverse of ``encode_value``."""
-    if isinstance(v, dict):
+    """The inverse of ``encode_value``.
+
+    A list or object with nothing encoded inside is returned as it is, not copied: nearly every
+    value of a plan is plain, and a large plan's values are tens of megabytes.
+    """
+    if type(v) is dict:
         if v.get(_UNKNOWN) is True:
             return Unknown(v.get(_TYPE))
         if _SENSITIVE in v:
@@ -176,9 +180,25 @@ def decode_value(v: Any) -> Any:
             return Marked(decode_value(v[_SENSITIVE]), marks)
         if _OBJECT in v and len(v) == 1:
             return {k: decode_value(x) for k, x in v[_OBJECT].items()}
-        return {k: decode_value(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [decode_value(x) for x in v]
+        out: dict[str, Any] | None = None
+        for k, x in v.items():
+            if type(x) is dict or type(x) is list:
+                decoded = decode_value(x)
+                if decoded is not x:
+                    if out is None:
+                        out = dict(v)
+                    out[k] = decoded
+        return v if out is None else out
+    if type(v) is list:
+        out_l: list[Any] | None = None
+        for i, x in enumerate(v):
+            if type(x) is dict or type(x) is list:
+                decoded = decode_value(x)
+                if decoded is not x:
+                    if out_l is None:
+                        out_l = list(v)
+                    out_l[i] = decoded
+        return v if out_l is None else out_l
     return v
 
 
