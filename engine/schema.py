@@ -74,11 +74,15 @@ _PLACEHOLDERS: dict[str, Any] = {"string": "", "number": 0, "integer": 0, "boole
                                   "array": [], "object": {}}
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
     """Unknown values replaced by a value of the type the schema expects there.
 
     A value not known until apply cannot be checked, but its presence still counts (for
     ``required`` and for "one of these arguments" rules), so it stands in as a typed placeholder.
+    A collection with nothing unknown inside, the usual case, is returned as it is, not copied.
     """
     if isinstance(value, Unknown):
         t = sub.get("type", "string")
@@ -89,10 +93,29 @@ def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
         props = sub.get("properties", {})
         extra = sub.get("additionalProperties")
         other = extra if isinstance(extra, dict) else {}
-        return {k: _fill_unknowns(v, props.get(k, other)) for k, v in value.items()}
+        out: dict[Any, Any] | None = None
+        for k, v in value.items():
+            if type(v) in _SCALARS:
+                continue
+            filled = _fill_unknowns(v, props.get(k, other))
+            if filled is not v:
+                if out is None:
+                    out = dict(value)
+                out[k] = filled
+        return value if out is None else out
     if isinstance(value, list):
         items = sub.get("items", {})
-        return [_fill_unknowns(v, items if isinstance(items, dict) else {}) for v in value]
+        item_schema = items if isinstance(items, dict) else {}
+        out_l: list[Any] | None = None
+        for i, v in enumerate(value):
+            if type(v) in _SCALARS:
+                continue
+            filled = _fill_unknowns(v, item_schema)
+            if filled is not v:
+                if out_l is None:
+                    out_l = list(value)
+                out_l[i] = filled
+        return value if out_l is None else out_l
     return value
 
 

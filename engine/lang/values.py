@@ -185,24 +185,52 @@ Path = tuple[str | int, ...]
 
 
 def unmark_paths(v: Any, prefix: Path = ()) -> tuple[Any, list[Path]]:
-    """Remove marks and report the path of every sensitive value (for state/plan ``*_sensitive``)."""
+    """Remove marks and report the path of every sensitive value (for state/plan ``*_sensitive``).
+
+    As ``deep_unmark``: a collection with nothing marked inside comes back as it is, not copied.
+    """
+    t = type(v)
+    if t in _PLAIN_SCALARS:
+        return v, []
     if isinstance(v, Marked):
         inner, _ = deep_unmark(v.value)
         return inner, [prefix] if SENSITIVE in v.marks else []
     if isinstance(v, list):
-        out_l, paths = [], []
+        out_l: list[Any] | None = None
+        paths: list[Path] = []
         for i, x in enumerate(v):
+            if type(x) in _PLAIN_SCALARS:
+                if out_l is not None:
+                    out_l.append(x)
+                continue
             ux, p = unmark_paths(x, (*prefix, i))
-            out_l.append(ux)
-            paths.extend(p)
-        return out_l, paths
+            if p:
+                paths.extend(p)
+            if out_l is None and ux is not x:
+                out_l = list(v[:i])
+            if out_l is not None:
+                out_l.append(ux)
+        return (v if out_l is None else out_l), paths
     if isinstance(v, dict):
-        out_d, paths = {}, []
+        out_d: dict[Any, Any] | None = None
+        paths = []
         for k, x in v.items():
+            if type(x) in _PLAIN_SCALARS:
+                if out_d is not None:
+                    out_d[k] = x
+                continue
             ux, p = unmark_paths(x, (*prefix, k))
-            out_d[k] = ux
-            paths.extend(p)
-        return out_d, paths
+            if p:
+                paths.extend(p)
+            if out_d is None and ux is not x:
+                out_d = {}
+                for k2, x2 in v.items():  # the entries before this one, unchanged
+                    if k2 == k:
+                        break
+                    out_d[k2] = x2
+            if out_d is not None:
+                out_d[k] = ux
+        return (v if out_d is None else out_d), paths
     return v, []
 
 

@@ -103,6 +103,8 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
     Adapters never see ``Marked`` wrappers; the secrets in their results stay marked by path.
     """
     plain, paths = unmark_paths(marked)
+    if plain is marked:
+        plain = dict(marked)  # the adapter's own top level; values inside are shared, as they are read only
     if not paths:
         unmarked: dict[str, Any] = fn(*args, plain)
         return unmarked

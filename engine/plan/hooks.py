@@ -123,15 +123,19 @@ class PlanHooks(WalkHooks):
             return prior if prior is not None else UNKNOWN
         tainted = prior_obj is not None and prior_obj.status == "tainted"
         return self._managed(inst, rt, config, prior, node, tainted=tainted,
-                             private=prior_obj.private_bytes() if prior_obj is not None else b"")
+                             private=prior_obj.private_bytes() if prior_obj is not None else b"",
+                             prior_is_plain=prior_obj is not None and not prior_obj.sensitive_attributes)
 
     # ---- managed resources -----------------------------------------------------------------
 
     def _managed(self, inst: ResourceInstance, rt: ResourceType, config: dict[str, Any],
                  prior: dict[str, Any] | None, node: Node, *, tainted: bool = False,
-                 private: bytes = b"") -> Any:
+                 private: bytes = b"", prior_is_plain: bool = False) -> Any:
         """Plan one managed instance; a tainted object (a create that failed halfway, or
-        ``ctl taint``) is always replaced, as Terraform does."""
+        ``ctl taint``) is always replaced, as Terraform does.
+
+        ``prior_is_plain``: the prior object has no secrets, so it has no marks to take off.
+        """
         ctx = self.providers.context(rt, inst.address, inst.scope.path, inst.resource)
         ctx.private = private
         lc = inst.resource.lifecycle
@@ -139,7 +143,7 @@ class PlanHooks(WalkHooks):
             # As Terraform does: the provider plans from a configuration whose ignored arguments
             # hold their prior values, so what it plans (and later applies) keeps them.
             config = keep_ignored_changes(config, prior, lc.ignore_changes, rt)
-        prior_plain = plain(prior)
+        prior_plain = prior if prior_is_plain else plain(prior)
         try:
             planned = call_plain(rt.plan, ctx, prior_plain, marked=config)
         except CtlError as err:

@@ -66,7 +66,7 @@ class InstanceState:
     def from_marked(cls, attributes: dict[str, Any], **fields: Any) -> InstanceState:
         """Build an instance from evaluated attributes whose secrets carry the sensitive mark."""
         plain, paths = unmark_paths(attributes)
-        return cls(attributes=plain, sensitive_attributes=paths, **fields)
+        return cls(attributes=dict(plain) if plain is attributes else plain, sensitive_attributes=paths, **fields)
 
     def marked_attributes(self) -> dict[str, Any]:
         """The attributes with sensitive values marked again, ready for expression evaluation."""
