@@ -87,16 +87,17 @@ class Graph:
             for t in {e.target for e in edges}:
                 indegree[n] += 1
                 users[t].append(n)
-        ready = [n for n, d in indegree.items() if d == 0]
+        # The heap holds each node's fields as a plain tuple: compared in C, not by Node.__lt__.
+        ready = [(n.path, n.kind, n.name, n) for n, d in indegree.items() if d == 0]
         heapq.heapify(ready)
         out: list[Node] = []
         while ready:
-            n = heapq.heappop(ready)
+            n = heapq.heappop(ready)[3]
             out.append(n)
             for u in users[n]:
                 indegree[u] -= 1
                 if indegree[u] == 0:
-                    heapq.heappush(ready, u)
+                    heapq.heappush(ready, (u.path, u.kind, u.name, u))
         return out
 
     def find_cycle(self) -> list[tuple[Node, SourceRange | None]] | None:

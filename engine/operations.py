@@ -41,6 +41,7 @@ from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
 from engine.reserved_paths import reserved_paths
 from engine.session import manager_for, open_store
+from engine.state.gc_pause import gc_paused
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
@@ -103,6 +104,7 @@ def prepare(opts: RunOptions) -> Prepared:
     return Prepared(loaded, store, opts.plan.workspace)
 
 
+@gc_paused
 def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | None = None,
                registry: Registry | None = None) -> tuple[State, Recovery]:
     """Load state, replaying a journal; with the lock held, write the recovered state right away.
@@ -111,8 +113,8 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
     looked up and what is found is adopted (``engine.recovery``) before anything is written.
     """
     state = manager.load()
-    # The state lives as long as the command: out of the cyclic collector's view, as the loaded
-    # configuration is (engine.validate), rather than traversed again by every full collection.
+    # The state lives as long as the command: built with the collector paused, then out of its
+    # view, as the loaded configuration is (engine.validate), never traversed again.
     gc.freeze()
     rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
     if rec.orphans and loaded is not None and registry is not None:
@@ -160,6 +162,7 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     return Planned(result, rec, outcome)
 
 
+@gc_paused
 def _check_policies(plan: Plan, opts: RunOptions, policy: PolicyOptions,
                     on_policy: Callable[[PolicyOutcome], None] | None) -> PolicyOutcome:
     """The gate over one plan; the findings are recorded in the plan (saved plans, job summaries)."""

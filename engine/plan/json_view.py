@@ -60,7 +60,8 @@ class _Shapes:
     A plan shows the same object in several places: an unchanged instance is its change's
     ``before`` and ``after``, its planned value and its prior state; a created one is its change's
     ``after`` and its planned value. The three views are made once per object and then shared by
-    every place that shows it (the document is only read and serialised, never edited in place).
+    every place that shows it (the document is only read and serialised, never edited in place,
+    so a value with nothing to mask or leave out is shown as the very object the plan holds).
     """
 
     def __init__(self, show_sensitive: bool) -> None:
@@ -97,24 +98,28 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
     if isinstance(v, Unknown):
         return _OMIT, True, None
     if isinstance(v, dict):
-        plain_d: dict[str, Any] = {}
+        plain_d: dict[str, Any] | None = None  # made only when some value's plain view differs
         unknown_d: dict[str, Any] = {}
         sensitive_d: dict[str, Any] = {}
         for k, x in v.items():
             if type(x) in _SCALARS:  # most leaves: no call
-                plain_d[k] = x
+                if plain_d is not None:
+                    plain_d[k] = x
                 continue
             p, u, s = _walk(x, mask)
-            if p is not _OMIT:
+            if plain_d is None and p is not x:
+                plain_d = _before(v, k)
+            if plain_d is not None and p is not _OMIT:
                 plain_d[k] = p
             if u is not None:
                 unknown_d[k] = u
             if s is not None:
                 sensitive_d[k] = s
-        return plain_d, (unknown_d or None), (sensitive_d or None)
+        return (v if plain_d is None else plain_d), (unknown_d or None), (sensitive_d or None)
     if isinstance(v, list | tuple):
         plain_l, unknown_l, sensitive_l = [], [], []
         any_unknown = any_sensitive = False
+        same = type(v) is list  # a list whose items are all their own plain views is its own
         for x in v:
             if type(x) in _SCALARS:
                 plain_l.append(x)
@@ -122,13 +127,24 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
                 sensitive_l.append(False)
                 continue
             p, u, s = _walk(x, mask)
+            same = same and p is x
             plain_l.append(None if p is _OMIT else p)
             unknown_l.append(False if u is None else u)
             sensitive_l.append(False if s is None else s)
             any_unknown = any_unknown or u is not None
             any_sensitive = any_sensitive or s is not None
-        return plain_l, (unknown_l if any_unknown else None), (sensitive_l if any_sensitive else None)
+        return (v if same else plain_l), (unknown_l if any_unknown else None), (sensitive_l if any_sensitive else None)
     return v, None, None
+
+
+def _before(v: dict[str, Any], key: str) -> dict[str, Any]:
+    """The entries of ``v`` before ``key``: the start of a copy that differs from ``key`` on."""
+    out: dict[str, Any] = {}
+    for k, x in v.items():
+        if k == key:
+            break
+        out[k] = x
+    return out
 
 
 def _default(v: Any, shape: Any) -> Any:

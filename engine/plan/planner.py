@@ -46,6 +46,7 @@ from engine.plan.targets import Selection, check_addresses
 from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
+from engine.state.gc_pause import gc_paused_then_frozen
 from engine.state.model import State
 from engine.validate import Loaded, load_and_evaluate
 
@@ -86,6 +87,7 @@ def config_hash(root: Module) -> str:
     return h.hexdigest()
 
 
+@gc_paused_then_frozen
 def make_plan(
     root_dir: Path,
     state: State,
