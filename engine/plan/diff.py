@@ -92,9 +92,13 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def changed_attributes(prior: dict[str, Any], planned: dict[str, Any]) -> list[str]:
-    """Top-level attribute names whose planned value differs from the prior one."""
+    """Top-level attribute names whose planned value differs from the prior one.
+
+    ``prior`` is a stored object, so it holds no unknown value: an attribute that is the very
+    same object on both sides (what a read or a plan passed through) is unchanged, uncompared.
+    """
     keys = sorted(set(prior) | set(planned))
-    return [k for k in keys if not equal(prior.get(k), planned.get(k))]
+    return [k for k in keys if (p := prior.get(k)) is not planned.get(k) and not equal(p, planned.get(k))]
 
 
 def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:

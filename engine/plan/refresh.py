@@ -12,6 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.errors import CtlError, Diagnostics
@@ -67,6 +68,9 @@ def refresh(
         attrs, err = None, None
         started = time.monotonic()
         notify("refresh_start", str(addr), {"id": _shown_id(inst)})
+        if _reads_itself(inst, rt):
+            notify("refresh_complete", str(addr), {"id": _shown_id(inst), "elapsed": 0.0, "gone": False})
+            return _UNCHANGED, None
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
         try:
@@ -104,6 +108,8 @@ def refresh(
         if err is not None:
             diags.add(err if isinstance(err, CtlError) else CtlError(str(err), address=str(addr)))
             continue
+        if attrs is _UNCHANGED:
+            continue
         before = inst.marked_attributes()
         if attrs is None:
             new.remove_instance(addr)
@@ -122,6 +128,19 @@ def refresh(
         elif fresh.private != inst.private:
             new.set_instance(addr, inst.replace(private=fresh.private))  # not drift: the provider's own data
     return new, drift
+
+
+_UNCHANGED = object()  # what a read that would give back the stored object gives instead
+
+
+def _reads_itself(inst: InstanceState, rt: ResourceType) -> bool:
+    """Whether reading ``inst`` would give back exactly the stored object, so it need not be read.
+
+    So it is for a type that lives only in state (``terraform_data``, ``random_*``) and keeps the
+    default read, when the stored object is already at the type's schema version: refreshing tens
+    of thousands of them was a provider context, a copy and a comparison each, to learn nothing.
+    """
+    return rt.state_only and type(rt).read is ResourceType.read and inst.schema_version == rt.schema_version
 
 
 def _id_is_secret(inst: InstanceState) -> bool:
