@@ -69,7 +69,10 @@ def refresh(
         started = time.monotonic()
         notify("refresh_start", str(addr), {"id": _shown_id(inst)})
         if _reads_itself(inst, rt):
-            notify("refresh_complete", str(addr), {"id": _shown_id(inst), "elapsed": 0.0, "gone": False})
+            elapsed = time.monotonic() - started
+            _log.debug("refreshed %s in %.3fs", addr, elapsed,
+                       extra={"address": str(addr), "seconds": round(elapsed, 6), "ok": True})
+            notify("refresh_complete", str(addr), {"id": _shown_id(inst), "elapsed": elapsed, "gone": False})
             return _UNCHANGED, None
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
