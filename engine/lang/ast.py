@@ -4,6 +4,11 @@ HCL source (through tree-sitter), ``*.tf.json`` and YAML strings (templates) all
 nodes, so one evaluator serves every input syntax. Every node carries its source range, which is
 what lets an error point at ``file:line:col``. Template strip markers (``~``) are applied by the
 parser, so the evaluator never sees them.
+
+Nodes are never changed once built, and hash by value as frozen ones would (``unsafe_hash``), but
+are not declared frozen: a frozen dataclass sets each field through ``object.__setattr__``, and a
+large configuration builds millions of nodes (parsing, or rebuilding from the parse cache, is a
+quarter faster without it).
 """
 
 from __future__ import annotations
@@ -14,19 +19,19 @@ from typing import Any
 from engine.errors import SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Expr:
     rng: SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Literal(Expr):
     """A constant: null, bool, number or string."""
 
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class AttrStep:
     """``.name`` in a traversal."""
 
@@ -34,7 +39,7 @@ class AttrStep:
     rng: SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class IndexStep:
     """``[key]`` in a traversal (also the legacy ``.0`` form)."""
 
@@ -42,7 +47,7 @@ class IndexStep:
     rng: SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SplatStep:
     """A splat inside a splat's steps: in ``a[*].b[*].c`` the ``[*].c`` applied to each ``b``."""
 
@@ -54,7 +59,7 @@ class SplatStep:
 Step = AttrStep | IndexStep | SplatStep
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ScopeTraversal(Expr):
     """A name looked up in scope followed by steps: ``var.x``, ``aws_s3_bucket.a[0].arn``, ``each.key``."""
 
@@ -62,7 +67,7 @@ class ScopeTraversal(Expr):
     steps: tuple[Step, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RelativeTraversal(Expr):
     """Steps applied to the result of another expression: ``f(x)[0].y``, ``(var.m).k``."""
 
@@ -70,7 +75,7 @@ class RelativeTraversal(Expr):
     steps: tuple[Step, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Splat(Expr):
     """``source[*].a.b`` (full) or ``source.*.a`` (attribute-only): apply ``each`` to every element.
 
@@ -82,21 +87,21 @@ class Splat(Expr):
     full: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FunctionCall(Expr):
     name: str
     args: tuple[Expr, ...]
     expand_final: bool  # f(a, b...) — the last argument is a list spread into arguments
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Conditional(Expr):
     cond: Expr
     true: Expr
     false: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class BinaryOp(Expr):
     """``op`` is one of ``+ - * / % == != < <= > >= && ||``."""
 
@@ -105,7 +110,7 @@ class BinaryOp(Expr):
     right: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class UnaryOp(Expr):
     """``op`` is ``-`` or ``!``."""
 
@@ -113,12 +118,12 @@ class UnaryOp(Expr):
     operand: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TupleCons(Expr):
     items: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ObjectItem:
     """``key = value``; a bare identifier key is already a ``Literal`` string."""
 
@@ -126,12 +131,12 @@ class ObjectItem:
     value: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ObjectCons(Expr):
     items: tuple[ObjectItem, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ForExpr(Expr):
     """``[for k, v in coll : value if cond]`` or ``{for k, v in coll : key => value... if cond}``.
 
@@ -148,7 +153,7 @@ class ForExpr(Expr):
     group: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TemplateIf:
     cond: Expr
     then: tuple[TemplatePart, ...]
@@ -156,7 +161,7 @@ class TemplateIf:
     rng: SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TemplateFor:
     key_var: str | None
     value_var: str
@@ -169,21 +174,21 @@ class TemplateFor:
 TemplatePart = str | Expr | TemplateIf | TemplateFor
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Template(Expr):
     """A string template; the result is always a string."""
 
     parts: tuple[TemplatePart, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TemplateWrap(Expr):
     """A template that is exactly one interpolation (``"${x}"``): yields ``x`` unconverted."""
 
     inner: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Parens(Expr):
     """``(expr)``: kept so an object key in parentheses is evaluated, not taken literally."""
 

@@ -160,24 +160,9 @@ def _default(v: Any, shape: Any) -> Any:
 
 
 def _plain(v: Any, *, mask: bool) -> Any:
-    if isinstance(v, Marked):
-        if isinstance(v.value, Unknown):
-            return _OMIT
-        if mask and SENSITIVE in v.marks:
-            return MASK
-        return _plain(v.value, mask=mask)
-    if isinstance(v, Unknown):
-        return _OMIT
-    if isinstance(v, dict):
-        out = {}
-        for k, x in v.items():
-            px = _plain(x, mask=mask)
-            if px is not _OMIT:
-                out[k] = px
-        return out
-    if isinstance(v, list | tuple):
-        return [None if (px := _plain(x, mask=mask)) is _OMIT else px for x in v]
-    return v
+    """The value as JSON shows it: unknowns left out, secrets masked (when ``mask``), nothing copied
+    that needs no change."""
+    return _walk(v, mask)[0]
 
 
 def _is_unknown(v: Any) -> bool:
