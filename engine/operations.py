@@ -28,6 +28,7 @@ from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
 from engine.config_walk import ConfigWalk, WalkHooks
 from engine.errors import CtlError, DiagnosticsError, ExitCode
+from engine.lang.references import remembered
 from engine.lang.templatefile import render
 from engine.limits import DEFAULT_PARALLELISM
 from engine.locking.hold import locked
@@ -127,6 +128,7 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
     return state, rec
 
 
+@remembered()  # each expression's references worked out once per run
 def plan_only(opts: RunOptions, registry: Registry | None = None, *,
               events: Events | None = None,
               on_recovery: Callable[[Recovery], None] | None = None,
@@ -180,6 +182,7 @@ def _enforce(outcome: PolicyOutcome, opts: RunOptions) -> None:
         opts.policy_override = outcome.override
 
 
+@remembered()  # each expression's references worked out once per run
 def apply_run(
     opts: RunOptions,
     *,

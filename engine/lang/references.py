@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,11 +21,36 @@ class Reference:
     rng: SourceRange
 
 
-def references(expr: ast.Expr) -> list[Reference]:
+# Within ``remembered()``: each expression's references by its id, with the expression itself
+# (held, so the id cannot be reused while the entry lives).
+_memo: ContextVar[dict[int, tuple[ast.Expr, tuple[Reference, ...]]] | None] = ContextVar("references", default=None)
+
+
+def references(expr: ast.Expr) -> tuple[Reference, ...]:
     """Every name ``expr`` reads, in source order, except names bound by enclosing ``for``s."""
+    memo = _memo.get()
+    if memo is not None:
+        hit = memo.get(id(expr))
+        if hit is not None and hit[0] is expr:
+            return hit[1]
     out: list[Reference] = []
     _collect(expr, frozenset(), out)
-    return out
+    found = tuple(out)
+    if memo is not None:
+        memo[id(expr)] = (expr, found)
+    return found
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Each expression's references worked out once while inside: a plan reads them to build the
+    dependency graph and again for the plan's ``configuration`` view (half a second at 50,000
+    resources the second time)."""
+    token = _memo.set({})
+    try:
+        yield
+    finally:
+        _memo.reset(token)
 
 
 def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:

@@ -544,11 +544,11 @@ def test_marked_arguments_reach_functions_and_results_stay_marked() -> None:
 
 def test_references_keep_leading_static_steps() -> None:
     expr = op("+", ref("aws_instance", "web", 0, "id", line=2), ref("var", "m", "k", ref("local", "i"), "z"))
-    assert references(expr) == [
+    assert references(expr) == (
         Reference("aws_instance", ("web", 0, "id"), _r(2)),
         Reference("var", ("m", "k"), R),
         Reference("local", ("i",), R),
-    ]
+    )
 
 
 def test_references_stop_at_splat_and_see_inside_every_construct() -> None:
@@ -598,3 +598,15 @@ def test_errors_about_sensitive_collections_do_not_echo_their_keys() -> None:
 
 def test_legacy_numeric_attribute_indexes_a_list() -> None:
     assert ev(ref("var", "l", "1"), var={"l": ["a", "b"]}) == "b"
+
+
+def test_references_are_worked_out_once_while_remembered() -> None:
+    from engine.lang.references import remembered
+
+    expr = op("+", ref("var", "a"), ref("local", "b"))
+    with remembered():
+        first = references(expr)
+        assert references(expr) is first  # the same answer, not walked again
+        other = op("+", ref("var", "a"), ref("local", "b"))
+        assert references(other) == first and references(other) is not first  # an equal but other expression
+    assert references(expr) == first and references(expr) is not first  # outside: worked out afresh
