@@ -170,15 +170,25 @@ def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
             if m:
                 acc |= m
             if out_d is None and ux is not x:
-                out_d = {}
-                for k2, x2 in v.items():  # the entries before this one, unchanged
-                    if k2 == k:
-                        break
-                    out_d[k2] = x2
+                out_d = entries_before(v, k)
             if out_d is not None:
                 out_d[k] = ux
         return (v if out_d is None else out_d), acc
     return v, _NO_MARKS
+
+
+def entries_before(d: dict[Any, Any], key: Any) -> dict[Any, Any]:
+    """The entries of ``d`` before ``key``, in order: where a copy starts that differs from ``key`` on.
+
+    The value walks copy a collection only once something inside it changes; this is that copy's
+    unchanged beginning.
+    """
+    out: dict[Any, Any] = {}
+    for k, x in d.items():
+        if k == key:
+            break
+        out[k] = x
+    return out
 
 
 Path = tuple[str | int, ...]
@@ -223,11 +233,7 @@ def unmark_paths(v: Any, prefix: Path = ()) -> tuple[Any, list[Path]]:
             if p:
                 paths.extend(p)
             if out_d is None and ux is not x:
-                out_d = {}
-                for k2, x2 in v.items():  # the entries before this one, unchanged
-                    if k2 == k:
-                        break
-                    out_d[k2] = x2
+                out_d = entries_before(v, k)
             if out_d is not None:
                 out_d[k] = ux
         return (v if out_d is None else out_d), paths

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown
+from engine.lang.values import SENSITIVE, Marked, Unknown, entries_before
 from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
 from engine.state.address import format_module, parse_module
 from engine.state.gc_pause import gc_paused
@@ -108,7 +108,7 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
                 continue
             p, u, s = _walk(x, mask)
             if plain_d is None and p is not x:
-                plain_d = _before(v, k)
+                plain_d = entries_before(v, k)
             if plain_d is not None and p is not _OMIT:
                 plain_d[k] = p
             if u is not None:
@@ -135,16 +135,6 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
             any_sensitive = any_sensitive or s is not None
         return (v if same else plain_l), (unknown_l if any_unknown else None), (sensitive_l if any_sensitive else None)
     return v, None, None
-
-
-def _before(v: dict[str, Any], key: str) -> dict[str, Any]:
-    """The entries of ``v`` before ``key``: the start of a copy that differs from ``key`` on."""
-    out: dict[str, Any] = {}
-    for k, x in v.items():
-        if k == key:
-            break
-        out[k] = x
-    return out
 
 
 def _default(v: Any, shape: Any) -> Any:
@@ -181,7 +171,7 @@ def _plain(v: Any, *, mask: bool) -> Any:
                 continue
             px = _plain(x, mask=mask)
             if out is None and px is not x:
-                out = _before(v, k)
+                out = entries_before(v, k)
             if out is not None and px is not _OMIT:
                 out[k] = px
         return v if out is None else out

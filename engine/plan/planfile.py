@@ -180,25 +180,16 @@ def decode_value(v: Any) -> Any:
             return Marked(decode_value(v[_SENSITIVE]), marks)
         if _OBJECT in v and len(v) == 1:
             return {k: decode_value(x) for k, x in v[_OBJECT].items()}
-        out: dict[str, Any] | None = None
-        for k, x in v.items():
+    if type(v) is dict or type(v) is list:
+        out: Any = None  # the copy, made at the first item that decodes to something else
+        for k, x in v.items() if type(v) is dict else enumerate(v):
             if type(x) is dict or type(x) is list:
                 decoded = decode_value(x)
                 if decoded is not x:
                     if out is None:
-                        out = dict(v)
+                        out = v.copy()
                     out[k] = decoded
         return v if out is None else out
-    if type(v) is list:
-        out_l: list[Any] | None = None
-        for i, x in enumerate(v):
-            if type(x) is dict or type(x) is list:
-                decoded = decode_value(x)
-                if decoded is not x:
-                    if out_l is None:
-                        out_l = list(v)
-                    out_l[i] = decoded
-        return v if out_l is None else out_l
     return v
 
 
