@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,13 +46,22 @@ class PolicyOptions:
 
 
 def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
-    """Check a ``Plan``: its JSON view with the real (unmasked) values, in memory only."""
-    from engine.plan.json_view import plan_to_json
+    """Check a ``Plan``: its JSON view with the real (unmasked) values, in memory only.
 
-    configuration = getattr(plan, "configuration", None)
-    doc = plan_to_json(plan, show_sensitive=True,
-                       configuration=configuration if configuration is not None else {})
-    return check_plan_json(doc, root_dir, options)
+    The built-in pack reads only the resource changes, so the whole document (planned values, prior
+    state, configuration: most of its size for a large plan) is built only when a user policy is
+    there to read it.
+    """
+    from engine.plan.json_view import plan_to_json, resource_changes_json
+
+    def document(whole: bool) -> dict[str, Any]:
+        if not whole:
+            return {"resource_changes": resource_changes_json(plan, show_sensitive=True)}
+        configuration = getattr(plan, "configuration", None)
+        return plan_to_json(plan, show_sensitive=True,
+                            configuration=configuration if configuration is not None else {})
+
+    return _check(document, root_dir, options)
 
 
 def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
@@ -59,6 +69,12 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     if not isinstance(doc, dict) or not isinstance(doc.get("resource_changes", []), list):
         raise PolicyError("the plan JSON has no resource_changes list",
                           hint="Give the output of `ctl show --json PLANFILE` or `terraform show -json PLANFILE`.")
+    return _check(lambda _whole: doc, root_dir, options)
+
+
+def _check(document: Callable[[bool], dict[str, Any]], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
+    """Every policy source against the plan ``document(whole)`` gives: the whole JSON document when
+    a user policy may read any of it, else at least its ``resource_changes``."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sources = load_sources(root_dir, options.policy_dirs, builtin=options.builtin)
@@ -71,6 +87,7 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
                             timings=timings, builtin_mode=mode if any(s.builtin for s in sources) else None)
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
     user = [s for s in sources if not s.builtin]
+    doc = document(any(s.rego or s.simple for s in user))
     # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
     worker = isolation.start() if any(s.rego for s in user) else None
     try:

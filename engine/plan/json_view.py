@@ -233,7 +233,7 @@ def plan_to_json(
         },
         "planned_values": _planned_values(plan, show_sensitive, shapes),
         "resource_drift": [_resource_change(c, shapes) for c in plan.drift],
-        "resource_changes": [_resource_change(c, shapes) for c in plan.changes],
+        "resource_changes": resource_changes_json(plan, show_sensitive=show_sensitive, shapes=shapes),
         "output_changes": {
             name: _output_change(oc, show_sensitive) for name, oc in sorted(plan.outputs.items())
         },
@@ -250,6 +250,12 @@ def plan_to_json(
         "errored": plan.errored,
     })
     return doc
+
+
+def resource_changes_json(plan: Plan, *, show_sensitive: bool = False, shapes: _Shapes | None = None) -> list[dict]:
+    """The document's ``resource_changes``: all the built-in policy pack reads of a plan."""
+    shapes = shapes if shapes is not None else _Shapes(show_sensitive)
+    return [_resource_change(c, shapes) for c in plan.changes]
 
 
 def provider_name(provider: str) -> str:

@@ -217,3 +217,33 @@ def test_builtin_pack_mode_from_flag_environment_and_policy_set(tmp_path: Path) 
     assert off.returncode == 0 and "s3_encryption" not in off.stdout
     bad = check(env={"CTL_BUILTIN_POLICIES": "strict"})
     assert bad.returncode == 1 and "CTL_BUILTIN_POLICIES='strict'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_user_policies_read_the_whole_plan_while_the_pack_alone_needs_only_the_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gate builds the prior state, planned values and configuration only for user policies;
+    one that reads them must see them, in a plan and in a re-plan with a prior state."""
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "main.tf").write_text('variable "v" {\n  default = "a"\n}\n'
+                                 'resource "terraform_data" "x" {\n  input = var.v\n}\n')
+    assert run(["-C", str(cfg), "apply", "--auto-approve", "--var", "v=b"]) == 0
+    write(cfg / "policies", "whole.rego", """
+        package main
+        import rego.v1
+        deny contains msg if {
+            some r in input.planned_values.root_module.resources
+            some p in input.prior_state.values.root_module.resources
+            some c in input.configuration.root_module.resources
+            msg := sprintf("%s planned %s, was %s, configured from %s", [
+                r.address, r.values.input, p.values.input, concat(",", c.expressions.input.references)])
+        }
+    """)
+    capsys.readouterr()
+    assert run(["-C", str(cfg), "plan", "--no-color"]) == 3
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("FAIL - main.deny"))
+    assert "terraform_data.x planned a, was b, configured from" in line and "var.v" in line
+    (cfg / "policies" / "whole.rego").unlink()
+    assert run(["-C", str(cfg), "plan", "--no-color", "--detailed-exitcode"]) == 2  # the pack alone: advice only
