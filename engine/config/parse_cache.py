@@ -51,7 +51,10 @@ class ParseCache:
 
     def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
         """``parse(src, filename)``, or the same tree from the cache when this exact file was parsed before."""
-        digest = hashlib.sha256(_fingerprint())
+        fingerprint = _fingerprint()
+        if fingerprint is None:  # the parser's own files cannot be read: no way to key an entry safely
+            return parse(src, filename)
+        digest = hashlib.sha256(fingerprint)
         digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(src)
         name = digest.hexdigest() + ".json"
@@ -102,12 +105,20 @@ class ParseCache:
 
 
 @cache
-def _fingerprint() -> bytes:
+def _fingerprint() -> bytes | None:
     """What a parse result depends on besides the file: the code of the parser and of the tree it builds.
 
     The language package's modules, the syntax and error models, and the size and time of every
-    file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry.
+    file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry. None
+    when they cannot be read (an installation without its sources): then nothing is cached.
     """
+    try:
+        return _fingerprint_of_sources()
+    except OSError:
+        return None
+
+
+def _fingerprint_of_sources() -> bytes:
     digest = hashlib.sha256()
     sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
     sources += [Path(syntax.__file__), Path(engine.errors.__file__), Path(engine.positions.__file__), Path(__file__)]

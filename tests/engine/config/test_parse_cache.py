@@ -121,3 +121,24 @@ def test_old_entries_are_removed_once_they_outnumber_the_used_ones(make_config: 
     load_config(root)
     load_config(root)
     assert len(entries(root)) <= 2 * 1 + 32 + 1
+
+
+def test_without_the_parsers_own_sources_nothing_is_cached(
+    make_config: MakeConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installation without its .py files cannot key an entry by the parser's code: it parses."""
+    import engine.config.parse_cache as parse_cache
+
+    def unreadable() -> bytes:
+        raise FileNotFoundError("hcl.py")
+
+    monkeypatch.setattr(parse_cache, "_fingerprint_of_sources", unreadable)
+    parse_cache._fingerprint.cache_clear()
+    try:
+        root = make_config({"main.tf": MAIN})
+        for _ in range(2):
+            module, diags = load_config(root)
+            assert not diags.has_errors and str(module.outputs["o"].expr.rng) == "main.tf:6:11"
+        assert entries(root) == []
+    finally:
+        parse_cache._fingerprint.cache_clear()
