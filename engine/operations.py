@@ -13,7 +13,6 @@ caller show each step as it happens; they never decide anything.
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -42,7 +41,7 @@ from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
 from engine.reserved_paths import reserved_paths
 from engine.session import manager_for, open_store
-from engine.state.gc_pause import gc_paused
+from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
@@ -105,7 +104,7 @@ def prepare(opts: RunOptions) -> Prepared:
     return Prepared(loaded, store, opts.plan.workspace)
 
 
-@gc_paused
+@gc_paused_then_frozen
 def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | None = None,
                registry: Registry | None = None) -> tuple[State, Recovery]:
     """Load state, replaying a journal; with the lock held, write the recovered state right away.
@@ -113,10 +112,9 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
     Given the configuration and the adapters, creates the interrupted apply left unfinished are
     looked up and what is found is adopted (``engine.recovery``) before anything is written.
     """
+    # The state lives as long as the command: built with the collector paused, then frozen out of
+    # its view, as the loaded configuration is (engine.validate), never traversed again.
     state = manager.load()
-    # The state lives as long as the command: built with the collector paused, then out of its
-    # view, as the loaded configuration is (engine.validate), never traversed again.
-    gc.freeze()
     rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
     if rec.orphans and loaded is not None and registry is not None:
         assert loaded.walk is not None and loaded.root is not None

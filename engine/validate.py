@@ -7,7 +7,6 @@ unknown, and every problem found along the way is reported at once, sorted by po
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from engine.graph import Graph, build_graph
 from engine.lang.values import UNKNOWN
 from engine.plan.removals import check_removed_blocks
 from engine.plugins.functions import resolver as functions_resolver
+from engine.state.gc_pause import gc_paused_then_frozen
 
 
 @dataclass
@@ -75,6 +75,7 @@ def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -
                 )
 
 
+@gc_paused_then_frozen
 def load_and_evaluate(
     root_dir: Path,
     *,
@@ -96,18 +97,11 @@ def load_and_evaluate(
     """
     # The parsed model is hundreds of thousands of small objects with almost no reference cycles:
     # the cyclic garbage collector would rescan them over and over (half the run time at 10,000
-    # resources). Pause it while building, then freeze what was built out of its view.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt,
-                                  hooks_factory=hooks_factory, registry=registry, workspace=workspace,
-                                  require_all_variables=require_all_variables, plan_mode=plan_mode,
-                                  defaults_unknown=defaults_unknown)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-        gc.freeze()
+    # resources). It is paused while building, then what was built is frozen out of its view.
+    return _load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt,
+                              hooks_factory=hooks_factory, registry=registry, workspace=workspace,
+                              require_all_variables=require_all_variables, plan_mode=plan_mode,
+                              defaults_unknown=defaults_unknown)
 
 
 def _load_and_evaluate(

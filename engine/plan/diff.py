@@ -98,7 +98,7 @@ def changed_attributes(prior: dict[str, Any], planned: dict[str, Any]) -> list[s
     same object on both sides (what a read or a plan passed through) is unchanged, uncompared.
     """
     keys = sorted(set(prior) | set(planned))
-    return [k for k in keys if (p := prior.get(k)) is not planned.get(k) and not equal(p, planned.get(k))]
+    return [k for k in keys if (p := prior.get(k)) is not (q := planned.get(k)) and not equal(p, q)]
 
 
 def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:

@@ -150,36 +150,9 @@ def _default(v: Any, shape: Any) -> Any:
 
 
 def _plain(v: Any, *, mask: bool) -> Any:
-    """The value as JSON shows it: unknowns left out, secrets masked (when ``mask``); a list or
-    object with nothing inside to change is shown as it is, not copied."""
-    if type(v) in _SCALARS:
-        return v
-    if isinstance(v, Marked):
-        if isinstance(v.value, Unknown):
-            return _OMIT
-        if mask and SENSITIVE in v.marks:
-            return MASK
-        return _plain(v.value, mask=mask)
-    if isinstance(v, Unknown):
-        return _OMIT
-    if isinstance(v, dict):
-        out: dict[str, Any] | None = None
-        for k, x in v.items():
-            if type(x) in _SCALARS:
-                if out is not None:
-                    out[k] = x
-                continue
-            px = _plain(x, mask=mask)
-            if out is None and px is not x:
-                out = entries_before(v, k)
-            if out is not None and px is not _OMIT:
-                out[k] = px
-        return v if out is None else out
-    if isinstance(v, list | tuple):
-        items = [None if (px := _plain(x, mask=mask)) is _OMIT else px for x in v]
-        same = type(v) is list and all(a is b for a, b in zip(items, v, strict=True))
-        return v if same else items
-    return v
+    """The value as JSON shows it: unknowns left out, secrets masked (when ``mask``); nothing copied
+    that needs no change (the plain view of ``_walk``)."""
+    return _walk(v, mask)[0]
 
 
 def _is_unknown(v: Any) -> bool:

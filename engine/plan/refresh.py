@@ -63,16 +63,9 @@ def refresh(
             continue
         work.append((addr, inst, rt))
 
-    def read(item: tuple[InstanceAddress, InstanceState, Any]) -> tuple[Any, BaseException | None]:
-        addr, inst, rt = item
-        attrs, err = None, None
-        started = time.monotonic()
-        notify("refresh_start", str(addr), {"id": _shown_id(inst)})
+    def fetch(addr: InstanceAddress, inst: InstanceState, rt: Any) -> tuple[Any, CtlError | None]:
+        """The object as the adapter reads it now (``_UNCHANGED`` when reading cannot change it)."""
         if _reads_itself(inst, rt):
-            elapsed = time.monotonic() - started
-            _log.debug("refreshed %s in %.3fs", addr, elapsed,
-                       extra={"address": str(addr), "seconds": round(elapsed, 6), "ok": True})
-            notify("refresh_complete", str(addr), {"id": _shown_id(inst), "elapsed": elapsed, "gone": False})
             return _UNCHANGED, None
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
@@ -83,17 +76,25 @@ def refresh(
             attrs = rt.read(ctx, dict(inst.attributes))
             if ctx.new_private is not None:
                 privates[str(addr)] = ctx.new_private
+            return attrs, None
         except CtlError as exc:
-            err = exc
+            return None, exc
         except Exception as exc:  # an SDK failure: reported against the address
-            err = CtlError(f"Refreshing {addr} failed: {exc}", address=str(addr))
+            return None, CtlError(f"Refreshing {addr} failed: {exc}", address=str(addr))
+
+    def read(item: tuple[InstanceAddress, InstanceState, Any]) -> tuple[Any, BaseException | None]:
+        addr, inst, rt = item
+        started = time.monotonic()
+        notify("refresh_start", str(addr), {"id": _shown_id(inst)})
+        attrs, err = fetch(addr, inst, rt)
         elapsed = time.monotonic() - started
         _log.debug("refreshed %s in %.3fs", addr, elapsed,
                    extra={"address": str(addr), "seconds": round(elapsed, 6), "ok": err is None})
         if err is not None:
             notify("refresh_errored", str(addr), {"error": str(err), "elapsed": elapsed})
         else:
-            fresh_id = attrs.get("id") if isinstance(attrs, dict) and not _id_is_secret(inst) else None
+            current = inst.attributes if attrs is _UNCHANGED else attrs
+            fresh_id = current.get("id") if isinstance(current, dict) and not _id_is_secret(inst) else None
             notify("refresh_complete", str(addr), {"id": fresh_id, "elapsed": elapsed, "gone": attrs is None})
         return attrs, err
 

@@ -37,7 +37,7 @@ def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
 def gc_paused_then_frozen(fn: Callable[P, R]) -> Callable[P, R]:
     """``gc_paused``, then everything alive is frozen out of the collector's view.
 
-    For work whose result lives as long as the command, a plan above all: it allocates a few
+    For work whose result lives as long as the command (the configuration, the state, a plan): a plan allocates a few
     objects per value of every resource, and at 50,000 resources the collector spent a fifth of a
     re-plan rescanning them. Frozen, they are never scanned again; any cycle made meanwhile (an
     SDK's) is kept until the process ends, which for a command is soon.
