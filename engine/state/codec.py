@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -17,7 +18,7 @@ import orjson
 
 from backends.base import BackendError
 from engine.lang.values import Path
-from engine.state import dynamic_attrs
+from engine.state import dynamic_attrs, piecewise
 from engine.state.address import AddressError, parse_module
 from engine.state.gc_pause import gc_paused
 from engine.state.model import (
@@ -205,17 +206,35 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})
 def _sorted_keys(value: Any) -> Any:
     """Object and map keys in order at every level, as Terraform writes attributes (Go sorts map keys).
 
-    Runs over every attribute of every instance at each state write; scalar leaves, most of the
-    values, are taken as they are without a call of their own.
+    Runs over every attribute of every instance at each state write. A dict whose keys are already
+    in order and whose children needed nothing is returned as it is, and so is such a list: values
+    read from a state file are sorted already, and copying them all made each write hold a second
+    state in memory. Scalar leaves, most of the values, are taken as they are without a call.
     """
     if isinstance(value, dict):
-        out = {}
-        for k in sorted(value):
-            v = value[k]
-            out[k] = v if type(v) in _LEAVES else _sorted_keys(v)
-        return out
+        in_order, previous, changed = True, None, None
+        for k, v in value.items():
+            if previous is not None and k < previous:
+                in_order = False
+            previous = k
+            if type(v) not in _LEAVES:
+                s = _sorted_keys(v)
+                if s is not v:
+                    changed = changed or {}
+                    changed[k] = s
+        if in_order and changed is None:
+            return value
+        new = changed or {}
+        return {k: new.get(k, value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [v if type(v) in _LEAVES else _sorted_keys(v) for v in value]
+        out = None
+        for i, v in enumerate(value):
+            if type(v) not in _LEAVES:
+                s = _sorted_keys(v)
+                if s is not v:
+                    out = out or list(value)
+                    out[i] = s
+        return value if out is None else out
     return value
 
 
@@ -256,7 +275,22 @@ def holds_lone_surrogate(value: Any) -> bool:
 
 @gc_paused
 def decode_state(data: bytes, source: str) -> State:
-    """Parse state bytes; raises ``BackendError`` naming ``source`` for corrupt or foreign data."""
+    """Parse state bytes; raises ``BackendError`` naming ``source`` for corrupt or foreign data.
+
+    A state in the usual layout is read one resource at a time (``piecewise``); when that cannot
+    be done exactly, or finds the state corrupt, the whole document is parsed, so what is accepted
+    and every error message are the whole parse's.
+    """
+    pieces = piecewise.split(data)
+    if pieces is not None:
+        try:
+            return _state_of(pieces[0], source, pieces[1])
+        except (piecewise.NotPiecewise, BackendError):
+            pass
+    return _state_of(_parse_whole(data, source), source)
+
+
+def _parse_whole(data: bytes, source: str) -> Any:
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as exc:
@@ -276,6 +310,11 @@ def decode_state(data: bytes, source: str) -> State:
             "(a \\uD800-\\uDFFF escape without its partner), which no state writer produces",
             hint=_RESTORE_HINT,
         )
+    return doc
+
+
+def _state_of(doc: Any, source: str, resources: Iterator[Any] | None = None) -> State:
+    """The state of a parsed document; ``resources``, when given, are its resources one at a time."""
     if isinstance(doc, dict) and "encrypted_data" in doc and "version" not in doc:
         raise BackendError(
             f"the state at {source} is encrypted",
@@ -302,12 +341,13 @@ def decode_state(data: bytes, source: str) -> State:
     if serial < 0:
         raise reader.corrupt("serial", "is negative")
     outputs_raw = reader.opt(doc, "outputs", dict, "", {})
-    resources_raw = reader.opt(doc, "resources", list, "", [])
+    if resources is None:
+        resources = iter(reader.opt(doc, "resources", list, "", []))
     return State(
         serial=serial,
         lineage=lineage,
         outputs={name: reader.output(name, o) for name, o in outputs_raw.items()},
-        resources=[reader.resource(i, r) for i, r in enumerate(resources_raw)],
+        resources=[reader.resource(i, r) for i, r in enumerate(resources)],
         terraform_version=reader.opt(doc, "terraform_version", str, "", "") or "",
         check_results=doc.get("check_results"),
         extra={k: v for k, v in doc.items() if k not in _TOP_KEYS},
@@ -319,6 +359,7 @@ class _Reader:
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self.types_seen: dict[bytes, Any] = {}  # see dynamic_attrs.unwrap
 
     def corrupt(self, where: str, what: str) -> BackendError:
         return BackendError(f"state at {self.source} is corrupt: {where} {what}", hint=_RESTORE_HINT)
@@ -391,7 +432,8 @@ class _Reader:
         deps = self.opt(raw, "dependencies", list, where, [])
         if not all(isinstance(d, str) for d in deps):
             raise self.corrupt(f"{where}dependencies", "is not a list of addresses")
-        attributes, wrappers = dynamic_attrs.unwrap(type_name, self.opt(raw, "attributes", dict, where, {}))
+        attributes, wrappers = dynamic_attrs.unwrap(
+            type_name, self.opt(raw, "attributes", dict, where, {}), self.types_seen)
         return InstanceState(
             index_key=key,
             schema_version=self.opt(raw, "schema_version", int, where, 0),

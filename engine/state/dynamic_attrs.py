@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from engine.state.model import output_type
 
 # Resource types whose schema (fixed by Terraform itself) has dynamic top-level attributes.
@@ -19,18 +21,42 @@ DYNAMIC_ATTRIBUTES: dict[str, frozenset[str]] = {
 }
 
 
-def unwrap(type_name: str, attributes: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Bare attribute values, and the wrappers as read (to keep their types on write)."""
+def unwrap(
+    type_name: str, attributes: dict[str, Any], types_seen: dict[bytes, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Bare attribute values, and the wrappers as read (to keep their types on write).
+
+    Two kinds of sharing keep a decoded state small, which is safe because values are never changed
+    in place: ``types_seen`` (one dict per decode) makes every equal type description one object,
+    and a value an earlier attribute of the same instance holds as well is that object
+    (``terraform_data``'s ``output`` is its ``input``). At 10,000 such instances this halves the
+    decoded state (29 objects of 69 per instance were type descriptions).
+    """
     names = DYNAMIC_ATTRIBUTES.get(type_name)
     if not names:
         return attributes, {}
     bare, wrappers = dict(attributes), {}
-    for name in names & attributes.keys():
+    values: dict[bytes, Any] = {}
+    for name in sorted(names & attributes.keys()):
         raw = attributes[name]
         if isinstance(raw, dict) and raw.keys() == {"value", "type"}:
-            bare[name] = raw["value"]
-            wrappers[name] = raw
+            value = raw["value"]
+            if isinstance(value, dict | list):
+                value = _shared(value, values)
+            bare[name] = value
+            wrappers[name] = {"value": value, "type": _shared(raw["type"], types_seen)}
     return bare, wrappers
+
+
+def _shared(value: Any, seen: dict[bytes, Any] | None) -> Any:
+    """The object in ``seen`` that encodes to the same JSON as ``value`` (compared as text, because
+    ``[1] == [True] == [1.0]`` in Python), else ``value``, now in ``seen``."""
+    if seen is None:
+        return value
+    try:
+        return seen.setdefault(orjson.dumps(value), value)
+    except TypeError:  # not plain JSON, or an integer beyond 64 bits (orjson's errors are TypeErrors)
+        return value
 
 
 def wrap(type_name: str, attributes: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:

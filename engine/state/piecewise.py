@@ -1,0 +1,88 @@
+"""Reading a large state one resource at a time, so the whole document never exists as objects.
+
+Decoding a 105 MB state (50,000 resources) with ``json.loads`` holds, at its peak, the bytes, a
+105 MB ``str`` copy of them and every value of every resource before any of it can be turned into
+the leaner state model: about 450 MB over the bytes. This reads the layout Terraform and ctl write
+(two-space indent, one resource per array item) piece by piece instead: the document without its
+resources, then each resource, each decoded by orjson straight from the bytes and handed on before
+the next is read.
+
+The pieces are found by text alone, which is sound because JSON strings cannot hold a raw newline:
+a newline followed by exactly four spaces and ``},`` is layout, never data. The result is only used
+when it must equal the whole parse:
+
+* every piece parses on its own as a JSON object, and the resources' text is exactly those pieces
+  joined by commas, so (JSON's grammar being unambiguous) they are that array's elements;
+* the array taken out is the document's top-level ``resources`` value: it is replaced by a string
+  that occurs nowhere in the file, and the rest must parse with that string as its ``resources``;
+* no run of 19 digits occurs in a piece, because orjson reads integers beyond 64 bits as floats.
+
+Anything else (another layout, a syntax error, a surrogate escape orjson refuses, a big integer)
+returns ``None`` or raises ``NotPiecewise``, and the caller parses the whole document as before, so
+every error message stays the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+_START = b'\n  "resources": [\n    {'
+_BETWEEN = b"\n    },\n    {"
+_END = b"\n  ]"
+_HOLE = b'"\\u0000ctl:resources"'  # stands for the array taken out; never written by any tool
+HOLE = "\x00ctl:resources"
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
+
+
+class NotPiecewise(Exception):
+    """A piece did not parse as the whole document would have: parse the whole instead."""
+
+
+def split(data: bytes) -> tuple[Any, Iterator[Any]] | None:
+    """The document with its resources replaced by ``HOLE``, and its resources one at a time.
+
+    ``None`` when the file is not in the layout this reads. The iterator raises ``NotPiecewise``
+    when a resource's text does not decode exactly.
+    """
+    start = data.find(_START)
+    if start < 0 or _HOLE in data:
+        return None
+    bracket = start + len(_START) - len(b"[\n    {")
+    end = data.find(_END, bracket)
+    if end < 0:
+        return None
+    try:
+        rest = _decode(data[:bracket] + _HOLE + data[end + len(_END):])
+    except NotPiecewise:
+        return None
+    if not isinstance(rest, dict) or rest.get("resources") != HOLE:
+        return None
+    return rest, _resources(memoryview(data), bracket + len(b"[\n    "), end)
+
+
+def _resources(view: memoryview, at: int, end: int) -> Iterator[Any]:
+    raw = view.obj
+    assert isinstance(raw, bytes)
+    while True:
+        sep = raw.find(_BETWEEN, at, end)
+        stop = end if sep < 0 else sep + len(b"\n    }")
+        item = _decode(view[at:stop])
+        if not isinstance(item, dict):
+            raise NotPiecewise
+        yield item
+        if sep < 0:
+            return
+        at = sep + len(_BETWEEN) - 1
+
+
+def _decode(text: bytes | memoryview) -> Any:
+    if _LONG_NUMBER in bytes(text).translate(_DIGITS):
+        raise NotPiecewise
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise NotPiecewise from None
