@@ -14,7 +14,8 @@ when it must equal the whole parse:
 * every piece parses on its own as a JSON object, and the resources' text is exactly those pieces
   joined by commas, so (JSON's grammar being unambiguous) they are that array's elements;
 * the array taken out is the document's top-level ``resources`` value: it is replaced by a string
-  that occurs nowhere in the file, and the rest must parse with that string as its ``resources``;
+  made of 128 random bits for this read, which no file can hold, and the rest must parse with that
+  string as its ``resources``;
 * no run of 19 digits occurs in a piece, because orjson reads integers beyond 64 bits as floats.
 
 Anything else (another layout, a syntax error, a surrogate escape orjson refuses, a big integer)
@@ -24,6 +25,7 @@ every error message stays the same.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,8 +34,6 @@ import orjson
 _START = b'\n  "resources": [\n    {'
 _BETWEEN = b"\n    },\n    {"
 _END = b"\n  ]"
-_HOLE = b'"\\u0000ctl:resources"'  # stands for the array taken out; never written by any tool
-HOLE = "\x00ctl:resources"
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 
@@ -43,23 +43,24 @@ class NotPiecewise(Exception):
 
 
 def split(data: bytes) -> tuple[Any, Iterator[Any]] | None:
-    """The document with its resources replaced by ``HOLE``, and its resources one at a time.
+    """The document without its ``resources``, and its resources one at a time.
 
     ``None`` when the file is not in the layout this reads. The iterator raises ``NotPiecewise``
     when a resource's text does not decode exactly.
     """
     start = data.find(_START)
-    if start < 0 or _HOLE in data:
+    if start < 0:
         return None
+    hole = "ctl:" + secrets.token_hex(16)
     bracket = start + len(_START) - len(b"[\n    {")
     end = data.find(_END, bracket)
     if end < 0:
         return None
     try:
-        rest = _decode(data[:bracket] + _HOLE + data[end + len(_END):])
+        rest = _decode(data[:bracket] + f'"{hole}"'.encode() + data[end + len(_END):])
     except NotPiecewise:
         return None
-    if not isinstance(rest, dict) or rest.get("resources") != HOLE:
+    if not isinstance(rest, dict) or rest.pop("resources", None) != hole:
         return None
     return rest, _resources(memoryview(data), bracket + len(b"[\n    "), end)
 

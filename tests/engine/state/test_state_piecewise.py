@@ -111,8 +111,9 @@ def test_a_lone_surrogate_is_refused_with_its_own_message() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    piecewise.HOLE,  # the stand-in for the resources, as data
+    "ctl:" + "0" * 32,  # shaped like the stand-in for the resources
     "\n    },\n    {",  # the separator between resources, as (escaped) data
+    "\n  ]",  # the end of the resources
 ])
 def test_data_that_looks_like_the_layout_is_read_as_data(text: str) -> None:
     doc = copy.deepcopy(DOC)
