@@ -80,7 +80,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
 
     def on_plan(result: Any) -> None:
         view.end_phase()
-        show_plan(result, ui, con, color=color)
+        show_plan(result, ui, con, color=color, full=flags.full_plan)
 
     def on_policy(outcome: Any) -> None:
         show_policy(outcome, ui)

@@ -63,7 +63,7 @@ def plan_command(
         report_recovery(rec)
 
     def on_plan(result: Any) -> None:
-        show_plan(result, ui, con, color=color)
+        show_plan(result, ui, con, color=color, full=flags.full_plan)
 
     def on_policy(outcome: Any) -> None:
         show_policy(outcome, ui)
@@ -114,10 +114,12 @@ def report_recovery(rec: object) -> None:
         output.warn(line)
 
 
-def show_plan(result: Any, ui: Any, con: Any, *, color: bool) -> None:
+def show_plan(result: Any, ui: Any, con: Any, *, color: bool, full: bool) -> None:
     """A computed plan, as plan and apply show it: warnings, then the drift and the changes (or the
-    machine-readable view's events)."""
+    machine-readable view's events). A terminal shows a very large plan's first changes in full
+    and counts the rest, unless ``full`` (``--full-plan``)."""
     from cli.render_plan import render_drift, render_plan
+    from cli.render_plan_summary import TERMINAL_LIMIT
 
     output.print_diagnostics(result.diags.warnings())
     if ui is not None:
@@ -125,7 +127,9 @@ def show_plan(result: Any, ui: Any, con: Any, *, color: bool) -> None:
         return
     if result.plan.drift:
         output.write_rendered(con, render_drift(result.plan.drift, color=color))
-    output.write_rendered(con, render_plan(result.plan, color=color))
+    terminal = bool(getattr(con.file, "isatty", lambda: False)())
+    limit = TERMINAL_LIMIT if terminal and not full else None
+    output.write_rendered(con, render_plan(result.plan, color=color, limit=limit))
 
 
 def show_policy(outcome: Any, ui: Any) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from cli.render_diff import Differ, Painter
+from cli.render_plan_summary import counted
 from engine.lang.values import Marked
 from engine.plan.model import (
     ACTIONS_CREATE,
@@ -38,6 +39,16 @@ _SYMBOLS: dict[tuple[str, ...], str] = {
     ACTIONS_READ: "<=",
     ACTIONS_NOOP: " ",
     ACTIONS_FORGET: ".",
+}
+_VERBS = {  # for the changes a terminal counts instead of showing
+    "+": "to create",
+    "~": "to update in place",
+    "-": "to destroy",
+    "-/+": "to replace",
+    "+/-": "to replace, creating first",
+    "<=": "to read",
+    " ": "to move or import",
+    ".": "to forget",
 }
 _HEADLINES: dict[tuple[str, ...], str] = {
     ACTIONS_CREATE: "will be created",
@@ -194,12 +205,13 @@ def render_drift(changes: list[ResourceChange], *, color: bool) -> str:
     return "\n".join([*lines, _UNLESS]) + "\n"
 
 
-def render_plan(plan: Plan, *, color: bool) -> str:
+def render_plan(plan: Plan, *, color: bool, limit: int | None = None) -> str:
     """The plan after the drift section: the legend, every change, the summary, then outputs.
 
     Drift is rendered separately by ``render_drift`` (printed first) because apply shows it before
     asking for approval too; a refresh-only plan, whose whole content is drift, gets Terraform's
-    note on what applying it does.
+    note on what applying it does. With a ``limit`` (a terminal's), changes past it are counted
+    rather than shown (``cli.render_plan_summary``).
     """
     p = Painter(color)
     out: list[str] = []
@@ -217,8 +229,10 @@ def render_plan(plan: Plan, *, color: bool) -> str:
         used = {_SYMBOLS.get(c.actions) for c in changes}
         out += [_INTRO, *(p.marker(s) + " " + text for s, text in _LEGEND if s in used), ""]
         out += ["ctl will perform the following actions:", ""]
-        for c in changes:
+        for c in changes[:limit]:
             out += [*_block(c, p), ""]
+        if limit is not None and len(changes) > limit:
+            out += [*counted(changes[limit:], p, _SYMBOLS, _VERBS), ""]
         out.append(_bold_summary(summary_line(plan), p))
     if outputs:
         if changes:

@@ -21,10 +21,15 @@ from cli import run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completers import complete_addresses, complete_instances
 from cli.policy_cmd import BUILTIN_MODE_HELP, NO_BUILTIN_HELP, OVERRIDE_HELP, POLICY_DIR_HELP
+from cli.render_plan_summary import TERMINAL_LIMIT
 
 if TYPE_CHECKING:
     from engine.operations import RunOptions
     from policies.gate import PolicyOptions
+
+FULL_PLAN_HELP = (f"Show every change in full on a terminal too (there, a plan of more than {TERMINAL_LIMIT} "
+                  f"changes shows the first {TERMINAL_LIMIT} and counts the rest; piped output and --json "
+                  "are always complete).")
 
 # The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.
 SHARED: Any = None
@@ -48,6 +53,7 @@ class RunFlags:
     no_builtin_policies: bool = False
     builtin_policies: str | None = None
     policy_override: str | None = None
+    full_plan: bool = False
 
     def policy_options(self) -> PolicyOptions:
         """The policy gate's options; an empty --policy-override reason is a usage error."""
@@ -89,6 +95,7 @@ def _options(*, lock_default: bool, lock_help: str, refresh_help: str, input_hel
         ("no_builtin_policies", bool, typer.Option(False, "--no-builtin-policies", help=NO_BUILTIN_HELP)),
         ("builtin_policies", str, typer.Option(None, "--builtin-policies", metavar="MODE", help=BUILTIN_MODE_HELP)),
         ("policy_override", str, typer.Option(None, "--policy-override", help=OVERRIDE_HELP)),
+        ("full_plan", bool, typer.Option(False, "--full-plan", help=FULL_PLAN_HELP)),
     ]
     return [o for o in opts if replace or o[0] != "replace"]
 

@@ -579,3 +579,33 @@ def test_terminal_control_characters_in_values_are_escaped() -> None:
     assert "\x1b" not in text
     assert '+ one  = "x\\u001b[2Jy"\n' in text
     assert "            a\\u001b[2J\n" in text
+
+
+def test_past_a_limit_changes_are_counted_by_action_and_type() -> None:
+    changes = [rc(f"random_id.a[{i}]", ACTIONS_CREATE, None, {"n": i}, index=i) for i in range(5)]
+    changes += [rc(f"random_pet.p[{i}]", ACTIONS_DELETE, {"n": i}, None, index=i) for i in range(3)]
+    changes += [rc("random_string.s", ACTIONS_UPDATE, {"n": 1}, {"n": 2})]
+    plan = plan_of(*changes)
+    full = render_plan(plan, color=False)
+    counted = render_plan(plan, color=False, limit=4)
+    assert full.count("will be created") == 5 and "not shown in full" not in full
+    assert counted.count("# random_id.a[") == 4
+    assert "random_pet.p[0]" not in counted and "random_string.s" not in counted
+    assert block("""
+        ... and 5 more changes, not shown in full:
+          - 3 random_pet to destroy
+          + 1 random_id to create
+          ~ 1 random_string to update in place
+    """) in counted
+    assert "Plan: 5 to add, 1 to change, 3 to destroy." in counted  # the verdict counts everything
+    assert render_plan(plan, color=False, limit=9) == full  # at the limit, nothing is counted
+
+
+def test_past_twenty_kinds_of_change_the_rest_are_added_up() -> None:
+    changes = [rc(f"random_t{t:02d}.r[{i}]", ACTIONS_CREATE, None, {"n": i}, index=i)
+               for t in range(23) for i in range(t + 1)]
+    counted = render_plan(plan_of(*changes), color=False, limit=1)
+    lines = counted.split("not shown in full:\n")[1].split("\n\n")[0].split("\n")
+    assert lines[0] == "  + 23 random_t22 to create"  # the largest group first
+    assert len(lines) == 21
+    assert lines[-1] == "    5 more of 2 other actions and types"  # t02 and t01 (t00 was shown in full)

@@ -179,3 +179,30 @@ def test_plain_lines_at_a_terminal_when_asked(terminal: Terminal, project: Proje
     assert re.search(r"^time_sleep\.s\[0\]: Creation complete after 3s \[id=[^\]]+\]$", done, re.M), done
     assert "in flight" not in done and "✓" not in done
     assert not ANSI.search(terminal.screen(escapes=True).replace("\x1b[0m", "").replace("\x1b[m", ""))
+
+
+def test_a_large_plan_is_counted_past_its_first_changes_at_a_terminal_only(terminal: Terminal, tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write("""
+    resource "terraform_data" "n" {
+      count = 230
+      input = count.index
+    }
+    """)
+    terminal.run(project.root, ["plan", "--no-input"])
+    shown = terminal.wait_for(r"\[exit \d+\]")
+    assert "[exit 0]" in shown, shown
+    assert shown.count("will be created") == 200
+    assert re.search(r"\.\.\. and 30 more changes, not shown in full:\n\s+\+ 30 terraform_data to create", shown)
+    assert "Plan: 230 to add, 0 to change, 0 to destroy." in shown
+
+    piped = project.ok("plan")  # a CI log or a pipe: every change
+    assert piped.stdout.count("will be created") == 230 and "not shown in full" not in piped.stdout
+
+    full = Terminal()
+    try:
+        full.run(project.root, ["plan", "--no-input", "--full-plan"])
+        everything = full.wait_for(r"\[exit \d+\]")
+    finally:
+        full.close()
+    assert everything.count("will be created") == 230 and "not shown in full" not in everything
