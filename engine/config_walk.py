@@ -119,6 +119,13 @@ class ConfigWalk:
             if reads[0] != before:
                 self.mode_dependent.add(node)
 
+    def forget_resources(self) -> None:
+        """Let go of every resource's arguments and value, keeping providers, variables, locals and
+        outputs: for a walk whose resources nothing reads again (an apply walks them afresh)."""
+        self.instances = {}
+        for scope in (s for scopes in self.scopes.values() for s in scopes):
+            scope.forget_resources()
+
     def stable_resources(self) -> frozenset[Node]:
         """The resources of this finished walk that another walk of the same graph, with the same
         root variables, evaluates to the same arguments whatever the resources' values are.

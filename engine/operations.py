@@ -243,6 +243,8 @@ def apply_run(
                 return plan, None
             if not confirm(plan):
                 raise CtlError("Apply cancelled.", hint="Nothing was changed.")
+        assert prep.loaded.walk is not None
+        prep.loaded.walk.forget_resources()  # the apply evaluates every resource again, in its own walk
         started = time.perf_counter()
         manager.policy_override = opts.policy_override
         result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)

@@ -59,6 +59,11 @@ class ModuleScope:
         }
         self.ctx = EvalContext(variables=self.variables, func_ctx=func_ctx)
 
+    def forget_resources(self) -> None:
+        """Drop every resource's value (what ``set_resource`` stored); the rest stays as evaluated."""
+        for res in self.module.resources.values():
+            (self.data if res.mode == "data" else self.variables).pop(res.type, None)
+
     def set_resource(self, res: Resource, key: Key, value: Any, expansion: str) -> None:
         """Store an instance's value where references find it: object, list (count) or map."""
         table = self.data if res.mode == "data" else self.variables
