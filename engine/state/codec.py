@@ -121,6 +121,7 @@ def _step_from_json(step: Any) -> str | int:
 @gc_paused
 def encode_state(state: State) -> bytes:
     """The bytes of a state file (UTF-8, 2-space indent, trailing newline)."""
+    types_seen: dict[bytes, Any] = {}  # see dynamic_attrs.wrap
     doc: dict[str, Any] = {
         "version": STATE_VERSION,
         "terraform_version": state.terraform_version,
@@ -128,7 +129,7 @@ def encode_state(state: State) -> bytes:
         "serial": state.serial,
         "lineage": state.lineage,
         "outputs": {name: _encode_output(state.outputs[name]) for name in sorted(state.outputs)},
-        "resources": [_encode_resource(r) for r in sorted(state.resources, key=lambda r: r.key)],
+        "resources": [_encode_resource(r, types_seen) for r in sorted(state.resources, key=lambda r: r.key)],
         "check_results": state.check_results,
     }
     for k, v in state.extra.items():
@@ -161,7 +162,7 @@ def _encode_output(out: OutputValue) -> dict[str, Any]:
     return doc
 
 
-def _encode_resource(res: ResourceState) -> dict[str, Any]:
+def _encode_resource(res: ResourceState, types_seen: dict[bytes, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     if res.module:
         doc["module"] = res.module
@@ -169,11 +170,12 @@ def _encode_resource(res: ResourceState) -> dict[str, Any]:
     if res.each:
         doc["each"] = res.each
     doc["provider"] = res.provider
-    doc["instances"] = [_encode_instance(res.type, i) for i in sorted(res.instances, key=instance_sort_key)]
+    doc["instances"] = [_encode_instance(res.type, i, types_seen)
+                        for i in sorted(res.instances, key=instance_sort_key)]
     return doc
 
 
-def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
+def _encode_instance(type_name: str, inst: InstanceState, types_seen: dict[bytes, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     if inst.index_key is not None:
         doc["index_key"] = inst.index_key
@@ -183,7 +185,7 @@ def _encode_instance(type_name: str, inst: InstanceState) -> dict[str, Any]:
         doc["deposed"] = inst.deposed
     doc["schema_version"] = inst.schema_version
     if inst.attributes or "attributes_flat" not in inst.extra:
-        doc["attributes"] = _sorted_keys(dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic))
+        doc["attributes"] = _sorted_keys(dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic, types_seen))
     raw = inst._tf_paths
     if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
         doc["sensitive_attributes"] = raw[1]

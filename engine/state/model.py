@@ -380,7 +380,8 @@ def encode_private(data: bytes | None) -> str | None:
 
 
 def output_type(value: Any) -> Any:
-    """The Terraform type expression of a plain value (what ``outputs.*.type`` holds)."""
+    """The Terraform type expression of a plain value (what ``outputs.*.type`` holds), its object
+    attributes in order as Terraform writes them, so that an equal type is the same JSON text."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -390,7 +391,7 @@ def output_type(value: Any) -> Any:
     if isinstance(value, list):
         return ["tuple", [output_type(v) for v in value]]
     if isinstance(value, dict):
-        return ["object", {k: output_type(v) for k, v in value.items()}]
+        return ["object", {k: output_type(value[k]) for k in sorted(value)}]
     return "dynamic"
 
 

@@ -61,3 +61,24 @@ def test_other_types_are_untouched() -> None:
     assert _instance(written)["input"] == {"value": 1, "type": "number"}
     again = decode_state(encode_state(state), "x")
     assert next(iter(again.instances()))[1].attributes["input"] == {"value": 1, "type": "number"}
+
+
+def test_a_value_equal_only_to_python_gets_its_own_type() -> None:
+    doc = json.loads(json.dumps(TERRAFORM_WRITTEN))
+    _instance(doc)["input"] = {"value": [1, 0], "type": ["tuple", ["number", "number"]]}
+    state = decode_state(json.dumps(doc).encode(), "terraform.tfstate")
+    (address, instance), = state.instances()
+    state.set_instance(address, instance.replace(attributes={**instance.attributes, "input": [True, False]}))
+    written = _instance(json.loads(encode_state(state)))
+    assert written["input"] == {"value": [True, False], "type": ["tuple", ["bool", "bool"]]}  # [1, 0] == [True, False]
+
+
+def test_new_values_of_one_shape_share_one_written_type_in_key_order() -> None:
+    state = new_state()
+    from engine.state.model import InstanceState
+
+    for i in range(3):
+        state.set_instance(f"terraform_data.d{i}", InstanceState(attributes={"input": {"z": i, "a": "x"}}))
+    written = json.loads(encode_state(state))
+    types = [r["instances"][0]["attributes"]["input"]["type"] for r in written["resources"]]
+    assert types == [["object", {"a": "string", "z": "number"}]] * 3
