@@ -215,7 +215,7 @@ def plan_to_json(
         doc["prior_state"] = state_to_json(plan.prior_state, show_sensitive=show_sensitive, ctl_version=ctl_version,
                                            shapes=shapes)
     doc.update({
-        "configuration": _plain(plan.configuration if configuration is None else configuration,
+        "configuration": _plain(plan.configuration_json() if configuration is None else configuration,
                                 mask=not show_sensitive),
         "timestamp": plan.timestamp,
         "applyable": plan.has_changes and not plan.errored,

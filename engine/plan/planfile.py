@@ -8,12 +8,14 @@ written with mode 0600 and replaced atomically (a half-written plan must never b
 
 Value encoding: ``Unknown`` -> ``{"__ctl_unknown__": true}``, a sensitive ``Marked`` value ->
 ``{"__ctl_sensitive__": value}``; a user object whose keys could be mistaken for these is wrapped
-as ``{"__ctl_object__": {...}}``. The prior state is embedded as the state codec writes it.
+as ``{"__ctl_object__": {...}}``. The prior state is embedded as the state codec writes it, and
+Terraform's ``configuration`` object as JSON, both as text (strings) inside the document.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import tempfile
@@ -28,7 +30,7 @@ from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
 from engine.version import VERSION
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2  # 2: the configuration and the prior state as JSON text
 
 _UNKNOWN, _SENSITIVE, _MARKS, _OBJECT, _TYPE = (
     "__ctl_unknown__",
@@ -198,7 +200,7 @@ def decode_value(v: Any) -> Any:
 
 def _encode_plan(plan: Plan) -> dict[str, Any]:
     prior = plan.prior_state
-    state_doc = json.loads(prior.to_json() if prior.lineage else _with_lineage(prior, _NO_LINEAGE))
+    state_text = (prior.to_json() if prior.lineage else _with_lineage(prior, _NO_LINEAGE)).decode()
     return {
         "ctl_plan_format": PLAN_FORMAT,
         "ctl_version": VERSION,
@@ -217,8 +219,11 @@ def _encode_plan(plan: Plan) -> dict[str, Any]:
         "outputs": {name: _encode_output(o) for name, o in plan.outputs.items()},
         "policy_results": encode_value(plan.policy_results),
         "policy_override": plan.policy_override,
-        "configuration": encode_value(plan.configuration),
-        "prior_state": state_doc,
+        # Both as JSON text in a string: the configuration is decoded only if something reads it,
+        # and the state keeps the layout the state codec reads one resource at a time.
+        "configuration": json.dumps(encode_value(plan.configuration_json()), separators=(",", ":"),
+                                    ensure_ascii=False, allow_nan=False),
+        "prior_state": state_text,
         # The state codec always writes an output's type; remember which had none.
         "prior_state_untyped_outputs": sorted(n for n, o in prior.outputs.items() if o.type is None),
     }
@@ -231,8 +236,7 @@ def _with_lineage(state: State, lineage: str) -> bytes:
 
 
 def _decode_plan(doc: dict[str, Any], source: str) -> Plan:
-    state_doc = doc["prior_state"]
-    prior = State.from_json(json.dumps(state_doc).encode(), f"{source} (prior state)")
+    prior = State.from_json(_typed(doc["prior_state"], str).encode(), f"{source} (prior state)")
     if prior.lineage == _NO_LINEAGE:
         prior.lineage = ""
     for name in doc.get("prior_state_untyped_outputs", []):
@@ -256,8 +260,18 @@ def _decode_plan(doc: dict[str, Any], source: str) -> Plan:
         policy_results=decode_value(doc["policy_results"]),
         policy_override=doc["policy_override"],
         errored=bool(doc["errored"]),
-        configuration=decode_value(doc.get("configuration") or {}),
+        configuration_later=functools.partial(_decode_configuration, _typed(doc["configuration"], str), source),
     )
+
+
+def _decode_configuration(text: str, source: str) -> dict[str, Any]:
+    try:
+        configuration = decode_value(json.loads(text))
+    except ValueError:
+        raise _corrupt(Path(source), "its configuration is not valid JSON") from None
+    if not isinstance(configuration, dict):
+        raise _corrupt(Path(source), "its configuration is not an object")
+    return configuration
 
 
 def _typed(value: Any, typ: type) -> Any:

@@ -18,7 +18,7 @@ from engine.plan.model import (
     Plan,
     ResourceChange,
 )
-from engine.plan.planfile import PlanFileError, load_plan, save_plan
+from engine.plan.planfile import PLAN_FORMAT, PlanFileError, load_plan, save_plan
 from engine.state.model import InstanceState, OutputValue, State
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
@@ -126,7 +126,7 @@ def test_the_plan_file_is_private_and_replaced_atomically(tmp_path: Path) -> Non
     save_plan(rich_plan(), target)
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["tfplan"]
-    assert json.loads(target.read_text())["ctl_plan_format"] == 1
+    assert json.loads(target.read_text())["ctl_plan_format"] == PLAN_FORMAT == 2
 
 
 def test_saving_into_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ def test_a_plan_from_another_version_of_ctl_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "tfplan"
     save_plan(rich_plan(), path)
     doc = json.loads(path.read_text())
-    doc["ctl_plan_format"] = 2
+    doc["ctl_plan_format"] = PLAN_FORMAT + 1
     doc["ctl_version"] = "9.0.0"
     path.write_text(json.dumps(doc))
     with pytest.raises(PlanFileError) as err:
@@ -183,3 +183,21 @@ def test_a_plan_from_another_version_of_ctl_is_refused(tmp_path: Path) -> None:
     assert str(path) in err.value.summary
     assert "written by another version of ctl" in err.value.summary
     assert "9.0.0" in err.value.summary
+
+
+def test_the_configuration_is_decoded_only_when_read_and_a_corrupt_one_says_so(tmp_path: Path) -> None:
+    plan = rich_plan()
+    plan.configuration = {"root_module": {"resources": [{"address": "random_id.a", "expressions": {}}]}}
+    path = tmp_path / "tfplan"
+    save_plan(plan, path)
+    loaded = load_plan(path)
+    assert loaded.configuration == {} and loaded.configuration_later is not None  # not decoded yet
+    assert loaded.configuration_json() == plan.configuration
+    assert loaded == plan
+
+    doc = json.loads(path.read_text())
+    doc["configuration"] = "{not json"
+    path.write_text(json.dumps(doc))
+    broken = load_plan(path)  # the apply itself never reads it
+    with pytest.raises(PlanFileError, match="its configuration is not valid JSON"):
+        broken.configuration_json()
