@@ -18,13 +18,14 @@ import contextlib
 import functools
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from backends.base import BackendError
 from engine.errors import CtlError
-from engine.lang.values import SENSITIVE, Marked, Unknown
+from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
 from engine.plan.model import OutputChange, Plan, ResourceChange
 from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
@@ -176,7 +177,8 @@ def decode_value(v: Any) -> Any:
     """
     if type(v) is dict:
         if v.get(_UNKNOWN) is True:
-            return Unknown(v.get(_TYPE))
+            hint = v.get(_TYPE)
+            return UNKNOWN if hint is None else Unknown(hint)  # one object for every plain unknown
         if _SENSITIVE in v:
             marks = frozenset(v[_MARKS]) if _MARKS in v else frozenset({SENSITIVE})
             return Marked(decode_value(v[_SENSITIVE]), marks)
@@ -307,15 +309,16 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
     index = d["index"]
     if index is not None and (isinstance(index, bool) or not isinstance(index, int | str)):
         raise TypeError(f"instance index {index!r} is neither a number nor a string")
+    # The words every change repeats are interned: a 50,000-change plan held 50,000 copies of each.
     return ResourceChange(
         address=_typed(d["address"], str),
-        module_address=_typed(d["module_address"], str),
-        mode=_typed(d["mode"], str),
-        type=_typed(d["type"], str),
+        module_address=sys.intern(_typed(d["module_address"], str)),
+        mode=sys.intern(_typed(d["mode"], str)),
+        type=sys.intern(_typed(d["type"], str)),
         name=_typed(d["name"], str),
         index=index,
-        provider=_typed(d["provider"], str),
-        actions=tuple(_typed(a, str) for a in d["actions"]),
+        provider=sys.intern(_typed(d["provider"], str)),
+        actions=tuple(sys.intern(_typed(a, str)) for a in d["actions"]),
         before=decode_value(d["before"]),
         after=decode_value(d["after"]),
         replace_paths=[list(p) for p in d["replace_paths"]],
