@@ -151,6 +151,8 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
                            events=events)
         _phase_done("plan", started)
+    assert prep.loaded.walk is not None
+    prep.loaded.walk.forget_resources()  # the plan walk took over what it needed; nothing reads it again
     if on_recovery is not None:
         on_recovery(rec)
     if on_plan is not None:
