@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ _UNKNOWN, _SENSITIVE, _MARKS, _OBJECT, _TYPE = (
     "__ctl_type__",
 )
 _RESERVED_PREFIX = "__ctl_"
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 # The state codec refuses a state without lineage; a plan made before any state existed may hold
 # one, so it travels under this stand-in and is restored on load.
 _NO_LINEAGE = "__ctl_no_lineage__"
@@ -61,18 +63,21 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
 
     try:
         # Compact: the C encoder (an indented document takes Python's own, about 5x slower).
-        data = json.dumps(_encode_plan(plan), separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+        text = json.dumps(_encode_plan(plan), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
         raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
     target = plan_target(root_dir or Path.cwd())
-    if target is not None:
-        data = target.encrypt(data)
+    # Unsealed, the text is written a megabyte at a time rather than encoded whole: a second copy
+    # of a large plan (41 MB at 50,000 resources) was the top of plan --out's memory.
+    chunks = [target.encrypt(text.encode())] if target is not None else _utf8_chunks(text)
     directory = path.parent if str(path.parent) else Path(".")
     tmp_name: str | None = None
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:  # mkstemp creates the file with mode 0600
-            fh.write(data + b"\n")
+            for chunk in chunks:
+                fh.write(chunk)
+            fh.write(b"\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp_name, 0o600)
@@ -87,6 +92,11 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
         if tmp_name is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
+
+
+def _utf8_chunks(text: str, size: int = 1 << 20) -> Iterator[bytes]:
+    for at in range(0, len(text), size):
+        yield text[at:at + size].encode()
 
 
 @gc_paused
@@ -152,20 +162,31 @@ def _corrupt(path: Path, why: str) -> PlanFileError:
 def encode_value(v: Any) -> Any:
     """A JSON-safe form of a value that keeps unknowns and marks (see the module docstring)."""
     if isinstance(v, Unknown):
-        out: dict[str, Any] = {_UNKNOWN: True}
+        unknown: dict[str, Any] = {_UNKNOWN: True}
         if v.type_hint is not None:
-            out[_TYPE] = v.type_hint
-        return out
+            unknown[_TYPE] = v.type_hint
+        return unknown
     if isinstance(v, Marked):
         marked: dict[str, Any] = {_SENSITIVE: encode_value(v.value)}
         if v.marks != frozenset({SENSITIVE}):
             marked[_MARKS] = sorted(v.marks)
         return marked
-    if isinstance(v, dict):
-        enc = {k: encode_value(x) for k, x in v.items()}
-        return {_OBJECT: enc} if any(k.startswith(_RESERVED_PREFIX) for k in v) else enc
-    if isinstance(v, list | tuple):
-        return [encode_value(x) for x in v]
+    if isinstance(v, dict | list | tuple):
+        # Like decode_value, a value with nothing to encode inside is used as it is, not copied:
+        # the copies were a second set of every planned value while a large plan was saved.
+        out: Any = None
+        for k, x in v.items() if isinstance(v, dict) else enumerate(v):
+            if type(x) in _LEAVES:
+                continue
+            encoded = encode_value(x)
+            if encoded is not x:
+                if out is None:
+                    out = dict(v) if isinstance(v, dict) else list(v)
+                out[k] = encoded
+        enc = v if out is None else out
+        if isinstance(v, dict) and any(k.startswith(_RESERVED_PREFIX) for k in v):
+            return {_OBJECT: enc}
+        return enc
     return v
 
 
