@@ -9,6 +9,7 @@ that names the file — a corrupt or foreign state must stop a run before it can
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -134,18 +135,25 @@ def encode_state(state: State) -> bytes:
     }
     for k, v in state.extra.items():
         doc.setdefault(k, v)
+    # NaN and infinity must be refused, not written as null (orjson's way). The attribute walk
+    # (_sorted_keys) and _encode_instance refuse them in what they pass; the rest of the document
+    # is small and goes through the standard encoder's check, which once ran over all of it and
+    # cost a second full encoding of the state at every write of a large apply.
+    _refuse_nan({k: v for k, v in doc.items() if k != "resources"})
     return _indented(doc)
+
+
+def _refuse_nan(value: Any) -> None:
+    json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)  # raises ValueError
 
 
 def _indented(doc: dict[str, Any]) -> bytes:
     """``doc`` as JSON with a 2-space indent and a final newline, as Terraform's state files are.
 
     Python's encoder indents only in pure Python (0.7 s for a 20 MB state, written several times
-    by a large apply); orjson does it in C. The C half of Python's encoder still runs first,
-    compactly, because it is the one that refuses NaN and infinity (orjson would write ``null``)
-    and takes integers beyond 64 bits, for which orjson gives way to the slow path.
+    by a large apply); orjson does it in C, and gives way to the standard encoder for what it
+    cannot write (integers beyond 64 bits).
     """
-    json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)  # raises ValueError
     try:
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # an integer beyond 64 bits (orjson.JSONEncodeError is a TypeError)
@@ -188,9 +196,13 @@ def _encode_instance(type_name: str, inst: InstanceState, types_seen: dict[bytes
         doc["attributes"] = _sorted_keys(dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic, types_seen))
     raw = inst._tf_paths
     if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
+        if raw[1]:
+            _refuse_nan(raw[1])  # as read from a file, where json.loads lets NaN through
         doc["sensitive_attributes"] = raw[1]
     else:
         doc["sensitive_attributes"] = paths_to_json(list(inst.sensitive_attributes))
+    if inst.extra:
+        _refuse_nan(inst.extra)
     for k, v in inst.extra.items():
         doc.setdefault(k, v)
     if inst.private:
@@ -202,7 +214,7 @@ def _encode_instance(type_name: str, inst: InstanceState, types_seen: dict[bytes
     return doc
 
 
-_LEAVES = frozenset({str, int, float, bool, type(None)})
+_LEAVES = frozenset({str, int, bool, type(None)})  # not float: a float is checked to be finite
 
 
 def _sorted_keys(value: Any) -> Any:
@@ -211,7 +223,8 @@ def _sorted_keys(value: Any) -> Any:
     Runs over every attribute of every instance at each state write. A dict whose keys are already
     in order and whose children needed nothing is returned as it is, and so is such a list: values
     read from a state file are sorted already, and copying them all made each write hold a second
-    state in memory. Scalar leaves, most of the values, are taken as they are without a call.
+    state in memory. Scalar leaves, most of the values, are taken as they are without a call; a
+    float gets one, to refuse NaN and infinity, which JSON cannot spell.
     """
     if isinstance(value, dict):
         in_order, previous, changed = True, None, None
@@ -237,6 +250,8 @@ def _sorted_keys(value: Any) -> Any:
                     out = out or list(value)
                     out[i] = s
         return value if out is None else out
+    if type(value) is float and not math.isfinite(value):
+        raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
     return value
 
 

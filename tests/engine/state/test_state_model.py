@@ -265,3 +265,22 @@ def test_a_state_with_what_the_fast_encoder_cannot_write_is_still_written_or_ref
     state.outputs["big"] = OutputValue(value=float("nan"))
     with pytest.raises(ValueError):
         state.to_json()
+
+
+@pytest.mark.parametrize("where", ["attribute", "nested attribute", "instance field", "output"])
+def test_nan_and_infinity_are_refused_wherever_they_are(where: str) -> None:
+    from engine.state.model import InstanceState
+
+    state = new_state()
+    bad = {"attribute": {"n": float("nan")}, "nested attribute": {"l": [1, {"x": float("inf")}]}}
+    if where == "output":
+        state.outputs["o"] = OutputValue(value={"v": [float("-inf")]})
+    elif where == "instance field":
+        state.set_instance("local_file.f", InstanceState(attributes={"n": 1.5}, extra={"future_field": float("nan")}))
+    else:
+        state.set_instance("local_file.f", InstanceState(attributes=bad[where]))
+    with pytest.raises(ValueError, match="Out of range float"):
+        state.to_json()
+    state.outputs.pop("o", None)
+    state.set_instance("local_file.f", InstanceState(attributes={"n": 1.5, "l": [0.25]}))
+    assert json.loads(state.to_json())["resources"][0]["instances"][0]["attributes"] == {"l": [0.25], "n": 1.5}
