@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,18 +172,7 @@ def encode_value(v: Any) -> Any:
             marked[_MARKS] = sorted(v.marks)
         return marked
     if isinstance(v, dict | list | tuple):
-        # Like decode_value, a value with nothing to encode inside is used as it is, not copied:
-        # the copies were a second set of every planned value while a large plan was saved.
-        out: Any = None
-        for k, x in v.items() if isinstance(v, dict) else enumerate(v):
-            if type(x) in _LEAVES:
-                continue
-            encoded = encode_value(x)
-            if encoded is not x:
-                if out is None:
-                    out = dict(v) if isinstance(v, dict) else list(v)
-                out[k] = encoded
-        enc = v if out is None else out
+        enc = _with_children(v, encode_value)
         if isinstance(v, dict) and any(k.startswith(_RESERVED_PREFIX) for k in v):
             return {_OBJECT: enc}
         return enc
@@ -191,11 +180,8 @@ def encode_value(v: Any) -> Any:
 
 
 def decode_value(v: Any) -> Any:
-    """The inverse of ``encode_value``.
-
-    A list or object with nothing encoded inside is returned as it is, not copied: nearly every
-    value of a plan is plain, and a large plan's values are tens of megabytes.
-    """
+    """The inverse of ``encode_value``; a list or object with nothing encoded inside is returned as
+    it is (``_with_children``)."""
     if type(v) is dict:
         if v.get(_UNKNOWN) is True:
             hint = v.get(_TYPE)
@@ -206,16 +192,24 @@ def decode_value(v: Any) -> Any:
         if _OBJECT in v and len(v) == 1:
             return {k: decode_value(x) for k, x in v[_OBJECT].items()}
     if type(v) is dict or type(v) is list:
-        out: Any = None  # the copy, made at the first item that decodes to something else
-        for k, x in v.items() if type(v) is dict else enumerate(v):
-            if type(x) is dict or type(x) is list:
-                decoded = decode_value(x)
-                if decoded is not x:
-                    if out is None:
-                        out = v.copy()
-                    out[k] = decoded
-        return v if out is None else out
+        return _with_children(v, decode_value)
     return v
+
+
+def _with_children(v: dict[str, Any] | list[Any] | tuple[Any, ...], fn: Callable[[Any], Any]) -> Any:
+    """``v`` with ``fn`` applied to every item that is not a scalar, copied at the first item that
+    changes: nearly every value of a plan is plain, and a large plan's values are tens of megabytes,
+    so a value with nothing to encode or decode inside is used as it is."""
+    out: Any = None
+    for k, x in v.items() if isinstance(v, dict) else enumerate(v):
+        if type(x) in _LEAVES:
+            continue
+        new = fn(x)
+        if new is not x:
+            if out is None:
+                out = dict(v) if isinstance(v, dict) else list(v)
+            out[k] = new
+    return v if out is None else out
 
 
 # -- plan -----------------------------------------------------------------------------------------
