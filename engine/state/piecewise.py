@@ -62,14 +62,13 @@ def split(data: bytes) -> tuple[Any, Iterator[Any]] | None:
         return None
     if not isinstance(rest, dict) or rest.pop("resources", None) != hole:
         return None
-    return rest, _resources(memoryview(data), bracket + len(b"[\n    "), end)
+    return rest, _resources(data, bracket + len(b"[\n    "), end)
 
 
-def _resources(view: memoryview, at: int, end: int) -> Iterator[Any]:
-    raw = view.obj
-    assert isinstance(raw, bytes)
+def _resources(data: bytes, at: int, end: int) -> Iterator[Any]:
+    view = memoryview(data)  # pieces are decoded in place, not copied out
     while True:
-        sep = raw.find(_BETWEEN, at, end)
+        sep = data.find(_BETWEEN, at, end)
         stop = end if sep < 0 else sep + len(b"\n    }")
         item = _decode(view[at:stop])
         if not isinstance(item, dict):
