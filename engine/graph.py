@@ -25,6 +25,7 @@ from engine.config.syntax import Body
 from engine.errors import Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.eval import references
+from engine.positions import Located, as_range
 
 ModPath = tuple[str, ...]
 
@@ -58,7 +59,11 @@ class Node:
 @dataclass(frozen=True, slots=True)
 class Edge:
     target: Node
-    rng: SourceRange | None  # where the reference is written (None for implicit edges)
+    at: Located | None  # where the reference is written (None for implicit edges)
+
+    @property
+    def rng(self) -> SourceRange | None:
+        return None if self.at is None else as_range(self.at)
 
 
 @dataclass
@@ -72,9 +77,9 @@ class Graph:
         self.nodes[node] = obj
         self.deps.setdefault(node, [])
 
-    def depend(self, node: Node, target: Node, rng: SourceRange | None) -> None:
+    def depend(self, node: Node, target: Node, at: Located | None) -> None:
         if target != node:
-            self.deps[node].append(Edge(target, rng))
+            self.deps[node].append(Edge(target, at))
 
     def dependencies(self, node: Node) -> set[Node]:
         return {e.target for e in self.deps.get(node, ())}
@@ -302,7 +307,7 @@ class _Resolver:
                     continue
                 target = self.resolve(ref, counted=counted, eached=eached)
                 if target is not None:
-                    self.g.depend(node, target, ref.rng)
+                    self.g.depend(node, target, ref._rng)
 
     def _module_output(self, name: str, rest: tuple[Any, ...]) -> Node:
         """``module.NAME.OUT`` (``module.NAME[KEY].OUT`` for an expanded call): that output's node;

@@ -1,11 +1,14 @@
 """Where things are written: positions, ranges, and the source text that turns bytes into lines.
 
-Every node of every parsed file carries a ``SourceRange``, so hundreds of thousands of them exist
-for a large configuration and their size is much of the parsed model's. A range in a parsed
-``.tf`` file is therefore two byte offsets packed in one int plus the file's shared
-``SourceText``; its line and column are worked out only when something prints or compares it
-(an error, a sort), which is rare. A range from anywhere else (a YAML or JSON file, text parsed
-inside a wrapper, a position built by hand) carries its six numbers.
+Every node of every parsed file has a range, so hundreds of thousands of them exist for a large
+configuration and their size is much of the parsed model's. A node of a parsed ``.tf`` file
+therefore keeps its range as one plain int (``Located``): the file's number in this process's
+register of source texts and the range's two byte offsets, packed. That is one small object, not
+two, and one the collector never has to visit. ``as_range`` gives the ``SourceRange`` back when
+something prints or compares it (an error, a sort), which is rare; its line and column are worked
+out from the file's shared ``SourceText`` only then. A range from anywhere else (a YAML or JSON
+file, text parsed inside a wrapper, a position built by hand) is a ``SourceRange`` with its six
+numbers, kept as it is.
 """
 
 from __future__ import annotations
@@ -28,15 +31,24 @@ class SourceText:
     """One file's bytes, shared by all its ranges: lines and columns come from here on demand.
 
     Lines are counted at ``\\n`` and columns in characters, as the parser's own positions are.
+    Each is entered in a register for the life of the process, so that a packed range (``Located``)
+    can name its file by number; the same name and bytes get the same number, so parsing one file
+    again and again (a test run, a console) does not grow the register.
     """
 
-    __slots__ = ("_ascii", "_starts", "name", "src")
+    __slots__ = ("_ascii", "_starts", "index", "name", "src")
 
     def __init__(self, name: str, src: bytes) -> None:
         self.name = name
         self.src = src
         self._ascii = src.isascii()
         self._starts: list[int] | None = None
+        key = (name, src)
+        index = _TEXT_INDEX.get(key)
+        if index is None:
+            index = _TEXT_INDEX[key] = len(_TEXTS)
+            _TEXTS.append(self)
+        self.index = index
 
     def line_column(self, byte: int) -> tuple[int, int]:
         starts = self._starts
@@ -58,6 +70,13 @@ class SourceText:
 
 _BYTE_BITS = 32
 _BYTE_MASK = (1 << _BYTE_BITS) - 1
+_SPAN_BITS = 2 * _BYTE_BITS
+_SPAN_MASK = (1 << _SPAN_BITS) - 1
+
+# The register of source texts a packed range names by number (entry 0 is never a file, so no
+# packed range is 0). Only ever appended to; see ``SourceText``.
+_TEXTS: list[SourceText | None] = [None]
+_TEXT_INDEX: dict[tuple[str, bytes], int] = {}
 
 
 class SourceRange:
@@ -86,25 +105,22 @@ class SourceRange:
 
     @classmethod
     def in_text(cls, text: SourceText, start_byte: int, end_byte: int) -> SourceRange:
-        """The bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path)."""
+        """The bytes ``start_byte`` to ``end_byte`` of ``text``."""
         r = cls.__new__(cls)
         r._file = text
         r._span = start_byte << _BYTE_BITS | end_byte
         return r
 
-    @classmethod
-    def packed_in_text(cls, text: SourceText, packed: int) -> SourceRange:
-        """The range that ``packed_span`` gave for a range of ``text``."""
-        start, end = packed >> _BYTE_BITS, packed & _BYTE_MASK
-        if not 0 <= start <= end <= len(text.src):
-            raise ValueError(f"bytes {start} to {end} are not in {text.name}")
-        r = cls.__new__(cls)
-        r._file = text
-        r._span = packed
-        return r
+    def located(self) -> Located:
+        """The form a syntax node keeps: a packed int for a range of a parsed file, else the range itself."""
+        span = self._span
+        if type(span) is int:
+            text: SourceText = self._file  # type: ignore[assignment]
+            return text.index << _SPAN_BITS | span
+        return self
 
     def packed_span(self) -> int | None:
-        """A parsed file's range as one int (``packed_in_text`` takes it back); None for any other."""
+        """A parsed file's range as one int (its two byte offsets, without the file); None for any other."""
         span = self._span
         return span if type(span) is int else None
 
@@ -181,3 +197,23 @@ class SourceRange:
     def sort_key(self) -> tuple[str, int, int]:
         sl, sc, *_ = self.numbers()
         return (self.filename, sl, sc)
+
+
+Located = int | SourceRange
+"""A range as a syntax node keeps it: see the module's docstring, ``SourceRange.located`` and ``as_range``."""
+
+
+def packed_in(text: SourceText, start_byte: int, end_byte: int) -> int:
+    """The ``Located`` of bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path)."""
+    return text.index << _SPAN_BITS | start_byte << _BYTE_BITS | end_byte
+
+
+def as_range(located: Located) -> SourceRange:
+    """The ``SourceRange`` a syntax node's ``Located`` stands for."""
+    if type(located) is not int:
+        return located  # type: ignore[return-value]
+    r = SourceRange.__new__(SourceRange)
+    r._file = _TEXTS[located >> _SPAN_BITS]  # type: ignore[assignment]
+    r._span = located & _SPAN_MASK
+    return r
+

@@ -9,32 +9,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.errors import SourceRange
-from engine.lang.ast import Expr
+from engine.lang.ast import Expr, Ranged
+from engine.positions import Located, SourceRange, as_range
 
 
 @dataclass(frozen=True, slots=True)
-class Attribute:
+class Attribute(Ranged):
     name: str
     expr: Expr
-    rng: SourceRange  # the whole ``name = value``
-    name_rng: SourceRange
+    _rng: Located  # the whole ``name = value``
+    _name_rng: Located
+
+    @property
+    def name_rng(self) -> SourceRange:
+        return as_range(self._name_rng)
 
 
 @dataclass(slots=True)
-class Block:
+class Block(Ranged):
     type: str
     labels: list[str]
     body: Body
-    rng: SourceRange  # the block header (type and labels)
-    label_rngs: list[SourceRange] = field(default_factory=list)
+    _rng: Located  # the block header (type and labels)
+    _label_rngs: list[Located] = field(default_factory=list)
+
+    @property
+    def label_rngs(self) -> list[SourceRange]:
+        return [as_range(r) for r in self._label_rngs]
 
 
 @dataclass(slots=True)
-class Body:
+class Body(Ranged):
     attributes: dict[str, Attribute]
     blocks: list[Block]
-    rng: SourceRange
+    _rng: Located
     # Attributes defined twice in one body: (first, second); reported by the decoder.
     duplicates: list[tuple[Attribute, Attribute]] = field(default_factory=list)
 

@@ -2,7 +2,8 @@
 
 HCL source (through tree-sitter), ``*.tf.json`` and YAML strings (templates) all become these
 nodes, so one evaluator serves every input syntax. Every node carries its source range, which is
-what lets an error point at ``file:line:col``. Template strip markers (``~``) are applied by the
+what lets an error point at ``file:line:col``: kept as a ``Located`` (for a parsed file, one packed
+int; see ``engine.positions``) and given as a ``SourceRange`` by ``rng``. Template strip markers (``~``) are applied by the
 parser, so the evaluator never sees them.
 
 Nodes are never changed once built, and hash by value as frozen ones would (``unsafe_hash``), but
@@ -16,12 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import SourceRange
+from engine.positions import Located, SourceRange, as_range
+
+
+class Ranged:
+    """What has a ``_rng`` field: ``rng`` is its ``SourceRange``, built when asked for."""
+
+    __slots__ = ()
+    _rng: Located
+
+    @property
+    def rng(self) -> SourceRange:
+        return as_range(self._rng)
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class Expr:
-    rng: SourceRange
+class Expr(Ranged):
+    _rng: Located
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -32,28 +44,28 @@ class Literal(Expr):
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class AttrStep:
+class AttrStep(Ranged):
     """``.name`` in a traversal."""
 
     name: str
-    rng: SourceRange
+    _rng: Located
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class IndexStep:
+class IndexStep(Ranged):
     """``[key]`` in a traversal (also the legacy ``.0`` form)."""
 
     key: Expr
-    rng: SourceRange
+    _rng: Located
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class SplatStep:
+class SplatStep(Ranged):
     """A splat inside a splat's steps: in ``a[*].b[*].c`` the ``[*].c`` applied to each ``b``."""
 
     each: tuple[AttrStep | IndexStep | SplatStep, ...]
     full: bool
-    rng: SourceRange
+    _rng: Located
 
 
 Step = AttrStep | IndexStep | SplatStep
@@ -154,20 +166,20 @@ class ForExpr(Expr):
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class TemplateIf:
+class TemplateIf(Ranged):
     cond: Expr
     then: tuple[TemplatePart, ...]
     otherwise: tuple[TemplatePart, ...]
-    rng: SourceRange
+    _rng: Located
 
 
 @dataclass(slots=True, unsafe_hash=True)
-class TemplateFor:
+class TemplateFor(Ranged):
     key_var: str | None
     value_var: str
     collection: Expr
     body: tuple[TemplatePart, ...]
-    rng: SourceRange
+    _rng: Located
 
 
 # A template part is literal text (str), an interpolated expression, or a directive.

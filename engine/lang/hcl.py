@@ -29,6 +29,7 @@ from engine.lang.hcl_expressions import ExpressionConverter
 from engine.lang.hcl_tree import _parseable, _parser
 from engine.lang.literals import decode_utf8, nfc
 from engine.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from engine.positions import Located, as_range
 
 _SUB_DELIM = "__CTL_TEMPLATE_END__"
 
@@ -167,7 +168,7 @@ class _Converter(ExpressionConverter):
         what = "argument" if previous.type == "attribute" else "block definition"
         return DiagnosticsError([Diagnostic(
             "error", f"Missing newline after {what}",
-            detail=f"An {what.split()[0]} definition must end with a newline.", range=self.rng(node),
+            detail=f"An {what.split()[0]} definition must end with a newline.", range=as_range(self.rng(node)),
         )])
 
     def _attribute(self, node: Node) -> Attribute:
@@ -179,7 +180,7 @@ class _Converter(ExpressionConverter):
         children = node.children
         type_node = children[0]
         labels: list[str] = []
-        label_rngs: list[SourceRange] = []
+        label_rngs: list[Located] = []
         body_node = None
         last_header = type_node
         for child in children[1:]:

@@ -11,11 +11,12 @@ from typing import Any
 
 from tree_sitter import Node
 
-from engine.errors import Diagnostic, DiagnosticsError, SourceRange
+from engine.errors import Diagnostic, DiagnosticsError
 from engine.lang import ast
 from engine.lang.hcl_templates import TemplateConverter
 from engine.lang.literals import LiteralError, number
 from engine.limits import MAX_NESTING
+from engine.positions import Located, as_range
 
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
 _NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
@@ -67,7 +68,7 @@ class ExpressionConverter(TemplateConverter):
             "error", "Expression nested too deeply",
             detail=f"Expressions may be nested (or operators chained) at most {MAX_NESTING} levels deep "
                    "(MAX_NESTING); this one goes deeper here. Split it into locals.",
-            range=self.rng(node),
+            range=as_range(self.rng(node)),
         )])
 
     def _convert(self, node: Node) -> ast.Expr:
@@ -93,7 +94,7 @@ class ExpressionConverter(TemplateConverter):
                 return handler(only)
         return self._sequence(children, self.rng(node))
 
-    def _sequence(self, nodes: list[Node], rng: SourceRange, base: ast.Expr | None = None) -> ast.Expr:
+    def _sequence(self, nodes: list[Node], rng: Located, base: ast.Expr | None = None) -> ast.Expr:
         """A primary expression followed by attribute/index/splat steps.
 
         ``base``, when given, is the primary already converted, and ``nodes[0]`` its last token.
@@ -112,10 +113,10 @@ class ExpressionConverter(TemplateConverter):
                 base = handler(first)
             result = base
             if steps:
-                result = ast.RelativeTraversal(base.rng.to(self.rng(rest[len(steps) - 1])), base, tuple(steps))
+                result = ast.RelativeTraversal(self.join(base._rng, self.rng(rest[len(steps) - 1])), base, tuple(steps))
         if tail:
             inner = self._kids(tail[0])[0]  # full_splat | attr_splat
-            span = result.rng.to(self.rng(tail[-1]))
+            span = self.join(result._rng, self.rng(tail[-1]))
             result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
         return result
 
@@ -167,7 +168,7 @@ class ExpressionConverter(TemplateConverter):
             try:
                 return ast.Literal(rng, number(self.text(lit)))
             except LiteralError as exc:
-                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=rng)]) from None
+                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=as_range(rng))]) from None
         if kind == "bool_lit":
             return ast.Literal(rng, self.text(lit) == "true")
         if kind == "null_lit":
@@ -204,14 +205,14 @@ class ExpressionConverter(TemplateConverter):
                 raise DiagnosticsError([Diagnostic(  # the grammar accepts ``{ a = 1 b = 2 }``
                     "error", "Missing attribute separator",
                     detail="Expected a newline or comma to mark the beginning of the next attribute.",
-                    range=self.rng(elem),
+                    range=as_range(self.rng(elem)),
                 )])
             previous = elem
             exprs = [c for c in self._kids(elem) if c.type == "expression"]
             key_node, value_node = exprs[0], exprs[-1]
             key = self.expr(key_node)
             if isinstance(key, ast.ScopeTraversal) and not key.steps:
-                key = ast.Literal(key.rng, key.root)
+                key = ast.Literal(key._rng, key.root)
             items.append(ast.ObjectItem(key, self.expr(value_node)))
         return ast.ObjectCons(self.rng(node), tuple(items))
 
@@ -235,7 +236,7 @@ class ExpressionConverter(TemplateConverter):
         pairs, otherwise = self._conditional_chain(node)
         result = self.expr(otherwise)
         for cond, value in reversed(pairs):
-            rng = self.rng(cond).to(self.rng(node))
+            rng = self.join(self.rng(cond), self.rng(node))
             result = ast.Conditional(rng, self.expr(cond), self.expr(value), result)
         return result
 

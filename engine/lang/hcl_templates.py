@@ -11,9 +11,9 @@ from typing import Any
 
 from tree_sitter import Node
 
-from engine.errors import SourceRange
 from engine.lang import ast
 from engine.lang.hcl_tree import NodeReader, _between, _unescape
+from engine.positions import Located
 
 
 class TemplateConverter(NodeReader):
@@ -215,7 +215,7 @@ def _flush_heredoc(tokens: list[Any]) -> None:
             tok.val = tok.val[min_spaces:]
 
 
-def _finish_template(rng: SourceRange, parts: list[ast.TemplatePart]) -> ast.Expr:
+def _finish_template(rng: Located, parts: list[ast.TemplatePart]) -> ast.Expr:
     if not parts:
         return ast.Literal(rng, "")
     if len(parts) == 1:

@@ -18,6 +18,7 @@ from tree_sitter import Language, Node, Parser
 
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange, SourceText
 from engine.lang.literals import LiteralError, code_point, nfc
+from engine.positions import Located, as_range, packed_in
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
 _local = threading.local()
@@ -100,9 +101,10 @@ class NodeReader:
             byte = self.byte_of(line, col)
         return line, col, byte
 
-    def rng(self, node: Node) -> SourceRange:
+    def rng(self, node: Node) -> Located:
+        """Where ``node`` is, as a syntax node keeps it (``as_range`` makes it a ``SourceRange``)."""
         if self.source_text is not None:
-            return SourceRange.in_text(self.source_text, node.start_byte, node.end_byte)
+            return packed_in(self.source_text, node.start_byte, node.end_byte)
         return SourceRange.of(
             self.filename,
             *self._point(node.start_point, node.start_byte),
@@ -138,17 +140,21 @@ class NodeReader:
         return DiagnosticsError([Diagnostic(
             "error", "Invalid expression",
             detail=f'"{text}" is missing an expression; write one inside it or remove it.',
-            range=self.rng(node),
+            range=as_range(self.rng(node)),
         )])
 
-    def _span(self, first: Node, last: Node) -> SourceRange:
+    def _span(self, first: Node, last: Node) -> Located:
         if self.source_text is not None:
-            return SourceRange.in_text(self.source_text, first.start_byte, last.end_byte)
+            return packed_in(self.source_text, first.start_byte, last.end_byte)
         return SourceRange.of(
             self.filename,
             *self._point(first.start_point, first.start_byte),
             *self._point(last.end_point, last.end_byte),
         )
+
+    def join(self, first: Located, last: Located) -> Located:
+        """From ``first``'s start to ``last``'s end."""
+        return as_range(first).to(as_range(last)).located()
 
     def text(self, node: Node) -> str:
         """A token's text, interned: the same names (``input``, ``tags``, a resource type) recur in
@@ -219,7 +225,7 @@ class NodeReader:
         line_no = node.start_point[0]
         src_lines = self.src.split(b"\n")
         line = src_lines[line_no] if line_no < len(src_lines) else b""
-        rng = self.rng(node)
+        rng = as_range(self.rng(node))
         if at_end:
             end = Pos(rng.start.line, len(line.rstrip(b" \t\r").decode("utf-8", "replace")) + 1, 0)
             rng = SourceRange(rng.filename, end, end)
@@ -228,7 +234,7 @@ class NodeReader:
 
     def _unsupported(self, node: Node) -> DiagnosticsError:
         return DiagnosticsError(
-            [Diagnostic("error", f'Unsupported expression syntax "{self.text(node)[:40]}"', range=self.rng(node))]
+            [Diagnostic("error", f'Unsupported expression syntax "{self.text(node)[:40]}"', range=as_range(self.rng(node)))]
         )
 
 

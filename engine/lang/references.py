@@ -8,17 +8,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import SourceRange
 from engine.lang import ast
+from engine.positions import Located
 
 
 @dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(ast.Ranged):
     """A name an expression reads, with its leading static steps (for the dependency graph)."""
 
     root: str
     parts: tuple[str | int, ...]
-    rng: SourceRange
+    _rng: Located
 
 
 # Within ``remembered()``: each expression's references by its id, with the expression itself
@@ -88,7 +88,7 @@ def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
         return
     if t is ast.ScopeTraversal:
         if node.root not in bound:
-            out.append(Reference(node.root, _static_parts(node.steps), node.rng))
+            out.append(Reference(node.root, _static_parts(node.steps), node._rng))
         _collect_steps(node.steps, bound, out)
     elif t is ast.RelativeTraversal or t is ast.Splat:
         _collect(node.source, bound, out)

@@ -9,8 +9,9 @@ Every node is ``[kind, field, ...]``: ``kind`` indexes ``_CLASSES`` for the synt
 dataclasses (their fields in declaration order) or is one of the negative markers below for a
 range, a list, a tuple, a dict or a number JSON cannot carry exactly. Ranges leave out the file
 name: every range of one file has the same one, given back by the caller with the file's text, and
-a range in the parsed file itself is just its two byte offsets packed in one int. A node's string
-fields (names) are interned as they come back, as the parser interns them.
+a range in the parsed file itself is just its two byte offsets packed in one int (and comes back
+as the packed ``Located`` the parser itself gives a node). A node's string fields (names) are
+interned as they come back, as the parser interns them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
+from engine.positions import Located, as_range, packed_in
 
 _RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
 _INT64 = 1 << 63
@@ -47,6 +49,17 @@ def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 
 _GETTERS = {c: _getter(c) for c in _CLASSES}
 
+# What each field of a class holds: a value (0), a range (1) or a list of ranges (2). A range is a
+# ``Located``, so a plain int there is a packed range, not a number.
+_VALUE, _ONE_RANGE, _RANGE_LIST = 0, 1, 2
+_ROLES = {
+    c: tuple(
+        _ONE_RANGE if f.name in ("_rng", "_name_rng") else _RANGE_LIST if f.name == "_label_rngs" else _VALUE
+        for f in dataclasses.fields(c)
+    )
+    for c in _CLASSES
+}
+
 
 class Uncacheable(Exception):
     """The tree holds something this format does not carry; the file is simply not cached."""
@@ -65,12 +78,17 @@ def _encode(o: Any, filename: str) -> Any:
     if getter is not None:  # most of a tree: one of the dataclasses
         if t is Body and o.duplicates:
             raise Uncacheable("duplicate attributes")
-        return [_KIND[t], *[_encode(v, filename) for v in getter(o)]]
+        fields: list[Any] = [_KIND[t]]
+        for v, role in zip(getter(o), _ROLES[t], strict=True):
+            if role == _VALUE:
+                fields.append(_encode(v, filename))
+            elif role == _ONE_RANGE:
+                fields.append(_encode_range(v, filename))
+            else:
+                fields.append([_LIST, *[_encode_range(r, filename) for r in v]])
+        return fields
     if t is SourceRange:
-        if o.filename != filename:
-            raise Uncacheable("a range in another file")
-        packed = o.packed_span()
-        return [_SPAN, packed] if packed is not None else [_RANGE, *o.numbers()]
+        return _encode_range(o, filename)
     if t is str or t is bool or o is None:
         return o
     if t is tuple:
@@ -93,6 +111,14 @@ def _encode(o: Any, filename: str) -> Any:
     raise Uncacheable(f"a {t.__name__} value")
 
 
+def _encode_range(located: Located, filename: str) -> list[Any]:
+    rng = as_range(located)
+    if rng.filename != filename:
+        raise Uncacheable("a range in another file")
+    packed = rng.packed_span()
+    return [_SPAN, packed] if packed is not None else [_RANGE, *rng.numbers()]
+
+
 def decode_body(data: Any, text: SourceText) -> Body:
     """The ``Body`` that ``encode_body`` encoded from the file ``text``; malformed input raises ``ValueError``."""
     try:
@@ -108,8 +134,9 @@ class _Decoder:
     """Rebuilds one file's tree; holds the file every range gets back."""
 
     def __init__(self, text: SourceText) -> None:
-        self.text = text
         self.filename = text.name
+        self.size = len(text.src)
+        self.base = packed_in(text, 0, 0)  # a range of this file is this plus its packed span
 
     def decode(self, x: Any) -> Any:
         if type(x) is not list:
@@ -126,7 +153,10 @@ class _Decoder:
             _, packed = x
             if type(packed) is not int:
                 raise ValueError("a range that is not a number")
-            return SourceRange.packed_in_text(self.text, packed)
+            start, end = packed >> 32, packed & 0xFFFFFFFF
+            if not 0 <= start <= end <= self.size:
+                raise ValueError(f"bytes {start} to {end} are not in {self.filename}")
+            return self.base | packed
         if kind == _RANGE:
             _, sl, sc, sb, el, ec, eb = x
             return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
