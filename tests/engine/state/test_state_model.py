@@ -284,3 +284,24 @@ def test_nan_and_infinity_are_refused_wherever_they_are(where: str) -> None:
     state.outputs.pop("o", None)
     state.set_instance("local_file.f", InstanceState(attributes={"n": 1.5, "l": [0.25]}))
     assert json.loads(state.to_json())["resources"][0]["instances"][0]["attributes"] == {"l": [0.25], "n": 1.5}
+
+
+def test_a_state_written_one_resource_at_a_time_is_laid_out_as_one_whole_document() -> None:
+    """Each resource is encoded alone and indented into place: the bytes must be exactly the
+    two-space layout of the whole document, whatever the values hold (escaped newlines, the word
+    ``resources``, a stand-in-like string, non-ASCII text, an integer only the standard encoder writes)."""
+    state = new_state()
+    state.outputs["o"] = OutputValue(value={"resources": ['"resources"', "line\nbreak"]})
+    state.set_instance("local_file.a", InstanceState(attributes={"content": "a\n  {\n    }\n", "n": 1}))
+    state.set_instance("local_file.b[0]", InstanceState(attributes={"huge": 10**30, "list": [{"k": "é"}]}))
+    state.set_instance("local_file.b[1]", InstanceState(attributes={"resources": "resources 00ff"}))
+    state.set_instance("module.m.local_file.c", InstanceState(attributes={}))
+    text = state.to_json().decode()
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    doc = json.loads(text)
+    assert [r["name"] for r in doc["resources"]] == ["a", "b", "c"]
+    assert doc["resources"][1]["instances"][0]["attributes"]["huge"] == 10**30
+    assert doc["resources"][0]["instances"][0]["attributes"]["content"] == "a\n  {\n    }\n"
+    empty = new_state().to_json().decode()
+    assert json.loads(empty)["resources"] == []
+    assert empty == json.dumps(json.loads(empty), indent=2, ensure_ascii=False) + "\n"
