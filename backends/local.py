@@ -53,6 +53,7 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     _atomic_write,
     _conflict,
     _drop_torn_tail,
+    _file_version,
     _fsync_dir,
     _lock_held,
     _read_or_none,
@@ -138,10 +139,12 @@ class LocalStore:
         path = self.state_path(workspace)
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._mutex(workspace):
-            current = _read_or_none(path) or None
-            if not self._matches(current, expected):
-                raise _conflict(path, current, data, expected)
-            if current is not None and keep_previous:
+            # The version is hashed from the file in pieces: the bytes it replaces are read whole
+            # only to be kept, once per run, not at each of a long apply's intermediate writes.
+            if not self._matches(_file_version(path), expected):
+                raise _conflict(path, _read_or_none(path) or None, data, expected)
+            current = (_read_or_none(path) or None) if keep_previous else None
+            if current is not None:
                 self._keep_in_history(workspace, current)
                 _atomic_write(self._sibling(workspace, ".backup"), current, like=path)
             _atomic_write(path, data, like=path)
@@ -155,14 +158,15 @@ class LocalStore:
 
     def _swap_if(self, path: Path, data: bytes, expected: str | None) -> bool:
         """Replace ``path`` if its version is ``expected``; False if it is not (caller holds the mutex)."""
-        if not self._matches(_read_or_none(path) or None, expected):
+        if not self._matches(_file_version(path), expected):
             return False
         _atomic_write(path, data, like=path)
         return True
 
-    def _matches(self, current: bytes | None, expected: str | None) -> bool:
-        """The compare of compare-and-swap (a hook, so a test can break it and see ``probe`` notice)."""
-        return (_version(current) if current else None) == expected
+    def _matches(self, current: str | None, expected: str | None) -> bool:
+        """The compare of compare-and-swap, of the stored version and the one expected (a hook, so a
+        test can break it and see ``probe`` notice)."""
+        return current == expected
 
     # -- history --------------------------------------------------------------------------------
 

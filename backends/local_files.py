@@ -50,6 +50,21 @@ def _version(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _file_version(path: Path) -> str | None:
+    """The version (SHA-256) of the file at ``path``, read in pieces; None when it is missing or empty."""
+    try:
+        with path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256")
+            empty = f.tell() == 0
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise BackendError(f"{path} is a directory, not a state file") from None
+    except OSError as exc:
+        raise BackendError(f"cannot read {path}: {exc.strerror}") from None
+    return None if empty else digest.hexdigest()
+
+
 def _read_or_none(path: Path) -> bytes | None:
     try:
         return path.read_bytes()

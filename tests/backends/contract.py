@@ -77,7 +77,7 @@ class NonExclusiveLocalStore(LocalStore):
 class BlindSwapLocalStore(LocalStore):
     """A deliberately broken store: its compare-and-swap never compares."""
 
-    def _matches(self, current: bytes | None, expected: str | None) -> bool:
+    def _matches(self, current: str | None, expected: str | None) -> bool:
         return True
 
 
