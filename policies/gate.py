@@ -57,9 +57,8 @@ def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutco
     def document(whole: bool) -> dict[str, Any]:
         if not whole:
             return {"resource_changes": resource_changes_json(plan, show_sensitive=True)}
-        configuration = getattr(plan, "configuration", None)
-        return plan_to_json(plan, show_sensitive=True,
-                            configuration=configuration if configuration is not None else {})
+        # A saved plan and a fresh one build their configuration when first asked (configuration_json).
+        return plan_to_json(plan, show_sensitive=True)
 
     return _check(document, root_dir, options)
 

@@ -247,3 +247,25 @@ def test_user_policies_read_the_whole_plan_while_the_pack_alone_needs_only_the_c
     assert "terraform_data.x planned a, was b, configured from" in line and "var.v" in line
     (cfg / "policies" / "whole.rego").unlink()
     assert run(["-C", str(cfg), "plan", "--no-color", "--detailed-exitcode"]) == 2  # the pack alone: advice only
+
+
+def test_a_saved_plan_gives_user_policies_its_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A saved plan keeps its configuration as text until asked; a user policy checking it (in
+    ``ctl policy check`` and again in ``ctl apply``) must still see it, not an empty object."""
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "main.tf").write_text('resource "terraform_data" "x" {\n  input = "a"\n}\n')
+    write(cfg / "policies", "configured.rego", """
+        package main
+        import rego.v1
+        deny contains "the plan shows no configured resource" if {
+            not input.configuration.root_module.resources
+        }
+    """)
+    saved = cfg / "p.bin"
+    assert run(["-C", str(cfg), "plan", "--no-color", "--out", str(saved)]) == 0
+    capsys.readouterr()
+    assert run(["-C", str(cfg), "policy", "check", str(saved), "--no-color"]) == 0
+    assert "Policy check passed" in capsys.readouterr().out
+    assert run(["-C", str(cfg), "apply", str(saved), "--no-color"]) == 0
+    assert "shows no configured resource" not in capsys.readouterr().out
