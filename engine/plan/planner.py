@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
@@ -186,7 +187,8 @@ def make_plan(
             timestamp=stamp,
             targets=list(opts.targets),
             excludes=list(opts.excludes),
-            configuration=configuration(root, registry),
+            # Built when first asked (a user policy, JSON output, a saved plan): most plans never are.
+            configuration_later=functools.partial(configuration, root, registry),
         )
         seen = {(d.summary, str(d.range), d.detail) for d in diags.items}  # the plan walk re-checks what the
         diags.extend(w for w in warnings if (w.summary, str(w.range), w.detail) not in seen)  # first one did

@@ -314,6 +314,15 @@ def test_plan_records_what_a_saved_plan_needs(project: Project) -> None:
     assert project.plan().plan.config_hash != first.config_hash
 
 
+def test_a_plans_configuration_view_is_built_when_asked_for(project: Project) -> None:
+    project.write(FOUR)
+    plan = project.plan().plan
+    assert plan.configuration == {} and plan.configuration_later is not None  # nothing built yet
+    resources = plan.configuration_json()["root_module"]["resources"]
+    assert sorted(r["address"] for r in resources) == [f"demo_thing.{n}" for n in ("edit", "gone", "keep", "rename")]
+    assert plan.configuration_json() is plan.configuration and plan.configuration_later is None  # built once
+
+
 def test_config_hash_covers_module_files(project: Project) -> None:
     project.write('module "m" { source = "./m" }\n', **{"m/main.tf": 'output "o" { value = 1 }\n'})
     root = project.plan().root
