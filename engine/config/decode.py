@@ -234,7 +234,7 @@ class ModuleDecoder:
         args = Body(
             {k: v for k, v in body.attributes.items() if k not in _RESOURCE_META},
             [b for b in body.blocks if b.type not in _META_BLOCKS],
-            body.rng,
+            body._rng,  # as kept, not a SourceRange built for it
             body.duplicates,
         )
         self._report_duplicate_attributes(body)
