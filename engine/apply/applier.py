@@ -20,7 +20,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -351,7 +351,7 @@ class Applier:
             self.state.set_instance(addr, obj, provider=change.provider)
             self.manager.journal.record_result(addr, CREATE, obj, provider=change.provider)
 
-    def _check(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str,
+    def _check(self, inst: ResourceInstance, conditions: Sequence[Any], self_value: Any, kind: str,
                *, raise_: bool = True) -> str | None:
         if not conditions:
             return None

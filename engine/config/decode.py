@@ -344,22 +344,26 @@ class ModuleDecoder:
 
     def _lifecycle(self, block: Block) -> Lifecycle:
         body = block.body
-        lc = Lifecycle()
-        lc.create_before_destroy = bool(
+        create_before_destroy = bool(
             self._constant(body.attr("create_before_destroy"), bool, "create_before_destroy") or False
         )
-        lc.prevent_destroy = bool(self._constant(body.attr("prevent_destroy"), bool, "prevent_destroy") or False)
+        prevent_destroy = bool(self._constant(body.attr("prevent_destroy"), bool, "prevent_destroy") or False)
+        ignore_changes: tuple[str, ...] | str = ()
         ignore = body.attr("ignore_changes")
         if ignore is not None:
             expr = _unwrap(ignore.expr)
             if (isinstance(expr, ast.ScopeTraversal) and expr.root == "all" and not expr.steps) or (isinstance(expr, ast.Literal) and expr.value == "all"):
-                lc.ignore_changes = "all"
+                ignore_changes = "all"
             else:
-                lc.ignore_changes = [t for t in (_traversal_text(e) for e in self._traversal_list(ignore)) if t]
-        lc.replace_triggered_by = self._traversal_list(body.attr("replace_triggered_by"))
-        lc.preconditions = self._conditions(body.blocks_of("precondition"))
-        lc.postconditions = self._conditions(body.blocks_of("postcondition"))
-        return lc
+                ignore_changes = tuple(t for t in (_traversal_text(e) for e in self._traversal_list(ignore)) if t)
+        return Lifecycle(
+            create_before_destroy,
+            prevent_destroy,
+            ignore_changes,
+            tuple(self._traversal_list(body.attr("replace_triggered_by"))),
+            tuple(self._conditions(body.blocks_of("precondition"))),
+            tuple(self._conditions(body.blocks_of("postcondition"))),
+        )
 
     def _traversal_list(self, attr: Attribute | None) -> list[ast.Expr]:
         """``[aws_s3_bucket.a, module.x]`` (HCL) or ``["aws_s3_bucket.a"]`` (JSON) as traversals."""

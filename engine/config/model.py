@@ -77,14 +77,20 @@ class Output:
     preconditions: list[Condition] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Lifecycle:
+    """A ``lifecycle`` block. Immutable, so every resource without one shares ``NO_LIFECYCLE``
+    (an object and four lists per resource was 15 MB of a 50,000-resource configuration)."""
+
     create_before_destroy: bool = False
     prevent_destroy: bool = False
-    ignore_changes: list[str] | str = field(default_factory=list)  # attribute names, or "all"
-    replace_triggered_by: list[Expr] = field(default_factory=list)
-    preconditions: list[Condition] = field(default_factory=list)
-    postconditions: list[Condition] = field(default_factory=list)
+    ignore_changes: tuple[str, ...] | str = ()  # attribute names, or "all"
+    replace_triggered_by: tuple[Expr, ...] = ()
+    preconditions: tuple[Condition, ...] = ()
+    postconditions: tuple[Condition, ...] = ()
+
+
+NO_LIFECYCLE = Lifecycle()
 
 
 @dataclass(slots=True)
@@ -102,7 +108,7 @@ class Resource:
     provider: tuple[str, str | None] | None = None  # (local name, alias)
     provider_rng: SourceRange | None = None
     depends_on: list[Expr] = field(default_factory=list)
-    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    lifecycle: Lifecycle = NO_LIFECYCLE
     provisioners: list[Provisioner] = field(default_factory=list)
     connection: Block | None = None
 

@@ -6,6 +6,7 @@ always counts as a change: it will only be known once the operation has run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.lang.redact import redacted_exception, secret_texts
@@ -26,7 +27,7 @@ def plain(value: Any) -> Any:
     return None if value is None else deep_unmark(value)[0]
 
 
-def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore: list[str] | str,
+def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore: Sequence[str] | str,
                          rt: Any) -> dict[str, Any]:
     """``lifecycle.ignore_changes``: the named arguments (or all, for ``all``) keep their prior values.
 

@@ -8,6 +8,7 @@ preconditions, records the change, and returns the planned value that later refe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from adapters.base import ResourceType
@@ -264,7 +265,7 @@ class PlanHooks(WalkHooks):
     def _postconditions(self, inst: ResourceInstance, planned: Any) -> None:
         self._conditions(inst, inst.resource.lifecycle.postconditions, planned, "postcondition")
 
-    def _conditions(self, inst: ResourceInstance, conditions: list[Any], self_value: Any, kind: str) -> None:
+    def _conditions(self, inst: ResourceInstance, conditions: Sequence[Any], self_value: Any, kind: str) -> None:
         if not conditions:
             return
         ctx = inst.eval_ctx(self_value)

@@ -59,7 +59,7 @@ def test_lifecycle_arguments(make_config: MakeConfig) -> None:
     lc = module.resources["random_id.a"].lifecycle
     assert lc.create_before_destroy is True
     assert lc.prevent_destroy is True
-    assert lc.ignore_changes == ['keepers["build"]', "prefix"]
+    assert lc.ignore_changes == ('keepers["build"]', "prefix")
     assert texts(lc.replace_triggered_by) == ["terraform_data.b", "terraform_data.c.output"]
     assert [str(c.rng) for c in lc.preconditions] == ["main.tf:9:23"]
     assert [str(c.rng) for c in lc.postconditions] == ["main.tf:13:23"]

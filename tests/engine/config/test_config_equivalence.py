@@ -104,7 +104,7 @@ def test_the_model_is_what_the_configuration_says() -> None:
         "terraform_data.replica[1]",
     ]
     assert s["resources"]["terraform_data.audit"][3] == ["terraform_data.replica"]
-    assert s["resources"]["random_password.api_key"][4] == ["length"]
+    assert s["resources"]["random_password.api_key"][4] == ("length",)
     assert s["resources"]["local_file.manifest"][5] is True
     assert s["required_version"] == ">= 1.5.0"
 
