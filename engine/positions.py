@@ -208,6 +208,15 @@ def packed_in(text: SourceText, start_byte: int, end_byte: int) -> int:
     return text.index << _SPAN_BITS | start_byte << _BYTE_BITS | end_byte
 
 
+def span_in(located: Located, filename: str) -> int | None:
+    """The two byte offsets of a packed range of the parsed file ``filename``, packed as
+    ``packed_span`` gives them; None for any other range."""
+    if type(located) is not int:
+        return None
+    text = _TEXTS[located >> _SPAN_BITS]
+    return located & _SPAN_MASK if text is not None and text.name == filename else None
+
+
 def as_range(located: Located) -> SourceRange:
     """The ``SourceRange`` a syntax node's ``Located`` stands for."""
     if type(located) is not int:

@@ -27,7 +27,7 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
-from engine.positions import Located, as_range, packed_in
+from engine.positions import Located, as_range, packed_in, span_in
 
 _RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
 _INT64 = 1 << 63
@@ -49,16 +49,6 @@ def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 
 _GETTERS = {c: _getter(c) for c in _CLASSES}
 
-# What each field of a class holds: a value (0), a range (1) or a list of ranges (2). A range is a
-# ``Located``, so a plain int there is a packed range, not a number.
-_VALUE, _ONE_RANGE, _RANGE_LIST = 0, 1, 2
-_ROLES = {
-    c: tuple(
-        _ONE_RANGE if f.name in ("_rng", "_name_rng") else _RANGE_LIST if f.name == "_label_rngs" else _VALUE
-        for f in dataclasses.fields(c)
-    )
-    for c in _CLASSES
-}
 
 
 class Uncacheable(Exception):
@@ -78,15 +68,7 @@ def _encode(o: Any, filename: str) -> Any:
     if getter is not None:  # most of a tree: one of the dataclasses
         if t is Body and o.duplicates:
             raise Uncacheable("duplicate attributes")
-        fields: list[Any] = [_KIND[t]]
-        for v, role in zip(getter(o), _ROLES[t], strict=True):
-            if role == _VALUE:
-                fields.append(_encode(v, filename))
-            elif role == _ONE_RANGE:
-                fields.append(_encode_range(v, filename))
-            else:
-                fields.append([_LIST, *[_encode_range(r, filename) for r in v]])
-        return fields
+        return [_KIND[t], *[encode(v, filename) for encode, v in zip(_FIELD_ENCODERS[t], getter(o), strict=True)]]
     if t is SourceRange:
         return _encode_range(o, filename)
     if t is str or t is bool or o is None:
@@ -112,11 +94,29 @@ def _encode(o: Any, filename: str) -> Any:
 
 
 def _encode_range(located: Located, filename: str) -> list[Any]:
+    span = span_in(located, filename)
+    if span is not None:
+        return [_SPAN, span]
     rng = as_range(located)
     if rng.filename != filename:
         raise Uncacheable("a range in another file")
     packed = rng.packed_span()
     return [_SPAN, packed] if packed is not None else [_RANGE, *rng.numbers()]
+
+
+def _encode_ranges(located: list[Located], filename: str) -> list[Any]:
+    return [_LIST, *[_encode_range(r, filename) for r in located]]
+
+
+# How each field of a class is encoded, by position. A range field (``_rng``, ``_name_rng``)
+# holds a ``Located``, where a plain int is a packed range, not a number.
+_FIELD_ENCODERS = {
+    c: tuple(
+        _encode_range if f.name in ("_rng", "_name_rng") else _encode_ranges if f.name == "_label_rngs" else _encode
+        for f in dataclasses.fields(c)
+    )
+    for c in _CLASSES
+}
 
 
 def decode_body(data: Any, text: SourceText) -> Body:
