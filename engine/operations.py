@@ -251,6 +251,7 @@ def apply_run(
         manager.policy_override = opts.policy_override
         result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
         _phase_done("apply", started)
+        prep.loaded.release()  # nothing reads the configuration again: let it go before the state's bytes exist
         started = time.perf_counter()
         manager.compact(result.state)
         _phase_done("persist", started)

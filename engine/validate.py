@@ -37,6 +37,10 @@ class Loaded:
     diags: Diagnostics
     timings: dict[str, float] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Drop the configuration, its graph and its walk, for a caller that reads none of them again."""
+        self.root = self.graph = self.walk = None
+
 
 class ValidateHooks(WalkHooks):
     """Resources are their configuration with computed attributes unknown; schemas are checked."""
