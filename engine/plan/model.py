@@ -91,14 +91,17 @@ class Plan:
     # from the configuration just planned): see configuration_json.
     configuration_later: Callable[[], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
-    def configuration_json(self) -> dict[str, Any]:
+    def configuration_json(self, *, keep: bool = True) -> dict[str, Any]:
         """Terraform's "configuration" object, made when first asked. A plan read from a file keeps
         it as text until a user policy or ``ctl show --json`` asks: decoded, a 50,000-resource one
         is 58 MB that an apply never reads. A plan just made builds it from the configuration only
         for a user policy, JSON output or a saved plan (at 50,000 resources, 0.3 s and 37 MB)."""
-        if self.configuration_later is not None:
-            self.configuration = self.configuration_later()
-            self.configuration_later = None
+        if self.configuration_later is None:
+            return self.configuration
+        if not keep:  # made for one use (saving the plan): nothing holds it after
+            return self.configuration_later()
+        self.configuration = self.configuration_later()
+        self.configuration_later = None
         return self.configuration
 
     def counts(self) -> tuple[int, int, int]:

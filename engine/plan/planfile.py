@@ -18,9 +18,10 @@ import contextlib
 import functools
 import json
 import os
+import secrets
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,18 +62,17 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
     """
     from engine.encryption.lookup import plan_target
 
-    try:
-        # Compact: the C encoder (an indented document takes Python's own, about 5x slower).
-        text = json.dumps(_encode_plan(plan), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
-        raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
     target = plan_target(root_dir or Path.cwd())
-    # Unsealed, the text is written a megabyte at a time rather than encoded whole: a second copy
-    # of a large plan (41 MB at 50,000 resources) was the top of plan --out's memory.
-    chunks = [target.encrypt(text.encode())] if target is not None else _utf8_chunks(text)
+    # Unsealed, the text is written a change at a time and never exists whole: the whole text and
+    # the whole encoded document (80 MB at 50,000 resources) were the top of plan --out's memory.
+    # A sealed plan is encrypted whole, as the cipher takes it.
     directory = path.parent if str(path.parent) else Path(".")
     tmp_name: str | None = None
     try:
+        chunks: Iterable[bytes] = (
+            (piece.encode() for piece in _plan_text(plan)) if target is None
+            else [target.encrypt("".join(_plan_text(plan)).encode())]
+        )
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:  # mkstemp creates the file with mode 0600
             for chunk in chunks:
@@ -83,6 +83,8 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
         os.chmod(tmp_name, 0o600)
         os.replace(tmp_name, path)
         tmp_name = None
+    except ValueError as exc:  # NaN or infinity: JSON has no spelling for them
+        raise PlanFileError(f"cannot save the plan to {path}: {exc}") from None
     except OSError as exc:
         raise PlanFileError(
             f"cannot write the plan file {path}: {exc.strerror or exc}",
@@ -94,9 +96,30 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
                 os.unlink(tmp_name)
 
 
-def _utf8_chunks(text: str, size: int = 1 << 20) -> Iterator[bytes]:
-    for at in range(0, len(text), size):
-        yield text[at:at + size].encode()
+# Compact JSON: the C encoder (an indented document takes Python's own, about 5x slower). One
+# encoder for every call: ``json.dumps`` with options builds a new one each time.
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+
+
+def _plan_text(plan: Plan, size: int = 1 << 20) -> Iterator[str]:
+    """The plan file's JSON text, in pieces: the document around a stand-in for its changes, with
+    each change encoded alone in the stand-in's place. The text is that of the whole document.
+
+    The rest of the document (with the prior state and configuration texts, large for a large
+    plan) goes out in slices of ``size`` characters, so nothing is copied whole.
+    """
+    marker = f"changes {secrets.token_hex(16)}"  # no plan has it: random for each save
+    stand_in = _compact(marker)
+    text = _compact(_encode_plan(plan, [marker] if plan.changes else []))
+    at = text.find(stand_in) if plan.changes else len(text)
+    for start in range(0, at, size):
+        yield text[start:min(start + size, at)]
+    if not plan.changes:
+        return
+    for i, change in enumerate(plan.changes):
+        yield ("," if i else "") + _compact(_encode_change(change))
+    for start in range(at + len(stand_in), len(text), size):
+        yield text[start:start + size]
 
 
 @gc_paused
@@ -215,7 +238,8 @@ def _with_children(v: dict[str, Any] | list[Any] | tuple[Any, ...], fn: Callable
 # -- plan -----------------------------------------------------------------------------------------
 
 
-def _encode_plan(plan: Plan) -> dict[str, Any]:
+def _encode_plan(plan: Plan, changes: list[Any]) -> dict[str, Any]:
+    """The plan file's document, with ``changes`` as its encoded changes (see ``_plan_text``)."""
     prior = plan.prior_state
     state_text = (prior.to_json() if prior.lineage else _with_lineage(prior, _NO_LINEAGE)).decode()
     return {
@@ -231,15 +255,14 @@ def _encode_plan(plan: Plan) -> dict[str, Any]:
         "targets": list(plan.targets),
         "excludes": list(plan.excludes),
         "variables": {k: encode_value(v) for k, v in plan.variables.items()},
-        "changes": [_encode_change(c) for c in plan.changes],
+        "changes": changes,
         "drift": [_encode_change(c) for c in plan.drift],
         "outputs": {name: _encode_output(o) for name, o in plan.outputs.items()},
         "policy_results": encode_value(plan.policy_results),
         "policy_override": plan.policy_override,
         # Both as JSON text in a string: the configuration is decoded only if something reads it,
         # and the state keeps the layout the state codec reads one resource at a time.
-        "configuration": json.dumps(encode_value(plan.configuration_json()), separators=(",", ":"),
-                                    ensure_ascii=False, allow_nan=False),
+        "configuration": _compact(encode_value(plan.configuration_json(keep=False))),
         "prior_state": state_text,
         # The state codec always writes an output's type; remember which had none.
         "prior_state_untyped_outputs": sorted(n for n, o in prior.outputs.items() if o.type is None),

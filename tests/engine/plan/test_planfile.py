@@ -18,7 +18,7 @@ from engine.plan.model import (
     Plan,
     ResourceChange,
 )
-from engine.plan.planfile import PLAN_FORMAT, PlanFileError, load_plan, save_plan
+from engine.plan.planfile import PLAN_FORMAT, PlanFileError, _plan_text, load_plan, save_plan
 from engine.state.model import InstanceState, OutputValue, State
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
@@ -201,3 +201,35 @@ def test_the_configuration_is_decoded_only_when_read_and_a_corrupt_one_says_so(t
     broken = load_plan(path)  # the apply itself never reads it
     with pytest.raises(PlanFileError, match="its configuration is not valid JSON"):
         broken.configuration_json()
+
+
+def test_a_plan_written_a_change_at_a_time_is_one_compact_document(tmp_path: Path) -> None:
+    """Each change is encoded alone and put in its place: the file must be exactly the compact
+    JSON of the whole document, with every change in order."""
+    plan = rich_plan()
+    save_plan(plan, tmp_path / "tfplan")
+    text = (tmp_path / "tfplan").read_text()
+    doc = json.loads(text)
+    assert text == json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n"
+    assert [c["address"] for c in doc["changes"]] == [c.address for c in plan.changes]
+    assert "".join(_plan_text(plan, size=7)) + "\n" == text  # the rest of it in small slices
+    empty = Plan([], [], {}, State(serial=0, lineage=""), lineage="", serial=-1, config_hash="c")
+    assert "".join(_plan_text(empty, size=7)) == "".join(_plan_text(empty))
+
+
+def test_a_value_json_cannot_spell_fails_the_save_and_leaves_no_file(tmp_path: Path) -> None:
+    plan = rich_plan()
+    plan.changes.append(ResourceChange("random_id.n", "", "managed", "random_id", "n", None, RANDOM,
+                                       ACTIONS_CREATE, None, {"v": float("nan")}))
+    with pytest.raises(PlanFileError, match="cannot save the plan"):
+        save_plan(plan, tmp_path / "tfplan")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_saving_builds_a_configuration_it_does_not_keep(tmp_path: Path) -> None:
+    plan = rich_plan()
+    built: list[int] = []
+    plan.configuration_later = lambda: built.append(1) or {"root_module": {}}
+    save_plan(plan, tmp_path / "tfplan")
+    assert built == [1] and plan.configuration_later is not None and plan.configuration == {}
+    assert load_plan(tmp_path / "tfplan").configuration_json() == {"root_module": {}}
