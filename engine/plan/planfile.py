@@ -29,6 +29,7 @@ from backends.base import BackendError
 from engine.errors import CtlError
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
 from engine.plan.model import OutputChange, Plan, ResourceChange
+from engine.state.codec import state_pieces
 from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
 from engine.version import VERSION
@@ -102,24 +103,45 @@ _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan
 
 
 def _plan_text(plan: Plan, size: int = 1 << 20) -> Iterator[str]:
-    """The plan file's JSON text, in pieces: the document around a stand-in for its changes, with
-    each change encoded alone in the stand-in's place. The text is that of the whole document.
+    """The plan file's JSON text, in pieces; the text is that of the whole document.
 
-    The rest of the document (with the prior state and configuration texts, large for a large
-    plan) goes out in slices of ``size`` characters, so nothing is copied whole.
+    The two parts that grow with the plan are put in place of stand-ins: the changes, each encoded
+    alone, and the prior state's text, escaped a resource at a time as the state codec writes it.
+    The rest of the document (with the configuration's text) goes out in slices of ``size``
+    characters. So nothing is encoded or copied whole.
     """
-    marker = f"changes {secrets.token_hex(16)}"  # no plan has it: random for each save
-    stand_in = _compact(marker)
-    text = _compact(_encode_plan(plan, [marker] if plan.changes else []))
-    at = text.find(stand_in) if plan.changes else len(text)
-    for start in range(0, at, size):
-        yield text[start:min(start + size, at)]
-    if not plan.changes:
-        return
-    for i, change in enumerate(plan.changes):
+    token = secrets.token_hex(16)  # no plan has it: random for each save
+    changes_marker, prior_marker = f"changes {token}", f"prior state {token}"
+    prior = plan.prior_state if plan.prior_state.lineage else _with_lineage(plan.prior_state, _NO_LINEAGE)
+    text = _compact(_encode_plan(plan, [changes_marker] if plan.changes else [], prior_marker))
+    fills = [(_compact(prior_marker), _escaped_state(prior))]
+    if plan.changes:
+        fills.append((_compact(changes_marker), _changes_text(plan.changes)))
+    at = 0
+    for start, stand_in, pieces in sorted((text.find(s), s, p) for s, p in fills):
+        yield from _slices(text, at, start, size)
+        yield from pieces
+        at = start + len(stand_in)
+    yield from _slices(text, at, len(text), size)
+
+
+def _slices(text: str, start: int, end: int, size: int) -> Iterator[str]:
+    for at in range(start, end, size):
+        yield text[at:min(at + size, end)]
+
+
+def _changes_text(changes: list[ResourceChange]) -> Iterator[str]:
+    for i, change in enumerate(changes):
         yield ("," if i else "") + _compact(_encode_change(change))
-    for start in range(at + len(stand_in), len(text), size):
-        yield text[start:start + size]
+
+
+def _escaped_state(state: State) -> Iterator[str]:
+    """The state file's text as a JSON string. Each piece of it is whole UTF-8, and JSON escapes a
+    character alone, so the pieces are escaped one by one."""
+    yield '"'
+    for piece in state_pieces(state):
+        yield _compact(piece.decode())[1:-1]
+    yield '"'
 
 
 @gc_paused
@@ -238,10 +260,9 @@ def _with_children(v: dict[str, Any] | list[Any] | tuple[Any, ...], fn: Callable
 # -- plan -----------------------------------------------------------------------------------------
 
 
-def _encode_plan(plan: Plan, changes: list[Any]) -> dict[str, Any]:
-    """The plan file's document, with ``changes`` as its encoded changes (see ``_plan_text``)."""
+def _encode_plan(plan: Plan, changes: list[Any], prior_state: str) -> dict[str, Any]:
+    """The plan file's document with ``changes`` and ``prior_state`` put as given (see ``_plan_text``)."""
     prior = plan.prior_state
-    state_text = (prior.to_json() if prior.lineage else _with_lineage(prior, _NO_LINEAGE)).decode()
     return {
         "ctl_plan_format": PLAN_FORMAT,
         "ctl_version": VERSION,
@@ -263,16 +284,16 @@ def _encode_plan(plan: Plan, changes: list[Any]) -> dict[str, Any]:
         # Both as JSON text in a string: the configuration is decoded only if something reads it,
         # and the state keeps the layout the state codec reads one resource at a time.
         "configuration": _compact(encode_value(plan.configuration_json(keep=False))),
-        "prior_state": state_text,
+        "prior_state": prior_state,
         # The state codec always writes an output's type; remember which had none.
         "prior_state_untyped_outputs": sorted(n for n, o in prior.outputs.items() if o.type is None),
     }
 
 
-def _with_lineage(state: State, lineage: str) -> bytes:
+def _with_lineage(state: State, lineage: str) -> State:
     copy = state.copy()
     copy.lineage = lineage
-    return copy.to_json()
+    return copy
 
 
 def _decode_plan(doc: dict[str, Any], source: str) -> Plan:

@@ -207,9 +207,12 @@ def test_a_plan_written_a_change_at_a_time_is_one_compact_document(tmp_path: Pat
     """Each change is encoded alone and put in its place: the file must be exactly the compact
     JSON of the whole document, with every change in order."""
     plan = rich_plan()
+    tricky = 'quote " back \\ tab \t line \n é ✓ \u2028 \x01 "prior_state"'
+    plan.prior_state.set_instance("random_id.t", InstanceState(attributes={"t": tricky}))
     save_plan(plan, tmp_path / "tfplan")
     text = (tmp_path / "tfplan").read_text()
     doc = json.loads(text)
+    assert load_plan(tmp_path / "tfplan").prior_state.instance("random_id.t").attributes["t"] == tricky
     assert text == json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n"
     assert [c["address"] for c in doc["changes"]] == [c.address for c in plan.changes]
     assert "".join(_plan_text(plan, size=7)) + "\n" == text  # the rest of it in small slices
