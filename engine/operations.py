@@ -227,6 +227,10 @@ def apply_run(
             _check_saved(loaded_plan, manager, state, prep.loaded)
             plan = loaded_plan
             plan_result = None
+            if not plan.has_changes:  # as for a plan just made: nothing to walk, nothing to write
+                if manager.workspace in getattr(manager.store, "rewrite", ()):
+                    manager.persist(state)
+                return plan, ApplyResult(state)
         else:
             refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
             started = time.perf_counter()

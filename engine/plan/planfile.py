@@ -28,7 +28,7 @@ from typing import Any
 from backends.base import BackendError
 from engine.errors import CtlError
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
-from engine.plan.model import OutputChange, Plan, ResourceChange
+from engine.plan.model import ACTIONS_NOOP, OutputChange, Plan, ResourceChange
 from engine.state.codec import state_pieces
 from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
@@ -369,6 +369,11 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
     if index is not None and (isinstance(index, bool) or not isinstance(index, int | str)):
         raise TypeError(f"instance index {index!r} is neither a number nor a string")
     # The words every change repeats are interned: a 50,000-change plan held 50,000 copies of each.
+    before = decode_value(d["before"])
+    actions = tuple(sys.intern(_typed(a, str)) for a in d["actions"])
+    # A no-op's after is its before (the planner records the one object twice): one object again,
+    # not two copies of every unchanged object of a large state.
+    same = actions == ACTIONS_NOOP and d["after"] == d["before"]
     return ResourceChange(
         address=_typed(d["address"], str),
         module_address=sys.intern(_typed(d["module_address"], str)),
@@ -377,9 +382,9 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
         name=_typed(d["name"], str),
         index=index,
         provider=sys.intern(_typed(d["provider"], str)),
-        actions=tuple(sys.intern(_typed(a, str)) for a in d["actions"]),
-        before=decode_value(d["before"]),
-        after=decode_value(d["after"]),
+        actions=actions,
+        before=before,
+        after=before if same else decode_value(d["after"]),
         replace_paths=[list(p) for p in d["replace_paths"]],
         action_reason=d["action_reason"],
         previous_address=d["previous_address"],

@@ -236,3 +236,17 @@ def test_saving_builds_a_configuration_it_does_not_keep(tmp_path: Path) -> None:
     save_plan(plan, tmp_path / "tfplan")
     assert built == [1] and plan.configuration_later is not None and plan.configuration == {}
     assert load_plan(tmp_path / "tfplan").configuration_json() == {"root_module": {}}
+
+
+def test_a_no_op_change_loads_as_one_object_and_other_changes_keep_both(tmp_path: Path) -> None:
+    same = {"id": "s", "tags": {"a": "1"}, "n": 1}
+    plan = rich_plan()
+    plan.changes.append(ResourceChange("random_id.s", "", "managed", "random_id", "s", None, RANDOM,
+                                       ("no-op",), same, same))
+    plan.changes.append(ResourceChange("random_id.u", "", "managed", "random_id", "u", None, RANDOM,
+                                       ACTIONS_UPDATE, {"flag": 1}, {"flag": True}))
+    save_plan(plan, tmp_path / "tfplan")
+    loaded = load_plan(tmp_path / "tfplan")
+    noop, update = loaded.changes[-2], loaded.changes[-1]
+    assert noop.after is noop.before and noop.after == same
+    assert type(update.before["flag"]) is int and update.after["flag"] is True
