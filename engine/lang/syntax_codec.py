@@ -50,7 +50,6 @@ def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 _GETTERS = {c: _getter(c) for c in _CLASSES}
 
 
-
 class Uncacheable(Exception):
     """The tree holds something this format does not carry; the file is simply not cached."""
 

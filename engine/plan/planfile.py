@@ -65,7 +65,7 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
 
     target = plan_target(root_dir or Path.cwd())
     # Unsealed, the text is written a change at a time and never exists whole: the whole text and
-    # the whole encoded document (80 MB at 50,000 resources) were the top of plan --out's memory.
+    # the whole encoded document (87 MB at 50,000 resources) were the top of plan --out's memory.
     # A sealed plan is encrypted whole, as the cipher takes it.
     directory = path.parent if str(path.parent) else Path(".")
     tmp_name: str | None = None
@@ -369,10 +369,10 @@ def _decode_change(d: dict[str, Any]) -> ResourceChange:
     if index is not None and (isinstance(index, bool) or not isinstance(index, int | str)):
         raise TypeError(f"instance index {index!r} is neither a number nor a string")
     # The words every change repeats are interned: a 50,000-change plan held 50,000 copies of each.
-    before = decode_value(d["before"])
     actions = tuple(sys.intern(_typed(a, str)) for a in d["actions"])
     # A no-op's after is its before (the planner records the one object twice): one object again,
     # not two copies of every unchanged object of a large state.
+    before = decode_value(d["before"])
     same = actions == ACTIONS_NOOP and d["after"] == d["before"]
     return ResourceChange(
         address=_typed(d["address"], str),
