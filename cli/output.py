@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from rich.console import Console
@@ -58,6 +58,15 @@ def write_rendered(con: Console, text: str) -> None:
     seconds on a plan of tens of thousands of resources and changes nothing in ctl's own text.
     """
     con.file.write(text + "\n")
+    con.file.flush()
+
+
+def write_lines(con: Console, lines: Iterable[str]) -> None:
+    """``write_rendered`` of ``"\\n".join(lines)``, written as the lines come, never joined whole."""
+    write = con.file.write
+    for line in lines:
+        write(line + "\n")
+    write("\n")
     con.file.flush()
 
 

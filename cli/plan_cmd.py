@@ -118,7 +118,7 @@ def show_plan(result: Any, ui: Any, con: Any, *, color: bool, full: bool) -> Non
     """A computed plan, as plan and apply show it: warnings, then the drift and the changes (or the
     machine-readable view's events). A terminal shows a very large plan's first changes in full
     and counts the rest, unless ``full`` (``--full-plan``)."""
-    from cli.render_plan import render_drift, render_plan
+    from cli.render_plan import plan_lines, render_drift
     from cli.render_plan_summary import TERMINAL_LIMIT
 
     output.print_diagnostics(result.diags.warnings())
@@ -129,7 +129,7 @@ def show_plan(result: Any, ui: Any, con: Any, *, color: bool, full: bool) -> Non
         output.write_rendered(con, render_drift(result.plan.drift, color=color))
     terminal = bool(getattr(con.file, "isatty", lambda: False)())
     limit = TERMINAL_LIMIT if terminal and not full else None
-    output.write_rendered(con, render_plan(result.plan, color=color, limit=limit))
+    output.write_lines(con, plan_lines(result.plan, color=color, limit=limit))
 
 
 def show_policy(outcome: Any, ui: Any) -> None:
