@@ -36,7 +36,7 @@ def show_command(
 
     color = output.color_enabled(sys.stdout)
     if planfile is not None:
-        from cli.render_plan import render_plan
+        from cli.render_plan import plan_lines
         from engine.plan.planfile import load_plan
 
         plan = load_plan(planfile)
@@ -44,7 +44,7 @@ def show_command(
             data = plan_to_json(plan, show_sensitive=show_sensitive, ctl_version=VERSION)
             print_json_line(data)
         else:
-            sys.stdout.write(render_plan(plan, color=color))
+            sys.stdout.writelines(line + "\n" for line in plan_lines(plan, color=color))
             if plan.policy_results:
                 from policies.report import render_saved
 
