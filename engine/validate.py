@@ -21,6 +21,7 @@ from engine.config.variables import RawValue, collect_values, resolve_root_varia
 from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, build_graph
+from engine.lang.references import forget_remembered
 from engine.lang.values import UNKNOWN
 from engine.plan.removals import check_removed_blocks
 from engine.plugins.functions import resolver as functions_resolver
@@ -38,8 +39,10 @@ class Loaded:
     timings: dict[str, float] = field(default_factory=dict)
 
     def release(self) -> None:
-        """Drop the configuration, its graph and its walk, for a caller that reads none of them again."""
+        """Drop the configuration, its graph and its walk, for a caller that reads none of them again
+        (and the references remembered of its expressions, which would keep them)."""
         self.root = self.graph = self.walk = None
+        forget_remembered()
 
 
 class ValidateHooks(WalkHooks):

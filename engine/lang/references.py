@@ -53,6 +53,14 @@ def remembered() -> Iterator[None]:
         _memo.reset(token)
 
 
+def forget_remembered() -> None:
+    """Empty the enclosing ``remembered()``'s memo: it holds every expression it saw, so a caller
+    letting go of a configuration lets go of this too."""
+    memo = _memo.get()
+    if memo is not None:
+        memo.clear()
+
+
 def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:
     parts: list[str | int] = []
     for s in steps:

@@ -610,3 +610,19 @@ def test_references_are_worked_out_once_while_remembered() -> None:
         other = op("+", ref("var", "a"), ref("local", "b"))
         assert references(other) == first and references(other) is not first  # an equal but other expression
     assert references(expr) == first and references(expr) is not first  # outside: worked out afresh
+
+
+def test_forgetting_what_was_remembered_lets_the_expressions_go() -> None:
+    import sys
+
+    from engine.lang.references import forget_remembered, remembered
+
+    with remembered():
+        expr = op("+", ref("var", "a"), ref("local", "b"))
+        first = references(expr)
+        held = sys.getrefcount(expr)  # the memo holds every expression it saw
+        forget_remembered()
+        assert sys.getrefcount(expr) == held - 1
+        again = references(expr)
+        assert again == first and again is not first  # worked out afresh, and remembered again
+        assert references(expr) is again
