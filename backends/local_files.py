@@ -14,6 +14,7 @@ import hashlib
 import os
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from backends.base import (
@@ -52,24 +53,29 @@ def _version(data: bytes) -> str:
 
 def _file_version(path: Path) -> str | None:
     """The version (SHA-256) of the file at ``path``, read in pieces; None when it is missing or empty."""
-    try:
-        with path.open("rb") as f:
-            digest = hashlib.file_digest(f, "sha256")
-            empty = f.tell() == 0
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise BackendError(f"{path} is a directory, not a state file") from None
-    except OSError as exc:
-        raise BackendError(f"cannot read {path}: {exc.strerror}") from None
+    with _reading(path):
+        try:
+            with path.open("rb") as f:
+                digest = hashlib.file_digest(f, "sha256")
+                empty = f.tell() == 0
+        except FileNotFoundError:
+            return None
     return None if empty else digest.hexdigest()
 
 
 def _read_or_none(path: Path) -> bytes | None:
+    with _reading(path):
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """A state file's read errors as the store reports them (a missing file is the caller's to handle)."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        yield
     except IsADirectoryError:
         raise BackendError(f"{path} is a directory, not a state file") from None
     except OSError as exc:
