@@ -161,6 +161,8 @@ def test_a_state_path_that_is_a_directory_gives_a_clear_error(tmp_path: Path) ->
     (tmp_path / "ctl.tfstate").mkdir()
     with pytest.raises(BackendError, match="is a directory"):
         LocalStore(tmp_path / "ctl.tfstate").read(DEFAULT_WORKSPACE)
+    with pytest.raises(BackendError, match="is a directory"):  # the compare of a write reads it too
+        LocalStore(tmp_path / "ctl.tfstate").write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
 
 
 def test_process_alive_tells_running_from_finished_processes() -> None:
