@@ -90,6 +90,9 @@ class InstanceState:
         return dataclasses.replace(self, **changes)
 
 
+_SCANNED = 8  # a resource with at most this many instances is searched, not indexed
+
+
 class _Positions(Generic[K, T]):
     """key -> position in a list, rebuilt whenever the list was changed behind its back."""
 
@@ -146,7 +149,9 @@ class ResourceState:
     instances: list[InstanceState] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._index: _Positions[tuple[Key, str | None], InstanceState] = _Positions(self.instances, _slot_key)
+        # Built when the instances outgrow a scan: most resources have one or a few, and an index
+        # each (a dict, its keys and the index object) was 25 MB of a 50,000-resource state.
+        self._index: _Positions[tuple[Key, str | None], InstanceState] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -154,22 +159,40 @@ class ResourceState:
         return (self.module or "", self.mode, self.type, self.name)
 
     def get(self, index_key: Key, deposed: str | None = None) -> InstanceState | None:
-        pos = self._index.find(self.instances, _typed(index_key, deposed))
+        pos = self._find(_typed(index_key, deposed))
         return None if pos is None else self.instances[pos]
 
     def put(self, inst: InstanceState) -> None:
-        slot = _slot_key(inst)
-        pos = self._index.find(self.instances, slot)
-        if pos is None:
+        pos = self._find(_slot_key(inst))
+        if pos is not None:
+            self.instances[pos] = inst
+        elif self._index is not None:
             self._index.append(self.instances, inst)
         else:
-            self.instances[pos] = inst
+            self.instances.append(inst)
         if inst.deposed is None:
             self.each = _each_for(inst.index_key)
 
     def pop(self, index_key: Key, deposed: str | None = None) -> InstanceState | None:
-        pos = self._index.find(self.instances, _typed(index_key, deposed))
-        return None if pos is None else self._index.remove_at(self.instances, pos)
+        pos = self._find(_typed(index_key, deposed))
+        if pos is None:
+            return None
+        if self._index is not None:
+            return self._index.remove_at(self.instances, pos)
+        items = self.instances
+        item, last = items[pos], items.pop()  # swap-remove, as the index does
+        if pos < len(items):
+            items[pos] = last
+        return item
+
+    def _find(self, slot: tuple[Any, str | None]) -> int | None:
+        items = self.instances
+        if len(items) <= _SCANNED:
+            self._index = None
+            return next((i for i, x in enumerate(items) if _slot_key(x) == slot), None)
+        if self._index is None:
+            self._index = _Positions(items, _slot_key)
+        return self._index.find(items, slot)
 
     def __eq__(self, other: object) -> bool:
         """Same resource with the same objects; the order of ``instances`` does not matter."""

@@ -305,3 +305,33 @@ def test_a_state_written_one_resource_at_a_time_is_laid_out_as_one_whole_documen
     empty = new_state().to_json().decode()
     assert json.loads(empty)["resources"] == []
     assert empty == json.dumps(json.loads(empty), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_instances_are_found_the_same_whether_searched_or_indexed() -> None:
+    """A resource is searched while it has a few instances and indexed past that: puts, gets and
+    pops that cross the line both ways must agree with a plain dict at every step."""
+    import random
+
+    from engine.state.model import ResourceState
+
+    rng = random.Random(14)
+    res = ResourceState("managed", "local_file", "f", "provider")
+    model: dict[tuple[object, str | None], InstanceState] = {}
+    keys: list[object] = [*range(12), *(str(i) for i in range(12))]  # 1 and "1" are different keys
+    sizes: set[int] = set()
+    for step in range(3000):
+        key, deposed = rng.choice(keys), rng.choice([None, None, None, "d1"])
+        put_share = (0.5, 0.15, 0.7)[step // 1000]  # around the line, down to a few, back up
+        kind = rng.random()
+        if kind < put_share:
+            inst = InstanceState(attributes={"step": step}, index_key=key, deposed=deposed)
+            res.put(inst)
+            model[(type(key).__name__, key, deposed)] = inst  # type: ignore[index]
+        elif kind < put_share + 0.3:
+            assert res.pop(key, deposed) is model.pop((type(key).__name__, key, deposed), None)  # type: ignore[arg-type]
+        else:
+            assert res.get(key, deposed) is model.get((type(key).__name__, key, deposed))  # type: ignore[arg-type]
+        assert len(res.instances) == len(model)
+        sizes.add(len(model))
+    assert min(sizes) <= 2 and max(sizes) >= 20  # both sides of the line, more than once
+    assert sorted(id(i) for i in res.instances) == sorted(id(i) for i in model.values())
