@@ -29,7 +29,7 @@ from backends.base import BackendError
 from engine.errors import CtlError
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
 from engine.plan.model import ACTIONS_NOOP, OutputChange, Plan, ResourceChange
-from engine.state.codec import state_pieces
+from engine.state.encode import state_pieces
 from engine.state.gc_pause import gc_paused
 from engine.state.model import OutputValue, State
 from engine.version import VERSION

@@ -10,7 +10,7 @@ noticed and the index rebuilt).
 Attributes are stored unmarked, with the paths of sensitive values alongside in
 ``sensitive_attributes`` (as ``values.Path`` tuples) — exactly what Terraform writes, so a secret
 never needs a special encoding and the marks come back with ``marked_attributes()``.
-Serialisation lives in ``codec.py``.
+Serialisation lives in ``codec.py`` (reading) and ``encode.py`` (writing).
 """
 
 from __future__ import annotations
@@ -357,7 +357,7 @@ class State:
 
     def to_json(self) -> bytes:
         """The state file bytes: Terraform's key order, sorted resources, 2-space indent."""
-        from engine.state.codec import encode_state
+        from engine.state.encode import encode_state
 
         return encode_state(self)
 

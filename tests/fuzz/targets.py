@@ -21,7 +21,8 @@ from engine.errors import CtlError, DiagnosticsError
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.hcl import parse_expression, parse_hcl_file
-from engine.state.codec import decode_state, encode_state
+from engine.state.codec import decode_state
+from engine.state.encode import encode_state
 from engine.state.journal import parse_entries, replay
 from engine.state.model import new_state
 from engine.validate import validate

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from engine.state.codec import decode_state, encode_state
+from engine.state.codec import decode_state
+from engine.state.encode import encode_state
 from engine.state.model import new_state
 
 # Shaped as Terraform 1.5+ writes a terraform_data instance whose input came through tolist().

@@ -9,7 +9,8 @@ import pytest
 
 from backends.base import BackendError
 from engine.state import piecewise
-from engine.state.codec import decode_state, encode_state
+from engine.state.codec import decode_state
+from engine.state.encode import encode_state
 
 
 def _data_instance(value: object, output: object = None) -> dict:
