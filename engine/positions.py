@@ -13,6 +13,7 @@ numbers, kept as it is.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
@@ -44,10 +45,11 @@ class SourceText:
         self._ascii = src.isascii()
         self._starts: list[int] | None = None
         key = (name, src)
-        index = _TEXT_INDEX.get(key)
-        if index is None:
-            index = _TEXT_INDEX[key] = len(_TEXTS)
-            _TEXTS.append(self)
+        with _REGISTERING:  # files may be parsed on several threads: one number, one text
+            index = _TEXT_INDEX.get(key)
+            if index is None:
+                index = _TEXT_INDEX[key] = len(_TEXTS)
+                _TEXTS.append(self)
         self.index = index
 
     def line_column(self, byte: int) -> tuple[int, int]:
@@ -77,6 +79,7 @@ _SPAN_MASK = (1 << _SPAN_BITS) - 1
 # packed range is 0). Only ever appended to; see ``SourceText``.
 _TEXTS: list[SourceText | None] = [None]
 _TEXT_INDEX: dict[tuple[str, bytes], int] = {}
+_REGISTERING = threading.Lock()
 
 
 class SourceRange:
