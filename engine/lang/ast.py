@@ -3,8 +3,8 @@
 HCL source (through tree-sitter), ``*.tf.json`` and YAML strings (templates) all become these
 nodes, so one evaluator serves every input syntax. Every node carries its source range, which is
 what lets an error point at ``file:line:col``: kept as a ``Located`` (for a parsed file, one packed
-int; see ``engine.positions``) and given as a ``SourceRange`` by ``rng``. Template strip markers (``~``) are applied by the
-parser, so the evaluator never sees them.
+int; see ``engine.positions``) and given as a ``SourceRange`` by ``rng``. Template strip markers
+(``~``) are applied by the parser, so the evaluator never sees them.
 
 Nodes are never changed once built, and hash by value as frozen ones would (``unsafe_hash``), but
 are not declared frozen: a frozen dataclass sets each field through ``object.__setattr__``, and a
