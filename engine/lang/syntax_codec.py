@@ -27,7 +27,7 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
-from engine.positions import Located, as_range, packed_in, span_in
+from engine.positions import BYTE_BITS, BYTE_MASK, Located, as_range, packed_in, span_in
 
 _RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
 _INT64 = 1 << 63
@@ -152,7 +152,7 @@ class _Decoder:
             _, packed = x
             if type(packed) is not int:
                 raise ValueError("a range that is not a number")
-            start, end = packed >> 32, packed & 0xFFFFFFFF
+            start, end = packed >> BYTE_BITS, packed & BYTE_MASK
             if not 0 <= start <= end <= self.size:
                 raise ValueError(f"bytes {start} to {end} are not in {self.filename}")
             return self.base | packed
