@@ -41,7 +41,7 @@ import socket
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from engine.errors import CtlError, LockHeld, UsageError
 
@@ -76,6 +76,15 @@ class LockMismatch(CtlError):
 class Snapshot:
     data: bytes
     version: str  # opaque: a content hash, an ETag, a generation …
+
+
+class Written(NamedTuple):
+    """What a streamed write stored (``LocalStore.write_pieces``): the new version token, and the
+    document's size and SHA-256, which the caller would otherwise need the whole bytes for."""
+
+    version: str
+    size: int
+    sha256: bytes
 
 
 def _now() -> str:

@@ -14,7 +14,7 @@ import hashlib
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from backends.base import (
@@ -92,28 +92,57 @@ def _lock_held(state: Path, holder: LockInfo) -> LockHeld:
 
 def _atomic_write(path: Path, data: bytes, *, like: Path) -> None:
     """Write a whole file or nothing: temp file in the same directory, fsync, rename, fsync dir."""
+    _atomic_write_pieces(path, (data,), like=like)
+
+
+def _atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> tuple[str, int]:
+    """``_atomic_write`` of the bytes ``pieces`` make up, written as they come: a large state's
+    document never exists whole in memory. Returns the file's version (SHA-256) and size."""
     try:
         mode = like.stat().st_mode & 0o777
     except FileNotFoundError:
         mode = 0o600  # state holds secrets
+    digest, size = hashlib.sha256(), 0
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            for chunk in _chunks(pieces):
+                digest.update(chunk)
+                size += len(chunk)
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:  # a failed write, or an encoding error in the middle of the pieces
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if not isinstance(exc, OSError):
+            raise
         raise BackendError(
             f"cannot write {path}: {exc.strerror}", hint="Check free space and permissions."
         ) from None
     _fsync_dir(path.parent)
+    return digest.hexdigest(), size
+
+
+def _chunks(pieces: Iterable[bytes], size: int = 1 << 20) -> Iterator[bytes]:
+    """``pieces`` gathered into chunks of about ``size`` bytes: a state's pieces are one resource
+    each, and a system call per resource made writing a 50,000-resource state a second slower."""
+    buffer = bytearray()
+    for piece in pieces:
+        if len(piece) >= size and not buffer:
+            yield piece
+            continue
+        buffer += piece
+        if len(buffer) >= size:
+            yield bytes(buffer)
+            buffer.clear()
+    if buffer:
+        yield bytes(buffer)
 
 
 def _fsync_dir(folder: Path) -> None:

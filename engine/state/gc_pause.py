@@ -9,13 +9,27 @@ paused function drops is freed by reference counting as usual; the collector res
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The collector off inside (left off if it already was): for a document made or read in
+    pieces by a loop that is not one function, such as a state streamed to its file."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
@@ -23,13 +37,8 @@ def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return fn(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
 
     return paused
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
 from engine.errors import CtlError, LockHeld
+from engine.state.encode import state_pieces
+from engine.state.gc_pause import collector_paused
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
 
@@ -136,22 +139,34 @@ class StateManager:
             and not self.journal.appended  # operations were journaled: the state did change
             and state.serial == self._serial
             and self._last_digest is not None
-            and _digest(state.to_json()) == self._last_digest
+            and _digest_of(state_pieces(state)) == self._last_digest
         ):
             return
         old_serial = state.serial
         state.serial = max(state.serial, self._serial) + 1
-        data = state.to_json()
+        # Each run keeps (as backup and history) the version it started from; snapshots it wrote
+        # itself along the way, e.g. compactions during a long apply, are not worth keeping.
+        kwargs = {"expected": self._version, "keep_previous": not self._wrote, "policy_override": self.policy_override}
+        # Looked up on the class: a wrapping store (encryption) forwards unknown attributes to the
+        # store it wraps, and must not be bypassed by a plaintext stream.
+        streams = getattr(type(self.store), "write_pieces", None) is not None
         try:
-            # Each run keeps (as backup and history) the version it started from; snapshots it wrote
-            # itself along the way, e.g. compactions during a long apply, are not worth keeping.
-            version = self.store.write(self.workspace, data, expected=self._version, keep_previous=not self._wrote,
-                                      policy_override=self.policy_override)
-        except (CtlError, OSError) as exc:
+            if streams:
+                version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
+                    self.workspace, lambda: _encoding(state), **kwargs)
+            else:
+                data = b"".join(_encoding(state))
+                version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
+                size, digest = len(data), _digest(data)
+        except _EncodingFailed as failed:
             state.serial = old_serial
-            raise self._errored(exc, data) from None
+            raise failed.error from None
+        except (CtlError, OSError) as exc:
+            errored = state.to_json()
+            state.serial = old_serial
+            raise self._errored(exc, errored) from None
         self._version, self._lineage, self._serial = version, state.lineage, state.serial
-        self._remember(data)
+        self._last_size, self._last_digest = size, digest
         self.journal.base_serial = state.serial
         self.journal.lineage = state.lineage
         self._wrote = True
@@ -222,3 +237,31 @@ class StateManager:
 def _digest(data: bytes) -> bytes:
     """What ``persist`` compares state documents by (SHA-256: equal digests are equal documents)."""
     return hashlib.sha256(data).digest()
+
+
+def _digest_of(pieces: Iterable[bytes]) -> bytes:
+    """``_digest`` of the document ``pieces`` make up, without joining them."""
+    digest = hashlib.sha256()
+    for piece in pieces:
+        digest.update(piece)
+    return digest.digest()
+
+
+class _EncodingFailed(Exception):
+    """The state could not be encoded (a value no state can hold): raised through the store's
+    write, which removes its partial file, and re-raised as the original error; nothing was
+    written, so there is nothing to save as ``errored.tfstate``."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _encoding(state: State) -> Iterator[bytes]:
+    """``state_pieces``, with an encoding error told apart from the store's own errors (and the
+    collector paused, as ``encode_state`` pauses it)."""
+    try:
+        with collector_paused():
+            yield from state_pieces(state)
+    except Exception as exc:
+        raise _EncodingFailed(exc) from exc

@@ -187,3 +187,34 @@ def test_a_lock_left_by_a_dead_local_process_is_recognised(store: LocalStore) ->
 
 def test_an_encrypted_state_round_trips(store: Any) -> None:
     check_encrypted_round_trip(store)
+
+
+def test_a_streamed_write_stores_the_pieces_and_reports_their_digest(store: LocalStore, tmp_path: Path) -> None:
+    first = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    document = state_bytes(2)
+    pieces = [document[i : i + 7] for i in range(0, len(document), 7)]  # many small pieces, as a state's are
+    written = store.write_pieces(DEFAULT_WORKSPACE, lambda: iter(pieces), expected=first)
+    assert (tmp_path / "ctl.tfstate").read_bytes() == document
+    assert written.version == hashlib.sha256(document).hexdigest() == store.read(DEFAULT_WORKSPACE).version
+    assert written.size == len(document) and written.sha256 == hashlib.sha256(document).digest()
+    assert (tmp_path / "ctl.tfstate.backup").read_bytes() == state_bytes(1)
+
+
+def test_a_streamed_write_that_fails_midway_leaves_the_stored_state_whole(store: LocalStore, tmp_path: Path) -> None:
+    first = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+
+    def pieces() -> Any:
+        yield state_bytes(2)[:20]
+        raise ValueError("Out of range float values are not JSON compliant: nan")
+
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        store.write_pieces(DEFAULT_WORKSPACE, pieces, expected=first)
+    assert (tmp_path / "ctl.tfstate").read_bytes() == state_bytes(1)
+    assert store.read(DEFAULT_WORKSPACE).version == first
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_streamed_write_over_a_changed_state_names_both_serials(store: LocalStore) -> None:
+    store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    with pytest.raises(StateConflict, match=r"changed since it was read \(serial 1 → 7\)"):
+        store.write_pieces(DEFAULT_WORKSPACE, lambda: (state_bytes(7),), expected="stale")

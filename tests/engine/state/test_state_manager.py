@@ -207,3 +207,51 @@ def test_a_run_keeps_the_version_it_started_from_not_its_own_snapshots(store: Lo
     assert [h.serial for h in store.history(DEFAULT_WORKSPACE)] == [1]
     backup = json.loads((tmp_path / "ctl.tfstate.backup").read_bytes())
     assert backup["serial"] == 1
+
+
+def test_a_state_that_cannot_be_encoded_is_refused_and_the_stored_one_kept(store: LocalStore, tmp_path: Path) -> None:
+    m = manager(store, tmp_path)
+    state = m.load()
+    state.set_instance("null_resource.a", InstanceState(attributes={"id": "a"}))
+    m.persist(state)
+    before = (tmp_path / "ctl.tfstate").read_bytes()
+    state.set_instance("null_resource.b", InstanceState(attributes={"id": "b", "n": float("nan")}))
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        m.persist(state)  # written as it is encoded: the error comes halfway through the file
+    assert (tmp_path / "ctl.tfstate").read_bytes() == before
+    assert not (tmp_path / "errored.tfstate").exists()  # nothing was written, nothing to push back
+    assert state.serial == 1 and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    state.set_instance("null_resource.b", InstanceState(attributes={"id": "b", "n": 1.5}))
+    m.persist(state)  # and the manager carries on from the stored version
+    assert stored(tmp_path)["serial"] == 2
+
+
+def test_a_large_state_is_written_in_pieces_with_the_bytes_of_a_whole_encoding(
+    store: LocalStore, tmp_path: Path
+) -> None:
+    m = manager(store, tmp_path)
+    state = m.load()
+    for i in range(3000):  # about 1.5 MB: more than one chunk of the streamed write
+        state.set_instance(f"null_resource.n{i:04d}", InstanceState(attributes={"id": str(i), "pad": "x" * 400}))
+    m.persist(state)
+    assert (tmp_path / "ctl.tfstate").read_bytes() == state.to_json()
+    mtime = (tmp_path / "ctl.tfstate").stat().st_mtime_ns
+    again = manager(store, tmp_path)
+    again.persist(again.load())  # unchanged: compared by the digest the streamed write reported
+    assert (tmp_path / "ctl.tfstate").stat().st_mtime_ns == mtime
+
+
+def test_an_encrypting_store_is_never_bypassed_by_a_plaintext_stream(tmp_path: Path) -> None:
+    from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
+    from engine.encryption.store import EncryptingStore
+    from engine.encryption.target import Target
+
+    keys = KeyProviderConfig("pbkdf2", "k", {"passphrase": "sixteen-characters!", "iterations": 200_000})
+    sealed = EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"),
+                             Target("state", TargetConfig(MethodConfig("aes_gcm", "k", keys))), tmp_path / ".ctl")
+    m = StateManager(sealed, DEFAULT_WORKSPACE, errored_dir=tmp_path)
+    state = m.load()
+    state.set_instance("null_resource.a", InstanceState(attributes={"id": "a", "password": "hunter2-in-state"}))
+    m.persist(state)
+    assert b"hunter2-in-state" not in (tmp_path / "ctl.tfstate").read_bytes()
+    assert StateManager(sealed, DEFAULT_WORKSPACE).load().instance("null_resource.a") is not None
