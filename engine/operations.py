@@ -308,7 +308,7 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
                        provider_function=functions_resolver(registry))
     abandon = abandon or threading.Event()
     applier = Applier(plan, manager, graph=loaded.graph, walk_=cwalk, registry=registry, providers=providers,
-                      parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon)
+                      parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon, last_use=True)
     watcher = threading.Thread(target=_cancel_on_abandon, args=(abandon, cancelled), daemon=True)
     watcher.start()
     try:

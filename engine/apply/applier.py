@@ -21,13 +21,12 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
-from engine.apply.finish import count_changes, record_outputs, refresh_dependencies
+from engine.apply.finish import ApplyResult, count_changes, record_outputs, refresh_dependencies
 from engine.apply.ordering import order_deletes, ref_node
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
@@ -37,6 +36,7 @@ from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
+from engine.lang.references import forget_remembered
 from engine.lang.values import UNKNOWN, contains_unknown
 from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
@@ -45,7 +45,7 @@ from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChan
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
-from engine.state.model import InstanceState, State, encode_private
+from engine.state.model import InstanceState, encode_private
 
 ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
@@ -59,22 +59,6 @@ class PostconditionFailed(CtlError):
     def __init__(self, message: str, *, result: dict[str, Any], **kw: Any) -> None:
         super().__init__(message, **kw)
         self.result = result
-
-
-@dataclass
-class ApplyResult:
-    state: State
-    applied: list[str] = field(default_factory=list)
-    failed: dict[str, BaseException] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-    cancelled: list[str] = field(default_factory=list)
-    interrupted: bool = False
-    counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "destroy": 0})
-    diags: Diagnostics = field(default_factory=Diagnostics)
-
-    @property
-    def ok(self) -> bool:
-        return not (self.failed or self.skipped or self.interrupted or self.diags.has_errors)
 
 
 class Applier:
@@ -93,8 +77,12 @@ class Applier:
         events: Events | None = None,
         stop: threading.Event | None = None,
         abandon: threading.Event | None = None,
+        last_use: bool = False,
     ) -> None:
         self.plan = plan
+        # Nothing reads the configuration after this apply: each resource's syntax is let go of
+        # once its instances are evaluated, and the memory goes to the objects the apply makes.
+        self.last_use = last_use
         self.manager = manager
         self.graph = graph
         self.cwalk = walk_
@@ -173,6 +161,8 @@ class Applier:
         del built
         # How many operations will start (a replacement is two): a progress view's "done/total".
         total = sum(1 for kind, _ in deps if kind in ("op", "del", "drop")) + len(self.forgets)
+        if self.last_use:
+            forget_remembered()  # the references memo holds every expression, released or not
         self.events("apply_begin", "", {"total": total})
         self._forget()
         journal = self.manager.journal
@@ -236,6 +226,8 @@ class Applier:
         new = [d for d in self.cwalk.diags.items[before:] if d.severity == "error"]
         if new:
             raise CtlError(new[0].summary, detail=new[0].detail, range=new[0].range)
+        if self.last_use:
+            self.graph.nodes[node].release_body()  # type: ignore[union-attr]
 
     def _close(self, name: str) -> None:
         assert self.cwalk is not None

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from engine.config_walk import ConfigWalk
+from engine.errors import Diagnostics
 from engine.lang.values import contains_unknown, deep_unmark
 from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.state.model import OutputValue, State, output_type
 
-if TYPE_CHECKING:
-    from engine.apply.applier import ApplyResult
+
+@dataclass
+class ApplyResult:
+    """What an apply did: the state it left, and each operation's outcome by address."""
+
+    state: State
+    applied: list[str] = field(default_factory=list)
+    failed: dict[str, BaseException] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    cancelled: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "destroy": 0})
+    diags: Diagnostics = field(default_factory=Diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failed or self.skipped or self.interrupted or self.diags.has_errors)
 
 
 def refresh_dependencies(plan: Plan, state: State) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.config.provisioners import Provisioner
-from engine.config.syntax import Attribute, Block, Body
+from engine.config.syntax import RELEASED_BODY, Attribute, Block, Body
 from engine.errors import SourceRange
 from engine.lang.ast import Expr
 from engine.lang.types import Type
@@ -111,6 +111,11 @@ class Resource:
     lifecycle: Lifecycle = NO_LIFECYCLE
     provisioners: list[Provisioner] = field(default_factory=list)
     connection: Block | None = None
+
+    def release_body(self) -> None:
+        """Let go of the arguments' syntax, for a walk that reads them no more (an apply, once it has
+        evaluated them): at 50,000 resources the syntax is about a fifth of what an apply holds."""
+        self.body = RELEASED_BODY  # type: ignore[assignment]
 
     @property
     def address(self) -> str:

@@ -8,6 +8,7 @@ configuration decoder reads only this structure, so it never cares which syntax 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from engine.lang.ast import Expr, Ranged
 from engine.positions import Located, SourceRange, as_range
@@ -66,3 +67,18 @@ class BlockSchema:
 
 
 EMPTY_SCHEMA = BlockSchema()
+
+
+class ReleasedBody:
+    """Stands for a body whose syntax was let go of after its last use (``Resource.release_body``).
+
+    Reading it is a bug, and says so, rather than acting on a configuration that seems empty.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise RuntimeError(f"a released body was read ({name}): its syntax was let go of after its last use")
+
+
+RELEASED_BODY = ReleasedBody()
