@@ -241,6 +241,12 @@ class Applier:
                 obj = self.state.instance(inst.address)
                 value = obj.marked_attributes() if obj is not None else UNKNOWN
             inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
+        if self.last_use:  # published: what is left to read of each instance is in the scope
+            for inst in self.cwalk.instances.pop(node, ()):
+                change = self.changes.get(inst.address)
+                if change is None or DELETE not in change.actions:  # a later delete reads its instance
+                    self.expanded.pop(inst.address, None)
+                    self.results.pop(inst.address, None)
 
     def _operate(self, addr: str) -> dict[str, Any]:
         change = self.changes[addr]
@@ -427,6 +433,8 @@ class Applier:
             self.state.set_instance(addr, obj, provider=change.provider)
             self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)
             self.results[addr] = result
+            if self.last_use and DELETE not in change.actions:
+                change.release_values()  # done with: the object's values are in the state now
         self.manager.maybe_compact(self.state)
         if exc_after is not None:
             raise_later = exc_after

@@ -29,8 +29,10 @@ def known(planned: dict[str, Any]) -> dict[str, Any]:
 
 def remark(result: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
     """Secrets that were marked in the planned arguments stay marked in the result."""
-    out = dict(result)
+    out = result  # copied at the first secret to mark: most results have none
     for k, v in planned.items():
         if isinstance(v, Marked) and k in out and not isinstance(out[k], Marked):
+            if out is result:
+                out = dict(result)
             out[k] = Marked(out[k], v.marks)
     return out

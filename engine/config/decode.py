@@ -238,7 +238,7 @@ class ModuleDecoder:
             body.duplicates,
         )
         self._report_duplicate_attributes(body)
-        res = Resource(mode, rtype, name, args, block.rng, block.label_rngs[0] if block.label_rngs else block.rng)
+        res = Resource(mode, rtype, name, args, block._rng, block._label_rngs[0] if block._label_rngs else block._rng)
         res.count = body.attr("count")
         res.for_each = body.attr("for_each")
         if res.count is not None and res.for_each is not None:

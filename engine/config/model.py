@@ -14,8 +14,9 @@ from pathlib import Path
 from engine.config.provisioners import Provisioner
 from engine.config.syntax import RELEASED_BODY, Attribute, Block, Body
 from engine.errors import SourceRange
-from engine.lang.ast import Expr
+from engine.lang.ast import Expr, Ranged
 from engine.lang.types import Type
+from engine.positions import Located, as_range
 
 
 @dataclass(slots=True)
@@ -94,15 +95,15 @@ NO_LIFECYCLE = Lifecycle()
 
 
 @dataclass(slots=True)
-class Resource:
+class Resource(Ranged):
     """A ``resource`` or ``data`` block (before ``count``/``for_each`` expansion)."""
 
     mode: str  # "managed" | "data"
     type: str
     name: str
     body: Body  # the arguments: attributes and nested blocks (meta-arguments removed)
-    rng: SourceRange
-    type_rng: SourceRange
+    _rng: Located  # the block header, packed as the syntax keeps it (``rng`` builds the range)
+    _type_rng: Located  # the type label
     count: Attribute | None = None
     for_each: Attribute | None = None
     provider: tuple[str, str | None] | None = None  # (local name, alias)
@@ -111,6 +112,10 @@ class Resource:
     lifecycle: Lifecycle = NO_LIFECYCLE
     provisioners: list[Provisioner] = field(default_factory=list)
     connection: Block | None = None
+
+    @property
+    def type_rng(self) -> SourceRange:
+        return as_range(self._type_rng)
 
     def release_body(self) -> None:
         """Let go of the arguments' syntax, for a walk that reads them no more (an apply, once it has

@@ -131,11 +131,13 @@ def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:
     follows: dict[str, str] = getattr(rt, "sensitive_follows", {})
     if not names and not follows:
         return attrs
-    out = dict(attrs)
+    out = attrs  # copied at the first attribute to mark: most objects have none
     for n in names:
         if n in out and out[n] is not None and not isinstance(out[n], Marked):
+            out = out if out is not attrs else dict(attrs)
             out[n] = mark(out[n], frozenset({SENSITIVE}))
     for dest, src in follows.items():
         if dest in out and is_marked(out.get(src)) and not isinstance(out[dest], Marked):
+            out = out if out is not attrs else dict(attrs)
             out[dest] = mark(deep_unmark(out[dest])[0], frozenset({SENSITIVE}))
     return out

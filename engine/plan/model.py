@@ -48,6 +48,11 @@ class ResourceChange:
     deposed: str | None = None  # the key of a deposed object this change destroys
     importing_id: str | None = None  # an import block adopts the object this plan, from this ID
 
+    def release_values(self) -> None:
+        """Let go of ``before`` and ``after`` once applied, for an apply that reads them no more:
+        a large apply's state takes the memory instead. Its address and actions stay for the summary."""
+        self.before = self.after = None
+
     @property
     def is_replace(self) -> bool:
         return self.actions in (ACTIONS_REPLACE, ACTIONS_REPLACE_CBD)

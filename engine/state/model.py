@@ -64,9 +64,13 @@ class InstanceState:
 
     @classmethod
     def from_marked(cls, attributes: dict[str, Any], **fields: Any) -> InstanceState:
-        """Build an instance from evaluated attributes whose secrets carry the sensitive mark."""
+        """Build an instance from evaluated attributes whose secrets carry the sensitive mark.
+
+        Attributes without marks are kept as they are, not copied: evaluated values are never
+        changed in place, and an apply's object and the value its dependents read are then one.
+        """
         plain, paths = unmark_paths(attributes)
-        return cls(attributes=dict(plain) if plain is attributes else plain, sensitive_attributes=paths, **fields)
+        return cls(attributes=plain, sensitive_attributes=paths, **fields)
 
     def marked_attributes(self) -> dict[str, Any]:
         """The attributes with sensitive values marked again, ready for expression evaluation."""

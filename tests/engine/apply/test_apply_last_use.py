@@ -104,3 +104,38 @@ def test_the_next_plan_finds_nothing_to_do(root: Path) -> None:
     apply_run(options, saved_plan=None, confirm=lambda _plan: True)
     plan, result = apply_run(options, saved_plan=None, confirm=lambda _plan: True)
     assert result is None and not plan.has_changes
+
+
+REPLACED = """
+variable "v" {
+  type = string
+}
+
+resource "terraform_data" "r" {
+  input            = var.v
+  triggers_replace = [var.v]
+
+  lifecycle {
+    create_before_destroy = true
+  }
+
+  provisioner "local-exec" {
+    when    = destroy
+    command = "printf '%s,' '${self.output}' >> ${path.module}/destroyed.txt"
+  }
+}
+"""
+
+
+def test_a_replacement_destroys_the_old_object_after_its_resource_was_released(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(REPLACED)
+
+    def apply(value: str) -> None:
+        options = RunOptions(root=tmp_path, plan=PlanOptions(var_args=[("var", f"v={value}")]), policy=None)
+        plan, result = apply_run(options, saved_plan=None, confirm=lambda _plan: True)
+        assert result is not None and result.ok, result and result.failed
+        assert all(c.after is None for c in plan.changes if c.actions == ("create",))  # let go of once applied
+
+    apply("one")
+    apply("two")  # the new object first, then the old one's destroy, which reads its instance and change
+    assert (tmp_path / "destroyed.txt").read_text() == "one,"
