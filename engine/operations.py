@@ -264,7 +264,7 @@ def apply_run(
 
 def _prepare_for_saved(opts: RunOptions, plan: Plan) -> Prepared:
     """The configuration for a saved plan: its variable values come from the plan itself."""
-    loaded = load_and_evaluate(opts.root, workspace=plan.workspace)
+    loaded = load_and_evaluate(opts.root, workspace=plan.workspace, decided=plan.variables)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     return Prepared(loaded, open_store(opts.root, loaded.root), plan.workspace)

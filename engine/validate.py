@@ -95,12 +95,15 @@ def load_and_evaluate(
     require_all_variables: bool = False,
     plan_mode: bool = False,
     defaults_unknown: bool = False,
+    decided: Mapping[str, Any] | None = None,
 ) -> Loaded:
     """The shared front half of validate and plan: everything up to an evaluated configuration.
 
     ``defaults_unknown`` is validate's rule, Terraform's: a root variable nobody gave a value is
     unknown (of its declared type), not its default, so a check holds for every value a plan could
     be given; a default of null would otherwise fail templates that no real plan would see.
+    ``decided`` are root variable values already settled, a saved plan's: they are used instead of
+    any given, so what the walk evaluates (provider blocks among it) is what the plan was made with.
     """
     # The parsed model is hundreds of thousands of small objects with almost no reference cycles:
     # the cyclic garbage collector would rescan them over and over (half the run time at 10,000
@@ -108,7 +111,7 @@ def load_and_evaluate(
     return _load_and_evaluate(root_dir, var_args=var_args, environ=environ, prompt=prompt,
                               hooks_factory=hooks_factory, registry=registry, workspace=workspace,
                               require_all_variables=require_all_variables, plan_mode=plan_mode,
-                              defaults_unknown=defaults_unknown)
+                              defaults_unknown=defaults_unknown, decided=decided)
 
 
 def _load_and_evaluate(
@@ -123,6 +126,7 @@ def _load_and_evaluate(
     require_all_variables: bool,
     plan_mode: bool,
     defaults_unknown: bool,
+    decided: Mapping[str, Any] | None = None,
 ) -> Loaded:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -147,7 +151,8 @@ def _load_and_evaluate(
         return Loaded(root, graph, None, diags, timings)
     t2 = time.perf_counter()
     try:
-        given: dict[str, RawValue] = collect_values(root.dir, var_args or [], environ)
+        given: dict[str, RawValue] = collect_values(root.dir, var_args or [], environ) if decided is None else \
+            {name: RawValue(value=value, source="the saved plan") for name, value in decided.items()}
     except CtlError as err:
         diags.add(err)
         given = {}

@@ -340,3 +340,19 @@ def test_providers_stop_when_the_command_ends(tmp_path: Path, plugin_dir: Path) 
         report = json.loads(done.stdout.strip().splitlines()[-1])
         assert report["code"] == 0, done.stdout + done.stderr
         assert report["left"] == [], f"provider processes outlived `ctl {' '.join(args)}`: {report['left']}"
+
+
+def test_a_saved_plan_configures_its_provider_with_the_variables_it_was_made_with(
+    tmp_path: Path, plugin_dir: Path
+) -> None:
+    """``plan -var … --out`` then ``apply PLAN``: the provider block's variables are the plan's, as the
+    resources' are, not unknown because the apply command is given none."""
+    project = _project(tmp_path, plugin_dir, "fwtest")
+    config = project.path("main.tf").read_text()
+    project.write(config.replace('root = "objs"', "root = var.root") + '\nvariable "root" {\n  type = string\n}\n')
+    (tmp_path / "elsewhere").mkdir()
+    project.ok("plan", "-var", "root=elsewhere", "--out", "plan.bin")
+    project.ok("apply", "plan.bin")
+    stored = {p.stem: json.loads(p.read_text()) for p in project.path("elsewhere").glob("*.json")}
+    assert [o["name"] for o in stored.values()] == ["alpha"] and not _objects(project)
+    assert project.ctl("plan", "--detailed-exitcode", "-var", "root=elsewhere").code == 0
