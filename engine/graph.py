@@ -81,6 +81,11 @@ class Graph:
         if target != node:
             self.deps[node].append(Edge(target, at))
 
+    def release_edges(self) -> None:
+        """Let go of the dependency edges, for a walk that has made its own order from them (an
+        apply, as the configuration's last use): at 50,000 resources, about 20 MB of edges."""
+        self.deps = {}
+
     def dependencies(self, node: Node) -> set[Node]:
         return {e.target for e in self.deps.get(node, ())}
 

@@ -26,7 +26,13 @@ from typing import Any
 from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
-from engine.apply.finish import ApplyResult, count_changes, record_outputs, refresh_dependencies
+from engine.apply.finish import (
+    ApplyResult,
+    PostconditionFailed,
+    count_changes,
+    record_outputs,
+    refresh_dependencies,
+)
 from engine.apply.ordering import order_deletes, ref_node
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
@@ -51,14 +57,6 @@ ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), 
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
 
 _log = logging.getLogger(__name__)
-
-
-class PostconditionFailed(CtlError):
-    """The operation succeeded but a postcondition is false: the object is recorded, dependents wait."""
-
-    def __init__(self, message: str, *, result: dict[str, Any], **kw: Any) -> None:
-        super().__init__(message, **kw)
-        self.result = result
 
 
 class Applier:
@@ -155,14 +153,17 @@ class Applier:
 
     def run(self) -> ApplyResult:
         built = self.build()
+        if self.last_use:  # the policies have read the plan's configuration; ``built`` has the edges
+            forget_remembered()  # the references memo holds every expression, released or not
+            self.plan.release_configuration()
+            if self.graph is not None:
+                self.graph.release_edges()
         # Tuples, not the sets the build needed: the graph lives through the whole apply, and a
         # set of one or two nodes takes four times the memory of a tuple.
         deps = {node: tuple(d for d in on if d in built) for node, on in built.items()}
         del built
         # How many operations will start (a replacement is two): a progress view's "done/total".
         total = sum(1 for kind, _ in deps if kind in ("op", "del", "drop")) + len(self.forgets)
-        if self.last_use:
-            forget_remembered()  # the references memo holds every expression, released or not
         self.events("apply_begin", "", {"total": total})
         self._forget()
         journal = self.manager.journal

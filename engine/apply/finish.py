@@ -1,14 +1,23 @@
-"""The bookkeeping at the end of an apply: dependencies refreshed, root outputs recorded, counts."""
+"""The bookkeeping at the end of an apply: its outcome, dependencies refreshed, root outputs recorded, counts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.config_walk import ConfigWalk
-from engine.errors import Diagnostics
+from engine.errors import CtlError, Diagnostics
 from engine.lang.values import contains_unknown, deep_unmark
 from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.state.model import OutputValue, State, output_type
+
+
+class PostconditionFailed(CtlError):
+    """The operation succeeded but a postcondition is false: the object is recorded, dependents wait."""
+
+    def __init__(self, message: str, *, result: dict[str, Any], **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.result = result
 
 
 @dataclass

@@ -96,6 +96,12 @@ class Plan:
     # from the configuration just planned): see configuration_json.
     configuration_later: Callable[[], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
+    def release_configuration(self) -> None:
+        """Let go of the "configuration" view for a caller that reads the plan no more as a
+        document (an apply, once its policies are checked): a 50,000-resource plan file keeps
+        11 MB of it as text. Asking for it afterwards is a bug, and says so."""
+        self.configuration, self.configuration_later = {}, _released_configuration
+
     def configuration_json(self, *, keep: bool = True) -> dict[str, Any]:
         """Terraform's "configuration" object, made when first asked. A plan read from a file keeps
         it as text until a user policy or ``ctl show --json`` asks: decoded, a 50,000-resource one
@@ -136,3 +142,6 @@ class Plan:
             return True
         return self.mode == "refresh-only" and bool(self.drift)
 
+
+def _released_configuration() -> dict[str, Any]:
+    raise RuntimeError("the plan's configuration was released after its last use")

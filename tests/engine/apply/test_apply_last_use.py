@@ -77,8 +77,8 @@ def root(tmp_path: Path) -> Path:
 
 def test_an_apply_releases_each_resource_and_still_evaluates_everything_after(root: Path) -> None:
     planned: list[PlanResult] = []
-    _, result = apply_run(RunOptions(root=root, plan=PlanOptions(), policy=None), saved_plan=None,
-                          confirm=lambda _plan: True, on_plan=planned.append)
+    plan, result = apply_run(RunOptions(root=root, plan=PlanOptions(), policy=None), saved_plan=None,
+                             confirm=lambda _plan: True, on_plan=planned.append)
     assert result is not None and result.ok, result and result.failed
     assert result.counts["add"] == 7
     state = result.state
@@ -88,6 +88,9 @@ def test_an_apply_releases_each_resource_and_still_evaluates_everything_after(ro
     assert (root / "provisioned-a.txt").read_text() == "base-1"  # the provisioner read self after the release
     resources = [res for _, module in planned[0].root.walk() for res in module.resources.values()]
     assert len(resources) == 4 and all(isinstance(res.body, ReleasedBody) for res in resources)
+    assert planned[0].graph.deps == {}  # the edges too, once the apply's order was made from them
+    with pytest.raises(RuntimeError, match="configuration was released"):
+        plan.configuration_json()
 
 
 def test_a_released_body_read_by_mistake_says_so(root: Path) -> None:
