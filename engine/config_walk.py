@@ -324,10 +324,17 @@ class ConfigWalk:
         return out
 
     def _earlier_instances(self, node: Node) -> dict[str, ResourceInstance] | None:
-        """The earlier walk's instances of ``node`` by address, when this walk may take them over."""
-        if self.earlier is None or node not in self.reusable:
+        """The earlier walk's instances of ``node`` by address, when this walk may take them over.
+        The earlier walk lets go of them either way: a finished walk's resources are read no more
+        once a later walk has evaluated them, which can then use their memory."""
+        if self.earlier is None:
             return None
-        return {inst.address: inst for inst in self.earlier.instances.get(node, ())}
+        taken = self.earlier.instances.pop(node, [])
+        for scope in self.earlier.scopes.get(node.path, ()):
+            scope.forget_resource(self.graph.nodes[node])  # type: ignore[arg-type]
+        if node not in self.reusable:
+            return None
+        return {inst.address: inst for inst in taken}
 
     def eval_resource_body(self, res: Resource, ctx: EvalContext) -> dict[str, Any] | None:
         before = len(self.diags.items)
@@ -483,14 +490,5 @@ class ConfigWalk:
             return UNKNOWN
 
 
-__all__ = [
-    "SENSITIVE",
-    "UNKNOWN_KEY",
-    "ConfigWalk",
-    "ModuleScope",
-    "ResourceInstance",
-    "WalkHooks",
-    "format_key",
-    "instance_address",
-    "module_address",
-]
+__all__ = ["SENSITIVE", "UNKNOWN_KEY", "ConfigWalk", "ModuleScope", "ResourceInstance", "WalkHooks",
+           "format_key", "instance_address", "module_address"]

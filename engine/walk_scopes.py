@@ -64,6 +64,10 @@ class ModuleScope:
         for res in self.module.resources.values():
             (self.data if res.mode == "data" else self.variables).pop(res.type, None)
 
+    def forget_resource(self, res: Resource) -> None:
+        """Drop one resource's values (what ``set_resource`` stored for it)."""
+        (self.data if res.mode == "data" else self.variables).get(res.type, {}).pop(res.name, None)
+
     def set_resource(self, res: Resource, key: Key, value: Any, expansion: str) -> None:
         """Store an instance's value where references find it: object, list (count) or map."""
         table = self.data if res.mode == "data" else self.variables

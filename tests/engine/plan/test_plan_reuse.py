@@ -93,3 +93,17 @@ def test_a_plan_that_reuses_arguments_equals_one_that_evaluates_everything_again
     assert change(plan, "demo_thing.plain").after["name"] == "p-base"  # type: ignore[index]
     assert change(plan, 'module.late[1].demo_thing.inner').after["name"] == "inner-late"  # type: ignore[index]
 
+
+
+def test_the_validate_walk_lets_go_of_each_resource_the_plan_walk_has_evaluated(project: Project) -> None:
+    project.write(CONFIG, **{"t.tpl": "${timestamp()}", "child/main.tf": CHILD})
+    loaded = load_and_evaluate(project.root, registry=project.registry, require_all_variables=True)
+    assert loaded.walk is not None and loaded.walk.instances
+    root_scope = loaded.walk.scopes[()][0]
+    assert root_scope.variables["demo_thing"]["plain"] is not None
+    plan = make_plan(project.root, new_state(), "lineage", -1, PlanOptions(), project.registry,
+                     first=loaded).plan
+    assert loaded.walk.instances == {}  # taken over or evaluated again: either way, no longer held twice
+    assert root_scope.variables["demo_thing"] == {}
+    assert change(plan, "demo_thing.plain").after["name"] == "p-base"  # type: ignore[index]
+    assert change(plan, "demo_thing.chained").actions == ("create",)
