@@ -48,6 +48,26 @@ def split(data: bytes) -> tuple[Any, Iterator[Any]] | None:
     ``None`` when the file is not in the layout this reads. The iterator raises ``NotPiecewise``
     when a resource's text does not decode exactly.
     """
+    located = _locate(data)
+    if located is None:
+        return None
+    rest, at, end = located
+    return rest, _resources(data, at, end)
+
+
+def head(data: bytes) -> tuple[dict[str, Any], int] | None:
+    """The document without its ``resources``, and how many there are, counted by the layout's
+    separators without decoding any: what a history entry records of a document it keeps.
+    ``None`` when the file is not in the layout this reads."""
+    located = _locate(data)
+    if located is None:
+        return None
+    rest, at, end = located
+    return rest, data.count(_BETWEEN, at, end) + 1
+
+
+def _locate(data: bytes) -> tuple[dict[str, Any], int, int] | None:
+    """The document without its ``resources``, and where the resources' text starts and ends."""
     start = data.find(_START)
     if start < 0:
         return None
@@ -62,7 +82,7 @@ def split(data: bytes) -> tuple[Any, Iterator[Any]] | None:
         return None
     if not isinstance(rest, dict) or rest.pop("resources", None) != hole:
         return None
-    return rest, _resources(data, bracket + len(b"[\n    "), end)
+    return rest, bracket + len(b"[\n    "), end
 
 
 def _resources(data: bytes, at: int, end: int) -> Iterator[Any]:

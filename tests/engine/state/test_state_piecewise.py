@@ -160,3 +160,19 @@ def test_values_equal_only_to_python_are_not_shared() -> None:
     assert attrs["input"] == [1, 2] and attrs["output"] is not attrs["input"]
     written = next(r for r in json.loads(encode_state(state))["resources"] if r["name"] == "a")
     assert json.dumps(written["instances"][0]["attributes"]["output"]["value"]) == "[true, 2.0]"
+
+
+def test_a_history_entry_counts_the_resources_by_the_layout_as_the_whole_parse_does() -> None:
+    from backends.base import state_facts
+
+    for doc in (DOC, {**DOC, "resources": DOC["resources"][:1]}, {**DOC, "resources": []}):
+        assert state_facts(_indented(doc)) == state_facts(_whole(doc))  # the layout read, and the whole
+    facts = state_facts(_indented(DOC))
+    assert (facts.serial, facts.resources, facts.version) == (7, 3, "1.6.0")
+    assert piecewise.head(_indented(DOC)) is not None and piecewise.head(_whole(DOC)) is None
+    # A resource that says "}," at the layout's depth inside a string cannot fool the count: JSON
+    # strings hold no raw newline, so the separator is always layout.
+    tricky = copy.deepcopy(DOC)
+    tricky["resources"][0]["instances"][0]["attributes"]["id"] = "\n    },\n    {"
+    assert state_facts(_indented(tricky)).resources == 3
+    assert state_facts(b"{not json").serial is None
