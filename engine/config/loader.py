@@ -20,6 +20,7 @@ import yaml
 
 from engine.config.decode import FILE_SCHEMA, ModuleDecoder
 from engine.config.model import Module
+from engine.config.parse_ahead import ParseAhead
 from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
@@ -93,15 +94,22 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
                    "them; this one holds configuration blocks only, so it looks like a spec.",
             hint=f"Rename it to {renamed} if it is one.",
         )
-    for path in config_files(directory):
-        display = _display(path, root)
-        module.files.append(display)
-        try:
-            body = parse_file(path, display, cache)
-        except CtlError as err:
-            diags.add(err)
-            continue
-        decoder.add_file(body)
+    files = [(path, _display(path, root)) for path in config_files(directory)]
+    ahead = ParseAhead.start(cache, files) if cache is not None else None  # a second core for a large directory
+    try:
+        for index, (path, display) in enumerate(files):
+            module.files.append(display)
+            if ahead is not None:
+                ahead.claim(index)
+            try:
+                body = parse_file(path, display, cache)
+            except CtlError as err:
+                diags.add(err)
+                continue
+            decoder.add_file(body)
+    finally:
+        if ahead is not None:
+            ahead.finish()
     return module
 
 

@@ -41,6 +41,7 @@ class ParseCache:
     """The parse cache of one configuration root, for one load."""
 
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.dir = root / CACHE_DIR
         self.used: set[str] = set()
         self.writable = True
@@ -49,15 +50,25 @@ class ParseCache:
     def enabled() -> bool:
         return os.environ.get(ENABLE_ENV, "1") != "0"
 
-    def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
-        """``parse(src, filename)``, or the same tree from the cache when this exact file was parsed before."""
+    def entry(self, src: bytes, filename: str) -> str | None:
+        """The name of this file's entry; None when nothing can be cached safely (the parser's own
+        files cannot be read, so there is no way to key an entry)."""
         fingerprint = _fingerprint()
-        if fingerprint is None:  # the parser's own files cannot be read: no way to key an entry safely
-            return parse(src, filename)
+        if fingerprint is None:
+            return None
         digest = hashlib.sha256(fingerprint)
         digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(src)
-        name = digest.hexdigest() + ".json"
+        return digest.hexdigest() + ".json"
+
+    def holds(self, name: str) -> bool:
+        return (self.dir / name).is_file()
+
+    def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
+        """``parse(src, filename)``, or the same tree from the cache when this exact file was parsed before."""
+        name = self.entry(src, filename)
+        if name is None:
+            return parse(src, filename)
         self.used.add(name)
         path = self.dir / name
         try:
