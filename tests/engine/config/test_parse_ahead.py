@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import engine.config.loader as loader
 import engine.config.parse_ahead as parse_ahead
 from engine.config.loader import config_files, load_config
 from engine.config.parse_ahead import MIN_BYTES, ParseAhead
 from engine.config.parse_cache import CACHE_DIR, ParseCache
-from engine.config.syntax import Body
 
 FILES = 30
 PER_FILE = 250
@@ -36,20 +34,6 @@ def root(tmp_path: Path) -> Path:
         (tmp_path / f"r{f:03d}.tf").write_text(text)
     assert sum(p.stat().st_size for p in tmp_path.glob("r*.tf")) > MIN_BYTES  # large enough for a helper
     return tmp_path
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files this process parsed itself (the rest came from the cache the helper wrote)."""
-    parsed: list[str] = []
-    real = loader.parse_hcl_file
-
-    def counting(src: bytes, filename: str) -> Body:
-        parsed.append(filename)
-        return real(src, filename)
-
-    monkeypatch.setattr(loader, "parse_hcl_file", counting)
-    return parsed
 
 
 def _shape(root: Path, monkeypatch: pytest.MonkeyPatch, cache: str) -> list[tuple[str, str, str]]:

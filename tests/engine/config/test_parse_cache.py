@@ -7,29 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import engine.config.loader as loader
 from cli.main import run
 from engine.config.loader import load_config
 from engine.config.parse_cache import CACHE_DIR
-from engine.config.syntax import Body
 
 MakeConfig = Callable[[dict[str, str]], Path]
 
 MAIN = 'locals {\n  greeting = "hello"\n}\n\noutput "o" {\n  value = local.greeting\n}\n'
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the files the loader actually parsed (the rest came from the cache)."""
-    parsed: list[str] = []
-    real = loader.parse_hcl_file
-
-    def counting(src: bytes, filename: str) -> Body:
-        parsed.append(filename)
-        return real(src, filename)
-
-    monkeypatch.setattr(loader, "parse_hcl_file", counting)
-    return parsed
 
 
 def entries(root: Path) -> list[str]:
