@@ -78,8 +78,8 @@ class Applier:
         last_use: bool = False,
     ) -> None:
         self.plan = plan
-        # Nothing reads the configuration after this apply: each resource's syntax is let go of
-        # once its instances are evaluated, and the memory goes to the objects the apply makes.
+        # Nothing reads the configuration or the plan after this apply: what each step has used is
+        # let go of, and the objects the apply makes take its memory (docs/architecture.md).
         self.last_use = last_use
         self.manager = manager
         self.graph = graph

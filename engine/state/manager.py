@@ -240,10 +240,12 @@ def _digest(data: bytes) -> bytes:
 
 
 def _digest_of(pieces: Iterable[bytes]) -> bytes:
-    """``_digest`` of the document ``pieces`` make up, without joining them."""
+    """``_digest`` of the document ``pieces`` make up, without joining them (made with the
+    collector paused, as ``encode_state`` makes a whole one)."""
     digest = hashlib.sha256()
-    for piece in pieces:
-        digest.update(piece)
+    with collector_paused():
+        for piece in pieces:
+            digest.update(piece)
     return digest.digest()
 
 
