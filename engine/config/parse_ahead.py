@@ -45,8 +45,8 @@ class ParseAhead:
     def start(cls, cache: ParseCache, files: list[tuple[Path, str]]) -> ParseAhead | None:
         """A helper for ``files`` (path and display name, in the order this process parses them),
         or None when too little of them is uncached HCL to be worth one, or there is one core."""
-        if (os.cpu_count() or 1) < 2 or not cache.writable:
-            return None
+        if (os.cpu_count() or 1) < 2 or not cache.writable or _size(files) < MIN_BYTES:
+            return None  # the usual case: a few kilobytes, not worth even hashing them here
         todo, size = [], 0
         for index, (path, display) in enumerate(files):
             if not path.name.endswith(".tf"):
@@ -110,32 +110,33 @@ class ParseAhead:
             self.finish()
 
 
+def _size(files: list[tuple[Path, str]]) -> int:
+    total = 0
+    for path, _ in files:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size if path.name.endswith(".tf") else 0
+    return total
+
+
 class _Numbers:
     """The indices the other side has written to a pipe so far, one per line, read without waiting."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, pending: bytes = b"") -> None:
         self.fd = fd
-        self.pending = b""
+        self.pending = pending
         os.set_blocking(fd, False)
 
     def read(self) -> list[int] | None:
         """The indices written since the last call; None once the other side has closed the pipe."""
+        chunk: bytes | None
         try:
             chunk = os.read(self.fd, 65536)
         except BlockingIOError:
-            return []
-        if not chunk:
+            chunk = None  # nothing new; whole lines already received are still returned
+        if chunk == b"":
             return None
-        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        *lines, self.pending = (self.pending + (chunk or b"")).split(b"\n")
         return [int(line) for line in lines if line.strip().isdigit()]
-
-
-def _read_line(fd: int) -> bytes:
-    """One line from ``fd``, read a byte at a time so nothing after it is taken from the pipe."""
-    out = bytearray()
-    while (byte := os.read(fd, 1)) not in (b"", b"\n"):
-        out += byte
-    return bytes(out)
 
 
 def _helper() -> None:
@@ -144,9 +145,16 @@ def _helper() -> None:
     from engine.lang.hcl import parse_hcl_file
 
     stdin = sys.stdin.buffer.fileno()
-    job = json.loads(_read_line(stdin))
+    received = b""
+    while b"\n" not in received:  # the job, on the first line; what follows is the other side's progress
+        chunk = os.read(stdin, 65536)
+        if not chunk:
+            return
+        received += chunk
+    line, _, rest = received.partition(b"\n")
+    job = json.loads(line)
     cache = ParseCache(Path(job["root"]))
-    others = _Numbers(stdin)
+    others = _Numbers(stdin, rest)
     other_at = -1
     for index, path, display in reversed(job["files"]):
         started = others.read()
