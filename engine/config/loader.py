@@ -64,13 +64,12 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
     return found
 
 
-def parse_file(path: Path, display: str, cache: ParseCache | None = None) -> Body:
-    """Parse one file by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
+def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = None) -> Body:
+    """Parse one file's bytes by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
 
     HCL files go through ``cache`` when one is given: they are most configurations' bulk, and
     their parse is the costly one.
     """
-    src = path.read_bytes()
     name = path.name
     if name.endswith(".tf.json"):
         return parse_json_file(src, display, FILE_SCHEMA)
@@ -94,15 +93,16 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
                    "them; this one holds configuration blocks only, so it looks like a spec.",
             hint=f"Rename it to {renamed} if it is one.",
         )
-    files = [(path, _display(path, root)) for path in config_files(directory)]
+    # Each file read once: a large directory's bytes are hashed to see what is cached before parsing.
+    files = [(path, _display(path, root), path.read_bytes()) for path in config_files(directory)]
     ahead = ParseAhead.start(cache, files) if cache is not None else None  # a second core for a large directory
     try:
-        for index, (path, display) in enumerate(files):
+        for index, (path, display, src) in enumerate(files):
             module.files.append(display)
             if ahead is not None:
                 ahead.claim(index)
             try:
-                body = parse_file(path, display, cache)
+                body = parse_file(path, display, src, cache)
             except CtlError as err:
                 diags.add(err)
                 continue

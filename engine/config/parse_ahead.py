@@ -42,20 +42,16 @@ class ParseAhead:
         self._progress = _Numbers(process.stdout.fileno())
 
     @classmethod
-    def start(cls, cache: ParseCache, files: list[tuple[Path, str]]) -> ParseAhead | None:
-        """A helper for ``files`` (path and display name, in the order this process parses them),
-        or None when too little of them is uncached HCL to be worth one, or there is one core."""
-        if (os.cpu_count() or 1) < 2 or not cache.writable or _size(files) < MIN_BYTES:
+    def start(cls, cache: ParseCache, files: list[tuple[Path, str, bytes]]) -> ParseAhead | None:
+        """A helper for ``files`` (path, display name and bytes, in the order this process parses
+        them), or None when too little of them is uncached HCL to be worth one, or there is one core."""
+        hcl = [(index, path, display, src) for index, (path, display, src) in enumerate(files)
+               if path.name.endswith(".tf")]  # JSON and YAML specs are not cached: quick to read anyway
+        if (os.cpu_count() or 1) < 2 or not cache.writable or sum(len(f[3]) for f in hcl) < MIN_BYTES:
             return None  # the usual case: a few kilobytes, not worth even hashing them here
         todo, size = [], 0
-        for index, (path, display) in enumerate(files):
-            if not path.name.endswith(".tf"):
-                continue  # JSON and YAML specs are not cached: quick to read anyway
-            try:
-                src = path.read_bytes()
-            except OSError:
-                continue  # reported when this process reads it
-            name = cache.entry(src, display)
+        for index, path, display, src in hcl:
+            name = cache.entry(src, display)  # remembered: this process's parse does not hash it again
             if name is not None and not cache.holds(name):
                 todo.append([index, str(path), display])
                 size += len(src)
@@ -108,14 +104,6 @@ class ParseAhead:
             self.process.stdin.flush()
         except OSError:  # the helper is gone
             self.finish()
-
-
-def _size(files: list[tuple[Path, str]]) -> int:
-    total = 0
-    for path, _ in files:
-        with contextlib.suppress(OSError):
-            total += path.stat().st_size if path.name.endswith(".tf") else 0
-    return total
 
 
 class _Numbers:

@@ -45,6 +45,7 @@ class ParseCache:
         self.dir = root / CACHE_DIR
         self.used: set[str] = set()
         self.writable = True
+        self._names: dict[str, tuple[bytes, str | None]] = {}  # by file: the bytes hashed, and the name
 
     @staticmethod
     def enabled() -> bool:
@@ -52,14 +53,20 @@ class ParseCache:
 
     def entry(self, src: bytes, filename: str) -> str | None:
         """The name of this file's entry; None when nothing can be cached safely (the parser's own
-        files cannot be read, so there is no way to key an entry)."""
+        files cannot be read, so there is no way to key an entry). Asked again for the same bytes
+        object (a large directory's are looked up before they are parsed), it is not hashed again."""
+        known = self._names.get(filename)
+        if known is not None and known[0] is src:
+            return known[1]
         fingerprint = _fingerprint()
-        if fingerprint is None:
-            return None
-        digest = hashlib.sha256(fingerprint)
-        digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(src)
-        return digest.hexdigest() + ".json"
+        name = None
+        if fingerprint is not None:
+            digest = hashlib.sha256(fingerprint)
+            digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(src)
+            name = digest.hexdigest() + ".json"
+        self._names[filename] = (src, name)
+        return name
 
     def holds(self, name: str) -> bool:
         return (self.dir / name).is_file()

@@ -45,7 +45,7 @@ def _shape(root: Path, monkeypatch: pytest.MonkeyPatch, cache: str) -> list[tupl
 
 def test_the_helper_parses_from_the_end_and_writes_what_it_parsed_to_the_cache(root: Path) -> None:
     cache = ParseCache(root)
-    files = [(p, p.name) for p in config_files(root)]
+    files = [(p, p.name, p.read_bytes()) for p in config_files(root)]
     helper = ParseAhead.start(cache, files)
     assert helper is not None
     assert helper.process.wait(timeout=120) == 0  # never claimed from: it does every file, last first
@@ -81,7 +81,7 @@ def test_a_helper_that_dies_loses_nothing(
 ) -> None:
     real_start = ParseAhead.start
 
-    def start_then_kill(cache: ParseCache, files: list[tuple[Path, str]]) -> ParseAhead | None:
+    def start_then_kill(cache: ParseCache, files: list[tuple[Path, str, bytes]]) -> ParseAhead | None:
         helper = real_start(cache, files)
         assert helper is not None
         helper.process.kill()  # as if it crashed before writing anything
