@@ -306,7 +306,7 @@ class ConfigWalk:
         """Every instance of a resource across its module instances, arguments evaluated."""
         res: Resource = self.graph.nodes[node]  # type: ignore[assignment]
         out: list[ResourceInstance] = []
-        earlier = self._earlier_instances(node)
+        earlier = self._earlier_instances(node, res)
         for scope in self.scopes_at(node.path):
             expansion, keys = self._expand(res.count, res.for_each, scope.ctx, res.address)
             scope.init_resource(res, expansion)
@@ -323,7 +323,7 @@ class ConfigWalk:
         self.instances[node] = out
         return out
 
-    def _earlier_instances(self, node: Node) -> dict[str, ResourceInstance] | None:
+    def _earlier_instances(self, node: Node, res: Resource) -> dict[str, ResourceInstance] | None:
         """The earlier walk's instances of ``node`` by address, when this walk may take them over.
         The earlier walk lets go of them either way: a finished walk's resources are read no more
         once a later walk has evaluated them, which can then use their memory."""
@@ -331,7 +331,7 @@ class ConfigWalk:
             return None
         taken = self.earlier.instances.pop(node, [])
         for scope in self.earlier.scopes.get(node.path, ()):
-            scope.forget_resource(self.graph.nodes[node])  # type: ignore[arg-type]
+            scope.forget_resource(res)
         if node not in self.reusable:
             return None
         return {inst.address: inst for inst in taken}
