@@ -30,7 +30,7 @@ from engine.errors import CtlError
 from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
 from engine.plan.model import ACTIONS_NOOP, OutputChange, Plan, ResourceChange
 from engine.state.encode import state_pieces
-from engine.state.gc_pause import gc_paused
+from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.model import OutputValue, State
 from engine.version import VERSION
 
@@ -144,7 +144,7 @@ def _escaped_state(state: State) -> Iterator[str]:
     yield '"'
 
 
-@gc_paused
+@gc_paused_then_frozen
 def load_plan(path: Path, root_dir: Path | None = None) -> Plan:
     """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly."""
     from engine.encryption import is_encrypted

@@ -50,14 +50,18 @@ def gc_paused_then_frozen(fn: Callable[P, R]) -> Callable[P, R]:
     objects per value of every resource, and at 50,000 resources the collector spent a fifth of a
     re-plan rescanning them. Frozen, they are never scanned again; any cycle made meanwhile (an
     SDK's) is kept until the process ends, which for a command is soon.
+
+    They are frozen before the collector resumes: everything made while it was paused is still in
+    its youngest generation, and the first allocation after it resumed would start a collection
+    of that whole generation (0.7 s of a 50,000-resource ``validate``) only to find no garbage.
     """
-    paused = gc_paused(fn)
 
     @functools.wraps(fn)
     def frozen_after(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return paused(*args, **kwargs)
-        finally:
-            gc.freeze()
+        with collector_paused():
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                gc.freeze()
 
     return frozen_after
