@@ -41,7 +41,7 @@ import socket
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 from engine.errors import CtlError, LockHeld, UsageError
 from engine.state import piecewise
@@ -83,6 +83,17 @@ class Written(NamedTuple):
     """What a streamed write stored (``LocalStore.write_pieces``): the new version token, and the
     document's size and SHA-256, which the caller would otherwise need the whole bytes for."""
 
+    version: str
+    size: int
+    sha256: bytes
+
+
+class OpenedState(NamedTuple):
+    """A stored state document handed over as an open file (``LocalStore.open_state_file``), so a large
+    one can be decoded from the file a piece at a time, with what the caller would otherwise need
+    the whole bytes for: its version token, size and SHA-256."""
+
+    file: BinaryIO
     version: str
     size: int
     sha256: bytes

@@ -39,6 +39,7 @@ from backends.base import (
     BackendError,
     HistoryEntry,
     LockInfo,
+    OpenedState,
     Snapshot,
     Written,
     check_workspace_name,
@@ -58,6 +59,7 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     _file_version,
     _fsync_dir,
     _lock_held,
+    _opened,
     _read_or_none,
     _version,
     holder_is_gone,
@@ -124,6 +126,15 @@ class LocalStore:
         if not data:
             return None
         return Snapshot(data, _version(data))
+
+    @contextlib.contextmanager
+    def open_state_file(self, workspace: str) -> Iterator[OpenedState | None]:
+        """The state file, open, with its version, size and SHA-256 (one pass over it); None when
+        there is no state (or an empty file). What ``read`` gives, without the bytes in memory:
+        the caller reads it a piece at a time. A write meanwhile replaces the file by renaming
+        another over it, so the open file stays the version it was."""
+        with _opened(self.state_path(workspace)) as opened:
+            yield opened
 
     @_os_errors
     def read_backup(self, workspace: str) -> bytes | None:

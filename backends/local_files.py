@@ -20,6 +20,7 @@ from pathlib import Path
 from backends.base import (
     BackendError,
     LockInfo,
+    OpenedState,
     StateConflict,
     conflict_error,
     lock_held_error,
@@ -61,6 +62,26 @@ def _file_version(path: Path) -> str | None:
         except FileNotFoundError:
             return None
     return None if empty else digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[OpenedState | None]:
+    """The state file at ``path`` open for reading, hashed once through; None when it is missing
+    or empty. Read errors, then or while the caller reads it, are the store's ``BackendError``."""
+    with _reading(path):
+        try:
+            f = path.open("rb")
+        except FileNotFoundError:
+            f = None
+    if f is None:
+        yield None
+        return
+    with f:
+        with _reading(path):
+            digest = hashlib.file_digest(f, "sha256")
+            size = f.tell()
+            f.seek(0)
+        yield OpenedState(f, digest.hexdigest(), size, digest.digest()) if size else None
 
 
 def _read_or_none(path: Path) -> bytes | None:

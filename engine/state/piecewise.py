@@ -31,9 +31,9 @@ from typing import Any
 
 import orjson
 
-_START = b'\n  "resources": [\n    {'
-_BETWEEN = b"\n    },\n    {"
-_END = b"\n  ]"
+START = b'\n  "resources": [\n    {'
+BETWEEN = b"\n    },\n    {"
+END = b"\n  ]"
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 
@@ -63,40 +63,54 @@ def head(data: bytes) -> tuple[dict[str, Any], int] | None:
     if located is None:
         return None
     rest, at, end = located
-    return rest, data.count(_BETWEEN, at, end) + 1
+    return rest, data.count(BETWEEN, at, end) + 1
 
 
 def _locate(data: bytes) -> tuple[dict[str, Any], int, int] | None:
     """The document without its ``resources``, and where the resources' text starts and ends."""
-    start = data.find(_START)
+    start = data.find(START)
     if start < 0:
         return None
-    hole = "ctl:" + secrets.token_hex(16)
-    bracket = start + len(_START) - len(b"[\n    {")
-    end = data.find(_END, bracket)
+    bracket = start + len(START) - len(b"[\n    {")
+    end = data.find(END, bracket)
     if end < 0:
         return None
+    rest = rest_of(data[:bracket], data[end + len(END):])
+    if rest is None:
+        return None
+    return rest, bracket + len(b"[\n    "), end
+
+
+def rest_of(head: bytes, tail: bytes) -> dict[str, Any] | None:
+    """The document made of ``head`` and ``tail``, with the resources' array that stood between
+    them taken out; None when that is not exactly the document's top-level ``resources``."""
+    hole = "ctl:" + secrets.token_hex(16)
     try:
-        rest = _decode(data[:bracket] + f'"{hole}"'.encode() + data[end + len(_END):])
+        rest = _decode(head + f'"{hole}"'.encode() + tail)
     except NotPiecewise:
         return None
     if not isinstance(rest, dict) or rest.pop("resources", None) != hole:
         return None
-    return rest, bracket + len(b"[\n    "), end
+    return rest
 
 
 def _resources(data: bytes, at: int, end: int) -> Iterator[Any]:
     view = memoryview(data)  # pieces are decoded in place, not copied out
     while True:
-        sep = data.find(_BETWEEN, at, end)
+        sep = data.find(BETWEEN, at, end)
         stop = end if sep < 0 else sep + len(b"\n    }")
-        item = _decode(view[at:stop])
-        if not isinstance(item, dict):
-            raise NotPiecewise
-        yield item
+        yield decode_piece(view[at:stop])
         if sep < 0:
             return
-        at = sep + len(_BETWEEN) - 1
+        at = sep + len(BETWEEN) - 1
+
+
+def decode_piece(text: bytes | memoryview) -> dict[str, Any]:
+    """One resource's text, decoded; ``NotPiecewise`` unless it decodes exactly to an object."""
+    item = _decode(text)
+    if not isinstance(item, dict):
+        raise NotPiecewise
+    return item
 
 
 def _decode(text: bytes | memoryview) -> Any:

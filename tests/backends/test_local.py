@@ -97,6 +97,30 @@ def test_an_empty_state_file_counts_as_no_state(store: LocalStore, tmp_path: Pat
     assert store.read(DEFAULT_WORKSPACE) is not None
 
 
+def test_the_state_file_is_handed_over_open_with_what_a_read_would_give(store: LocalStore, tmp_path: Path) -> None:
+    with store.open_state_file(DEFAULT_WORKSPACE) as missing:
+        assert missing is None
+    (tmp_path / "ctl.tfstate").write_bytes(b"")
+    with store.open_state_file(DEFAULT_WORKSPACE) as empty:
+        assert empty is None
+    data = state_bytes(3)
+    version = store.write(DEFAULT_WORKSPACE, data, expected=None)
+    with store.open_state_file(DEFAULT_WORKSPACE) as opened:
+        assert opened is not None
+        assert (opened.version, opened.size, opened.sha256) == (version, len(data), hashlib.sha256(data).digest())
+        assert opened.version == store.read(DEFAULT_WORKSPACE).version  # type: ignore[union-attr]
+        store.write(DEFAULT_WORKSPACE, state_bytes(4), expected=version)  # replaced by a rename meanwhile
+        assert opened.file.read() == data  # the open file is still the version it was
+    assert opened.file.closed
+
+
+def test_a_state_path_that_is_a_directory_cannot_be_opened(tmp_path: Path) -> None:
+    (tmp_path / "ctl.tfstate").mkdir()
+    with pytest.raises(BackendError, match="is a directory, not a state file"), \
+            LocalStore(tmp_path / "ctl.tfstate").open_state_file(DEFAULT_WORKSPACE):
+        pass
+
+
 def test_lock_file_holds_terraform_lock_info_json(store: LocalStore, tmp_path: Path) -> None:
     info = LockInfo(Operation="OperationTypePlan", Info="nightly")
     store.lock(DEFAULT_WORKSPACE, info)

@@ -255,3 +255,24 @@ def test_an_encrypting_store_is_never_bypassed_by_a_plaintext_stream(tmp_path: P
     m.persist(state)
     assert b"hunter2-in-state" not in (tmp_path / "ctl.tfstate").read_bytes()
     assert StateManager(sealed, DEFAULT_WORKSPACE).load().instance("null_resource.a") is not None
+
+
+def test_the_local_state_is_decoded_from_its_file_never_read_whole(tmp_path: Path) -> None:
+    class NoWholeReads(LocalStore):
+        def read(self, workspace: str) -> None:  # type: ignore[override]
+            raise AssertionError("the whole state was read into memory")
+
+    m = manager(LocalStore(tmp_path / "ctl.tfstate"), tmp_path)
+    state = m.load()
+    for i in range(50):
+        state.set_instance(f"null_resource.n{i:02d}", InstanceState(attributes={"id": str(i)}))
+    m.persist(state)
+    streamed = manager(NoWholeReads(tmp_path / "ctl.tfstate"), tmp_path)
+    loaded = streamed.load()
+    assert loaded.to_json() == state.to_json()
+    mtime = (tmp_path / "ctl.tfstate").stat().st_mtime_ns
+    streamed.persist(loaded)  # unchanged: compared by the digest the store reported when opening it
+    assert (tmp_path / "ctl.tfstate").stat().st_mtime_ns == mtime
+    loaded.set_instance("null_resource.extra", InstanceState(attributes={"id": "x"}))
+    streamed.persist(loaded)  # the compare-and-swap holds the version the open file had
+    assert stored(tmp_path)["serial"] == state.serial + 1
