@@ -22,10 +22,27 @@ from engine.config.syntax import Body
 from engine.errors import Diagnostic, SourceRange
 from engine.lang.values import Unknown, deep_unmark, type_name
 
+# Keywords that describe a value without constraining it: a subschema of only these accepts anything.
+_ANNOTATIONS = frozenset({"$comment", "default", "deprecated", "description", "examples", "readOnly", "title",
+                          "writeOnly"})
+
 
 @cache
 def _validator(rt: ResourceType) -> Draft202012Validator:
-    return Draft202012Validator(rt.schema)
+    return Draft202012Validator(_assertions_only(rt.schema))
+
+
+def _assertions_only(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each property whose subschema only annotates (a description, ``readOnly``)
+    made ``true``. Both accept every value, but jsonschema descends into a value for the one and
+    not the other: that was half of every check (``terraform_data``'s ``input``, for one), and a
+    check runs for every resource of every plan."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return schema
+    pruned = {name: True if isinstance(sub, dict) and sub.keys() <= _ANNOTATIONS else
+              _assertions_only(sub) if isinstance(sub, dict) else sub for name, sub in props.items()}
+    return {**schema, "properties": pruned}
 
 
 def normalize(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""The schema check of one resource's arguments: what it reports, with annotation-only
+subschemas (a description, ``readOnly``) taken as accepting anything, which they do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.base import ResourceType
+from engine.config.syntax import Body
+from engine.errors import Pos, SourceRange
+from engine.schema import check
+
+WHERE = SourceRange("main.tf", Pos(1, 1, 0), Pos(1, 2, 1))
+
+
+class Thing(ResourceType):
+    name = "test_thing"
+    schema = {
+        "type": "object",
+        "properties": {
+            "anything": {"description": "Any value at all.", "readOnly": False},
+            "size": {"type": "integer", "description": "How big."},
+            "nested": {"type": "object", "properties": {"note": {"title": "A note"}, "n": {"type": "integer"}},
+                       "additionalProperties": False},
+        },
+        "required": ["size"],
+        "additionalProperties": False,
+    }
+
+
+def _summaries(config: dict[str, Any]) -> list[str]:
+    return [d.summary for d in check(Thing(), config, "test_thing.a", Body({}, [], WHERE), WHERE)]
+
+
+def test_an_annotation_only_argument_takes_any_value() -> None:
+    for value in ({"deep": [1, {"x": None}]}, [1, "two"], "text", 3.5, True):
+        assert _summaries({"anything": value, "size": 1}) == []
+
+
+def test_constrained_arguments_are_still_checked_beside_it() -> None:
+    assert _summaries({"anything": {"a": 1}, "size": "big"}) == [_summaries({"size": "big"})[0]]
+    assert len(_summaries({"size": "big"})) == 1
+    assert any('"colour"' in s for s in _summaries({"size": 1, "colour": "red"}))
+    assert any('"size"' in s for s in _summaries({"anything": 1}))  # still required
+
+
+def test_inside_a_nested_object_too() -> None:
+    assert _summaries({"size": 1, "nested": {"note": {"any": ["thing"]}, "n": 2}}) == []
+    assert len(_summaries({"size": 1, "nested": {"note": "x", "n": "two"}})) == 1
+    assert len(_summaries({"size": 1, "nested": {"note": "x", "other": 1}})) == 1
