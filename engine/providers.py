@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from adapters.base import AdapterContext, Provider, ResourceType
@@ -111,4 +112,4 @@ class Providers:
         provider = self.registry.provider(name)
         source = provider.source if provider is not None else f"registry.terraform.io/hashicorp/{name}"
         text = f'provider["{source}"]'
-        return f"{text}.{alias}" if alias else text
+        return intern(f"{text}.{alias}" if alias else text)  # kept by every resource's state: one copy

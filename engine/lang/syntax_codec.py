@@ -160,9 +160,9 @@ class _Decoder:
             _, sl, sc, sb, el, ec, eb = x
             return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
         if kind == _TUPLE:
-            return tuple([node(y) if type(y) is list else y for y in x[1:]])
+            return tuple([node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]])
         if kind == _LIST:
-            return [node(y) if type(y) is list else y for y in x[1:]]
+            return [node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]]
         if kind == _DICT:
             return {x[i]: node(v) if type(v := x[i + 1]) is list else v for i in range(1, len(x), 2)}
         if kind == _BIG_INT:
