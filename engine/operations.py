@@ -34,7 +34,14 @@ from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
-from engine.plan.planner import PlanOptions, PlanResult, config_hash, config_lookup, make_plan
+from engine.plan.planner import (
+    PlanOptions,
+    PlanResult,
+    config_hash,
+    config_lookup,
+    let_go_of_taken_over_syntax,
+    make_plan,
+)
 from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
 from engine.providers import Providers
@@ -140,6 +147,8 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     prep = prepare(opts)
+    if not opts.plan.read_as_document:
+        let_go_of_taken_over_syntax(prep.loaded)
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
     with locked(prep.store, prep.workspace, "OperationTypePlan", lock):

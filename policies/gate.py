@@ -25,7 +25,7 @@ from engine.errors import PolicyDenied
 from policies import isolation, levels, simple
 from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
-from policies.loader import BUILTIN, PolicySource, load_sources, merged_policy_set
+from policies.loader import BUILTIN, CONFIG_DIR_NAME, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
 from policies.pack_view import FINDINGS_RULE, distinct, pack_view
 from policies.policy_set import BUILTIN_MODES, PolicySet
@@ -61,6 +61,13 @@ def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutco
         return plan_to_json(plan, show_sensitive=True)
 
     return _check(document, root_dir, options)
+
+
+def may_read_whole_plan(root_dir: Path, options: PolicyOptions | None) -> bool:
+    """Whether a user policy may read the whole plan document, its configuration among it (the
+    built-in pack reads only the changes): there may be one when the configuration has a
+    ``policies/`` directory or a ``--policy-dir`` is given."""
+    return options is not None and (bool(options.policy_dirs) or (root_dir / CONFIG_DIR_NAME).is_dir())
 
 
 def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
