@@ -153,32 +153,35 @@ def decode_state(data: bytes, source: str) -> State:
     be done exactly, or finds the state corrupt, the whole document is parsed, so what is accepted
     and every error message are the whole parse's.
     """
-    pieces = piecewise.split(data)
-    if pieces is not None:
-        try:
-            return _state_of(pieces[0], source, pieces[1])
-        except (piecewise.NotPiecewise, BackendError):
-            pass
-    return _state_of(_parse_whole(data, source), source)
+    state = _piecewise_state(piecewise.split(data), source)
+    return state if state is not None else _state_of(_parse_whole(data, source), source)
 
 
 @gc_paused
 def decode_state_file(f: BinaryIO, source: str) -> State:
     """``decode_state`` of the bytes in the open file ``f``, read from the file a resource at a
     time, so the bytes are never whole in memory (``piecewise_file``); a file in another layout,
-    or not decoded exactly so, is read whole and decoded as ``decode_state`` decodes it."""
+    or not decoded exactly so, is read whole and parsed whole, as ``decode_state`` parses it."""
     try:
-        pieces = piecewise_file.split_file(f)
-        if pieces is not None:
-            try:
-                return _state_of(pieces[0], source, pieces[1])
-            except (piecewise.NotPiecewise, BackendError):
-                pass
+        state = _piecewise_state(piecewise_file.split_file(f), source)
+        if state is not None:
+            return state
         f.seek(0)
         data = f.read()
     except OSError as exc:
         raise BackendError(f"cannot read the state at {source}: {exc.strerror or exc}") from None
-    return decode_state(data, source)
+    return _state_of(_parse_whole(data, source), source)
+
+
+def _piecewise_state(pieces: tuple[Any, Iterator[Any]] | None, source: str) -> State | None:
+    """The state of a document read a resource at a time; None when it is not in that layout or
+    was not decoded exactly so, or is corrupt: it is then parsed whole, for the whole parse's errors."""
+    if pieces is None:
+        return None
+    try:
+        return _state_of(pieces[0], source, pieces[1])
+    except (piecewise.NotPiecewise, BackendError):
+        return None
 
 
 def _parse_whole(data: bytes, source: str) -> Any:
