@@ -143,6 +143,7 @@ def make_plan(
         importing: dict[str, str] = {}
         if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
             targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
+            prior = prior if prior is not state else state.copy()  # the caller's state is not changed
             importing = adopt(targets, prior, registry, providers, diags)
             if diags.has_errors:
                 raise DiagnosticsError(diags.items)
@@ -169,6 +170,8 @@ def make_plan(
             _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode, Removals(root))
             _warn_forgotten(changes, diags)
             _plan_deposed(prior, changes, selection)
+        if hooks.data_reads and prior is state:
+            prior = state.copy()  # refresh and moves give the caller's state back when nothing changed
         for addr, obj in hooks.data_reads.items():
             prior.set_instance(addr, obj)
         for addr, import_id in importing.items():

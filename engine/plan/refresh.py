@@ -45,7 +45,8 @@ def refresh(
     parallelism: int = DEFAULT_PARALLELISM,
     events: RefreshEvents | None = None,
 ) -> tuple[State, list[ResourceChange]]:
-    """A refreshed copy of ``state`` and the drift found; read errors go to ``diags``.
+    """The refreshed state and the drift found; read errors go to ``diags``. That is ``state`` itself
+    when no object changed (as ``apply_moved`` gives it back when nothing moved), else a copy.
 
     ``events`` lets a progress view follow along: ``refresh_begin`` (``total``) once, then
     ``refresh_start`` / ``refresh_complete`` (or ``refresh_errored``) per instance with its ``id`` and
@@ -106,7 +107,9 @@ def refresh(
         pending = {i: pool.submit(read, item) for i, item in enumerate(work) if not item[2].state_only}
         here = {i: read(item) for i, item in enumerate(work) if i not in pending}
         results = [pending[i].result() if i in pending else here[i] for i in range(len(work))]
-    new = state.copy()
+    # Copied at the first object that changed: most refreshes change nothing, and a copy of a
+    # 50,000-resource state's index and lists is 18 MB beside the state it copies.
+    new: State | None = None
     drift: list[ResourceChange] = []
     for (addr, inst, rt), (attrs, err) in zip(work, results, strict=True):
         if err is not None:
@@ -115,6 +118,7 @@ def refresh(
         if attrs is _UNCHANGED:
             continue
         before = inst.marked_attributes()
+        new = new if new is not None else state.copy()
         if attrs is None:
             new.remove_instance(addr)
             drift.append(_drift(addr, state, before, None, ACTIONS_DELETE))
@@ -131,7 +135,7 @@ def refresh(
             new.set_instance(addr, fresh)
         elif fresh.private != inst.private:
             new.set_instance(addr, inst.replace(private=fresh.private))  # not drift: the provider's own data
-    return new, drift
+    return (new if new is not None else state), drift
 
 
 _UNCHANGED = object()  # what a read that would give back the stored object gives instead

@@ -12,7 +12,7 @@ import pytest
 
 from engine.errors import DiagnosticsError, UsageError
 from engine.lang.values import Unknown, contains_unknown, is_marked, unmark
-from engine.plan.planner import config_hash
+from engine.plan.planner import PlanOptions, config_hash
 from tests.engine.pipeline import Project, actions, change, new_project
 
 
@@ -290,6 +290,26 @@ def test_refresh_finds_an_object_deleted_outside_and_plans_it_again(project: Pro
     assert actions(project.plan(refresh=False).plan) == {"local_file.f": "no-op"}  # state taken as is
     refresh_only = project.plan(mode="refresh-only").plan
     assert refresh_only.changes == [] and refresh_only.has_changes  # only the state would change
+
+
+def test_a_plan_leaves_the_state_it_was_given_as_it_was(project: Project, tmp_path: Path) -> None:
+    """Refresh gives the state back uncopied when no object changed; what the plan then adds to
+    its prior state (a data source's read) must not reach the caller's state."""
+    (tmp_path / "in.txt").write_text("hello")
+    project.write('resource "terraform_data" "t" {\n  input = "x"\n}\n')
+    project.apply()
+    manager = project.manager()
+    state = manager.load()
+    stored = state.to_json()
+    unchanged = project._plan(manager, state, PlanOptions())
+    assert actions(unchanged.plan) == {"terraform_data.t": "no-op"}
+    assert unchanged.plan.prior_state is state  # nothing drifted, nothing read: no copy of the state
+    project.write('resource "terraform_data" "t" {\n  input = "x"\n}\n'
+                  f'data "local_file" "in" {{\n  filename = "{tmp_path / "in.txt"}"\n}}\n')
+    read = project._plan(manager, state, PlanOptions())
+    assert read.plan.prior_state.instance("data.local_file.in") is not None
+    assert state.instance("data.local_file.in") is None
+    assert state.to_json() == stored
 
 
 def test_output_changes_against_the_stored_outputs(project: Project) -> None:
