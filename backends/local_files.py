@@ -67,7 +67,8 @@ def _file_version(path: Path) -> str | None:
 @contextlib.contextmanager
 def _opened(path: Path) -> Iterator[OpenedState | None]:
     """The state file at ``path`` open for reading, hashed once through; None when it is missing
-    or empty. Read errors, then or while the caller reads it, are the store's ``BackendError``."""
+    or empty. An error opening or hashing it is the store's ``BackendError``; the reader of the
+    open file reports its own (``decode_state_file`` does)."""
     with _reading(path):
         try:
             f = path.open("rb")
