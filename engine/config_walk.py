@@ -79,6 +79,7 @@ class ConfigWalk:
         # take over its evaluated arguments and schema findings instead of repeating that work.
         self.earlier = earlier
         self.reusable = earlier.stable_resources() if earlier is not None else frozenset()
+        self._stable: frozenset[Node] | None = None
         self.order: list[Node] = []  # the order ``run`` walked the graph in
         self.mode_dependent: set[Node] = set()  # nodes whose values read plan_mode/plan_timestamp
         self._mode_reads = [0]
@@ -134,8 +135,10 @@ class ConfigWalk:
         source (their values differ between validate, plan and apply) or read the walk's mode
         (``timestamp()``, ``uuid()`` and ``plantimestamp()`` answer differently when planning).
         Everything else an expression can read (variables, locals, module inputs and outputs, the
-        functions' arguments) is then the same in both walks.
+        functions' arguments) is then the same in both walks. Worked out once: a plan asks twice.
         """
+        if self._stable is not None:
+            return self._stable
         dirty: set[Node] = set()
         stable: set[Node] = set()
         deps = self.graph.deps
@@ -146,7 +149,8 @@ class ConfigWalk:
                 dirty.add(node)
             elif node.kind == RESOURCE:
                 stable.add(node)
-        return frozenset(stable)
+        self._stable = frozenset(stable)
+        return self._stable
 
     def step(self, node: Node) -> None:
         kind = node.kind
