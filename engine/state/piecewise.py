@@ -34,6 +34,12 @@ import orjson
 START = b'\n  "resources": [\n    {'
 BETWEEN = b"\n    },\n    {"
 END = b"\n  ]"
+# Where things are within the markers: the array's "[" in START and its first piece's "{" after
+# the "[", and in a separator where the piece before it ends and the piece after it starts.
+BRACKET_IN_START = len(START) - len(b"[\n    {")
+FIRST_PIECE = len(b"[\n    ")
+PIECE_END = len(b"\n    }")
+NEXT_PIECE = len(BETWEEN) - 1
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 _NO_DIGITS = str.maketrans("0123456789", "ghijklmnop")
@@ -72,14 +78,14 @@ def _locate(data: bytes) -> tuple[dict[str, Any], int, int] | None:
     start = data.find(START)
     if start < 0:
         return None
-    bracket = start + len(START) - len(b"[\n    {")
+    bracket = start + BRACKET_IN_START
     end = data.find(END, bracket)
     if end < 0:
         return None
     rest = rest_of(data[:bracket], data[end + len(END):])
     if rest is None:
         return None
-    return rest, bracket + len(b"[\n    "), end
+    return rest, bracket + FIRST_PIECE, end
 
 
 def rest_of(head: bytes, tail: bytes) -> dict[str, Any] | None:
@@ -101,11 +107,11 @@ def _resources(data: bytes, at: int, end: int) -> Iterator[Any]:
     view = memoryview(data)  # pieces are decoded in place, not copied out
     while True:
         sep = data.find(BETWEEN, at, end)
-        stop = end if sep < 0 else sep + len(b"\n    }")
+        stop = end if sep < 0 else sep + PIECE_END
         yield decode_piece(view[at:stop])
         if sep < 0:
             return
-        at = sep + len(BETWEEN) - 1
+        at = sep + NEXT_PIECE
 
 
 def decode_piece(text: bytes | memoryview) -> dict[str, Any]:

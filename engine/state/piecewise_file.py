@@ -21,11 +21,19 @@ from array import array
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from engine.state.piecewise import BETWEEN, END, START, decode_piece, rest_of
+from engine.state.piecewise import (
+    BETWEEN,
+    BRACKET_IN_START,
+    END,
+    FIRST_PIECE,
+    NEXT_PIECE,
+    PIECE_END,
+    START,
+    decode_piece,
+    rest_of,
+)
 
 WINDOW = 1 << 20
-_PIECE_END = len(b"\n    }")  # where a piece ends within the separator after it
-_NEXT_PIECE = len(BETWEEN) - 1  # where the next piece starts within it (its "{")
 
 
 def split_file(f: BinaryIO) -> tuple[dict[str, Any], Iterator[Any]] | None:
@@ -37,14 +45,14 @@ def split_file(f: BinaryIO) -> tuple[dict[str, Any], Iterator[Any]] | None:
     if scanned is None:
         return None
     start, end, separators = scanned
-    bracket = start + len(START) - len(b"[\n    {")
+    bracket = start + BRACKET_IN_START
     f.seek(0)
     head = f.read(bracket)
     f.seek(end + len(END))
     rest = rest_of(head, f.read())
     if rest is None:
         return None
-    return rest, _resources(f, bracket + len(b"[\n    "), end, separators)
+    return rest, _resources(f, bracket + FIRST_PIECE, end, separators)
 
 
 def _scan(f: BinaryIO) -> tuple[int, int, array[int]] | None:
@@ -67,7 +75,7 @@ def _scan(f: BinaryIO) -> tuple[int, int, array[int]] | None:
             if found < 0:
                 continue
             start = base + found
-            at = start + len(START) - 1  # the first piece's "{": no separator before it
+            at = start + BRACKET_IN_START + FIRST_PIECE  # the first piece's "{": no separator before it
         end = buf.find(END, max(at - base, 0))
         limit = len(buf) if end < 0 else end
         sep = buf.find(BETWEEN, max(at - base, 0), limit)
@@ -82,8 +90,7 @@ def _scan(f: BinaryIO) -> tuple[int, int, array[int]] | None:
 def _resources(f: BinaryIO, at: int, end: int, separators: array[int]) -> Iterator[Any]:
     f.seek(at)
     for sep in separators:
-        piece = f.read(sep + _PIECE_END - at)
-        yield decode_piece(piece)
-        f.seek(sep + _NEXT_PIECE)
-        at = sep + _NEXT_PIECE
+        yield decode_piece(f.read(sep + PIECE_END - at))
+        at = sep + NEXT_PIECE
+        f.seek(at)
     yield decode_piece(f.read(end - at))
