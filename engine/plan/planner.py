@@ -143,7 +143,7 @@ def make_plan(
         importing: dict[str, str] = {}
         if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
             targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
-            prior = prior if prior is not state else state.copy()  # the caller's state is not changed
+            prior = _own(prior, state)
             importing = adopt(targets, prior, registry, providers, diags)
             if diags.has_errors:
                 raise DiagnosticsError(diags.items)
@@ -170,8 +170,8 @@ def make_plan(
             _plan_orphans(prior, hooks.visited, changes, config_of, selection, opts.mode, Removals(root))
             _warn_forgotten(changes, diags)
             _plan_deposed(prior, changes, selection)
-        if hooks.data_reads and prior is state:
-            prior = state.copy()  # refresh and moves give the caller's state back when nothing changed
+        if hooks.data_reads:
+            prior = _own(prior, state)
         for addr, obj in hooks.data_reads.items():
             prior.set_instance(addr, obj)
         for addr, import_id in importing.items():
@@ -232,6 +232,12 @@ def _configuration(root: Module, registry: Registry, planned_hash: str) -> dict[
         raise CtlError("The configuration changed while it was being planned",
                        hint="Run the plan again: it must describe the configuration as it is now.")
     return configuration(again, registry)
+
+
+def _own(prior: State, state: State) -> State:
+    """``prior``, to add to: a copy when it is still the caller's ``state`` (moves and refresh give
+    it back as it is when nothing changed), which a plan never changes."""
+    return state.copy() if prior is state else prior
 
 
 def _sort_key(address: str) -> tuple[Any, ...]:
