@@ -42,7 +42,7 @@ def plan_command(
 ) -> int:
     from engine.operations import plan_only
     from engine.plan.planfile import save_plan
-    from policies.gate import enforce, may_read_whole_plan
+    from policies.gate import enforce
 
     if destroy and refresh_only:
         raise UsageError("--destroy and --refresh-only cannot be combined")
@@ -53,7 +53,7 @@ def plan_command(
         flags.input_ = False  # a prompt would corrupt the JSON stream
     mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
     run = flags.run_options(opts.root, mode=mode, take_lock=flags.lock)
-    run.plan.read_as_document = out is not None or may_read_whole_plan(run.root, run.policy)
+    run.plan.read_as_document = out is not None
     if generate_config_out is not None:
         _generate(run, generate_config_out, quiet=ui is not None)
     color = output.color_enabled(__import__("sys").stdout)

@@ -53,7 +53,7 @@ from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
 from engine.validate import Loaded, load_and_evaluate
-from policies.gate import PolicyOptions, check_plan, enforce
+from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
 from policies.model import PolicyOutcome
 
 _log = logging.getLogger(__name__)
@@ -147,8 +147,8 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     prep = prepare(opts)
-    if not opts.plan.read_as_document:
-        let_go_of_taken_over_syntax(prep.loaded)
+    if not opts.plan.read_as_document and not may_read_whole_plan(opts.root, opts.policy):
+        let_go_of_taken_over_syntax(prep.loaded)  # nothing reads the plan's configuration view
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
     with locked(prep.store, prep.workspace, "OperationTypePlan", lock):

@@ -67,8 +67,9 @@ class PlanOptions:
     prompt: Callable[[Variable], str] | None = None
     environ: Mapping[str, str] | None = None
     workspace: str = "default"
-    # Whether the plan is read as a document once made: saved (``--out``) or read whole by a user
-    # policy. When not, ``plan_only`` lets go of the syntax the plan walk does not read again.
+    # Whether the caller reads the plan as a document once made (saves it: ``--out``). When not,
+    # and no user policy may read it whole either, ``plan_only`` lets go of the syntax the plan
+    # walk does not read again.
     read_as_document: bool = True
 
 
