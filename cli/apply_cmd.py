@@ -14,6 +14,7 @@ import typer
 from cli import ci_summary, json_ui, output, progress, run_flags
 from cli.common import input_enabled
 from cli.global_options import options
+from cli.lifetime import keep_until_exit
 from cli.plan_cmd import report_recovery, show_plan, show_policy
 from engine.errors import CtlError, ExitCode
 
@@ -108,6 +109,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
     finally:
         restore()
         view.close()
+    keep_until_exit(_plan, result)
     ci_summary.after_apply(_plan, result, mode)
     if result is None:
         if ui is not None:

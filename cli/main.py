@@ -17,7 +17,7 @@ import click
 import typer
 from rich.markup import escape
 
-from cli import output
+from cli import lifetime, output
 from cli.common import remember_args
 from cli.global_options import GlobalOptions
 from cli.run_options import normalize_bool_flags
@@ -114,6 +114,7 @@ class _App:
 
 def run(args: list[str] | None = None) -> int:
     """Run ``ctl`` with ``args`` and return its exit code (never raises for user errors)."""
+    lifetime.let_go()  # what the previous command in this process kept
     command = typer.main.get_command(typer_app)
     if os.environ.get("_CTL_COMPLETE"):  # the shell asking for completions (see cli/completion.py)
         from cli.completion import answer

@@ -9,6 +9,7 @@ import typer
 
 from cli import ci_summary, json_ui, output, progress, run_flags
 from cli.global_options import options
+from cli.lifetime import keep_until_exit
 from engine.errors import ExitCode, UsageError
 
 _HELP = """Show the changes that apply would make, after refreshing the state.
@@ -73,6 +74,7 @@ def plan_command(
         planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy)
     finally:
         view.close()
+    keep_until_exit(planned)
     plan = planned.plan
     ci_summary.after_plan(plan, summary_md)
     denied = planned.policy is not None and planned.policy.denied

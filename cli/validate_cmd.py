@@ -7,6 +7,7 @@ import typer
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args, print_json
 from cli.global_options import options
+from cli.lifetime import keep_until_exit
 from engine.errors import CtlError, ExitCode
 
 
@@ -32,7 +33,9 @@ def validate_command(
 
     opts = options(ctx)
     try:
-        diags = validate(opts.root, var_args=ordered_var_args(var, var_file)).diags.sorted()
+        loaded = validate(opts.root, var_args=ordered_var_args(var, var_file))
+        keep_until_exit(loaded)
+        diags = loaded.diags.sorted()
     except CtlError as err:
         if not json_out:
             raise
