@@ -70,7 +70,7 @@ class SourceText:
         return starts
 
 
-BYTE_BITS = 32  # a packed span: start byte << BYTE_BITS | end byte (the parse cache reads it so too)
+BYTE_BITS = 32  # a packed span: start byte << BYTE_BITS | end byte
 BYTE_MASK = (1 << BYTE_BITS) - 1
 _SPAN_BITS = 2 * BYTE_BITS
 _SPAN_MASK = (1 << _SPAN_BITS) - 1

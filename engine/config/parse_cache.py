@@ -3,8 +3,9 @@
 Parsing is most of what ``validate`` does and a large share of every plan: at 50,000 resources
 about six seconds of each command. A file's entry is found by a SHA-256 of the parser's own code,
 the file's name and its bytes, so an edited file, a renamed one or a new ctl simply misses, and
-nothing is ever invalidated by hand. Entries are JSON (``engine.lang.syntax_codec``): an entry
-that cannot be read or decoded is parsed afresh and rewritten, never trusted in part.
+nothing is ever invalidated by hand. Entries are JSON (``engine.lang.syntax_codec``) after a
+checksum of it: an entry that cannot be read, does not match its checksum or cannot be decoded is
+parsed afresh and rewritten, never trusted in part.
 
 The cache sits with the rest of the working directory's data (providers, modules, plugins), and is
 as trusted as they are. Writing is best effort: a read-only directory just means no cache. The
@@ -17,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import zlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -84,7 +86,7 @@ class ParseCache:
             pass
         else:
             try:
-                return decode_body(orjson.loads(data), SourceText(filename, src))
+                return decode_body(orjson.loads(_checked(data)), SourceText(filename, src))
             except ValueError:
                 pass  # damaged or foreign: parsed below, and rewritten
         body = parse(src, filename)
@@ -101,7 +103,7 @@ class ParseCache:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(data)
+            temporary.write_bytes(b"%08x" % zlib.crc32(data) + data)
             os.replace(temporary, path)
         except OSError:
             self.writable = False
@@ -120,6 +122,19 @@ class ParseCache:
             if name not in self.used:
                 with contextlib.suppress(OSError):
                     os.unlink(self.dir / name)
+
+
+def _checked(entry: bytes) -> bytes:
+    """An entry's JSON, once its checksum shows it is whole: a damaged entry raises ``ValueError``.
+
+    The decoder takes the numbers it reads as they are (a range is not checked against the file),
+    so a truncated or altered entry must never reach it. The checksum is the CRC-32 of the JSON, as
+    eight hex digits before it: a tenth of a millisecond for a file of 250 resources.
+    """
+    head, data = entry[:8], entry[8:]
+    if len(head) < 8 or not all(c in b"0123456789abcdef" for c in head) or zlib.crc32(data) != int(head, 16):
+        raise ValueError("an entry that does not match its checksum")
+    return data
 
 
 @cache

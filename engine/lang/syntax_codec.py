@@ -8,10 +8,14 @@ entry harmless: the worst it can do is fail to decode, and the caller then parse
 Every node is ``[kind, field, ...]``: ``kind`` indexes ``_CLASSES`` for the syntax and expression
 dataclasses (their fields in declaration order) or is one of the negative markers below for a
 range, a list, a tuple, a dict or a number JSON cannot carry exactly. Ranges leave out the file
-name: every range of one file has the same one, given back by the caller with the file's text, and
-a range in the parsed file itself is just its two byte offsets packed in one int (and comes back
-as the packed ``Located`` the parser itself gives a node). A node's string fields (names) are
-interned as they come back, as the parser interns them.
+name: every range of one file has the same one, given back by the caller with the file's text. A
+range in the parsed file itself, nearly every one, is its two byte offsets packed in one int and
+written as that int's complement: a negative int among a node's fields is always such a range (a
+negative number in the tree is written as a big one), so it comes back without a list or a call of
+its own, as the packed ``Located`` the parser itself gives a node. Ranges are half of a tree's
+nodes: this makes reading an entry back a third faster. The cache checks each entry whole before
+decoding it (``engine.config.parse_cache``), so a range is not checked again here. A node's string
+fields (names) are interned as they come back, as the parser interns them.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
-from engine.positions import BYTE_BITS, BYTE_MASK, Located, as_range, packed_in, span_in
+from engine.positions import Located, as_range, packed_in, span_in
 
-_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
+_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT = -1, -2, -3, -4, -5, -6
 _INT64 = 1 << 63
 
 _CLASSES: list[type] = [Attribute, Block, Body] + [
@@ -76,8 +80,8 @@ def _encode(o: Any, filename: str) -> Any:
         return [_TUPLE, *[_encode(x, filename) for x in o]]
     if t is list:
         return [_LIST, *[_encode(x, filename) for x in o]]
-    if t is int:
-        return o if -_INT64 <= o < _INT64 else [_BIG_INT, str(o)]
+    if t is int:  # a negative one would read as a range
+        return o if 0 <= o < _INT64 else [_BIG_INT, str(o)]
     if t is dict:
         out: list[Any] = [_DICT]
         for key, value in o.items():
@@ -92,15 +96,15 @@ def _encode(o: Any, filename: str) -> Any:
     raise Uncacheable(f"a {t.__name__} value")
 
 
-def _encode_range(located: Located, filename: str) -> list[Any]:
+def _encode_range(located: Located, filename: str) -> Any:
     span = span_in(located, filename)
     if span is not None:
-        return [_SPAN, span]
+        return ~span
     rng = as_range(located)
     if rng.filename != filename:
         raise Uncacheable("a range in another file")
     packed = rng.packed_span()
-    return [_SPAN, packed] if packed is not None else [_RANGE, *rng.numbers()]
+    return ~packed if packed is not None else [_RANGE, *rng.numbers()]
 
 
 def _encode_ranges(located: list[Located], filename: str) -> list[Any]:
@@ -134,7 +138,6 @@ class _Decoder:
 
     def __init__(self, text: SourceText) -> None:
         self.filename = text.name
-        self.size = len(text.src)
         self.base = packed_in(text, 0, 0)  # a range of this file is this plus its packed span
 
     def decode(self, x: Any) -> Any:
@@ -145,26 +148,24 @@ class _Decoder:
     def node(self, x: list[Any]) -> Any:
         """One encoded node; scalars among its fields are taken as they are, without a call each."""
         kind = x[0]
-        node = self.node
+        node, base = self.node, self.base
         if kind >= 0:
-            return _CLASSES[kind](*[node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]])
-        if kind == _SPAN:
-            _, packed = x
-            if type(packed) is not int:
-                raise ValueError("a range that is not a number")
-            start, end = packed >> BYTE_BITS, packed & BYTE_MASK
-            if not 0 <= start <= end <= self.size:
-                raise ValueError(f"bytes {start} to {end} are not in {self.filename}")
-            return self.base | packed
+            return _CLASSES[kind](*[
+                node(y) if type(y) is list else intern(y) if type(y) is str else base | ~y if type(y) is int and y < 0
+                else y for y in x[1:]])
+        if kind == _TUPLE:
+            return tuple([
+                node(y) if type(y) is list else intern(y) if type(y) is str else base | ~y if type(y) is int and y < 0
+                else y for y in x[1:]])
+        if kind == _LIST:
+            return [
+                node(y) if type(y) is list else intern(y) if type(y) is str else base | ~y if type(y) is int and y < 0
+                else y for y in x[1:]]
+        if kind == _DICT:
+            return {intern(x[i]): node(v) if type(v := x[i + 1]) is list else v for i in range(1, len(x), 2)}
         if kind == _RANGE:
             _, sl, sc, sb, el, ec, eb = x
             return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
-        if kind == _TUPLE:
-            return tuple([node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]])
-        if kind == _LIST:
-            return [node(y) if type(y) is list else intern(y) if type(y) is str else y for y in x[1:]]
-        if kind == _DICT:
-            return {x[i]: node(v) if type(v := x[i + 1]) is list else v for i in range(1, len(x), 2)}
         if kind == _BIG_INT:
             return int(x[1])
         if kind == _BIG_FLOAT:
