@@ -21,6 +21,7 @@ from cli import lifetime, output
 from cli.common import remember_args
 from cli.global_options import GlobalOptions
 from cli.run_options import normalize_bool_flags
+from engine.config.cache_writer import wait_for_writers
 from engine.errors import CtlError, ExitCode
 from engine.limits import raise_recursion_limit
 from engine.version import VERSION
@@ -161,6 +162,8 @@ def run(args: list[str] | None = None) -> int:
         sys.stderr.write(f"Error: internal error: {type(exc).__name__}: {exc}\n"
                          "Run again with CTL_LOG=debug to see the traceback, and please report it.\n")
         return int(ExitCode.ERROR)
+    finally:
+        wait_for_writers()  # a large load's cache entries, written while the command went on
 
 
 app = _App()

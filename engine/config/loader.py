@@ -95,7 +95,11 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
         )
     # Each file read once: a large directory's bytes are hashed to see what is cached before parsing.
     files = [(path, _display(path, root), path.read_bytes()) for path in config_files(directory)]
-    ahead = ParseAhead.start(cache, files) if cache is not None else None  # a second core for a large directory
+    ahead = None
+    if cache is not None:
+        ahead = ParseAhead.start(cache, files)  # a second core for a large directory
+        if ahead is not None:
+            cache.hold_writes()  # written while the command goes on (``load_config``)
     try:
         for index, (path, display, src) in enumerate(files):
             module.files.append(display)
@@ -132,6 +136,7 @@ def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, D
     _load_children(module, root, diags, (root,), cache)
     if cache is not None:
         cache.prune()
+        cache.write_held()
     return module, diags
 
 

@@ -31,6 +31,7 @@ import engine.errors
 import engine.lang
 import engine.positions
 from engine.config import syntax
+from engine.config.cache_writer import write_in_child
 from engine.config.syntax import Body
 from engine.errors import SourceText
 from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
@@ -48,6 +49,7 @@ class ParseCache:
         self.used: set[str] = set()
         self.writable = True
         self._names: dict[str, tuple[bytes, str | None]] = {}  # by file: the bytes hashed, and the name
+        self._held: list[tuple[Path, Body, str]] | None = None  # entries to write later (``hold_writes``)
 
     @staticmethod
     def enabled() -> bool:
@@ -93,13 +95,33 @@ class ParseCache:
         self._store(path, body, filename)
         return body
 
+    def hold_writes(self) -> None:
+        """Keep the entries of the files parsed from now on, to be written by ``write_held``."""
+        if self._held is None:
+            self._held = []
+
+    def write_held(self) -> None:
+        """Write the held entries in a child process (``engine.config.cache_writer``): a large load's
+        command does not wait for what only the next command reads."""
+        held, self._held = self._held, None
+        if held:
+            write_in_child(held, self._write)
+
     def _store(self, path: Path, body: Body, filename: str) -> None:
+        if self._held is not None:
+            self._held.append((path, body, filename))
+        else:
+            self._write((path, body, filename))
+
+    def _write(self, entry: tuple[Path, Body, str]) -> bool:
+        """Write one entry; False once the cache proves unwritable."""
+        path, body, filename = entry
         if not self.writable:
-            return
+            return False
         try:
             data = orjson.dumps(encode_body(body, filename))
         except (Uncacheable, TypeError, RecursionError):
-            return  # orjson's own errors are TypeErrors: a tree too deep for it is parsed every time
+            return True  # orjson's own errors are TypeErrors: a tree too deep for it is parsed every time
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -109,6 +131,7 @@ class ParseCache:
             self.writable = False
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+        return self.writable
 
     def prune(self) -> None:
         """Remove the entries this load did not use, once they outnumber the ones it did."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine.config.parse_ahead as parse_ahead
+from engine.config.cache_writer import wait_for_writers
 from engine.config.loader import config_files, load_config
 from engine.config.parse_ahead import MIN_BYTES, ParseAhead
 from engine.config.parse_cache import CACHE_DIR, ParseCache
@@ -57,7 +58,10 @@ def test_a_large_directory_loads_as_it_does_without_the_helper(
 ) -> None:
     with_helper = _shape(root, monkeypatch, "1")
     assert parses[0] == "main.tf"  # this process starts from the first file (the helper from the last)
+    wait_for_writers()  # this process's own entries are written by a child while the command goes on
     assert len(list((root / CACHE_DIR).glob("*.json"))) == FILES + 1  # every file cached, by one side or the other
+    parsed = len(parses)
+    assert _shape(root, monkeypatch, "1") == with_helper and len(parses) == parsed  # all read back
     assert with_helper == _shape(root, monkeypatch, "0")  # the same resources, positions and expressions
     assert len(with_helper) == FILES * PER_FILE
 
