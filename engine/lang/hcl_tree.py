@@ -27,6 +27,7 @@ _local = threading.local()
 
 # HCL reads ``1e3`` as one number; the grammar only knows exponents after a fraction (``1.0e3``).
 _EXPONENT_WITHOUT_FRACTION = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+_DIGIT_THEN_E = re.compile(rb"[0-9][eE]")
 
 
 def _parseable(src: bytes) -> bytes:
@@ -36,7 +37,7 @@ def _parseable(src: bytes) -> bytes:
     the literal keeps its value and every position stays where it was. Inside strings, comments
     and names the substitution is one run of plain characters for another, so no structure changes.
     """
-    if b"e" not in src and b"E" not in src:
+    if not _DIGIT_THEN_E.search(src):  # a third of the time of the search below
         return src
     return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
 
