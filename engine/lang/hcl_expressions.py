@@ -210,11 +210,19 @@ class ExpressionConverter(TemplateConverter):
             previous = elem
             exprs = [c for c in self._kids(elem) if c.type == "expression"]
             key_node, value_node = exprs[0], exprs[-1]
-            key = self.expr(key_node)
-            if isinstance(key, ast.ScopeTraversal) and not key.steps:
-                key = ast.Literal(key._rng, key.root)
-            items.append(ast.ObjectItem(key, self.expr(value_node)))
+            items.append(ast.ObjectItem(self._object_key(key_node), self.expr(value_node)))
         return ast.ObjectCons(self.rng(node), tuple(items))
+
+    def _object_key(self, node: Node) -> ast.Expr:
+        """A key: a bare name is its own text (``{ name = 1 }``), anything else an expression.
+        Most keys are bare names, read here without the traversal they would otherwise become."""
+        only = self._kids(node)
+        if len(only) == 1 and only[0].type == "variable_expr":
+            return ast.Literal(self.rng(only[0]), self.text(only[0]))
+        key = self.expr(node)
+        if isinstance(key, ast.ScopeTraversal) and not key.steps:
+            key = ast.Literal(key._rng, key.root)
+        return key
 
     def _function_call(self, node: Node) -> ast.Expr:
         children = self._kids(node)
