@@ -45,6 +45,8 @@ def decode_utf8(src: bytes, filename: str) -> str:
 
 def number(text: str) -> int | float:
     """The value of a number literal (``42``, ``1.5``, ``1e3``); LiteralError when unrepresentable."""
+    if len(text) <= MAX_NUMBER_DIGITS and text.isdigit() and text.isascii():
+        return int(text)  # nearly every literal: a plain decimal integer, read without the checks below
     digits = sum(ch.isdigit() for ch in text)
     if digits > MAX_NUMBER_DIGITS:
         raise LiteralError(f"This number has {digits} digits; ctl accepts at most {MAX_NUMBER_DIGITS} "
