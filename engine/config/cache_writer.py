@@ -22,12 +22,14 @@ import gc
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 _children: list[int] = []
+_WAIT_S = 60.0  # at 50,000 resources a child writes for about a second
 
 
 def write_in_child(items: Sequence[T], write: Callable[[T], bool]) -> None:
@@ -53,12 +55,22 @@ def write_in_child(items: Sequence[T], write: Callable[[T], bool]) -> None:
         os._exit(status)
 
 
-def wait_for_writers() -> None:
-    """Wait for every child this process started to write entries."""
+def wait_for_writers(timeout: float = _WAIT_S) -> None:
+    """Wait for every child this process started to write entries; one still writing after
+    ``timeout`` seconds (a stalled disk) is killed: its entries are only missed, never half written."""
+    deadline = time.monotonic() + timeout
     while _children:
-        pid = _children.pop()
-        with contextlib.suppress(ChildProcessError):  # already reaped
-            os.waitpid(pid, 0)
+        pid = _children[-1]
+        try:
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() >= deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    break
+                time.sleep(0.01)
+        except (ChildProcessError, ProcessLookupError):
+            pass  # already reaped
+        _children.pop()
 
 
 def _write_all(items: Sequence[T], write: Callable[[T], bool]) -> None:

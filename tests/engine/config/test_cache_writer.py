@@ -107,3 +107,22 @@ def test_with_another_thread_running_the_entries_are_written_here(tmp_path: Path
     """)
     assert out["children"] == []
     assert out["written"] == {"a": str(out["me"]), "b": str(out["me"])}  # before it returned, by itself
+
+
+def test_a_child_still_writing_after_the_timeout_is_killed_and_reaped(tmp_path: Path) -> None:
+    out = _run(tmp_path, """
+        write_in_child(["stalled"], writer(pause=30.0))
+        (child,) = cache_writer._children
+        started = time.monotonic()
+        wait_for_writers(timeout=0.5)
+        waited = time.monotonic() - started
+        try:
+            os.waitpid(child, os.WNOHANG)
+            reaped = False
+        except ChildProcessError:
+            reaped = True
+        print(json.dumps({"waited": waited, "reaped": reaped, "left": cache_writer._children,
+                          "written": sorted(written())}))
+    """)
+    assert 0.5 <= out["waited"] < 5.0 and out["reaped"] and out["left"] == []
+    assert out["written"] == []  # killed before it wrote: the entry is missed, never half there
