@@ -74,14 +74,17 @@ class Graph:
     deps: dict[Node, list[Edge]] = field(default_factory=dict)
     modules: dict[ModPath, Module] = field(default_factory=dict)
     cycle: list[tuple[Node, SourceRange | None]] | None = None  # set by build_graph
+    _order: list[Node] | None = field(default=None, repr=False, compare=False)  # ``order``, until a change
 
     def add(self, node: Node, obj: object) -> None:
         self.nodes[node] = obj
         self.deps.setdefault(node, [])
+        self._order = None
 
     def depend(self, node: Node, target: Node, at: Located | None) -> None:
         if target != node:
             self.deps[node].append(Edge(target, at))
+            self._order = None
 
     def release_edges(self) -> None:
         """Let go of the dependency edges, for a walk that has made its own order from them (an
@@ -92,7 +95,16 @@ class Graph:
         return {e.target for e in self.deps.get(node, ())}
 
     def order(self) -> list[Node]:
-        """Topological order (dependencies first), ties broken by name for stable output."""
+        """Topological order (dependencies first), ties broken by name for stable output.
+
+        Worked out once for a finished graph: building it checks for a cycle with it, and the walk
+        then follows it (a fifth of a second each at 50,000 resources). The caller must not change it.
+        """
+        if self._order is None:
+            self._order = self._topological()
+        return self._order
+
+    def _topological(self) -> list[Node]:
         indegree = {n: 0 for n in self.nodes}
         users: dict[Node, list[Node]] = {n: [] for n in self.nodes}
         for n, edges in self.deps.items():

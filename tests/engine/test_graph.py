@@ -354,3 +354,17 @@ def test_a_provider_depends_on_what_its_nested_and_dynamic_blocks_read(make_conf
     })
     assert errors(diags) == []
     assert deps(g, Node((), PROVIDER, "aws")) == ["local.env", "module.roles.output.arn"]
+
+
+def test_the_order_is_worked_out_once_and_again_after_a_change() -> None:
+    g = Graph()
+    a, b, c = Node((), LOCAL, "a"), Node((), LOCAL, "b"), Node((), LOCAL, "c")
+    g.add(b, None)
+    g.add(a, None)
+    g.depend(a, b, None)
+    first = g.order()
+    assert first == [b, a] and g.order() is first  # the walk follows the order building checked
+    g.add(c, None)
+    assert g.order() == [b, a, c]
+    g.depend(b, c, None)
+    assert g.order() == [c, b, a]
