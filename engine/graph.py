@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine.config.model import Module, Resource
 from engine.config.syntax import Body
@@ -37,10 +37,8 @@ VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER, CHECK = (
 _CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
 
 
-class Node(NamedTuple):
-    """A declared thing of one module. A tuple, so hashing, comparing and sorting the hundreds of
-    thousands of them a large configuration's graph looks up happen in C, not in Python methods."""
-
+@dataclass(frozen=True, order=True, slots=True)
+class Node:
     path: ModPath
     kind: str
     name: str
@@ -111,16 +109,17 @@ class Graph:
             for t in {e.target for e in edges}:
                 indegree[n] += 1
                 users[t].append(n)
-        ready = [n for n, d in indegree.items() if d == 0]
+        # The heap holds each node's fields as a plain tuple: compared in C, not by Node.__lt__.
+        ready = [(n.path, n.kind, n.name, n) for n, d in indegree.items() if d == 0]
         heapq.heapify(ready)
         out: list[Node] = []
         while ready:
-            n = heapq.heappop(ready)
+            n = heapq.heappop(ready)[3]
             out.append(n)
             for u in users[n]:
                 indegree[u] -= 1
                 if indegree[u] == 0:
-                    heapq.heappush(ready, u)
+                    heapq.heappush(ready, (u.path, u.kind, u.name, u))
         return out
 
     def find_cycle(self) -> list[tuple[Node, SourceRange | None]] | None:
