@@ -21,7 +21,6 @@ from cli import lifetime, output
 from cli.common import remember_args
 from cli.global_options import GlobalOptions
 from cli.run_options import normalize_bool_flags
-from engine.config.cache_writer import wait_for_writers
 from engine.errors import CtlError, ExitCode
 from engine.limits import raise_recursion_limit
 from engine.version import VERSION
@@ -163,7 +162,11 @@ def run(args: list[str] | None = None) -> int:
                          "Run again with CTL_LOG=debug to see the traceback, and please report it.\n")
         return int(ExitCode.ERROR)
     finally:
-        wait_for_writers()  # a large load's cache entries, written while the command went on
+        # A large load's cache entries, written while the command went on. Only a load imports
+        # the writer, so a Tab press or ``--help`` neither imports it nor has a child to wait for.
+        writer = sys.modules.get("engine.config.cache_writer")
+        if writer is not None:
+            writer.wait_for_writers()
 
 
 app = _App()
