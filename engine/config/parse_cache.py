@@ -125,7 +125,7 @@ class ParseCache:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(b"%08x" % zlib.crc32(data) + data)
+            temporary.write_bytes(_checksum(data) + data)
             os.replace(temporary, path)
         except OSError:
             self.writable = False
@@ -154,10 +154,14 @@ def _checked(entry: bytes) -> bytes:
     so a truncated or altered entry must never reach it. The checksum is the CRC-32 of the JSON, as
     eight hex digits before it: a tenth of a millisecond for a file of 250 resources.
     """
-    head, data = entry[:8], entry[8:]
-    if len(head) < 8 or not all(c in b"0123456789abcdef" for c in head) or zlib.crc32(data) != int(head, 16):
+    data = entry[8:]
+    if entry[:8] != _checksum(data):
         raise ValueError("an entry that does not match its checksum")
     return data
+
+
+def _checksum(data: bytes) -> bytes:
+    return b"%08x" % zlib.crc32(data)
 
 
 @cache
