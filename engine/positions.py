@@ -70,9 +70,9 @@ class SourceText:
         return starts
 
 
-BYTE_BITS = 32  # a packed span: start byte << BYTE_BITS | end byte
-BYTE_MASK = (1 << BYTE_BITS) - 1
-_SPAN_BITS = 2 * BYTE_BITS
+_BYTE_BITS = 32  # a packed span: start byte << _BYTE_BITS | end byte
+_BYTE_MASK = (1 << _BYTE_BITS) - 1
+_SPAN_BITS = 2 * _BYTE_BITS
 _SPAN_MASK = (1 << _SPAN_BITS) - 1
 
 # The register of source texts a packed range names by number (entry 0 is never a file, so no
@@ -111,7 +111,7 @@ class SourceRange:
         """The bytes ``start_byte`` to ``end_byte`` of ``text``."""
         r = cls.__new__(cls)
         r._file = text
-        r._span = start_byte << BYTE_BITS | end_byte
+        r._span = start_byte << _BYTE_BITS | end_byte
         return r
 
     def located(self) -> Located:
@@ -141,7 +141,7 @@ class SourceRange:
     def byte_span(self) -> tuple[int, int]:
         span = self._span
         if type(span) is int:
-            return span >> BYTE_BITS, span & BYTE_MASK
+            return span >> _BYTE_BITS, span & _BYTE_MASK
         return span[2], span[5]  # type: ignore[index]
 
     def numbers(self) -> tuple[int, int, int, int, int, int]:
@@ -150,7 +150,7 @@ class SourceRange:
         if type(span) is tuple:
             return span
         text: SourceText = self._file  # type: ignore[assignment]
-        sb, eb = span >> BYTE_BITS, span & BYTE_MASK  # type: ignore[operator]
+        sb, eb = span >> _BYTE_BITS, span & _BYTE_MASK  # type: ignore[operator]
         return (*text.line_column(sb), sb, *text.line_column(eb), eb)
 
     def to(self, other: SourceRange) -> SourceRange:
@@ -208,7 +208,7 @@ Located = int | SourceRange
 
 def packed_in(text: SourceText, start_byte: int, end_byte: int) -> int:
     """The ``Located`` of bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path)."""
-    return text.index << _SPAN_BITS | start_byte << BYTE_BITS | end_byte
+    return text.index << _SPAN_BITS | start_byte << _BYTE_BITS | end_byte
 
 
 def span_in(located: Located, filename: str) -> int | None:

@@ -146,7 +146,10 @@ class _Decoder:
         return self.node(x)
 
     def node(self, x: list[Any]) -> Any:
-        """One encoded node; scalars among its fields are taken as they are, without a call each."""
+        """One encoded node; scalars among its fields are taken as they are, without a call each.
+
+        The fields' comprehension is written out for each kind: shared by the three, decoding a
+        file took 6% longer, and this runs for every node of every cached file."""
         kind = x[0]
         node, base = self.node, self.base
         if kind >= 0:
