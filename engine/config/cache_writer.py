@@ -60,17 +60,18 @@ def wait_for_writers(timeout: float = _WAIT_S) -> None:
     ``timeout`` seconds (a stalled disk) is killed: its entries are only missed, never half written."""
     deadline = time.monotonic() + timeout
     while _children:
-        pid = _children[-1]
-        try:
-            while os.waitpid(pid, os.WNOHANG) == (0, 0):
-                if time.monotonic() >= deadline:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                    break
-                time.sleep(0.01)
-        except (ChildProcessError, ProcessLookupError):
-            pass  # already reaped
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):  # already reaped
+            _reap(_children[-1], deadline)
         _children.pop()
+
+
+def _reap(pid: int, deadline: float) -> None:
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return
+        time.sleep(0.01)
 
 
 def _write_all(items: Sequence[T], write: Callable[[T], bool]) -> None:
