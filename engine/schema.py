@@ -29,7 +29,12 @@ _ANNOTATIONS = frozenset({"$comment", "default", "deprecated", "description", "e
 
 @cache
 def _validator(rt: ResourceType) -> Draft202012Validator:
-    return Draft202012Validator(_assertions_only(rt.schema))
+    return Draft202012Validator(_checked_schema(rt))
+
+
+@cache
+def _checked_schema(rt: ResourceType) -> dict[str, Any]:
+    return _assertions_only(rt.schema)
 
 
 def _assertions_only(schema: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +77,7 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
     unknown_args = args
-    args = _fill_unknowns(args, rt.schema)
+    args = _fill_unknowns(args, _checked_schema(rt))
     out: list[Diagnostic] = []
     for err in _validator(rt).iter_errors(args):
         path = list(err.absolute_path)
@@ -94,13 +99,18 @@ _PLACEHOLDERS: dict[str, Any] = {"string": "", "number": 0, "integer": 0, "boole
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
+def _fill_unknowns(value: Any, sub: dict[str, Any] | bool) -> Any:
     """Unknown values replaced by a value of the type the schema expects there.
 
     A value not known until apply cannot be checked, but its presence still counts (for
     ``required`` and for "one of these arguments" rules), so it stands in as a typed placeholder.
-    A collection with nothing unknown inside, the usual case, is returned as it is, not copied.
+    A collection with nothing unknown inside, the usual case, is returned as it is, not copied, and
+    so is whatever a ``true`` subschema (``_assertions_only``) accepts: the check does not look
+    inside it, so a placeholder there would change nothing — and ``terraform_data``'s ``input``,
+    the largest value of most such resources, is not walked at all.
     """
+    if type(sub) is not dict:
+        return value
     if isinstance(value, Unknown):
         t = sub.get("type", "string")
         if isinstance(t, list):
@@ -109,7 +119,7 @@ def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
     if isinstance(value, dict):
         props = sub.get("properties", {})
         extra = sub.get("additionalProperties")
-        other = extra if isinstance(extra, dict) else {}
+        other: dict[str, Any] | bool = extra if isinstance(extra, dict) else True
         out: dict[Any, Any] | None = None
         for k, v in value.items():
             if type(v) in _SCALARS:
@@ -122,7 +132,7 @@ def _fill_unknowns(value: Any, sub: dict[str, Any]) -> Any:
         return value if out is None else out
     if isinstance(value, list):
         items = sub.get("items", {})
-        item_schema = items if isinstance(items, dict) else {}
+        item_schema: dict[str, Any] | bool = items if isinstance(items, dict) else True
         out_l: list[Any] | None = None
         for i, v in enumerate(value):
             if type(v) in _SCALARS:

@@ -8,6 +8,7 @@ from typing import Any
 from adapters.base import ResourceType
 from engine.config.syntax import Body
 from engine.errors import Pos, SourceRange
+from engine.lang.values import UNKNOWN
 from engine.schema import check
 
 WHERE = SourceRange("main.tf", Pos(1, 1, 0), Pos(1, 2, 1))
@@ -48,3 +49,20 @@ def test_inside_a_nested_object_too() -> None:
     assert _summaries({"size": 1, "nested": {"note": {"any": ["thing"]}, "n": 2}}) == []
     assert len(_summaries({"size": 1, "nested": {"note": "x", "n": "two"}})) == 1
     assert len(_summaries({"size": 1, "nested": {"note": "x", "other": 1}})) == 1
+
+
+def test_unknown_values_are_taken_as_valid_wherever_they_are() -> None:
+    """An unknown counts as set (``required``) and as right (its type is not known yet), whether
+    it sits under an annotation-only argument, a typed one, or inside a nested object."""
+    assert _summaries({"size": UNKNOWN}) == []
+    assert _summaries({"size": 1, "anything": {"deep": [UNKNOWN, {"x": UNKNOWN}]}}) == []
+    assert _summaries({"size": 1, "anything": UNKNOWN}) == []
+    assert _summaries({"size": 1, "nested": {"note": {"any": UNKNOWN}, "n": UNKNOWN}}) == []
+    assert _summaries({"size": 1, "nested": UNKNOWN}) == []
+
+
+def test_known_mistakes_beside_unknown_values_are_still_reported() -> None:
+    assert len(_summaries({"size": 1, "nested": {"note": UNKNOWN, "n": "two"}})) == 1
+    assert len(_summaries({"size": "big", "anything": {"deep": UNKNOWN}})) == 1
+    assert len(_summaries({"size": UNKNOWN, "nested": {"other": UNKNOWN}})) == 1  # not a nested argument
+    assert any('"size"' in s for s in _summaries({"anything": UNKNOWN}))  # still required
