@@ -27,7 +27,7 @@ from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
 from policies.loader import BUILTIN, CONFIG_DIR_NAME, PolicySource, load_sources, merged_policy_set
 from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_for
-from policies.pack_view import FINDINGS_RULE, distinct, pack_view
+from policies.pack_view import FINDINGS_RULE, distinct, may_keep, pack_view
 from policies.policy_set import BUILTIN_MODES, PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
 
@@ -50,17 +50,21 @@ def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutco
 
     The built-in pack reads only the resource changes, so the whole document (planned values, prior
     state, configuration: most of its size for a large plan) is built only when a user policy is
-    there to read it.
+    there to read it; without one, only the changes the pack's view may keep (``may_keep``).
     """
     from engine.plan.json_view import plan_to_json, resource_changes_json
 
     def document(whole: bool) -> dict[str, Any]:
         if not whole:
-            return {"resource_changes": resource_changes_json(plan, show_sensitive=True)}
+            return {"resource_changes": resource_changes_json(plan, show_sensitive=True, keep=_pack_may_keep)}
         # A saved plan and a fresh one build their configuration when first asked (configuration_json).
         return plan_to_json(plan, show_sensitive=True)
 
     return _check(document, root_dir, options)
+
+
+def _pack_may_keep(change: Any) -> bool:
+    return may_keep(change.mode, change.type, change.actions)
 
 
 def may_read_whole_plan(root_dir: Path, options: PolicyOptions | None) -> bool:

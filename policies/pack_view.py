@@ -202,6 +202,17 @@ def _state_tags(tags: Any) -> Any:
     return {k: tags[k] for k in _STATE_TAGS if k in tags} if isinstance(tags, dict) else tags
 
 
+_SEEN_ACTIONS = frozenset({"create", "update", "delete"})
+
+
+def may_keep(mode: str, rtype: str, actions: tuple[str, ...]) -> bool:
+    """Whether ``pack_view`` may keep a resource change with these: False only for one it always
+    leaves out — a data source, or a change that neither creates, updates nor destroys (a no-op,
+    nearly every resource of a re-plan) and whose type is not a bucket's companion. The gate then
+    does not build such a change's JSON at all."""
+    return mode != "data" and (rtype in COMPANION_TYPES or not _SEEN_ACTIONS.isdisjoint(actions))
+
+
 def pack_view(doc: dict[str, Any], *, with_tags: bool = True) -> dict[str, Any]:
     """The part of a plan the built-in pack reads, in the same shape, with its indexes.
 
@@ -274,4 +285,4 @@ def pack_view(doc: dict[str, Any], *, with_tags: bool = True) -> dict[str, Any]:
             "ctl_index": {"changing": changing, "destroyed": destroyed}}
 
 
-__all__ = ["BUCKET_TYPE", "COMPANION_TYPES", "FINDINGS_RULE", "PACK_READS", "distinct", "pack_view"]
+__all__ = ["BUCKET_TYPE", "COMPANION_TYPES", "FINDINGS_RULE", "PACK_READS", "distinct", "may_keep", "pack_view"]

@@ -16,6 +16,7 @@ Values arrive in the expression language's model: ``Unknown`` leaves become ``tr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from engine.lang.values import SENSITIVE, Marked, Unknown, entries_before
@@ -225,9 +226,13 @@ def plan_to_json(
     return doc
 
 
-def resource_changes_json(plan: Plan, *, show_sensitive: bool = False, shapes: _Shapes | None = None) -> list[dict]:
-    """The document's ``resource_changes``: all the built-in policy pack reads of a plan."""
+def resource_changes_json(plan: Plan, *, show_sensitive: bool = False, shapes: _Shapes | None = None,
+                          keep: Callable[[ResourceChange], bool] | None = None) -> list[dict]:
+    """The document's ``resource_changes``: all the built-in policy pack reads of a plan; only the
+    changes ``keep`` accepts, when given."""
     shapes = shapes if shapes is not None else _Shapes(show_sensitive)
+    if keep is not None:
+        return [_resource_change(c, shapes) for c in plan.changes if keep(c)]
     return [_resource_change(c, shapes) for c in plan.changes]
 
 

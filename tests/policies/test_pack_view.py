@@ -20,7 +20,7 @@ from policies.evaluation import CompiledPolicy
 from policies.gate import PolicyOptions, check_plan_json
 from policies.loader import BUILTIN_DIR, read_dir
 from policies.model import PolicyError
-from policies.pack_view import pack_view
+from policies.pack_view import may_keep, pack_view
 from tests.policies.conftest import plan, rc, write
 
 STAR = json.dumps({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": ["*"]}]})
@@ -242,6 +242,23 @@ def test_view_is_slim_and_indexed() -> None:
     changing = view["ctl_index"]["changing"]
     assert [view["resource_changes"][i]["address"] for i in changing["google_storage_bucket"]] == [
         "google_storage_bucket.off", "google_storage_bucket.on", "google_storage_bucket.missing"]
+
+
+def _well_formed(r: Any) -> bool:
+    """A change as the plan's own have it (the corner cases include malformed JSON documents)."""
+    change = r.get("change") if isinstance(r, dict) else None
+    return (isinstance(change, dict) and isinstance(change.get("actions"), list)
+            and isinstance(r.get("mode"), str) and isinstance(r.get("type"), str))
+
+
+@pytest.mark.parametrize("with_tags", [False, True])
+def test_the_changes_left_out_before_the_view_are_ones_it_leaves_out(with_tags: bool) -> None:
+    """The gate builds JSON only for the changes ``may_keep`` accepts (a re-plan's no-ops are most
+    of a large plan); the view of what remains is the view of the whole plan, indexes and all."""
+    doc = plan(*corner_cases(), *random_resources(seed=9, count=400))
+    kept = [r for r in doc["resource_changes"] if not _well_formed(r) or may_keep(r["mode"], r["type"], tuple(r["change"]["actions"]))]
+    assert len(kept) < len(doc["resource_changes"])  # some were left out: the check below means something
+    assert pack_view(plan(*kept), with_tags=with_tags) == pack_view(doc, with_tags=with_tags)
 
 
 @pytest.mark.parametrize("policy", ["{nope", '{"Statement": {"Effect": "Allow", "Action": "\\u002a"}}', "[1]"])
