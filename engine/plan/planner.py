@@ -363,9 +363,9 @@ def _warn_forgotten(changes: dict[str, ResourceChange], diags: Diagnostics) -> N
 
 def _plan_deposed(prior: State, changes: dict[str, ResourceChange], selection: Selection | None) -> None:
     """Every deposed object (left by an interrupted create-before-destroy) is destroyed, as Terraform does."""
-    for addr, inst in prior.instances(include_deposed=True):
+    for addr, inst in prior.deposed_instances():
         text = str(addr)
-        if inst.deposed is None or (selection is not None and not selection.allows(text, None)):
+        if selection is not None and not selection.allows(text, None):
             continue
         res = prior.resource(addr)
         changes[f"{text} deposed {inst.deposed}"] = ResourceChange(

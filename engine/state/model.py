@@ -299,6 +299,16 @@ class State:
                 if inst.deposed is None or include_deposed:
                     yield InstanceAddress(module, res.mode, res.type, res.name, inst.index_key), inst
 
+    def deposed_instances(self) -> Iterator[tuple[InstanceAddress, InstanceState]]:
+        """Every deposed object with its address, in the order ``instances`` gives them. A plan
+        looks for them in every state; an address is built only for one that is found."""
+        for res in sorted(self.resources, key=_resource_key):
+            deposed = [inst for inst in res.instances if inst.deposed is not None]
+            if deposed:
+                module = parse_module(res.module or "")
+                for inst in sorted(deposed, key=instance_sort_key):
+                    yield InstanceAddress(module, res.mode, res.type, res.name, inst.index_key), inst
+
     @property
     def is_empty(self) -> bool:
         """True when no resource has any object left (a workspace that may be deleted)."""

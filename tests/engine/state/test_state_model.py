@@ -82,6 +82,17 @@ def test_instances_are_listed_with_addresses_in_file_order() -> None:
     assert ("aws_instance.web[1]", "3c5f8a1e") in with_deposed
 
 
+def test_deposed_objects_are_listed_as_among_all_instances() -> None:
+    state = load_fixture()
+    for addr, res in ((a, state.resource(a)) for a, _ in list(state.instances())[::2]):
+        assert res is not None
+        res.put(InstanceState(attributes={"id": "old"}, index_key=addr.key, deposed="00000001"))
+    every = [(str(a), i) for a, i in state.instances(include_deposed=True) if i.deposed is not None]
+    assert len(every) >= 5
+    assert [(str(a), i) for a, i in state.deposed_instances()] == every
+    assert list(new_state().deposed_instances()) == []
+
+
 # -- sensitive values -----------------------------------------------------------------------------
 
 
