@@ -54,17 +54,16 @@ def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutco
     """
     from engine.plan.json_view import plan_to_json, resource_changes_json
 
-    def document(whole: bool) -> dict[str, Any]:
+    def document(whole: bool, with_tags: bool) -> dict[str, Any]:
         if not whole:
-            return {"resource_changes": resource_changes_json(plan, show_sensitive=True, keep=_pack_may_keep)}
+            def keep(c: Any) -> bool:
+                return may_keep(c.mode, c.type, c.actions, with_tags=with_tags)
+
+            return {"resource_changes": resource_changes_json(plan, show_sensitive=True, keep=keep)}
         # A saved plan and a fresh one build their configuration when first asked (configuration_json).
         return plan_to_json(plan, show_sensitive=True)
 
     return _check(document, root_dir, options)
-
-
-def _pack_may_keep(change: Any) -> bool:
-    return may_keep(change.mode, change.type, change.actions)
 
 
 def may_read_whole_plan(root_dir: Path, options: PolicyOptions | None) -> bool:
@@ -79,12 +78,13 @@ def check_plan_json(doc: dict[str, Any], root_dir: Path, options: PolicyOptions)
     if not isinstance(doc, dict) or not isinstance(doc.get("resource_changes", []), list):
         raise PolicyError("the plan JSON has no resource_changes list",
                           hint="Give the output of `ctl show --json PLANFILE` or `terraform show -json PLANFILE`.")
-    return _check(lambda _whole: doc, root_dir, options)
+    return _check(lambda _whole, _with_tags: doc, root_dir, options)
 
 
-def _check(document: Callable[[bool], dict[str, Any]], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
-    """Every policy source against the plan ``document(whole)`` gives: the whole JSON document when
-    a user policy may read any of it, else at least its ``resource_changes``."""
+def _check(document: Callable[[bool, bool], dict[str, Any]], root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
+    """Every policy source against the plan ``document(whole, with_tags)`` gives: the whole JSON
+    document when a user policy may read any of it, else at least the ``resource_changes`` the
+    built-in pack reads (``with_tags``: every resource's tags, when tags are required)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sources = load_sources(root_dir, options.policy_dirs, builtin=options.builtin)
@@ -97,7 +97,7 @@ def _check(document: Callable[[bool], dict[str, Any]], root_dir: Path, options: 
                             timings=timings, builtin_mode=mode if any(s.builtin for s in sources) else None)
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
     user = [s for s in sources if not s.builtin]
-    doc = document(any(s.rego or s.simple for s in user))
+    doc = document(any(s.rego or s.simple for s in user), bool(_required_tags(pset)))
     # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
     worker = isolation.start() if any(s.rego for s in user) else None
     try:
@@ -206,9 +206,7 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
         compiled = _compiled(modules, pset.data, list(queries.values()), cache=True)
         outcome.timings["compile built-in pack"] = time.perf_counter() - t
         t = time.perf_counter()
-        ctl_data = pset.data.get("ctl")
-        required_tags = ctl_data.get("required_tags") if isinstance(ctl_data, dict) else None
-        raw = compiled.evaluate(pack_view(doc, with_tags=bool(required_tags)))
+        raw = compiled.evaluate(pack_view(doc, with_tags=bool(_required_tags(pset))))
         outcome.timings["evaluate built-in pack"] = time.perf_counter() - t
     else:  # in a worker process: a crash of the engine must not take ctl down
         assert worker is not None
@@ -226,6 +224,12 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             if key in advised:
                 level = Level.ADVISORY
             outcome.findings.append(Finding(ref, message, level, address, meta))
+
+
+def _required_tags(pset: PolicySet) -> Any:
+    """The tags policy-set.yaml requires of every resource (``data.ctl.required_tags``), if any."""
+    ctl_data = pset.data.get("ctl")
+    return ctl_data.get("required_tags") if isinstance(ctl_data, dict) else None
 
 
 def _level_declared(m: RegoModule, name: str, ref: RuleRef, pset: PolicySet) -> bool:

@@ -202,15 +202,19 @@ def _state_tags(tags: Any) -> Any:
     return {k: tags[k] for k in _STATE_TAGS if k in tags} if isinstance(tags, dict) else tags
 
 
-_SEEN_ACTIONS = frozenset({"create", "update", "delete"})
-
-
-def may_keep(mode: str, rtype: str, actions: tuple[str, ...]) -> bool:
-    """Whether ``pack_view`` may keep a resource change with these: False only for one it always
-    leaves out — a data source, or a change that neither creates, updates nor destroys (a no-op,
-    nearly every resource of a re-plan) and whose type is not a bucket's companion. The gate then
-    does not build such a change's JSON at all."""
-    return mode != "data" and (rtype in COMPANION_TYPES or not _SEEN_ACTIONS.isdisjoint(actions))
+def may_keep(mode: str, rtype: str, actions: tuple[str, ...], *, with_tags: bool = True) -> bool:
+    """Whether ``pack_view(..., with_tags=with_tags)`` may keep a resource change with these; the
+    gate builds no JSON for one it would leave out: a data source; a change that neither creates,
+    updates nor destroys (a no-op: nearly every resource of a re-plan) unless its type is a
+    bucket's companion; and, when no tags are required, a create or update of a type the pack does
+    not read (nearly every resource of most plans)."""
+    if mode == "data":
+        return False
+    if rtype in COMPANION_TYPES or "delete" in actions:
+        return True
+    if "create" in actions or "update" in actions:
+        return with_tags or rtype in PACK_READS
+    return False
 
 
 def pack_view(doc: dict[str, Any], *, with_tags: bool = True) -> dict[str, Any]:

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from policies.gate import PolicyOptions, check_plan_json, pack_view
+from engine.plan.json_view import plan_to_json
+from engine.plan.model import Plan, ResourceChange
+from engine.state.model import new_state
+from policies.gate import PolicyOptions, check_plan, check_plan_json, pack_view
 from policies.levels import Level
-from policies.model import PolicyError
+from policies.model import PolicyError, PolicyOutcome
 from tests.policies.conftest import plan, rc, write
 
 BUCKET = rc("aws_s3_bucket", "a", {"bucket": "a", "tags": {}})
@@ -242,3 +245,42 @@ def test_pack_view_agrees_with_the_full_plan(tmp_path: Path) -> None:
     slim = compiled.evaluate(pack_view(doc))
     assert full == slim
     assert sum(len(v or []) for v in full.values()) >= 6
+
+
+def _change(rtype: str, name: str, actions: tuple[str, ...], before: dict | None, after: dict | None,
+            mode: str = "managed") -> ResourceChange:
+    prefix = "data." if mode == "data" else ""
+    return ResourceChange(address=f"{prefix}{rtype}.{name}", module_address="", mode=mode, type=rtype, name=name,
+                          index=None, provider='provider["registry.terraform.io/hashicorp/aws"]', actions=actions,
+                          before=before, after=after)
+
+
+@pytest.mark.parametrize("required_tags", [False, True])
+def test_a_plan_is_judged_as_its_whole_json_document_is(tmp_path: Path, required_tags: bool) -> None:
+    """The gate builds JSON only for the changes the built-in pack may read; its findings over a
+    plan are those over the plan's whole document (``show --json``), with and without required tags."""
+    if required_tags:
+        write(tmp_path / "policies", "policy-set.yaml", "data:\n  ctl:\n    required_tags: [owner]\n")
+    changes = [
+        _change("aws_s3_bucket", "new", ("create",), None, {"bucket": "new", "tags": {}}),
+        _change("aws_s3_bucket", "kept", ("no-op",), {"bucket": "kept", "tags": {}}, {"bucket": "kept", "tags": {}}),
+        _change("aws_s3_bucket_public_access_block", "kept", ("no-op",), {"bucket": "new"}, {"bucket": "new"}),
+        _change("aws_instance", "vm", ("create",), None, {"tags": {"team": "a"}}),
+        _change("aws_instance", "old", ("no-op",), {"tags": {}}, {"tags": {}}),
+        _change("aws_instance", "db", ("delete",), {"tags": {"ctl:protect": "true"}}, None),
+        _change("aws_iam_policy", "star", ("update",), {"policy": "{}"},
+                {"policy": '{"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}'}),
+        _change("aws_iam_policy", "same", ("no-op",), {"policy": "{}"}, {"policy": "{}"}),
+        _change("aws_s3_bucket", "read", ("read",), None, {"bucket": "read"}, mode="data"),
+    ]
+    planned = Plan(changes=changes, drift=[], outputs={}, prior_state=new_state(), lineage="l", serial=1,
+                   config_hash="h")
+
+    def findings(out: PolicyOutcome) -> list[tuple[str, str | None]]:
+        return sorted((f.rule.rule_id, f.address) for f in out.findings)
+
+    from_plan = findings(check_plan(planned, tmp_path, PolicyOptions()))
+    assert from_plan == findings(check_plan_json(plan_to_json(planned, show_sensitive=True), tmp_path, PolicyOptions()))
+    assert ("ctl.aws.iam_no_wildcard.deny", "aws_iam_policy.star") in from_plan
+    assert ("ctl.lifecycle.protect.deny", "aws_instance.db") in from_plan
+    assert (("ctl.tags.required.deny", "aws_instance.vm") in from_plan) == required_tags
