@@ -231,9 +231,8 @@ def resource_changes_json(plan: Plan, *, show_sensitive: bool = False, shapes: _
     """The document's ``resource_changes``: all the built-in policy pack reads of a plan; only the
     changes ``keep`` accepts, when given."""
     shapes = shapes if shapes is not None else _Shapes(show_sensitive)
-    if keep is not None:
-        return [_resource_change(c, shapes) for c in plan.changes if keep(c)]
-    return [_resource_change(c, shapes) for c in plan.changes]
+    changes = plan.changes if keep is None else [c for c in plan.changes if keep(c)]
+    return [_resource_change(c, shapes) for c in changes]
 
 
 def provider_name(provider: str) -> str:
