@@ -103,23 +103,30 @@ class Graph:
         return self._order
 
     def _topological(self) -> list[Node]:
-        indegree = {n: 0 for n in self.nodes}
-        users: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        """Kahn's algorithm, always taking the least ready node (by path, kind, name).
+
+        Nodes are numbered in that order first, so the rest works on ints: the heap compares
+        numbers, not tuples of fields, and the counts and users are lists, not dicts hashing a
+        ``Node`` (a call into Python each) for every edge. A node's number is its sorted position.
+        """
+        ranked = sorted(self.nodes, key=_sort_fields)
+        number = {n: i for i, n in enumerate(ranked)}
+        indegree = [0] * len(ranked)
+        users: list[list[int]] = [[] for _ in ranked]
         for n, edges in self.deps.items():
-            for t in {e.target for e in edges}:
-                indegree[n] += 1
-                users[t].append(n)
-        # The heap holds each node's fields as a plain tuple: compared in C, not by Node.__lt__.
-        ready = [(n.path, n.kind, n.name, n) for n, d in indegree.items() if d == 0]
-        heapq.heapify(ready)
+            i = number[n]
+            for t in {number[e.target] for e in edges}:
+                indegree[i] += 1
+                users[t].append(i)
+        ready = [i for i, d in enumerate(indegree) if d == 0]  # ascending: already a heap
         out: list[Node] = []
         while ready:
-            n = heapq.heappop(ready)[3]
-            out.append(n)
-            for u in users[n]:
+            i = heapq.heappop(ready)
+            out.append(ranked[i])
+            for u in users[i]:
                 indegree[u] -= 1
                 if indegree[u] == 0:
-                    heapq.heappush(ready, (u.path, u.kind, u.name, u))
+                    heapq.heappush(ready, u)
         return out
 
     def find_cycle(self) -> list[tuple[Node, SourceRange | None]] | None:
@@ -154,6 +161,11 @@ class Graph:
                     path.append(t)
                     via.append(edge.rng)
         return None
+
+
+def _sort_fields(n: Node) -> tuple[ModPath, str, str]:
+    """A node's fields as a plain tuple: sorted in C, not through ``Node.__lt__``."""
+    return (n.path, n.kind, n.name)
 
 
 def build_graph(root: Module, diags: Diagnostics) -> Graph:

@@ -368,3 +368,41 @@ def test_the_order_is_worked_out_once_and_again_after_a_change() -> None:
     assert g.order() == [b, a, c]
     g.depend(b, c, None)
     assert g.order() == [c, b, a]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_order_takes_the_least_ready_node_each_time(seed: int) -> None:
+    """On a random graph over modules, kinds and names: each node comes after what it depends on,
+    and each one is the least, by path, kind and name, of those ready when it is taken — which
+    fixes the order completely, so plans list their changes the same way every time."""
+    import random
+
+    rnd = random.Random(seed)
+    nodes = list({Node(rnd.choice([(), ("a",), ("a", "b"), ("c",)]), rnd.choice([LOCAL, OUTPUT, RESOURCE, VAR]),
+                       f"n{rnd.randrange(60)}") for _ in range(150)})
+    rnd.shuffle(nodes)
+    g = Graph()
+    for n in nodes:
+        g.add(n, None)
+    for i, n in enumerate(nodes):  # edges only to earlier nodes: no cycle
+        for t in rnd.sample(nodes[:i], min(i, rnd.randrange(4))):
+            g.depend(n, t, None)
+    order = g.order()
+    assert sorted(order) == sorted(nodes)
+    done: set[Node] = set()
+    for n in order:
+        ready = [m for m in nodes if m not in done and g.dependencies(m) <= done]
+        assert n == min(ready, key=lambda m: (m.path, m.kind, m.name))
+        done.add(n)
+
+
+def test_a_cycle_leaves_its_nodes_out_of_the_order() -> None:
+    g = Graph()
+    a, b, c = Node((), LOCAL, "a"), Node((), LOCAL, "b"), Node((), LOCAL, "c")
+    for n in (a, b, c):
+        g.add(n, None)
+    g.depend(a, b, None)
+    g.depend(b, a, None)
+    g.depend(b, a, None)  # the same reference twice counts once
+    assert g.order() == [c]
+    assert {n for n, _ in g.find_cycle() or []} == {a, b}
