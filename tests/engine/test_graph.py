@@ -378,8 +378,8 @@ def test_the_order_takes_the_least_ready_node_each_time(seed: int) -> None:
     import random
 
     rnd = random.Random(seed)
-    nodes = list({Node(rnd.choice([(), ("a",), ("a", "b"), ("c",)]), rnd.choice([LOCAL, OUTPUT, RESOURCE, VAR]),
-                       f"n{rnd.randrange(60)}") for _ in range(150)})
+    nodes = sorted({Node(rnd.choice([(), ("a",), ("a", "b"), ("c",)]), rnd.choice([LOCAL, OUTPUT, RESOURCE, VAR]),
+                         f"n{rnd.randrange(60)}") for _ in range(150)})  # sorted: a set's order varies by run
     rnd.shuffle(nodes)
     g = Graph()
     for n in nodes:
