@@ -293,20 +293,23 @@ class State:
 
     def instances(self, include_deposed: bool = False) -> Iterator[tuple[InstanceAddress, InstanceState]]:
         """Every instance with its address, in the order they are written to the state file."""
-        for res in sorted(self.resources, key=_resource_key):
-            module = parse_module(res.module or "")
-            for inst in sorted(res.instances, key=instance_sort_key):
-                if inst.deposed is None or include_deposed:
-                    yield InstanceAddress(module, res.mode, res.type, res.name, inst.index_key), inst
+        if include_deposed:
+            return self._listed(lambda _inst: True)
+        return self._listed(lambda inst: inst.deposed is None)
 
     def deposed_instances(self) -> Iterator[tuple[InstanceAddress, InstanceState]]:
         """Every deposed object with its address, in the order ``instances`` gives them. A plan
         looks for them in every state; an address is built only for one that is found."""
+        return self._listed(lambda inst: inst.deposed is not None)
+
+    def _listed(self, keep: Callable[[InstanceState], bool]) -> Iterator[tuple[InstanceAddress, InstanceState]]:
+        """The instances ``keep`` accepts, in state file order, each with its address (built only
+        for those: a resource with none of them is passed over without parsing its module)."""
         for res in sorted(self.resources, key=_resource_key):
-            deposed = [inst for inst in res.instances if inst.deposed is not None]
-            if deposed:
+            kept = [inst for inst in res.instances if keep(inst)]
+            if kept:
                 module = parse_module(res.module or "")
-                for inst in sorted(deposed, key=instance_sort_key):
+                for inst in sorted(kept, key=instance_sort_key):
                     yield InstanceAddress(module, res.mode, res.type, res.name, inst.index_key), inst
 
     @property
