@@ -123,3 +123,25 @@ def test_malformed_entries_are_refused_with_one_error_type(data: object) -> None
     with pytest.raises(ValueError):
         decode_body(data, SourceText("main.tf", b"locals {}\n"))
 
+
+
+def _first_attribute(node: list) -> list:
+    """The encoded ``Attribute`` of ``locals { a = … }``: the body's dict, its one value."""
+    block = node[2][1]  # the Body's block list, its first block
+    return block[3][1][2]  # that block's Body, its attribute dict, the value under "a"
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda attribute: attribute.append(-1),  # a field more than the class has
+    lambda attribute: attribute.pop(),  # a field fewer
+    lambda attribute: attribute.__setitem__(1, 7),  # a name that is not a string
+    lambda attribute: attribute.__setitem__(3, 12),  # a range that is a plain number
+    lambda attribute: attribute.__setitem__(2, "x"),  # an expression that is not a node
+], ids=["extra field", "missing field", "number for a name", "number for a range", "text for a node"])
+def test_a_node_not_shaped_like_its_class_is_refused(tamper) -> None:
+    src = b"locals {\n  a = 1\n}\n"
+    data = orjson.loads(orjson.dumps(encode_body(parse_hcl_file(src, "t.tf"), "t.tf")))
+    assert decode_body(data, SourceText("t.tf", src)).blocks[0].body.attributes["a"].expr.value == 1
+    tamper(_first_attribute(data))
+    with pytest.raises(ValueError):
+        decode_body(data, SourceText("t.tf", src))
