@@ -12,9 +12,11 @@ from engine.lang import ast
 from engine.positions import Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Reference(ast.Ranged):
-    """A name an expression reads, with its leading static steps (for the dependency graph)."""
+    """A name an expression reads, with its leading static steps (for the dependency graph).
+
+    Never changed once made; not declared frozen, for the reason ``engine.graph.Node`` gives."""
 
     root: str
     parts: tuple[str | int, ...]
