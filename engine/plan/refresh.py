@@ -64,39 +64,44 @@ def refresh(
             continue
         work.append((addr, inst, rt))
 
-    def fetch(addr: InstanceAddress, inst: InstanceState, rt: Any) -> tuple[Any, CtlError | None]:
+    def fetch(addr: InstanceAddress, name: str, inst: InstanceState, rt: Any) -> tuple[Any, CtlError | None]:
         """The object as the adapter reads it now (``_UNCHANGED`` when reading cannot change it)."""
         if _reads_itself(inst, rt):
             return _UNCHANGED, None
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
         try:
-            ctx = providers.context(rt, str(addr), path, resource)
+            ctx = providers.context(rt, name, path, resource)
             ctx.stored_schema_version = inst.schema_version
             ctx.private = inst.private_bytes()
             attrs = rt.read(ctx, dict(inst.attributes))
             if ctx.new_private is not None:
-                privates[str(addr)] = ctx.new_private
+                privates[name] = ctx.new_private
             return attrs, None
         except CtlError as exc:
             return None, exc
         except Exception as exc:  # an SDK failure: reported against the address
-            return None, CtlError(f"Refreshing {addr} failed: {exc}", address=str(addr))
+            return None, CtlError(f"Refreshing {name} failed: {exc}", address=name)
+
+    debug = _log.isEnabledFor(logging.DEBUG)  # a record per object costs more than a state-only read
 
     def read(item: tuple[InstanceAddress, InstanceState, Any]) -> tuple[Any, BaseException | None]:
         addr, inst, rt = item
+        name = str(addr)
         started = time.monotonic()
-        notify("refresh_start", str(addr), {"id": _shown_id(inst)})
-        attrs, err = fetch(addr, inst, rt)
+        secret_id = _id_is_secret(inst)
+        notify("refresh_start", name, {"id": None if secret_id else inst.attributes.get("id")})
+        attrs, err = fetch(addr, name, inst, rt)
         elapsed = time.monotonic() - started
-        _log.debug("refreshed %s in %.3fs", addr, elapsed,
-                   extra={"address": str(addr), "seconds": round(elapsed, 6), "ok": err is None})
+        if debug:
+            _log.debug("refreshed %s in %.3fs", name, elapsed,
+                       extra={"address": name, "seconds": round(elapsed, 6), "ok": err is None})
         if err is not None:
-            notify("refresh_errored", str(addr), {"error": str(err), "elapsed": elapsed})
+            notify("refresh_errored", name, {"error": str(err), "elapsed": elapsed})
         else:
             current = inst.attributes if attrs is _UNCHANGED else attrs
-            fresh_id = current.get("id") if isinstance(current, dict) and not _id_is_secret(inst) else None
-            notify("refresh_complete", str(addr), {"id": fresh_id, "elapsed": elapsed, "gone": attrs is None})
+            fresh_id = current.get("id") if isinstance(current, dict) and not secret_id else None
+            notify("refresh_complete", name, {"id": fresh_id, "elapsed": elapsed, "gone": attrs is None})
         return attrs, err
 
     notify("refresh_begin", "", {"total": len(work)})
@@ -153,11 +158,6 @@ def _reads_itself(inst: InstanceState, rt: ResourceType) -> bool:
 
 def _id_is_secret(inst: InstanceState) -> bool:
     return any(tuple(p)[:1] == ("id",) for p in inst.sensitive_attributes)
-
-
-def _shown_id(inst: InstanceState) -> Any:
-    """The ``id`` a progress line may show: never a secret one."""
-    return None if _id_is_secret(inst) else inst.attributes.get("id")
 
 
 def _drift(addr: InstanceAddress, state: State, before: dict[str, Any], after: dict[str, Any] | None,
