@@ -23,8 +23,10 @@ from typing import Any, BinaryIO
 
 from engine.state.piecewise import (
     BETWEEN,
+    BETWEEN_AT,
     BRACKET_IN_START,
     END,
+    END_AT,
     FIRST_PIECE,
     NEXT_PIECE,
     PIECE_END,
@@ -76,13 +78,12 @@ def _scan(f: BinaryIO) -> tuple[int, int, array[int]] | None:
                 continue
             start = base + found
             at = start + BRACKET_IN_START + FIRST_PIECE  # the first piece's "{": no separator before it
-        end = buf.find(END, max(at - base, 0))
+        found_end = END_AT.search(buf, max(at - base, 0))
+        end = -1 if found_end is None else found_end.start()
         limit = len(buf) if end < 0 else end
-        sep = buf.find(BETWEEN, max(at - base, 0), limit)
-        while sep >= 0:
-            separators.append(base + sep)
-            at = base + sep + len(BETWEEN)
-            sep = buf.find(BETWEEN, at - base, limit)
+        for sep in BETWEEN_AT.finditer(buf, max(at - base, 0), limit):
+            separators.append(base + sep.start())
+            at = base + sep.end()
         if end >= 0:
             return start, base + end, separators
 
