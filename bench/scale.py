@@ -13,7 +13,8 @@ command's heap never inflates the next and each peak RSS is that command's own:
 * ``ctl apply plan.bin``: apply the saved plan (no second planning pass, no prompt);
 * ``ctl plan --detailed-exitcode``: the no-change re-plan (refresh N objects, diff); must exit 0.
 
-Wall time, CPU time (user + system of the child) and peak RSS (``ru_maxrss`` from ``wait4``) of
+Each step runs on every size before the next step starts, so the sizes a growth ratio compares are
+measured close together in time. Wall time, CPU time (user + system of the child) and peak RSS (``ru_maxrss`` from ``wait4``) of
 each, and the state file's size. ctl's modules are compiled to bytecode first (``compile_sources``),
 as an installed ctl's are, so no command pays for compiling them. The goals of the issue are
 judged on the sizes measured: at 50,000 validate <= 6 s, plan <= 15 s, re-plan <= 12 s, apply <=
@@ -158,31 +159,43 @@ def count_instances(state: Path) -> int | None:
         return None
 
 
-def measure(directory: Path, n: int, skip_apply: bool, timeout: float) -> dict[str, Any]:
-    """The lifecycle on one generated configuration; a failed step skips the steps that need it."""
-    ctl = [*_ctl(), "-C", str(directory)]
-    steps: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, steps it needs
-        ("validate", ["validate"], ()),
-        ("revalidate", ["validate"], ("validate",)),  # every file now in the parse cache
-        ("plan", ["plan", "--out", "plan.bin"], ()),
-        ("apply", ["apply", "plan.bin"], ("plan",)),
-        ("replan", ["plan", "--detailed-exitcode"], ("plan", "apply")),
-    ]
-    out: dict[str, Any] = {"n": n}
-    for name, args, needs in steps:
-        if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
-            out[name] = None
-            continue
-        out[name] = run([*ctl, *args], directory, timeout=timeout)
-        out[name]["ok"] = out[name]["exit"] == 0  # the re-plan's 2 (changes) is a failure too
-    state = directory / "ctl.tfstate"
-    out["state_mb"] = state.stat().st_size / 1e6 if state.exists() else None
-    out["state_instances"] = count_instances(state) if state.exists() else None
-    plan = directory / "plan.bin"
-    out["plan_file_mb"] = plan.stat().st_size / 1e6 if plan.exists() else None
-    done = [out[c] for c in COMMANDS if out.get(c)]
-    out["peak_mb"] = max(r["rss_mb"] for r in done) if done else None
-    return out
+STEPS: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, steps it needs
+    ("validate", ["validate"], ()),
+    ("revalidate", ["validate"], ("validate",)),  # every file now in the parse cache
+    ("plan", ["plan", "--out", "plan.bin"], ()),
+    ("apply", ["apply", "plan.bin"], ("plan",)),
+    ("replan", ["plan", "--detailed-exitcode"], ("plan", "apply")),
+]
+
+
+def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: float,
+            progress: bool = False) -> list[dict[str, Any]]:
+    """The lifecycle on each generated configuration, one row per size; a failed step skips the
+    steps that need it.
+
+    Each step runs on every size before the next step starts, so two sizes compared in a growth
+    ratio are measured a minute or two apart, not a whole lifecycle apart: this machine's speed
+    drifts by a third over minutes, and the 100,000 runs used to come last, in whatever phase the
+    machine had reached by then."""
+    rows: list[dict[str, Any]] = [{"n": n} for _, n in directories]
+    for name, args, needs in STEPS:
+        for (directory, _), out in zip(directories, rows, strict=True):
+            if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
+                out[name] = None
+                continue
+            out[name] = run([*_ctl(), "-C", str(directory), *args], directory, timeout=timeout)
+            out[name]["ok"] = out[name]["exit"] == 0  # the re-plan's 2 (changes) is a failure too
+        if progress:
+            print(f"{LABELS[name]}: done", file=sys.stderr, flush=True)
+    for (directory, _), out in zip(directories, rows, strict=True):
+        state = directory / "ctl.tfstate"
+        out["state_mb"] = state.stat().st_size / 1e6 if state.exists() else None
+        out["state_instances"] = count_instances(state) if state.exists() else None
+        plan = directory / "plan.bin"
+        out["plan_file_mb"] = plan.stat().st_size / 1e6 if plan.exists() else None
+        done = [out[c] for c in COMMANDS if out.get(c)]
+        out["peak_mb"] = max(r["rss_mb"] for r in done) if done else None
+    return rows
 
 
 def language(base: Path, size: int, timeout: float) -> dict[str, Any]:
@@ -435,18 +448,18 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     lang: dict[str, Any] | None = None
     try:
+        directories, infos = [], []
         for n in sizes:
             directory = base / f"n{n}"
             if directory.exists():
                 shutil.rmtree(directory)
-            info = generate_resources(directory, n)
-            row = measure(directory, n, args.skip_apply, args.timeout)
+            infos.append(generate_resources(directory, n))
+            directories.append((directory, n))
+        rows = measure(directories, args.skip_apply, args.timeout, progress=not args.json)
+        for row, info, (directory, _) in zip(rows, infos, directories, strict=True):
             row.update(files=info["files"], config_mb=info["bytes"] / 1e6)
             if args.keep:
                 row["dir"] = str(directory)
-            rows.append(row)
-            if not args.json:
-                print(f"N={n:,}: done", file=sys.stderr, flush=True)
         if not args.no_terraform:
             lang = language(base, max(1, args.lang_size), args.timeout)
     finally:
