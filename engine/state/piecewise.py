@@ -44,6 +44,7 @@ NEXT_PIECE = len(BETWEEN) - 1
 # The markers as patterns, which is how they are looked for: the regular expression engine finds
 # them three times faster than ``bytes.find``, whose skip table the indentation defeats (every
 # marker holds spaces, and so does nearly every line). At 50,000 resources, 0.49 -> 0.18 s.
+START_AT = re.compile(re.escape(START))
 BETWEEN_AT = re.compile(re.escape(BETWEEN))
 END_AT = re.compile(re.escape(END))
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
@@ -81,9 +82,10 @@ def head(data: bytes) -> tuple[dict[str, Any], int] | None:
 
 def _locate(data: bytes) -> tuple[dict[str, Any], int, int] | None:
     """The document without its ``resources``, and where the resources' text starts and ends."""
-    start = data.find(START)
-    if start < 0:
+    found_start = START_AT.search(data)
+    if found_start is None:
         return None
+    start = found_start.start()
     bracket = start + BRACKET_IN_START
     found = END_AT.search(data, bracket)
     if found is None:

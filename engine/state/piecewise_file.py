@@ -31,6 +31,7 @@ from engine.state.piecewise import (
     NEXT_PIECE,
     PIECE_END,
     START,
+    START_AT,
     decode_piece,
     rest_of,
 )
@@ -73,10 +74,10 @@ def _scan(f: BinaryIO) -> tuple[int, int, array[int]] | None:
         base += len(buf) - len(carried)
         buf = carried + chunk
         if start < 0:
-            found = buf.find(START, max(at - base, 0))
-            if found < 0:
+            found = START_AT.search(buf, max(at - base, 0))
+            if found is None:
                 continue
-            start = base + found
+            start = base + found.start()
             at = start + BRACKET_IN_START + FIRST_PIECE  # the first piece's "{": no separator before it
         found_end = END_AT.search(buf, max(at - base, 0))
         end = -1 if found_end is None else found_end.start()
