@@ -151,7 +151,7 @@ class _Converter(ExpressionConverter):
         for child in node.children:
             kind = child.type
             if kind in ("attribute", "block"):
-                if previous is not None and previous.end_point.row == child.start_point.row:
+                if previous is not None and self.same_line(previous, child):
                     raise self._missing_newline(previous, child)  # the grammar accepts ``a = 1 b = 2``
                 previous = child
             if kind == "attribute":

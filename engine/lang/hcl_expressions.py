@@ -7,6 +7,7 @@ Operands of operators are flat node sequences in tree-sitter's tree (a primary f
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from tree_sitter import Node
@@ -18,6 +19,7 @@ from engine.lang.literals import LiteralError, number
 from engine.limits import MAX_NESTING
 from engine.positions import Located, as_range
 
+_CHILDREN = attrgetter("children")
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
 _NESTING_NODES = frozenset({"expression", "operation"})  # one level of nesting each
 
@@ -27,6 +29,8 @@ class ExpressionConverter(TemplateConverter):
 
     def __init__(self, src: bytes, filename: str, **where: Any) -> None:
         super().__init__(src, filename, **where)
+        if not self.may_comment:
+            self._kids = _CHILDREN  # type: ignore[method-assign]
         self._expr_handlers = {
             "literal_value": self._literal_value,
             "collection_value": self._collection_value,
@@ -53,13 +57,14 @@ class ExpressionConverter(TemplateConverter):
         Every later stage (evaluation, type checks, JSON encoding) recurses over the same tree, so
         refusing the depth here, with a position, keeps a ``RecursionError`` out of all of them.
         """
-        if node.type not in _NESTING_NODES:
-            return self._convert(node)
+        kind = node.type
+        if kind not in _NESTING_NODES:
+            return self._convert(node, kind)
         self.depth += 1
         try:
             if self.depth > MAX_NESTING:
                 raise self.too_deep(node)
-            return self._convert(node)
+            return self._convert(node, kind)
         finally:
             self.depth -= 1
 
@@ -71,10 +76,11 @@ class ExpressionConverter(TemplateConverter):
             range=as_range(self.rng(node)),
         )])
 
-    def _convert(self, node: Node) -> ast.Expr:
-        if node.type != "expression":
-            handler = self._expr_handlers.get(node.type)
-            if handler is not None and node.type != "expression":
+    def _convert(self, node: Node, kind: str) -> ast.Expr:
+        """``node``, of type ``kind`` (read once by ``expr``: each read is a call into the parser library)."""
+        if kind != "expression":
+            handler = self._expr_handlers.get(kind)
+            if handler is not None:
                 return handler(node)
             return self._sequence([node], self.rng(node))
         children = self._kids(node)
@@ -197,19 +203,22 @@ class ExpressionConverter(TemplateConverter):
         items: list[ast.ObjectItem] = []
         previous: Node | None = None
         for elem in self._kids(node):
-            if elem.type == ",":
-                previous = None
-            if elem.type != "object_elem":
+            kind = elem.type
+            if kind != "object_elem":
+                if kind == ",":
+                    previous = None
                 continue
-            if previous is not None and previous.end_point.row == elem.start_point.row:
+            if previous is not None and self.same_line(previous, elem):
                 raise DiagnosticsError([Diagnostic(  # the grammar accepts ``{ a = 1 b = 2 }``
                     "error", "Missing attribute separator",
                     detail="Expected a newline or comma to mark the beginning of the next attribute.",
                     range=as_range(self.rng(elem)),
                 )])
             previous = elem
-            exprs = [c for c in self._kids(elem) if c.type == "expression"]
-            key_node, value_node = exprs[0], exprs[-1]
+            parts = self._kids(elem)
+            if len(parts) != 3:  # the key, "=" or ":", the value: anything else is read by kind
+                parts = [c for c in parts if c.type == "expression"]
+            key_node, value_node = parts[0], parts[-1]
             items.append(ast.ObjectItem(self._object_key(key_node), self.expr(value_node)))
         return ast.ObjectCons(self.rng(node), tuple(items))
 

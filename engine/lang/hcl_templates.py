@@ -31,8 +31,33 @@ class TemplateConverter(NodeReader):
         children = node.children
         start = children[0].end_byte
         end = children[-1].start_byte
-        parts = self._parts(children[1:-1], start, end, quoted=True, flush=False)
+        inner = children[1:-1]
+        parts = self._plain_parts(inner, start, end)
+        if parts is None:
+            parts = self._parts(inner, start, end, quoted=True, flush=False)
         return _finish_template(self.rng(node), parts)
+
+    def _plain_parts(self, nodes: list[Node], start: int, end: int) -> list[ast.TemplatePart] | None:
+        """The parts of a quoted template made only of text and ``${ }`` without strip markers
+        (``"${local.prefix}-1"``, most templates), read without ``_parts``' tokens; None for any other."""
+        parts: list[ast.TemplatePart] = []
+        cursor = start
+        for node in nodes:
+            kind = node.type
+            if kind == "template_literal":
+                continue
+            if kind != "template_interpolation":
+                return None
+            children = node.children
+            if len(children) != 3 or children[1].type != "expression":  # a strip marker, a comment, nothing
+                return None
+            if cursor < node.start_byte:
+                parts.append(self._unescape_at(cursor, node.start_byte, quoted=True))
+            parts.append(self.expr(children[1]))
+            cursor = node.end_byte
+        if cursor < end:
+            parts.append(self._unescape_at(cursor, end, quoted=True))
+        return parts
 
     def _heredoc_template(self, node: Node) -> ast.Expr:
         children = node.children
