@@ -355,55 +355,57 @@ class _Resolver:
             return Node((*self.path, name), OUTPUT, rest[at])
         return Node(self.path, MODOUT, name)
 
+    def _refuse(self, ref: Any, summary: str, detail: str) -> None:
+        """A reference that resolves to nothing: an error at it (its range made only then)."""
+        self.diags.error(summary, detail=detail, range=ref.rng)
+
     def resolve(self, ref: object, *, counted: bool, eached: bool) -> Node | None:
         root: str = ref.root  # type: ignore[attr-defined]
         parts: tuple[Any, ...] = ref.parts  # type: ignore[attr-defined]
-        rng: SourceRange = ref.rng  # type: ignore[attr-defined]
-        m, path, err = self.module, self.path, self.diags.error
+        m, path, err = self.module, self.path, self._refuse
         first = parts[0] if parts and isinstance(parts[0], str) else None
         if root in _CONTEXT_ROOTS:
             if root == "count" and not counted:
-                err('Reference to "count" in non-counted context',
-                    detail='"count.index" is only available in blocks that set "count".', range=rng)
+                err(ref, 'Reference to "count" in non-counted context',
+                    detail='"count.index" is only available in blocks that set "count".')
             elif root == "each" and not eached:
-                err('Reference to "each" in context without for_each',
-                    detail='"each.key" and "each.value" are only available in blocks that set "for_each".', range=rng)
+                err(ref, 'Reference to "each" in context without for_each',
+                    detail='"each.key" and "each.value" are only available in blocks that set "for_each".')
             return None
         if root == "var":
             if first is None or first not in m.variables:
-                err(f'Reference to undeclared input variable "{first}"',
-                    detail=f'An input variable with the name "{first}" has not been declared in {self.where}.',
-                    range=rng)
+                err(ref, f'Reference to undeclared input variable "{first}"',
+                    detail=f'An input variable with the name "{first}" has not been declared in {self.where}.')
                 return None
             return Node(path, VAR, first)
         if root == "local":
             if first is None or first not in m.locals:
-                err(f'Reference to undeclared local value "{first}"',
-                    detail=f'A local value with the name "{first}" has not been declared in {self.where}.', range=rng)
+                err(ref, f'Reference to undeclared local value "{first}"',
+                    detail=f'A local value with the name "{first}" has not been declared in {self.where}.')
                 return None
             return Node(path, LOCAL, first)
         if root == "module":
             if first is None or first not in m.module_calls:
-                err(f'Reference to undeclared module "{first}"',
-                    detail=f'No module call named "{first}" is declared in {self.where}.', range=rng)
+                err(ref, f'Reference to undeclared module "{first}"',
+                    detail=f'No module call named "{first}" is declared in {self.where}.')
                 return None
             return self._module_output(first, parts[1:])
         if root == "data":
             second = parts[1] if len(parts) > 1 and isinstance(parts[1], str) else None
             addr = f"data.{first}.{second}"
             if first is None or second is None or addr not in m.resources:
-                err(f'Reference to undeclared resource "{addr}"',
-                    detail=f'A data resource "{first}" "{second}" has not been declared in {self.where}.', range=rng)
+                err(ref, f'Reference to undeclared resource "{addr}"',
+                    detail=f'A data resource "{first}" "{second}" has not been declared in {self.where}.')
                 return None
             return Node(path, RESOURCE, addr)
         if first is None:
-            err("Invalid reference",
+            err(ref, "Invalid reference",
                 detail=f'"{root}" is not a known name; a resource reference needs its type and name, like '
-                       f'"{root}.example".', range=rng)
+                       f'"{root}.example".')
             return None
         addr = f"{root}.{first}"
         if addr not in m.resources:
-            err(f'Reference to undeclared resource "{addr}"',
-                detail=f'A managed resource "{root}" "{first}" has not been declared in {self.where}.', range=rng)
+            err(ref, f'Reference to undeclared resource "{addr}"',
+                detail=f'A managed resource "{root}" "{first}" has not been declared in {self.where}.')
             return None
         return Node(path, RESOURCE, addr)

@@ -26,9 +26,10 @@ from engine.config.model import (
 )
 from engine.config.provisioners import decode_provisioners
 from engine.config.syntax import Attribute, Block, BlockSchema, Body
-from engine.errors import CtlError, Diagnostics, SourceRange
+from engine.errors import CtlError, Diagnostics
 from engine.lang import ast
 from engine.lang.hcl import parse_expression
+from engine.positions import Located, as_range
 
 _CONDITION = BlockSchema()
 _LIFECYCLE = BlockSchema(blocks={"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)})
@@ -72,7 +73,7 @@ class ModuleDecoder:
     def __init__(self, module: Module, diags: Diagnostics) -> None:
         self.module = module
         self.diags = diags
-        self._seen: dict[str, SourceRange] = {}
+        self._seen: dict[str, Located] = {}
 
     def add_file(self, body: Body) -> None:
         self._report_duplicate_attributes(body)
@@ -102,15 +103,16 @@ class ModuleDecoder:
 
     # ---- helpers ---------------------------------------------------------------------------
 
-    def _claim(self, key: str, what: str, rng: SourceRange) -> bool:
-        """Record a definition; a second definition of the same thing is an error naming both."""
+    def _claim(self, key: str, what: str, rng: Located) -> bool:
+        """Record a definition; a second definition of the same thing is an error naming both.
+        The ranges are kept as the syntax keeps them, made ``SourceRange``s only for an error."""
         first = self._seen.get(key)
         if first is not None:
             name = key.split(":", 1)[1]
             self.diags.error(
                 f'Duplicate {what} "{name}" definition',
-                detail=f'{what.capitalize()} "{name}" was already defined at {first}.',
-                range=rng,
+                detail=f'{what.capitalize()} "{name}" was already defined at {as_range(first)}.',
+                range=as_range(rng),
             )
             return False
         self._seen[key] = rng
@@ -248,13 +250,14 @@ class ModuleDecoder:
             res.provider = self._provider_ref(provider)
             res.provider_rng = provider.expr.rng
         res.depends_on = self._traversal_list(body.attr("depends_on"))
-        for lc in body.blocks_of("lifecycle"):
-            res.lifecycle = self._lifecycle(lc)
-        res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
-        conns = body.blocks_of("connection")
-        res.connection = conns[0] if conns else None
+        if body.blocks:  # most resources have none: three scans of nothing spared
+            for lc in body.blocks_of("lifecycle"):
+                res.lifecycle = self._lifecycle(lc)
+            res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
+            conns = body.blocks_of("connection")
+            res.connection = conns[0] if conns else None
         kind = "data source" if mode == "data" else "resource"
-        if self._claim(f"{kind}:{res.address}", kind, block.rng):
+        if self._claim(f"{kind}:{res.address}", kind, block._rng):
             self.module.resources[res.address] = res
 
     def _block_data(self, block: Block) -> None:
