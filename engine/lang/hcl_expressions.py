@@ -17,7 +17,7 @@ from engine.lang import ast
 from engine.lang.hcl_templates import TemplateConverter
 from engine.lang.literals import LiteralError, number
 from engine.limits import MAX_NESTING
-from engine.positions import Located, as_range
+from engine.positions import as_range
 
 _CHILDREN = attrgetter("children")
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})
@@ -30,7 +30,7 @@ class ExpressionConverter(TemplateConverter):
     def __init__(self, src: bytes, filename: str, **where: Any) -> None:
         super().__init__(src, filename, **where)
         if not self.may_comment:
-            self._kids = _CHILDREN  # type: ignore[method-assign]
+            self._kids = _CHILDREN  # type: ignore[method-assign,assignment]
         self._expr_handlers = {
             "literal_value": self._literal_value,
             "collection_value": self._collection_value,
@@ -82,7 +82,7 @@ class ExpressionConverter(TemplateConverter):
             handler = self._expr_handlers.get(kind)
             if handler is not None:
                 return handler(node)
-            return self._sequence([node], self.rng(node))
+            return self._sequence([node])
         children = self._kids(node)
         if children and children[0].type == "(":
             # ``(x[*].name)[0]``: the steps after ")" apply to the parenthesised value, so the
@@ -92,15 +92,15 @@ class ExpressionConverter(TemplateConverter):
             parens = ast.Parens(self._span(children[0], children[close]), self.expr(inner))
             if close == len(children) - 1:
                 return parens
-            return self._sequence(children[close:], self.rng(node), base=parens)
+            return self._sequence(children[close:], base=parens)
         if len(children) == 1:
             only = children[0]
             handler = self._expr_handlers.get(only.type)
             if handler is not None:
                 return handler(only)
-        return self._sequence(children, self.rng(node))
+        return self._sequence(children)
 
-    def _sequence(self, nodes: list[Node], rng: Located, base: ast.Expr | None = None) -> ast.Expr:
+    def _sequence(self, nodes: list[Node], base: ast.Expr | None = None) -> ast.Expr:
         """A primary expression followed by attribute/index/splat steps.
 
         ``base``, when given, is the primary already converted, and ``nodes[0]`` its last token.
@@ -282,7 +282,7 @@ class ExpressionConverter(TemplateConverter):
             return parens
         if len(nodes) == 1:
             return self.expr(nodes[0])
-        return self._sequence(nodes, self._span(nodes[0], nodes[-1]))
+        return self._sequence(nodes)
 
     def _for_expr(self, node: Node) -> ast.Expr:
         inner = self._kids(node)[0]
