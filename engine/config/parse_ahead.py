@@ -18,6 +18,7 @@ Only a directory whose uncached HCL adds up to ``MIN_BYTES`` is worth a second p
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import subprocess
@@ -132,6 +133,10 @@ def _helper() -> None:
     before one the other side has started, or when the other side closes the pipe."""
     from engine.lang.hcl import parse_hcl_file
 
+    # What the helper makes is one file's tree at a time, without cycles, freed by reference
+    # counting once written; the collector, started every few hundred allocations, found nothing
+    # and cost 6 to 11% of each file (two runs of six rounds of twelve files, on and off in turn).
+    gc.disable()
     stdin = sys.stdin.buffer.fileno()
     received = b""
     while b"\n" not in received:  # the job, on the first line; what follows is the other side's progress
