@@ -45,5 +45,6 @@ def module_address(mod: ModKey) -> str:
 
 
 def instance_address(mod: ModKey, res: Resource, key: Key) -> str:
-    prefix = module_address(mod)
-    return f"{prefix + '.' if prefix else ''}{res.address}{format_key(key)}"
+    if not mod:  # the root module's, most of a large configuration's: no generator to join
+        return res.address + format_key(key)
+    return f"{module_address(mod)}.{res.address}{format_key(key)}"
