@@ -101,20 +101,44 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
         if ahead is not None:
             cache.hold_writes()  # written while the command goes on (``load_config``)
     try:
-        for index, (path, display, src) in enumerate(files):
-            module.files.append(display)
-            if ahead is not None:
-                ahead.claim(index)
-            try:
-                body = parse_file(path, display, src, cache)
-            except CtlError as err:
-                diags.add(err)
-                continue
-            decoder.add_file(body)
+        parsed = _parse_all(files, cache, ahead)
     finally:
         if ahead is not None:
             ahead.finish()
+    for (_, display, _), result in zip(files, parsed, strict=True):  # in name order, whoever parsed it
+        module.files.append(display)
+        if isinstance(result, CtlError):
+            diags.add(result)
+        else:
+            decoder.add_file(result)
     return module
+
+
+def _parse_all(
+    files: list[tuple[Path, str, bytes]], cache: ParseCache | None, ahead: ParseAhead | None
+) -> list[Body | CtlError]:
+    """Each file's tree, or the error that stopped it. This process takes the files from the first
+    up; with a helper taking them from the last down, it reads each file the helper has finished
+    back from the cache between its own, and stops where the two meet."""
+    out: list[Body | CtlError | None] = [None] * len(files)
+
+    def parse(index: int) -> None:
+        path, display, src = files[index]
+        try:
+            out[index] = parse_file(path, display, src, cache)
+        except CtlError as err:
+            out[index] = err
+
+    for index in range(len(files)):
+        if out[index] is None:
+            if ahead is not None:
+                ahead.claim(index)
+            parse(index)
+        if ahead is not None:
+            for finished in ahead.finished():
+                if out[finished] is None:  # both sides may have started the same file
+                    parse(finished)
+    return [result for result in out if result is not None]  # every one is set by now
 
 
 def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, Diagnostics]:

@@ -12,6 +12,9 @@ have without a helper.
 Each side tells the other, on a pipe, the index of every file it starts. The helper stops before
 a file this process has started; this process, on reaching a file the helper has started, closes
 the helper's input and waits for it to finish that file (at most ``_WAIT_S``, then it is killed).
+Between its own files, this process reads back the ones the helper has finished (a file is
+finished once the helper has started the next): read after the meeting instead, they kept the
+second core idle for about half a second at 50,000 resources.
 Only a directory whose uncached HCL adds up to ``MIN_BYTES`` is worth a second process.
 """
 
@@ -38,6 +41,8 @@ class ParseAhead:
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
         self.helper_at = sys.maxsize  # the lowest index the helper has started
+        self.started: list[int] = []  # every index the helper has started, in its order (descending)
+        self._handed = 0  # how many of them ``finished`` has handed out
         self.done = False
         assert process.stdout is not None
         self._progress = _Numbers(process.stdout.fileno())
@@ -73,15 +78,40 @@ class ParseAhead:
         the cache)."""
         if self.done:
             return
-        started = self._progress.read()
-        if started is None:  # the helper has ended: what it did not write, this process parses
+        if not self._poll():  # the helper has ended: what it did not write, this process parses
             self.finish()
             return
-        self.helper_at = min([self.helper_at, *started])
         if index >= self.helper_at:
             self.finish()
         else:
             self._send(f"{index}\n")
+
+    def finished(self) -> list[int]:
+        """The files the helper has finished since the last call, highest first: their entries are
+        in the cache. This process reads them back between its own files, while the helper goes
+        on, rather than after the two sides meet with the second core idle. The file the helper is
+        on is not among them; once it has ended, every file it started is (one it did not write
+        is parsed here, as any miss is)."""
+        if self.done:
+            return []
+        running = self._poll()
+        if not running:
+            self.finish()
+        end = len(self.started) - 1 if running else len(self.started)
+        if end <= self._handed:
+            return []
+        ready, self._handed = self.started[self._handed:end], end
+        return ready
+
+    def _poll(self) -> bool:
+        """Take in the indices the helper has started since the last look; False once it has ended."""
+        started = self._progress.read()
+        if started is None:
+            return False
+        if started:
+            self.started += started
+            self.helper_at = min(self.helper_at, *started)
+        return True
 
     def finish(self) -> None:
         """Stop the helper after its current file, and wait for it."""

@@ -7,6 +7,7 @@ lost when the helper dies.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,23 @@ def test_the_helper_parses_from_the_end_and_writes_what_it_parsed_to_the_cache(r
     assert helper is not None
     assert helper.process.wait(timeout=120) == 0  # never claimed from: it does every file, last first
     assert len(list((root / CACHE_DIR).glob("*.json"))) == FILES + 1
+
+
+def test_a_file_the_helper_has_finished_is_in_the_cache_when_it_is_handed_over(root: Path) -> None:
+    cache = ParseCache(root)
+    files = [(p, p.name, p.read_bytes()) for p in config_files(root)]
+    helper = ParseAhead.start(cache, files)
+    assert helper is not None
+    handed: list[int] = []
+    deadline = time.monotonic() + 120
+    while not helper.done and time.monotonic() < deadline:
+        for index in helper.finished():  # what this process would read back while the helper goes on
+            _, display, src = files[index]
+            name = cache.entry(src, display)
+            assert name is not None and cache.holds(name), f"{display} handed over before it was written"
+            handed.append(index)
+        time.sleep(0.005)
+    assert handed == list(reversed(range(len(files))))  # every file, the last first, each once
 
 
 def test_a_large_directory_loads_as_it_does_without_the_helper(
