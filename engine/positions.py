@@ -74,7 +74,9 @@ _BYTE_BITS = 32  # a packed span: start byte << _BYTE_BITS | end byte
 _BYTE_MASK = (1 << _BYTE_BITS) - 1
 _SPAN_BITS = 2 * _BYTE_BITS
 _SPAN_MASK = (1 << _SPAN_BITS) - 1
-START_SHIFT = _BYTE_BITS  # ``packed_in``'s layout, for a caller that packs spans inline (the parser)
+# ``packed_in``'s layout, for the callers that pack or unpack ranges inline (the parser, the cache)
+START_SHIFT = _BYTE_BITS  # the start byte's place in a span
+SPAN_SHIFT = _SPAN_BITS  # the text's number's place in a packed range
 
 # The register of source texts a packed range names by number (entry 0 is never a file, so no
 # packed range is 0). Only ever appended to; see ``SourceText``.

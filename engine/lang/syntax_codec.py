@@ -31,7 +31,7 @@ from engine.config.syntax import Attribute, Block, Body
 from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
-from engine.positions import Located, as_range, packed_in, span_in
+from engine.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
 
 _RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT = -1, -2, -3, -4, -5, -6
 _INT64 = 1 << 63
@@ -59,41 +59,64 @@ class Uncacheable(Exception):
 
 
 def encode_body(body: Body, filename: str) -> list[Any]:
-    """``body`` as nested lists of JSON values; raises ``Uncacheable`` for what it cannot carry."""
+    """``body`` as nested lists of JSON values; raises ``Uncacheable`` for what it cannot carry.
+
+    One call per node and per collection: a node's fields are written in a loop by their kind
+    (range, list of ranges, anything else), a range of the file itself and a name inline. Calling
+    a function for every field, as before, made three times as many calls: 10.9 -> 7.2 ms for a
+    file of 250 resources. The helper that parses a large directory's second half encodes every
+    file it parses, so this is on the critical path of a first ``validate``.
+    """
     if body.duplicates:  # the decoder reports them from shared objects: parse such a file afresh
         raise Uncacheable("duplicate attributes")
-    return _encode(body, filename)
+    own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
+    span_mask = (1 << SPAN_SHIFT) - 1
 
+    def located(r: Any) -> Any:
+        if type(r) is int and r >> SPAN_SHIFT == own:  # a range of this file: nearly every one
+            return ~(r & span_mask)
+        return _encode_range(r, filename)
 
-def _encode(o: Any, filename: str) -> Any:
-    t = type(o)
-    getter = _GETTERS.get(t)
-    if getter is not None:  # most of a tree: one of the dataclasses
-        if t is Body and o.duplicates:
-            raise Uncacheable("duplicate attributes")
-        return [_KIND[t], *[encode(v, filename) for encode, v in zip(_FIELD_ENCODERS[t], getter(o), strict=True)]]
-    if t is SourceRange:
-        return _encode_range(o, filename)
-    if t is str or t is bool or o is None:
-        return o
-    if t is tuple:
-        return [_TUPLE, *[_encode(x, filename) for x in o]]
-    if t is list:
-        return [_LIST, *[_encode(x, filename) for x in o]]
-    if t is int:  # a negative one would read as a range
-        return o if 0 <= o < _INT64 else [_BIG_INT, str(o)]
-    if t is dict:
-        out: list[Any] = [_DICT]
-        for key, value in o.items():
-            if type(key) is not str:
-                raise Uncacheable("a non-string key")
-            out.append(key)
-            out.append(_encode(value, filename))
-        return out
-    if t is BigFloat:
-        exact = o.exact
-        return [_BIG_FLOAT, str(exact.numerator), str(exact.denominator)]
-    raise Uncacheable(f"a {t.__name__} value")
+    def encode(o: Any) -> Any:
+        t = type(o)
+        spec = _SPECS.get(t)
+        if spec is not None:  # most of a tree: one of the dataclasses
+            if t is Body and o.duplicates:
+                raise Uncacheable("duplicate attributes")
+            kind, getter, treatments = spec
+            out: list[Any] = [kind]
+            for treatment, v in zip(treatments, getter(o), strict=True):
+                if treatment is _AS_RANGE:
+                    out.append(~(v & span_mask) if type(v) is int and v >> SPAN_SHIFT == own else located(v))
+                elif treatment is _AS_VALUE:
+                    out.append(v if type(v) is str or v is None else encode(v))
+                else:
+                    out.append([_LIST, *[located(r) for r in v]])
+            return out
+        if t is str or t is bool or o is None:
+            return o
+        if t is tuple:
+            return [_TUPLE, *[encode(x) for x in o]]
+        if t is list:
+            return [_LIST, *[encode(x) for x in o]]
+        if t is int:  # a negative one would read as a range
+            return o if 0 <= o < _INT64 else [_BIG_INT, str(o)]
+        if t is dict:
+            items: list[Any] = [_DICT]
+            for key, value in o.items():
+                if type(key) is not str:
+                    raise Uncacheable("a non-string key")
+                items.append(key)
+                items.append(encode(value))
+            return items
+        if t is BigFloat:
+            exact = o.exact
+            return [_BIG_FLOAT, str(exact.numerator), str(exact.denominator)]
+        if t is SourceRange:
+            return located(o)
+        raise Uncacheable(f"a {t.__name__} value")
+
+    return encode(body)  # type: ignore[no-any-return]
 
 
 def _encode_range(located: Located, filename: str) -> Any:
@@ -107,17 +130,14 @@ def _encode_range(located: Located, filename: str) -> Any:
     return ~packed if packed is not None else [_RANGE, *rng.numbers()]
 
 
-def _encode_ranges(located: list[Located], filename: str) -> list[Any]:
-    return [_LIST, *[_encode_range(r, filename) for r in located]]
-
-
-# How each field of a class is encoded, by position. A range field (``_rng``, ``_name_rng``)
-# holds a ``Located``, where a plain int is a packed range, not a number.
-_FIELD_ENCODERS = {
-    c: tuple(
-        _encode_range if f.name in ("_rng", "_name_rng") else _encode_ranges if f.name == "_label_rngs" else _encode
+# How each field of a class is encoded, by position. A range field (``_rng``, ``_name_rng``) holds
+# a ``Located``, where a plain int is a packed range, not a number; ``_label_rngs`` a list of them.
+_AS_RANGE, _AS_RANGES, _AS_VALUE = "range", "ranges", "value"
+_SPECS = {
+    c: (_KIND[c], _GETTERS[c], tuple(
+        _AS_RANGE if f.name in ("_rng", "_name_rng") else _AS_RANGES if f.name == "_label_rngs" else _AS_VALUE
         for f in dataclasses.fields(c)
-    )
+    ))
     for c in _CLASSES
 }
 
