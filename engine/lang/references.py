@@ -116,9 +116,16 @@ def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
     elif t is ast.TemplateIf:
         for p in (node.cond, *node.then, *node.otherwise):
             _collect(p, bound, out)
+    elif t is ast.ObjectCons:  # most of a large configuration's values: keys are names, many values literals
+        for item in node.items:
+            if type(item.key) is not ast.Literal:
+                _collect(item.key, bound, out)
+            if type(item.value) is not ast.Literal:
+                _collect(item.value, bound, out)
     else:
         for child in _CHILDREN.get(t, _no_children)(node):
-            _collect(child, bound, out)
+            if type(child) is not ast.Literal and type(child) is not str:  # neither reads a name
+                _collect(child, bound, out)
 
 
 def _no_children(node: Any) -> tuple[()]:
@@ -131,7 +138,6 @@ _CHILDREN: dict[type, Callable[[Any], Iterable[Any]]] = {
     ast.BinaryOp: lambda n: (n.left, n.right),
     ast.UnaryOp: lambda n: (n.operand,),
     ast.TupleCons: lambda n: n.items,
-    ast.ObjectCons: lambda n: [x for it in n.items for x in (it.key, it.value)],
     ast.Template: lambda n: n.parts,
     ast.TemplateWrap: lambda n: (n.inner,),
     ast.Parens: lambda n: (n.inner,),
