@@ -87,7 +87,7 @@ def encode_body(body: Body, filename: str) -> list[Any]:
             out: list[Any] = [kind]
             for treatment, v in zip(treatments, getter(o), strict=True):
                 if treatment is _AS_RANGE:
-                    out.append(~(v & span_mask) if type(v) is int and v >> SPAN_SHIFT == own else located(v))
+                    out.append(located(v))
                 elif treatment is _AS_VALUE:
                     out.append(v if type(v) is str or v is None else encode(v))
                 else:
