@@ -24,7 +24,7 @@ from engine.config.model import Module, Resource
 from engine.config.syntax import Body
 from engine.errors import Diagnostics, SourceRange
 from engine.lang import ast
-from engine.lang.eval import references
+from engine.lang.eval import Reference, references
 from engine.positions import Located, as_range
 
 ModPath = tuple[str, ...]
@@ -355,13 +355,12 @@ class _Resolver:
             return Node((*self.path, name), OUTPUT, rest[at])
         return Node(self.path, MODOUT, name)
 
-    def _refuse(self, ref: Any, summary: str, detail: str) -> None:
+    def _refuse(self, ref: Reference, summary: str, detail: str) -> None:
         """A reference that resolves to nothing: an error at it (its range made only then)."""
         self.diags.error(summary, detail=detail, range=ref.rng)
 
-    def resolve(self, ref: object, *, counted: bool, eached: bool) -> Node | None:
-        root: str = ref.root  # type: ignore[attr-defined]
-        parts: tuple[Any, ...] = ref.parts  # type: ignore[attr-defined]
+    def resolve(self, ref: Reference, *, counted: bool, eached: bool) -> Node | None:
+        root, parts = ref.root, ref.parts
         m, path, err = self.module, self.path, self._refuse
         first = parts[0] if parts and isinstance(parts[0], str) else None
         if root in _CONTEXT_ROOTS:
