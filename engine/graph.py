@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.config.model import Module, Resource
 from engine.config.syntax import Body
@@ -37,12 +37,14 @@ VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER, CHECK = (
 _CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
 
 
-@dataclass(order=True, slots=True, unsafe_hash=True)
-class Node:
-    """One declared thing in one module. Never changed once made, and hashed by value, but not
-    declared frozen: a frozen dataclass sets each field through ``object.__setattr__``, three times
-    slower to make, and every command makes several hundred thousand of these (and of ``Edge``)
-    at 50,000 resources; ``engine.lang.ast`` nodes follow the same rule."""
+class Node(NamedTuple):
+    """One declared thing in one module, hashed and compared by value.
+
+    A named tuple, not a dataclass: a graph of 50,000 resources hashes and compares nodes about
+    half a million times (every edge, every lookup by node), and a tuple does both in C, where a
+    dataclass calls its generated Python ``__hash__``/``__eq__`` each time. Ordered as its fields
+    are, by path, then kind, then name.
+    """
 
     path: ModPath
     kind: str
@@ -114,7 +116,7 @@ class Graph:
         numbers, not tuples of fields, and the counts and users are lists, not dicts hashing a
         ``Node`` (a call into Python each) for every edge. A node's number is its sorted position.
         """
-        ranked = sorted(self.nodes, key=_sort_fields)
+        ranked = sorted(self.nodes)  # tuples: compared in C
         number = {n: i for i, n in enumerate(ranked)}
         indegree = [0] * len(ranked)
         users: list[list[int]] = [[] for _ in ranked]
@@ -168,11 +170,6 @@ class Graph:
         return None
 
 
-def _sort_fields(n: Node) -> tuple[ModPath, str, str]:
-    """A node's fields as a plain tuple: sorted in C, not through ``Node.__lt__``."""
-    return (n.path, n.kind, n.name)
-
-
 def build_graph(root: Module, diags: Diagnostics) -> Graph:
     """The dependency graph of the whole module tree; unresolved references become diagnostics."""
     g = Graph()
@@ -216,11 +213,15 @@ def _add_module_edges(g: Graph, path: ModPath, module: Module, diags: Diagnostic
         for c in out.preconditions:
             exprs += [c.condition, c.error_message]
         resolver.link(node, exprs)
+    providers: dict[object, Node | None] = {}  # by what decides it: the resource's provider, else its type
     for addr, res in module.resources.items():
         node = Node(path, RESOURCE, addr)
         resolver.link(node, _resource_exprs(res), bound=_dynamic_iterators(res.body), counted=res.count is not None,
                       eached=res.for_each is not None)
-        prov = _provider_node(g, path, res)
+        which = res.provider or res.type
+        if which not in providers:
+            providers[which] = _provider_node(g, path, res)
+        prov = providers[which]
         if prov is not None:
             g.depend(node, prov, None)
     for name, call in module.module_calls.items():
