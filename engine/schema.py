@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError
 from adapters.base import ResourceType
 from engine.config.syntax import Body
 from engine.errors import Diagnostic, SourceRange
-from engine.lang.values import Unknown, deep_unmark, type_name
+from engine.lang.values import Marked, Unknown, deep_unmark, type_name
 
 # Keywords that describe a value without constraining it: a subschema of only these accepts anything.
 _ANNOTATIONS = frozenset({"$comment", "default", "deprecated", "description", "examples", "readOnly", "title",
@@ -77,8 +77,7 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
 
 def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: SourceRange) -> list[Diagnostic]:
     """Schema problems of one instance's arguments (computed-only attributes excluded)."""
-    plain, _ = deep_unmark(config)
-    args = {k: v for k, v in plain.items() if v is not None}  # null is unset: a required one is missing
+    args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
@@ -96,6 +95,39 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
                                                   "plugin for this type.")
         out.append(diag)
     return out
+
+
+# Root keywords that read only which arguments are set, or each one's own subschema: with no others
+# at the root, an argument whose subschema is ``true`` is never looked into.
+_KEYS_ONLY_ROOT = _ANNOTATIONS | {"$schema", "$id", "properties", "additionalProperties", "required", "type"}
+
+
+@cache
+def _opaque_arguments(rt: ResourceType) -> frozenset[str]:
+    """The arguments whose value the check never looks into, only whether it is set."""
+    checked = _checked_schema(rt)
+    if not checked.keys() <= _KEYS_ONLY_ROOT:
+        return frozenset()
+    return frozenset(name for name, sub in checked.get("properties", {}).items() if sub is True)
+
+
+def _plain_arguments(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]:
+    """The set arguments without their marks (null is unset: a required one is then missing).
+
+    An opaque argument (``_opaque_arguments``) loses only the marks around it: the check reads
+    nothing inside it, and unmarking all of ``terraform_data``'s ``input`` was a fifth of its check.
+    """
+    opaque = _opaque_arguments(rt)
+    args: dict[str, Any] = {}
+    for name, value in config.items():
+        if name in opaque:
+            if isinstance(value, Marked):  # never nested in another
+                value = value.value
+        else:
+            value, _ = deep_unmark(value)
+        if value is not None:
+            args[name] = value
+    return args
 
 
 _PLACEHOLDERS: dict[str, Any] = {"string": "", "number": 0, "integer": 0, "boolean": False,

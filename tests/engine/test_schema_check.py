@@ -8,7 +8,7 @@ from typing import Any
 from adapters.base import ResourceType
 from engine.config.syntax import Body
 from engine.errors import Pos, SourceRange
-from engine.lang.values import UNKNOWN
+from engine.lang.values import UNKNOWN, Marked
 from engine.schema import check
 
 WHERE = SourceRange("main.tf", Pos(1, 1, 0), Pos(1, 2, 1))
@@ -66,3 +66,40 @@ def test_known_mistakes_beside_unknown_values_are_still_reported() -> None:
     assert len(_summaries({"size": "big", "anything": {"deep": UNKNOWN}})) == 1
     assert len(_summaries({"size": UNKNOWN, "nested": {"other": UNKNOWN}})) == 1  # not a nested argument
     assert any('"size"' in s for s in _summaries({"anything": UNKNOWN}))  # still required
+
+
+class Holder(ResourceType):
+    """An argument that takes any value, and must be set."""
+
+    name = "test_holder"
+    schema = {"type": "object", "properties": {"payload": {"description": "Anything."}}, "required": ["payload"],
+              "additionalProperties": False}
+
+
+class Guarded(Holder):
+    """The same argument, constrained from the root instead of from its own subschema."""
+
+    name = "test_guarded"
+    schema = {**Holder.schema,
+              "allOf": [{"properties": {"payload": {"type": "object", "properties": {"key": {"type": "string"}}}}}]}
+
+
+def _problems(rt: ResourceType, config: dict[str, Any]) -> list[str]:
+    return [d.summary for d in check(rt, config, f"{rt.name}.a", Body({}, [], WHERE), WHERE)]
+
+
+def test_a_secret_argument_is_checked_as_its_value() -> None:
+    """Sensitive values are checked as what they hold: a secret of the right type passes, one of
+    the wrong type fails, and a secret null is no more set than a plain one."""
+    assert _summaries({"size": Marked(2), "anything": Marked({"deep": [Marked("s")]})}) == []
+    assert len(_summaries({"size": Marked("big")})) == 1
+    assert _problems(Holder(), {"payload": Marked({"key": Marked("value")})}) == []
+    assert _problems(Holder(), {"payload": Marked(None)}) == ['Missing required argument "payload"']
+
+
+def test_an_argument_constrained_from_the_root_is_checked_through_its_secrets() -> None:
+    """``payload``'s own subschema accepts anything, but the root's ``allOf`` wants its ``key`` to
+    be a string: the check must look through the marks inside it to see whether it is."""
+    assert _problems(Guarded(), {"payload": {"key": Marked("text")}}) == []
+    assert len(_problems(Guarded(), {"payload": {"key": Marked(3)}})) == 1
+    assert len(_problems(Guarded(), {"payload": {"key": 3}})) == 1
