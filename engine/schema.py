@@ -19,8 +19,9 @@ from jsonschema.exceptions import ValidationError
 
 from adapters.base import ResourceType
 from engine.config.syntax import Body
-from engine.errors import Diagnostic, SourceRange
+from engine.errors import Diagnostic
 from engine.lang.values import Marked, Unknown, deep_unmark, type_name
+from engine.positions import Located, as_range
 
 # Keywords that describe a value without constraining it: a subschema of only these accepts anything.
 _ANNOTATIONS = frozenset({"$comment", "default", "deprecated", "description", "examples", "readOnly", "title",
@@ -75,8 +76,9 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
     return is_array and prop.get("items", {}).get("type") == "object"
 
 
-def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: SourceRange) -> list[Diagnostic]:
-    """Schema problems of one instance's arguments (computed-only attributes excluded)."""
+def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: Located) -> list[Diagnostic]:
+    """Schema problems of one instance's arguments (computed-only attributes excluded); ``fallback``
+    is where one goes that no argument's range places, made a range only then."""
     args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
@@ -199,9 +201,9 @@ def _involves_unknown(err: ValidationError) -> bool:
     return isinstance(err.instance, Unknown)
 
 
-def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body, fallback: SourceRange) -> Diagnostic:
+def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body, fallback: Located) -> Diagnostic:
     attr_path = _format_path(path)
-    rng = fallback
+    rng = as_range(fallback)
     if path and isinstance(path[0], str):
         attr = body.attributes.get(path[0])
         if attr is not None:

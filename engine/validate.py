@@ -58,7 +58,7 @@ class ValidateHooks(WalkHooks):
         if rt is None or inst.config is None:
             return UNKNOWN
         config = schema.normalize(rt, inst.config)
-        inst.checked = tuple(schema.check(rt, config, inst.address, res.body, res.type_rng))
+        inst.checked = tuple(schema.check(rt, config, inst.address, res.body, res.type_at))
         self.diags.extend(inst.checked)
         for attr in rt.computed:
             if config.get(attr) is None:

@@ -112,21 +112,27 @@ class Resource(Ranged):
     lifecycle: Lifecycle = NO_LIFECYCLE
     provisioners: list[Provisioner] = field(default_factory=list)
     connection: Block | None = None
+    # ``aws_s3_bucket.logs`` / ``data.local_file.x`` (relative to its module): made once, as it is
+    # read several times per resource by every command (its key, its instances' addresses).
+    address: str = field(init=False, repr=False, compare=False)
 
     @property
     def type_rng(self) -> SourceRange:
         return as_range(self._type_rng)
+
+    @property
+    def type_at(self) -> Located:
+        """The type label's position as kept: for a range wanted only if something is wrong."""
+        return self._type_rng
 
     def release_body(self) -> None:
         """Let go of the arguments' syntax, for a walk that reads them no more (an apply, once it has
         evaluated them): at 50,000 resources the syntax is about a fifth of what an apply holds."""
         self.body = RELEASED_BODY  # type: ignore[assignment]
 
-    @property
-    def address(self) -> str:
-        """``aws_s3_bucket.logs`` / ``data.local_file.x`` (relative to its module)."""
+    def __post_init__(self) -> None:
         prefix = "data." if self.mode == "data" else ""
-        return f"{prefix}{self.type}.{self.name}"
+        self.address = f"{prefix}{self.type}.{self.name}"
 
     @property
     def provider_name(self) -> str:

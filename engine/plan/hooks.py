@@ -106,7 +106,7 @@ class PlanHooks(WalkHooks):
         config = schema.normalize(rt, inst.config)
         checked = inst.checked  # the validate walk's findings on this very configuration
         self.diags.extend(checked if checked is not None else
-                          schema.check(rt, config, inst.address, res.body, res.type_rng))
+                          schema.check(rt, config, inst.address, res.body, res.type_at))
         node = Node(inst.scope.path, RESOURCE, res.address)
         if self.selection is not None and not self.selection.allows(inst.address, node):
             return prior if prior is not None else UNKNOWN
