@@ -233,14 +233,24 @@ class ModuleDecoder:
     def _block_resource(self, block: Block, mode: str = "managed") -> None:
         rtype, name = block.labels
         body = block.body
-        args = Body(
+        self._report_duplicate_attributes(body)
+        # Most resources have arguments only: their body is their arguments as it is, not a copy.
+        plain = not body.blocks and body.attributes.keys().isdisjoint(_RESOURCE_META)
+        args = body if plain else Body(
             {k: v for k, v in body.attributes.items() if k not in _RESOURCE_META},
             [b for b in body.blocks if b.type not in _META_BLOCKS],
             body._rng,  # as kept, not a SourceRange built for it
             body.duplicates,
         )
-        self._report_duplicate_attributes(body)
         res = Resource(mode, rtype, name, args, block._rng, block._label_rngs[0] if block._label_rngs else block._rng)
+        if not plain:
+            self._meta_arguments(res, body)
+        kind = "data source" if mode == "data" else "resource"
+        if self._claim(f"{kind}:{res.address}", kind, block._rng):
+            self.module.resources[res.address] = res
+
+    def _meta_arguments(self, res: Resource, body: Body) -> None:
+        """``count``, ``for_each``, ``provider``, ``depends_on`` and the meta blocks of a resource."""
         res.count = body.attr("count")
         res.for_each = body.attr("for_each")
         if res.count is not None and res.for_each is not None:
@@ -250,15 +260,11 @@ class ModuleDecoder:
             res.provider = self._provider_ref(provider)
             res.provider_rng = provider.expr.rng
         res.depends_on = self._traversal_list(body.attr("depends_on"))
-        if body.blocks:  # most resources have none: three scans of nothing spared
-            for lc in body.blocks_of("lifecycle"):
-                res.lifecycle = self._lifecycle(lc)
-            res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
-            conns = body.blocks_of("connection")
-            res.connection = conns[0] if conns else None
-        kind = "data source" if mode == "data" else "resource"
-        if self._claim(f"{kind}:{res.address}", kind, block._rng):
-            self.module.resources[res.address] = res
+        for lc in body.blocks_of("lifecycle"):
+            res.lifecycle = self._lifecycle(lc)
+        res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
+        conns = body.blocks_of("connection")
+        res.connection = conns[0] if conns else None
 
     def _block_data(self, block: Block) -> None:
         self._block_resource(block, "data")
