@@ -91,7 +91,7 @@ class ModuleScope:
         by_type[res.name] = None if expansion == "single" else ([] if expansion == "count" else {})
 
 
-@dataclass
+@dataclass(slots=True)
 class ResourceInstance:
     """One instance of a resource after expansion, with its evaluated arguments."""
 

@@ -197,7 +197,7 @@ def _unified_with(value: Any, other: ast.Expr, ctx: EvalContext) -> Any:
 
 
 def _eval_tuple(node: ast.TupleCons, ctx: EvalContext) -> list:
-    return [evaluate(item, ctx) for item in node.items]
+    return [item.value if type(item) is ast.Literal else evaluate(item, ctx) for item in node.items]
 
 
 def _key_string(value: Any, node: ast.Expr, what: str) -> str:
@@ -229,7 +229,8 @@ def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
                 evaluate(item.value, ctx)
                 continue
             key = _key_string(k, kn, "object key")
-        out[key] = evaluate(item.value, ctx)
+        value = item.value
+        out[key] = value.value if type(value) is ast.Literal else evaluate(value, ctx)  # most leaves: no call
     if unknown:
         return mark(UNKNOWN, marks)
     return mark(out, marks)
