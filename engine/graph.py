@@ -37,8 +37,8 @@ VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER, CHECK = (
 _CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
 
 
-# ``Node(...)``/``Edge(...)`` call a generated Python ``__new__`` that makes the tuple with this;
-# the resolver, making one per reference (half a million at 50,000 resources), calls it directly.
+# ``Edge(...)`` calls a generated Python ``__new__`` that makes the tuple with this; ``Graph.depend``,
+# making one per reference (100,000 at 50,000 resources), calls it directly.
 _make = tuple.__new__
 
 
@@ -322,6 +322,16 @@ class _Resolver:
     def __init__(self, g: Graph, path: ModPath, module: Module, diags: Diagnostics) -> None:
         self.g, self.path, self.module, self.diags = g, path, module, diags
         self.where = "module." + ".module.".join(path) if path else "the root module"
+        # The nodes references name, one object each: at 50,000 resources, 100,000 references to a
+        # few thousand nodes (``var.team`` in every resource) would otherwise each hold their own.
+        self._shared: dict[tuple[str, str], Node] = {}
+
+    def _node(self, kind: str, name: str) -> Node:
+        key = (kind, name)
+        node = self._shared.get(key)
+        if node is None:
+            node = self._shared[key] = Node(self.path, kind, name)
+        return node
 
     def link(
         self,
@@ -366,7 +376,7 @@ class _Resolver:
 
     def resolve(self, ref: Reference, *, counted: bool, eached: bool) -> Node | None:
         root, parts = ref.root, ref.parts
-        m, path, err = self.module, self.path, self._refuse
+        m, err = self.module, self._refuse
         first = parts[0] if parts and isinstance(parts[0], str) else None
         if root in _CONTEXT_ROOTS:
             if root == "count" and not counted:
@@ -381,13 +391,13 @@ class _Resolver:
                 err(ref, f'Reference to undeclared input variable "{first}"',
                     detail=f'An input variable with the name "{first}" has not been declared in {self.where}.')
                 return None
-            return _make(Node, (path, VAR, first))
+            return self._node(VAR, first)
         if root == "local":
             if first is None or first not in m.locals:
                 err(ref, f'Reference to undeclared local value "{first}"',
                     detail=f'A local value with the name "{first}" has not been declared in {self.where}.')
                 return None
-            return _make(Node, (path, LOCAL, first))
+            return self._node(LOCAL, first)
         if root == "module":
             if first is None or first not in m.module_calls:
                 err(ref, f'Reference to undeclared module "{first}"',
@@ -401,7 +411,7 @@ class _Resolver:
                 err(ref, f'Reference to undeclared resource "{addr}"',
                     detail=f'A data resource "{first}" "{second}" has not been declared in {self.where}.')
                 return None
-            return _make(Node, (path, RESOURCE, addr))
+            return self._node(RESOURCE, addr)
         if first is None:
             err(ref, "Invalid reference",
                 detail=f'"{root}" is not a known name; a resource reference needs its type and name, like '
@@ -412,4 +422,4 @@ class _Resolver:
             err(ref, f'Reference to undeclared resource "{addr}"',
                 detail=f'A managed resource "{root}" "{first}" has not been declared in {self.where}.')
             return None
-        return _make(Node, (path, RESOURCE, addr))
+        return self._node(RESOURCE, addr)
