@@ -33,14 +33,14 @@ from engine.apply.finish import (
     record_outputs,
     refresh_dependencies,
 )
-from engine.apply.ordering import order_deletes, ref_node
+from engine.apply.ordering import ApplyNode, configuration_waits, order_deletes
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
 from engine.config.provisioners import Provisioner
 from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.errors import CtlError, Diagnostics
-from engine.graph import RESOURCE, Graph, Node
+from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
 from engine.lang.values import UNKNOWN, contains_unknown
@@ -53,7 +53,6 @@ from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, encode_private
 
-ApplyNode = tuple[str, str]  # (kind, name): ("op", address), ("del", address), ("eval", str(Node)) …
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
 
 _log = logging.getLogger(__name__)
@@ -110,22 +109,8 @@ class Applier:
 
     def build(self) -> dict[ApplyNode, set[ApplyNode]]:
         deps: dict[ApplyNode, set[ApplyNode]] = {}
-        by_resource: dict[str, list[str]] = {}
-        for addr in self.changes:
-            by_resource.setdefault(static_address(addr), []).append(addr)
         if self.graph is not None and self.plan.mode == "normal":
-            for node, edges in self.graph.deps.items():
-                targets = {ref_node(e.target) for e in edges}
-                if node.kind == RESOURCE:
-                    deps[("expand", str(node))] = targets
-                    close = {("expand", str(node))}
-                    for addr in by_resource.get(str(node), []):
-                        change = self.changes[addr]
-                        if change.actions != (DELETE,):
-                            close.add(("op", addr))
-                    deps[("close", str(node))] = close
-                else:
-                    deps[("eval", str(node))] = targets
+            deps = configuration_waits(self.graph, self.changes)
         for addr, change in self.changes.items():
             base = static_address(addr)
             if DELETE in change.actions:
