@@ -117,8 +117,8 @@ class Graph:
         """Kahn's algorithm, always taking the least ready node (by path, kind, name).
 
         Nodes are numbered in that order first, so the rest works on ints: the heap compares
-        numbers, not tuples of fields, and the counts and users are lists, not dicts hashing a
-        ``Node`` (a call into Python each) for every edge. A node's number is its sorted position.
+        numbers, not nodes field by field, and the counts and users are lists, not dicts hashing
+        a node for every edge. A node's number is its sorted position.
         """
         ranked = sorted(self.nodes)  # tuples: compared in C
         number = {n: i for i, n in enumerate(ranked)}
