@@ -67,8 +67,6 @@ def encode_body(body: Body, filename: str) -> list[Any]:
     250 resources. The helper that parses a large directory's second half encodes every
     file it parses, so this is on the critical path of a first ``validate``.
     """
-    if body.duplicates:  # the decoder reports them from shared objects: parse such a file afresh
-        raise Uncacheable("duplicate attributes")
     own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
     span_mask = (1 << SPAN_SHIFT) - 1
 
@@ -81,7 +79,7 @@ def encode_body(body: Body, filename: str) -> list[Any]:
         t = type(o)
         spec = _SPECS.get(t)
         if spec is not None:  # most of a tree: one of the dataclasses
-            if t is Body and o.duplicates:
+            if t is Body and o.duplicates:  # the decoder reports them from shared objects: parse afresh
                 raise Uncacheable("duplicate attributes")
             kind, getter, treatments = spec
             out: list[Any] = [kind]
