@@ -107,8 +107,7 @@ def count(tree: Path, phase: str, directory: Path, setup_only: bool) -> int:
 
 def prepare(tree: Path, size: int, directory: Path) -> None:
     """Generate the configuration and warm its parse cache with the tree's own ``ctl``."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    from scale_config import generate_resources
+    from scale_config import generate_resources  # beside this script, on its path
 
     generate_resources(directory, size)
     env = dict(os.environ, PYTHONPATH=str(tree))
