@@ -145,3 +145,23 @@ def test_a_node_not_shaped_like_its_class_is_refused(tamper) -> None:
     tamper(_first_attribute(data))
     with pytest.raises(ValueError):
         decode_body(data, SourceText("t.tf", src))
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda cons: cons.__setitem__(1, 12),  # the object's range a plain number
+    lambda cons: cons.__setitem__(2, "x"),  # its items text, not a node
+    lambda cons: cons.__setitem__(2, 7),  # its items a number
+    lambda cons: cons[2][1].__setitem__(1, "k"),  # an item's key text, not a node
+    lambda cons: cons[2][1].__setitem__(2, []),  # an item's value an empty list
+    lambda cons: cons[2][1].append(-1),  # an item with a field more than it has
+], ids=["number for a range", "text for items", "number for items", "text for a key", "empty value",
+        "extra field"])
+def test_an_object_not_shaped_like_its_classes_is_refused(tamper) -> None:
+    """Objects, their items and collections are rebuilt by their own short paths; these refuse
+    a damaged node with the same one error type as every other node."""
+    src = b'locals {\n  a = { k = "v" }\n}\n'
+    data = orjson.loads(orjson.dumps(encode_body(parse_hcl_file(src, "t.tf"), "t.tf")))
+    assert decode_body(data, SourceText("t.tf", src)).blocks[0].body.attributes["a"].expr.items[0].value.value == "v"
+    tamper(_first_attribute(data)[2])  # the attribute's expression: the object
+    with pytest.raises(ValueError):
+        decode_body(data, SourceText("t.tf", src))
