@@ -28,8 +28,12 @@ ctl on copies of the same files: both times and their ratio. Terraform cannot ru
 (it arrived in 1.4) and any other resource would need a provider download, so this is the fair
 comparison available offline.
 
+This machine's speed moves by up to a half from one minute to the next, so ``--repeat N`` runs each
+step but the apply N times on each size and counts its median run, and before each round a fixed
+piece of pure-Python work is timed (``reference_s``): it shows which phase the machine was in.
+
 Run: ``python bench/scale.py [--sizes 10000,25000] [--skip-apply] [--lang-size N] [--no-terraform]
-[--keep DIR] [--json]`` (exit status 0 always: this is a benchmark, not a test).
+[--repeat N] [--keep DIR] [--json]`` (exit status 0 always: this is a benchmark, not a test).
 """
 
 from __future__ import annotations
@@ -84,8 +88,9 @@ def _ctl() -> list[str]:
 PACKAGES = ("adapters", "backends", "cli", "engine", "policies")
 
 
-def compile_sources() -> None:
-    """Compile ctl's modules to bytecode before measuring, as installing a package does.
+def compile_sources(root: Path = ROOT) -> None:
+    """Compile the modules of ctl's checkout at ``root`` to bytecode before measuring, as installing
+    a package does.
 
     Run from a checkout with ``PYTHONDONTWRITEBYTECODE`` set (CI images often set it), every
     command would otherwise compile each module it imports from source, in every run: about a
@@ -95,7 +100,7 @@ def compile_sources() -> None:
     import compileall
 
     for package in PACKAGES:
-        compileall.compile_dir(ROOT / package, quiet=2)
+        compileall.compile_dir(root / package, quiet=2)
 
 
 def _terraform() -> str | None:
@@ -160,6 +165,32 @@ def count_instances(state: Path) -> int | None:
         return None
 
 
+# A fixed piece of pure-Python work, timed in its own process before each step: it does not change
+# with ctl, so when it runs slow the machine is in a slow phase, and the step's times are too.
+_REFERENCE = "n = 0\nfor i in range(3_000_000):\n    n += i\n"
+
+
+def reference_s() -> float:
+    """Seconds the fixed reference work takes right now, interpreter start-up included."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", _REFERENCE], check=False)
+    return time.perf_counter() - t0
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One figure for a step run several times: the run with the median wall time (the upper
+    middle one of an even count), its RSS raised to the largest of all, and every wall time kept.
+    The median rather than the best: one lucky run on a quiet minute is not the step's speed."""
+    ordered = sorted(runs, key=lambda r: r["s"])
+    out = dict(ordered[len(ordered) // 2])
+    out["rss_mb"] = max(r["rss_mb"] for r in runs)
+    out["runs_s"] = [r["s"] for r in runs]
+    out["ok"] = all(r["ok"] for r in runs)
+    if not out["ok"]:
+        out.update(next(r for r in runs if not r["ok"]), runs_s=out["runs_s"], rss_mb=out["rss_mb"], ok=False)
+    return out
+
+
 STEPS: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, steps it needs
     ("validate", ["validate"], ()),
     ("revalidate", ["validate"], ("validate",)),  # every file now in the parse cache
@@ -170,22 +201,33 @@ STEPS: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, step
 
 
 def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: float,
-            progress: bool = False) -> list[dict[str, Any]]:
-    """The lifecycle on each generated configuration, one row per size; a failed step skips the
-    steps that need it.
+            progress: bool = False, repeat: int = 1) -> tuple[list[dict[str, Any]], list[float]]:
+    """The lifecycle on each generated configuration, one row per size, and the reference work's
+    times (``reference_s``), one before each round of a step; a failed step skips the steps that
+    need it.
 
     Each step runs on every size before the next step starts, so two sizes compared in a growth
     ratio are measured a minute or two apart, not a whole lifecycle apart: this machine's speed
     drifts by a third over minutes, and the 100,000 runs used to come last, in whatever phase the
-    machine had reached by then."""
+    machine had reached by then. With ``repeat`` above 1 every step but the apply (which changes
+    the state the re-plan reads) runs that many rounds over the sizes, and counts its median run;
+    each first ``validate`` starts from an empty parse cache."""
     rows: list[dict[str, Any]] = [{"n": n} for _, n in directories]
+    references: list[float] = []
     for name, args, needs in STEPS:
-        for (directory, _), out in zip(directories, rows, strict=True):
-            if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
-                out[name] = None
-                continue
-            out[name] = run([*_ctl(), "-C", str(directory), *args], directory, timeout=timeout)
-            out[name]["ok"] = out[name]["exit"] == 0  # the re-plan's 2 (changes) is a failure too
+        runs: list[list[dict[str, Any]]] = [[] for _ in rows]
+        for _ in range(1 if name == "apply" else repeat):
+            references.append(reference_s())
+            for (directory, _), out, done in zip(directories, rows, runs, strict=True):
+                if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
+                    continue
+                if name == "validate":
+                    shutil.rmtree(directory / ".ctl" / "cache" / "parse", ignore_errors=True)
+                result = run([*_ctl(), "-C", str(directory), *args], directory, timeout=timeout)
+                result["ok"] = result["exit"] == 0  # the re-plan's 2 (changes) is a failure too
+                done.append(result)
+        for out, done in zip(rows, runs, strict=True):
+            out[name] = median_run(done) if done else None
         if progress:
             print(f"{LABELS[name]}: done", file=sys.stderr, flush=True)
     for (directory, _), out in zip(directories, rows, strict=True):
@@ -196,7 +238,7 @@ def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: floa
         out["plan_file_mb"] = plan.stat().st_size / 1e6 if plan.exists() else None
         done = [out[c] for c in COMMANDS if out.get(c)]
         out["peak_mb"] = max(r["rss_mb"] for r in done) if done else None
-    return rows
+    return rows, references
 
 
 def language(base: Path, size: int, timeout: float) -> dict[str, Any]:
@@ -338,12 +380,21 @@ def own_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def report(rows: list[dict[str, Any]], lang: dict[str, Any] | None) -> None:
+def report(rows: list[dict[str, Any]], lang: dict[str, Any] | None, references: list[float]) -> None:
     print(tables(rows))
+    runs = max((len(s["runs_s"]) for r in rows for c in COMMANDS if (s := r.get(c))), default=1)
     print(
-        "times in seconds of wall clock; ! = unexpected exit status; peak MB = largest RSS of the five commands; "
+        "times in seconds of wall clock"
+        + (f" (the median of {runs} runs; the apply runs once)" if runs > 1 else "")
+        + "; ! = unexpected exit status; peak MB = largest RSS of the five commands; "
         f"no RSS can read below this script's own peak, {own_peak_mb():.0f} MB"
     )
+    if references:
+        print(
+            f"reference work (fixed, pure Python, before each round): {min(references):.2f} to "
+            f"{max(references):.2f} s, median {sorted(references)[len(references) // 2]:.2f} s: "
+            "the same work on the same machine, so a slower figure means a slower machine"
+        )
     for r in rows:
         for c in COMMANDS:
             step = r.get(c)
@@ -436,6 +487,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-terraform", action="store_true", help="leave out the comparison with Terraform")
     ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each step but the apply on each size; the median counts (default: %(default)s)",
+    )
+    ap.add_argument(
         "--timeout",
         type=float,
         default=TIMEOUT_S,
@@ -446,7 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ctl-scale-"))
     base.mkdir(parents=True, exist_ok=True)
     compile_sources()
-    rows = []
+    rows: list[dict[str, Any]] = []
+    references: list[float] = []
     lang: dict[str, Any] | None = None
     try:
         directories, infos = [], []
@@ -456,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(directory)
             infos.append(generate_resources(directory, n))
             directories.append((directory, n))
-        rows = measure(directories, args.skip_apply, args.timeout, progress=not args.json)
+        rows, references = measure(
+            directories, args.skip_apply, args.timeout, progress=not args.json, repeat=max(1, args.repeat)
+        )
         for row, info, (directory, _) in zip(rows, infos, directories, strict=True):
             row.update(files=info["files"], config_mb=info["bytes"] / 1e6)
             if args.keep:
@@ -473,10 +533,11 @@ def main(argv: list[str] | None = None) -> int:
             "language": lang,
             "cores": os.cpu_count(),
             "own_peak_mb": own_peak_mb(),
+            "reference_s": references,
         }
         print(json.dumps(doc, indent=2))
         return 0
-    report(rows, lang)
+    report(rows, lang, references)
     return 0
 
 
