@@ -52,6 +52,8 @@ def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
 
 
 _GETTERS = {c: _getter(c) for c in _CLASSES}
+_LITERAL, _OBJECT_ITEM, _TEMPLATE = _KIND[ast.Literal], _KIND[ast.ObjectItem], _KIND[ast.Template]
+_SCOPE_TRAVERSAL, _ATTR_STEP = _KIND[ast.ScopeTraversal], _KIND[ast.AttrStep]
 
 
 class Uncacheable(Exception):
@@ -65,7 +67,10 @@ def encode_body(body: Body, filename: str) -> list[Any]:
     kind (range, list of ranges, anything else), a name or a literal inline. Calling a function for
     every field, as before, made more than twice as many calls: 10.9 -> about 7.3 ms for a file of
     250 resources. The helper that parses a large directory's second half encodes every
-    file it parses, so this is on the critical path of a first ``validate``.
+    file it parses, so this is on the critical path of a first ``validate``; so the six commonest
+    classes (literals, objects and their items, tuples, templates, names and their attributes) are
+    written field by field without that loop: a third fewer instructions (146 -> 94 million for
+    two files of 250 resources). Each must write what the loop would (``_SPECS``' field order).
     """
     own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
     span_mask = (1 << SPAN_SHIFT) - 1
@@ -77,6 +82,20 @@ def encode_body(body: Body, filename: str) -> list[Any]:
 
     def encode(o: Any) -> Any:
         t = type(o)
+        # The commonest nodes are written out by their fields, without the loop below.
+        if t is ast.Literal:
+            v = o.value
+            return [_LITERAL, located(o._rng), v if type(v) is str or v is None else encode(v)]
+        if t is ast.ObjectItem:
+            return [_OBJECT_ITEM, encode(o.key), encode(o.value)]
+        if t is ast.ObjectCons or t is ast.TupleCons:
+            return [_KIND[t], located(o._rng), encode(o.items)]
+        if t is ast.Template:
+            return [_TEMPLATE, located(o._rng), encode(o.parts)]
+        if t is ast.ScopeTraversal:
+            return [_SCOPE_TRAVERSAL, located(o._rng), o.root, encode(o.steps)]
+        if t is ast.AttrStep:
+            return [_ATTR_STEP, o.name, located(o._rng)]
         spec = _SPECS.get(t)
         if spec is not None:  # most of a tree: one of the dataclasses
             if t is Body and o.duplicates:  # the decoder reports them from shared objects: parse afresh
