@@ -29,7 +29,7 @@ ctl on copies of the same files: both times and their ratio. Terraform cannot ru
 comparison available offline.
 
 This machine's speed moves by up to a half from one minute to the next, so ``--repeat N`` runs each
-step but the apply N times on each size and counts its median run, and before each round a fixed
+step N times on each size and counts its median run, and before each round a fixed
 piece of pure-Python work is timed (``reference_s``): it shows which phase the machine was in.
 
 Run: ``python bench/scale.py [--sizes 10000,25000] [--skip-apply] [--lang-size N] [--no-terraform]
@@ -200,6 +200,17 @@ STEPS: list[tuple[str, list[str], tuple[str, ...]]] = [  # name, arguments, step
 ]
 
 
+def _undo_apply(directory: Path, before: set[str]) -> None:
+    """Remove what an apply added to ``directory`` (the state, its history, the lock), so the same
+    saved plan applies again as it did the first time: it was made against no state."""
+    for name in set(os.listdir(directory)) - before:
+        path = directory / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: float,
             progress: bool = False, repeat: int = 1) -> tuple[list[dict[str, Any]], list[float]]:
     """The lifecycle on each generated configuration, one row per size, and the reference work's
@@ -209,20 +220,23 @@ def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: floa
     Each step runs on every size before the next step starts, so two sizes compared in a growth
     ratio are measured a minute or two apart, not a whole lifecycle apart: this machine's speed
     drifts by a third over minutes, and the 100,000 runs used to come last, in whatever phase the
-    machine had reached by then. With ``repeat`` above 1 every step but the apply (which changes
-    the state the re-plan reads) runs that many rounds over the sizes, and counts its median run;
-    each first ``validate`` starts from an empty parse cache."""
+    machine had reached by then. With ``repeat`` above 1 every step runs that many rounds over
+    the sizes, and counts its median run; each first ``validate`` starts from an empty parse cache,
+    and each apply but the first from no state (``_undo_apply``)."""
     rows: list[dict[str, Any]] = [{"n": n} for _, n in directories]
     references: list[float] = []
     for name, args, needs in STEPS:
         runs: list[list[dict[str, Any]]] = [[] for _ in rows]
-        for _ in range(1 if name == "apply" else repeat):
+        before_apply = {d: set(os.listdir(d)) for d, _ in directories} if name == "apply" else {}
+        for _ in range(repeat):
             references.append(reference_s())
             for (directory, _), out, done in zip(directories, rows, runs, strict=True):
                 if (skip_apply and name in ("apply", "replan")) or any(not (out[p] and out[p]["ok"]) for p in needs):
                     continue
                 if name == "validate":
                     shutil.rmtree(directory / ".ctl" / "cache" / "parse", ignore_errors=True)
+                if name == "apply" and done:
+                    _undo_apply(directory, before_apply[directory])
                 result = run([*_ctl(), "-C", str(directory), *args], directory, timeout=timeout)
                 result["ok"] = result["exit"] == 0  # the re-plan's 2 (changes) is a failure too
                 done.append(result)
@@ -385,7 +399,7 @@ def report(rows: list[dict[str, Any]], lang: dict[str, Any] | None, references: 
     runs = max((len(s["runs_s"]) for r in rows for c in COMMANDS if (s := r.get(c))), default=1)
     print(
         "times in seconds of wall clock"
-        + (f" (the median of {runs} runs; the apply runs once)" if runs > 1 else "")
+        + (f" (the median of {runs} runs)" if runs > 1 else "")
         + "; ! = unexpected exit status; peak MB = largest RSS of the five commands; "
         f"no RSS can read below this script's own peak, {own_peak_mb():.0f} MB"
     )
@@ -490,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat",
         type=int,
         default=1,
-        help="runs of each step but the apply on each size; the median counts (default: %(default)s)",
+        help="runs of each step on each size; the median counts (default: %(default)s)",
     )
     ap.add_argument(
         "--timeout",
