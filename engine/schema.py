@@ -83,6 +83,8 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
+    if _cannot_reject(rt, args):
+        return []
     unknown_args = args
     args = _fill_unknowns(args, _checked_schema(rt))
     out: list[Diagnostic] = []
@@ -111,6 +113,27 @@ def _opaque_arguments(rt: ResourceType) -> frozenset[str]:
     if not checked.keys() <= _KEYS_ONLY_ROOT:
         return frozenset()
     return frozenset(name for name, sub in checked.get("properties", {}).items() if sub is True)
+
+
+@cache
+def _required_when_keys_only(rt: ResourceType) -> frozenset[str] | None:
+    """The required arguments, when the checked schema's root only lists properties and which are
+    required (no root ``type`` left, see ``_checked_schema``); None for any other schema."""
+    checked = _checked_schema(rt)
+    required = checked.get("required", [])
+    if not checked.keys() <= _KEYS_ONLY_ROOT or "type" in checked or not isinstance(required, list) \
+            or not all(isinstance(name, str) for name in required):
+        return None
+    return frozenset(required)
+
+
+def _cannot_reject(rt: ResourceType, args: dict[str, Any]) -> bool:
+    """Whether the schema check of ``args`` is sure to find nothing, without running it: every set
+    argument is opaque (``_opaque_arguments``: its subschema accepts any value) and every required
+    one is set, under a root that checks nothing else. ``terraform_data``, with its ``input`` and
+    ``triggers_replace``, is such a type; jsonschema's walk over it was two fifths of its check."""
+    required = _required_when_keys_only(rt)
+    return required is not None and args.keys() <= _opaque_arguments(rt) and required <= args.keys()
 
 
 def _plain_arguments(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+import engine.schema as schema_module
 from adapters.base import ResourceType
 from engine.config.syntax import Body
 from engine.errors import Pos, SourceRange
@@ -103,3 +106,43 @@ def test_an_argument_constrained_from_the_root_is_checked_through_its_secrets() 
     assert _problems(Guarded(), {"payload": {"key": Marked("text")}}) == []
     assert len(_problems(Guarded(), {"payload": {"key": Marked(3)}})) == 1
     assert len(_problems(Guarded(), {"payload": {"key": 3}})) == 1
+
+
+class Counted(Holder):
+    """The same argument under a root that also counts the arguments set."""
+
+    name = "test_counted"
+    schema = {**Holder.schema, "properties": {"payload": True, "note": True}, "minProperties": 2}
+
+
+HOLDER_CONFIGS: list[dict[str, Any]] = [
+    {"payload": {"deep": [1, {"x": None}]}}, {"payload": Marked("s")}, {"payload": UNKNOWN}, {},
+    {"payload": None}, {"payload": 1, "other": 2}, {"other": "x"}, {"payload": Marked(None)},
+]
+
+
+@pytest.mark.parametrize("config", HOLDER_CONFIGS, ids=repr)
+def test_the_check_that_cannot_reject_finds_what_the_validator_finds(config, monkeypatch) -> None:
+    """A type whose set arguments all take any value is not run through jsonschema; the problems
+    are the same as when it is: a missing required argument and an unknown one still reported."""
+    shortcut = _problems(Holder(), config)
+    monkeypatch.setattr(schema_module, "_cannot_reject", lambda rt, args: False)
+    assert shortcut == _problems(Holder(), config)
+
+
+class Wanting(ResourceType):
+    """Nothing required, but at least one argument set."""
+
+    name = "test_wanting"
+    schema = {"type": "object", "properties": {"note": True}, "minProperties": 1}
+
+
+def test_a_root_that_checks_more_than_names_is_still_run() -> None:
+    """``minProperties`` at the root reads more than which arguments are set: the validator runs,
+    with no argument set too."""
+    assert _problems(Wanting(), {}) != []
+    assert _problems(Wanting(), {"note": "n"}) == []
+    assert _problems(Counted(), {"payload": 1}) != []
+    assert _problems(Counted(), {"payload": 1, "note": "n"}) == []
+    assert any('"other"' in p for p in _problems(Holder(), {"payload": 1, "other": 2}))
+    assert _problems(Holder(), {}) == ['Missing required argument "payload"']
