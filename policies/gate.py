@@ -12,6 +12,7 @@ in package ``main`` unless other namespaces are asked for, each a set of strings
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import os
@@ -167,6 +168,10 @@ def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple
     key = json.dumps([[m.path, m.source] for m in modules] + [data, rules], sort_keys=True, default=str)
     found = _COMPILED.get(key)
     if found is None:
+        if not _COMPILED:
+            # Freed before the interpreter tears modules down: regopy's finalizers call functions of
+            # its own modules, which by then may be gone (a traceback on every exit of the command).
+            atexit.register(_COMPILED.clear)
         found = _COMPILED[key] = CompiledPolicy(modules, data, rules)
     return found
 
