@@ -137,7 +137,8 @@ def _cannot_reject(rt: ResourceType, args: dict[str, Any]) -> bool:
     """Whether the schema check of ``args`` is sure to find nothing, without running it: every set
     argument is opaque (``_opaque_arguments``: its subschema accepts any value) and every required
     one is set, under a root that checks nothing else. ``terraform_data``, with its ``input`` and
-    ``triggers_replace``, is such a type; jsonschema's walk over it was two fifths of its check."""
+    ``triggers_replace``, is such a type; jsonschema's walk over it was more than half of its check
+    (``validate`` of 10,000 of them: 6% fewer instructions without it)."""
     required = _required_when_keys_only(rt)
     return required is not None and args.keys() <= _opaque_arguments(rt) and required <= args.keys()
 
