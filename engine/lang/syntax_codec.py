@@ -181,7 +181,7 @@ class _Decoder:
     file back a third faster (8.1 -> 5.1 ms for 250 resources), and every command of a large
     configuration reads every file back. The commonest shapes skip a call more per node: a range
     as the first field is read inline, and a node in a collection, an object's item or the one
-    field after a range is built by its kind directly (11% fewer instructions, measured by
+    field after a range is built by its kind directly (10% fewer instructions, measured by
     ``bench/instructions.py``)."""
 
     def __init__(self, text: SourceText) -> None:
@@ -305,10 +305,10 @@ def _ranged_constructor(
     kinds: dict[int, Callable[[list[Any]], Any]],
     one_node: bool,
 ) -> Callable[[list[Any]], Any] | None:
-    """Like ``_constructor``, for a class whose first field is its range (most expressions): the
-    range is read inline, without a call, as a packed range of the file or else by ``marker``; a
-    single node after it (a collection's items, a template's parts) is built by its kind directly.
-    None for an arity not written out here."""
+    """Like ``_constructor``, for a class of a range and one more field (literals, collections,
+    templates): the range is read inline, without a call, as a packed range of the file or else by
+    ``marker``, and a node after it is built by its kind directly. None for other classes: written
+    out for three and four fields too, these read an entry back with 1% fewer instructions."""
     if one_node:
 
         def ranged_node(x: list[Any]) -> Any:
@@ -322,18 +322,4 @@ def _ranged_constructor(
             _, p, q = x
             return cls(base | ~p if type(p) is int and p < 0 else marker(p), b(q))
         return two
-    if len(rest) == 2:
-        b, c = rest
-
-        def three(x: list[Any]) -> Any:
-            _, p, q, r = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), b(q), c(r))
-        return three
-    if len(rest) == 3:
-        b, c, d = rest
-
-        def four(x: list[Any]) -> Any:
-            _, p, q, r, s = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), b(q), c(r), d(s))
-        return four
     return None
