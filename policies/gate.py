@@ -158,6 +158,9 @@ _LEVEL_ORDER = {Level.HARD_MANDATORY: 0, Level.SOFT_MANDATORY: 1, Level.ADVISORY
 
 
 _COMPILED: dict[str, CompiledPolicy] = {}
+# Freed before the interpreter tears modules down: regopy's finalizers call functions of its own
+# modules, which by then may be gone (a traceback on every exit of the command).
+atexit.register(_COMPILED.clear)
 
 
 def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
@@ -168,10 +171,6 @@ def _compiled(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple
     key = json.dumps([[m.path, m.source] for m in modules] + [data, rules], sort_keys=True, default=str)
     found = _COMPILED.get(key)
     if found is None:
-        if not _COMPILED:
-            # Freed before the interpreter tears modules down: regopy's finalizers call functions of
-            # its own modules, which by then may be gone (a traceback on every exit of the command).
-            atexit.register(_COMPILED.clear)
         found = _COMPILED[key] = CompiledPolicy(modules, data, rules)
     return found
 
