@@ -18,7 +18,8 @@ The phases, on ``--size`` generated ``terraform_data`` resources (``scale_config
 
 Compare two trees of the code with ``--tree``: the counts are only comparable on the same
 configuration, Python and valgrind. Each tree's modules are compiled to bytecode first, as an
-installed ctl's are: a module compiled during a phase would count in it. A run under valgrind is about fifty times slower than without.
+installed ctl's are: a module compiled during a phase would count in it. A run under valgrind is
+about fifty times slower than without.
 
 Run: ``python bench/instructions.py [--size 10000] [--phases parse,graph] [--tree DIR] [--json]``.
 Exit status 0 always (a benchmark, not a test); without valgrind it says so and measures nothing.
