@@ -55,6 +55,7 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     _atomic_write,
     _atomic_write_pieces,
     _conflict,
+    _create_whole,
     _drop_torn_tail,
     _file_version,
     _fsync_dir,
@@ -281,17 +282,11 @@ class LocalStore:
                 raise _lock_held(self.state_path(workspace), holder) from None
 
     def _create_exclusive(self, path: Path, data: bytes) -> None:
-        """Create ``path`` holding ``data``; FileExistsError if it exists (a hook a test can break)."""
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        except OSError:
-            path.unlink()  # an empty lock file would block everyone until a force-unlock
-            raise
-        finally:
-            os.close(fd)
-        _fsync_dir(path.parent)
+        """Create ``path`` holding ``data``; FileExistsError if it exists (a hook a test can break).
+
+        Callers hold the workspace's mutex: ``_create_whole`` writes through a scratch file of a
+        fixed name beside ``path``."""
+        _create_whole(path, data)
 
     @_os_errors
     def renew_lock(self, workspace: str, info: LockInfo) -> LockInfo:
@@ -327,7 +322,8 @@ class LocalStore:
         return self._read_lock(self._sibling(workspace, ".tflock"))
 
     def _read_lock(self, lock_path: Path) -> LockInfo | None:
-        # A lock file is created empty and filled right after; give the writer a moment.
+        # Where hard links are missing a lock file is created empty and filled right after;
+        # give that writer a moment.
         deadline = time.monotonic() + _LOCK_READ_WAIT_S
         while True:
             data = _read_or_none(lock_path)
@@ -346,7 +342,8 @@ class LocalStore:
     def probe(self) -> None:
         """Check on a scratch file that exclusive create and compare-and-swap really hold here.
 
-        Some network filesystems accept ``O_EXCL`` without enforcing it; this is where that shows.
+        Some network filesystems accept ``O_EXCL`` (or a hard link over an existing name) without
+        enforcing it; this is where that shows.
         """
         state = self.state_path(DEFAULT_WORKSPACE)
         state.parent.mkdir(parents=True, exist_ok=True)
@@ -361,7 +358,7 @@ class LocalStore:
                 else:
                     raise BackendError(
                         f"the filesystem at {state.parent} does not refuse a second exclusive create "
-                        f"(O_CREAT|O_EXCL) of {scratch.name}: two runs could both take the lock",
+                        f"(hard link or O_CREAT|O_EXCL) of {scratch.name}: two runs could both take the lock",
                         hint="Keep the state on a local disk, or use a remote backend.",
                     )
                 first = _version(b"probe 1")

@@ -151,6 +151,61 @@ def _atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> 
     return digest.hexdigest(), size
 
 
+# Where os.link fails for want of hard links (FAT, some network and FUSE filesystems).
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV})
+
+
+def _create_whole(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data``, or FileExistsError if it exists: never an empty ``path``.
+
+    The data is written and synced to ``.NAME.new`` beside ``path``, then hard-linked into place,
+    which fails if ``path`` exists just as ``O_EXCL`` does. A run killed at any moment so leaves no
+    lock file or a whole one; an empty lock file names no holder, and the next run could only
+    report "an unknown holder" instead of a holder that no longer runs. The caller serialises
+    creates of ``path`` (the store's mutex), so the scratch name is fixed. A killed run's scratch is
+    removed, never written through: after the link it is the lock file itself, under another name.
+    Without hard links the file is created, then written.
+    """
+    scratch = path.with_name(f".{path.name}.new")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            scratch.unlink()
+        _write_synced(scratch, data)
+        try:
+            os.link(scratch, path)
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise
+            _create_then_write(path, data)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            scratch.unlink()
+    _fsync_dir(path.parent)
+
+
+def _create_then_write(path: Path, data: bytes) -> None:
+    """``O_EXCL`` create, then write: a kill in between leaves an empty file (see ``_create_whole``)."""
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    except OSError:
+        path.unlink()  # an empty lock file would block everyone until a force-unlock
+        raise
+    finally:
+        os.close(fd)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """Create ``path`` (which must not exist), write ``data`` and sync it."""
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _chunks(pieces: Iterable[bytes], size: int = 1 << 20) -> Iterator[bytes]:
     """``pieces`` gathered into chunks of about ``size`` bytes: a state's pieces are one resource
     each, and a system call per resource made writing a 50,000-resource state a second slower."""

@@ -75,6 +75,6 @@ def test_the_probe_leaves_no_scratch_file(store: LocalStore, tmp_path: Path) -> 
 
 def test_the_probe_names_the_missing_guarantee_and_cleans_up(tmp_path: Path) -> None:
     broken = NonExclusiveLocalStore(tmp_path / "ctl.tfstate")
-    with pytest.raises(BackendError, match=r"does not refuse a second exclusive create \(O_CREAT\|O_EXCL\)"):
+    with pytest.raises(BackendError, match=r"does not refuse a second exclusive create \(hard link or O_CREAT\|O_EXCL\)"):
         broken.probe()
     assert not [p for p in tmp_path.iterdir() if ".probe-" in p.name]

@@ -6,7 +6,7 @@ orphan on disk), and sleeps after the files. Every round changes the files' cont
 them) and the sleeps' triggers, so the kills land in creates, deletes and replacements alike.
 After each kill the next run meets the dead run's lock, releases it as its message says, and
 carries on from the journal. At the end one apply converges, the plan is empty, and the files on
-disk are exactly the ones the state knows.
+disk are exactly the ones the state knows, and no lock or scratch of one is left.
 """
 
 from __future__ import annotations
@@ -102,3 +102,4 @@ def test_fifty_random_kills_converge_with_nothing_lost_or_left_over(project: Pro
         content = (project.root / "out" / Path(instances[f"local_file.f[{i}]"]["attributes"]["filename"]).name)
         assert content.read_text() == f"round {round_ % 2}, file {i}"
     assert not project.journal_file.exists() and not project.lock_file.exists()
+    assert not project.lock_file.with_name(f".{project.lock_file.name}.new").exists()  # nor its scratch
