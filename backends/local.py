@@ -8,8 +8,9 @@ Layout, per workspace (``default`` lives at the configured path, others under
 * ``<state>.history/`` every replaced document as ``<serial>.tfstate`` with a ``<serial>.json`` sidecar
                        (who wrote it, when, resource count, version), and ``current.json``: who wrote
                        the current document and when (with its SHA-256, so a hand edit is recognised)
-* ``<state>.tflock``   the lock: created with O_CREAT|O_EXCL, holding the LockInfo JSON
-* ``<state>.journal``  the apply's crash log, one entry per line, each line fsync'd
+* ``<state>.tflock``   the lock, holding the LockInfo JSON: written beside as ``.<state>.tflock.new``,
+                       then hard-linked into place (which fails if it exists, as O_CREAT|O_EXCL does)
+* ``<state>.journal``  the apply's crash log, one entry per line (``backends.local_journal``)
 * ``.<file>.mutex``    a never-deleted file whose ``flock`` serialises the short read-compare-replace
                        of ``write`` and the read-check-delete of ``unlock`` between processes
 
@@ -29,6 +30,7 @@ import re
 import shutil
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,7 +58,6 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     _atomic_write_pieces,
     _conflict,
     _create_whole,
-    _drop_torn_tail,
     _file_version,
     _fsync_dir,
     _lock_held,
@@ -66,6 +67,7 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     holder_is_gone,
     process_alive,
 )
+from backends.local_journal import JournalFiles
 from engine.errors import CtlError
 
 DEFAULT_FILENAME = "ctl.tfstate"
@@ -101,6 +103,9 @@ class LocalStore:
 
     def __init__(self, path: Path | str = DEFAULT_FILENAME) -> None:
         self.path = Path(path)
+        self._journals = JournalFiles()
+        weakref.finalize(self, self._journals.close_all)
+        self._siblings: dict[tuple[str, str], Path] = {}
 
     # -- paths ----------------------------------------------------------------------------------
 
@@ -115,8 +120,12 @@ class LocalStore:
         return self.path.parent / WORKSPACES_DIR / workspace / self.path.name
 
     def _sibling(self, workspace: str, suffix: str) -> Path:
-        p = self.state_path(workspace)
-        return p.with_name(p.name + suffix)
+        """``<state>SUFFIX`` (worked out once: the journal's is asked for on every line)."""
+        found = self._siblings.get((workspace, suffix))
+        if found is None:
+            p = self.state_path(workspace)
+            found = self._siblings[workspace, suffix] = p.with_name(p.name + suffix)
+        return found
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -397,6 +406,7 @@ class LocalStore:
             raise CtlError(
                 f'workspace "{workspace}" does not exist', hint="List them with `ctl workspace list`."
             )
+        self._journals.release(self._sibling(workspace, ".journal"))
         shutil.rmtree(folder)
         _fsync_dir(folder.parent)
 
@@ -411,35 +421,12 @@ class LocalStore:
         """
         if b"\n" in entry:
             raise ValueError("a journal entry must be a single line")
-        path = self._sibling(workspace, ".journal")
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
-        except FileNotFoundError:  # the workspace's directory is not there yet (one mkdir, not one per entry)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_APPEND, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            if size:
-                _drop_torn_tail(fd, path, size)
-            os.write(fd, entry + b"\n")
-            if sync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        if not size:
-            _fsync_dir(path.parent)
+        self._journals.append(self._sibling(workspace, ".journal"), entry + b"\n", sync=sync)
 
     @_os_errors
     def journal_sync(self, workspace: str) -> None:
         """Fsync the journal: every line appended without ``sync`` so far becomes durable at once."""
-        try:
-            fd = os.open(self._sibling(workspace, ".journal"), os.O_RDWR | os.O_APPEND)
-        except FileNotFoundError:
-            return  # cleared since: the state snapshot written first holds its entries
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        self._journals.sync(self._sibling(workspace, ".journal"))
 
     @_os_errors
     def journal_read(self, workspace: str) -> list[bytes]:
@@ -454,6 +441,7 @@ class LocalStore:
     @_os_errors
     def journal_clear(self, workspace: str) -> None:
         path = self._sibling(workspace, ".journal")
+        self._journals.release(path)
         try:
             path.unlink()
         except FileNotFoundError:

@@ -1,5 +1,5 @@
-"""Files for the local store: atomic replacement, directory syncs, torn journal tails, and whether
-the process holding a lock is still alive.
+"""Files for the local store: atomic replacement, a lock file created whole, directory syncs, and
+whether the process holding a lock is still alive.
 
 Kept apart from ``backends.local.LocalStore`` (the protocol's logic) because these are the
 POSIX details that make it crash-safe: write a temporary file, fsync it, rename it over the old
@@ -235,11 +235,3 @@ def _fsync_dir(folder: Path) -> None:
             raise
     finally:
         os.close(fd)
-
-
-def _drop_torn_tail(fd: int, path: Path, size: int) -> None:
-    """Cut a half-written last line (a crash mid-append) so the next entry starts on its own line."""
-    if os.pread(fd, 1, size - 1) == b"\n":
-        return
-    data = path.read_bytes()
-    os.truncate(path, data.rfind(b"\n") + 1)
