@@ -104,6 +104,7 @@ class Applier:
         self.deposed: dict[str, str] = {}
         self.privates: dict[str, bytes] = {}  # provider private data each operation returned
         self._by_name: dict[str, Node] | None = None
+        self._by_resource_provisioners: dict[str, list[Provisioner]] | None = None  # by resource, those that have any
 
     # ---- the graph -------------------------------------------------------------------------
 
@@ -299,13 +300,16 @@ class Applier:
         rt.delete(ctx, plain(change.before) or {})
 
     def _provisioners(self, addr: str, when: str) -> list[Provisioner]:
-        if self.graph is None:
+        """The ``when`` provisioners of the resource ``addr`` is an instance of. Asked about four
+        times per instance, so a configuration without any answers without parsing ``addr``."""
+        if self._by_resource_provisioners is None:
+            nodes = self.graph.nodes.items() if self.graph is not None else ()
+            self._by_resource_provisioners = {
+                str(n): found for n, res in nodes if (found := getattr(res, "provisioners", None))
+            }
+        if not self._by_resource_provisioners:
             return []
-        if self._by_name is None:
-            self._by_name = {str(n): n for n in self.graph.nodes}
-        node = self._by_name.get(static_address(addr))
-        res = self.graph.nodes.get(node) if node is not None else None
-        return [p for p in getattr(res, "provisioners", []) if p.when == when]
+        return [p for p in self._by_resource_provisioners.get(static_address(addr), ()) if p.when == when]
 
     def _provision(self, addr: str) -> None:
         """Creation-time provisioners, with ``self`` the object just created."""
