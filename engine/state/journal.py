@@ -202,7 +202,7 @@ class Journal:
             full["lineage"] = self.lineage
         if self.base_serial is not None:
             full["serial"] = self.base_serial
-        line = json.dumps(full, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+        line = _LINE.encode(full).encode()
         defer = sync and self._grouping and entry["kind"] != "intent"
         self.store.journal_append(self.workspace, line, sync=sync and not defer)
         if defer:
@@ -375,5 +375,10 @@ def _check_op(op: str) -> str:
     return op
 
 
+# One encoder for every line: ``json.dumps`` with options builds a new one per call.
+_LINE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """RFC 3339 in UTC to the microsecond (``isoformat`` takes two thirds of ``strftime``'s time)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
