@@ -368,7 +368,11 @@ class Applier:
             return
         change = self.changes[addr]
         op = DELETE if kind == "del" else op_of(change)
-        self.manager.journal.record_intent(addr, op, planned_identity=identity(change), sync=self._reaches_out(change))
+        # Recovery looks a lost create up by its planned identity; an object living only in state is
+        # created again instead, so its intent goes without one (a tenth of the apply's journal work).
+        state_only = self._state_only(change)
+        self.manager.journal.record_intent(addr, op, planned_identity=None if state_only else identity(change),
+                                           sync=not state_only or self._provisioned_at_all(addr))
         self.started[node] = time.monotonic()
         self.events("apply_start", addr, {"action": op})
 
@@ -430,13 +434,14 @@ class Applier:
             raise_later = exc_after
             self.diags.add(raise_later)
 
-    def _reaches_out(self, change: ResourceChange) -> bool:
-        """Whether losing the operation's intent to a power cut could lose an object: not for one
-        that lives only in state (terraform_data, random_*) and runs no provisioner."""
+    def _state_only(self, change: ResourceChange) -> bool:
+        """Whether the object lives only in state (terraform_data, random_*): losing its intent to a
+        power cut loses nothing unless a provisioner runs (``_provisioned_at_all``)."""
         rt = self.registry.resource_type(change.type, change.mode)
-        if rt is None or not rt.state_only:
-            return True
-        return bool(self._provisioners(change.address, "create") or self._provisioners(change.address, "destroy"))
+        return rt is not None and rt.state_only
+
+    def _provisioned_at_all(self, addr: str) -> bool:
+        return bool(self._provisioners(addr, "create") or self._provisioners(addr, "destroy"))
 
     def _pending(self, addr: str) -> bool:
         return CREATE in self.changes[addr].actions and bool(self._provisioners(addr, "create"))

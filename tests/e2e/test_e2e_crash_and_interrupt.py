@@ -17,6 +17,7 @@ from tests.e2e.helpers import (
     communicate,
     finished,
     has_state_commands,
+    journal_entries,
     release_lock,
     sleeps,
     started,
@@ -160,6 +161,8 @@ def _kill_while_creating_the_piped_file(project: Project) -> None:
 
 def test_an_object_an_interrupted_create_made_is_found_and_adopted(project: Project) -> None:
     _kill_while_creating_the_piped_file(project)
+    intent = next(e for e in journal_entries(project) if e["kind"] == "intent" and e["address"] == "local_file.piped")
+    assert intent["planned_identity"]["filename"].endswith("out/piped.txt")  # what the lookup below goes by
     written = project.path("out", "piped.txt")
     written.write_text("from the pipe")  # as if the kill came after the write, before its result
     inode = written.stat().st_ino
