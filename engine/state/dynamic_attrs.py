@@ -72,15 +72,25 @@ def wrap(type_name: str, attributes: dict[str, Any], read: dict[str, Any],
     if not names:
         return attributes
     out = dict(attributes)
+    # A new terraform_data's output is its input, and a decoded one's share their value and type
+    # (``unwrap``): such attributes get one type worked out and one wrapper, walked once on encoding.
+    typed: dict[int, Any] = {}
+    made: dict[tuple[int, int], dict[str, Any]] = {}
     for name in names & attributes.keys():
         value = attributes[name]
         if value is None:
             continue
         previous = read.get(name)
         if previous is not None and _same_json(previous["value"], value):
-            out[name] = {"value": value, "type": previous["type"]}
+            type_ = previous["type"]
         else:
-            out[name] = {"value": value, "type": _shared(output_type(value), types_seen)}
+            type_ = typed.get(id(value))
+            if type_ is None:
+                type_ = typed[id(value)] = _shared(output_type(value), types_seen)
+        wrapper = made.get((id(value), id(type_)))
+        if wrapper is None:  # its keys in the order the state file has them
+            wrapper = made[id(value), id(type_)] = {"type": type_, "value": value}
+        out[name] = wrapper
     return out
 
 

@@ -137,7 +137,8 @@ def _encode_instance(type_name: str, inst: InstanceState, types_seen: dict[bytes
         doc["deposed"] = inst.deposed
     doc["schema_version"] = inst.schema_version
     if inst.attributes or "attributes_flat" not in inst.extra:
-        doc["attributes"] = _sorted_keys(dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic, types_seen))
+        attributes = dynamic_attrs.wrap(type_name, inst.attributes, inst._tf_dynamic, types_seen)
+        doc["attributes"] = _sorted_keys(attributes, {})
     raw = inst._tf_paths
     if raw is not None and raw[0] == tuple(inst.sensitive_attributes):
         if raw[1]:
@@ -161,14 +162,16 @@ def _encode_instance(type_name: str, inst: InstanceState, types_seen: dict[bytes
 _LEAVES = frozenset({str, int, bool, type(None)})  # not float: a float is checked to be finite
 
 
-def _sorted_keys(value: Any) -> Any:
+def _sorted_keys(value: Any, shared: dict[int, Any] | None = None) -> Any:
     """Object and map keys in order at every level, as Terraform writes attributes (Go sorts map keys).
 
     Runs over every attribute of every instance at each state write. A dict whose keys are already
     in order and whose children needed nothing is returned as it is, and so is such a list: values
     read from a state file are sorted already, and copying them all made each write hold a second
     state in memory. Scalar leaves, most of the values, are taken as they are without a call; a
-    float gets one, to refuse NaN and infinity, which JSON cannot spell.
+    float gets one, to refuse NaN and infinity, which JSON cannot spell. With ``shared`` (given for
+    an instance's attributes), a value two of the dict's entries hold is walked once: the wrapper
+    of a terraform_data's ``input`` is its ``output``'s (``dynamic_attrs.wrap``).
     """
     if isinstance(value, dict):
         in_order, previous, changed = True, None, None
@@ -177,7 +180,10 @@ def _sorted_keys(value: Any) -> Any:
                 in_order = False
             previous = k
             if type(v) not in _LEAVES:
-                s = _sorted_keys(v)
+                if shared is None:
+                    s = _sorted_keys(v)
+                elif (s := shared.get(id(v))) is None:
+                    s = shared[id(v)] = _sorted_keys(v)
                 if s is not v:
                     changed = changed or {}
                     changed[k] = s

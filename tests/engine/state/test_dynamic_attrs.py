@@ -83,3 +83,20 @@ def test_new_values_of_one_shape_share_one_written_type_in_key_order() -> None:
     written = json.loads(encode_state(state))
     types = [r["instances"][0]["attributes"]["input"]["type"] for r in written["resources"]]
     assert types == [["object", {"a": "string", "z": "number"}]] * 3
+
+
+def test_an_input_that_is_also_the_output_is_written_whole_and_sorted_under_both() -> None:
+    from engine.state.model import InstanceState
+
+    shared = {"tags": {"team": "a", "idx": "0"}, "name": "r-0", "ports": [80, 443]}  # keys out of order
+    state = new_state()
+    state.set_instance("terraform_data.d", InstanceState(attributes={"id": "x", "input": shared, "output": shared}))
+    text = encode_state(state).decode()
+    written = _instance(json.loads(text))
+    expected = {"type": ["object", {"name": "string", "ports": ["tuple", ["number", "number"]],
+                                    "tags": ["object", {"idx": "string", "team": "string"}]}],
+                "value": {"name": "r-0", "ports": [80, 443], "tags": {"idx": "0", "team": "a"}}}
+    assert written["input"] == written["output"] == expected
+    assert list(written["output"]["value"]) == ["name", "ports", "tags"]  # Terraform's order, under both
+    assert list(written["output"]["value"]["tags"]) == ["idx", "team"]
+    assert text.count('"idx": "0"') == 2 and shared == {"tags": {"team": "a", "idx": "0"}, "name": "r-0", "ports": [80, 443]}
