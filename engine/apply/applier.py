@@ -370,9 +370,8 @@ class Applier:
         op = DELETE if kind == "del" else op_of(change)
         # Recovery looks a lost create up by its planned identity; an object living only in state is
         # created again instead, so its intent goes without one (a tenth of the apply's journal work).
-        state_only = self._state_only(change)
-        self.manager.journal.record_intent(addr, op, planned_identity=None if state_only else identity(change),
-                                           sync=not state_only or self._provisioned_at_all(addr))
+        self.manager.journal.record_intent(addr, op, sync=self._durable(change),
+                                           planned_identity=None if self._state_only(change) else identity(change))
         self.started[node] = time.monotonic()
         self.events("apply_start", addr, {"action": op})
 
@@ -409,7 +408,7 @@ class Applier:
         if kind == "del":
             deposed = self.deposed.pop(addr, None)
             self.state.remove_instance(addr, deposed)
-            self.manager.journal.record_removed(addr, deposed=deposed)
+            self.manager.journal.record_removed(addr, deposed=deposed, sync=self._durable(change))
         else:
             if change.actions == (CREATE, DELETE):
                 self._depose(addr)
@@ -425,7 +424,8 @@ class Applier:
                 private=encode_private(self.privates.pop(addr, None)),
             )
             self.state.set_instance(addr, obj, provider=change.provider)
-            self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider)
+            self.manager.journal.record_result(addr, op, self.state.instance(addr), provider=change.provider,
+                                               sync=self._durable(change))
             self.results[addr] = result
             if self.last_use and DELETE not in change.actions:
                 change.release_values()  # done with: the object's values are in the state now
@@ -435,13 +435,19 @@ class Applier:
             self.diags.add(raise_later)
 
     def _state_only(self, change: ResourceChange) -> bool:
-        """Whether the object lives only in state (terraform_data, random_*): losing its intent to a
-        power cut loses nothing unless a provisioner runs (``_provisioned_at_all``)."""
+        """Whether the object lives only in state (terraform_data, random_*, time_sleep)."""
         rt = self.registry.resource_type(change.type, change.mode)
         return rt is not None and rt.state_only
 
-    def _provisioned_at_all(self, addr: str) -> bool:
-        return bool(self._provisioners(addr, "create") or self._provisioners(addr, "destroy"))
+    def _durable(self, change: ResourceChange) -> bool:
+        """Whether the operation's journal lines must survive a power cut (be fsynced): not those of
+        an object that lives only in state and runs no provisioner. Lost, they only make the next
+        apply create the object again. A kill loses none of them (each is in the file when it is
+        recorded), and the fsync of any later line, such as the intent of an object that depends on
+        this one and reaches out, makes them durable with it."""
+        if not self._state_only(change):
+            return True
+        return bool(self._provisioners(change.address, "create") or self._provisioners(change.address, "destroy"))
 
     def _pending(self, addr: str) -> bool:
         return CREATE in self.changes[addr].actions and bool(self._provisioners(addr, "create"))

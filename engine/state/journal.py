@@ -143,26 +143,32 @@ class Journal:
         instance: InstanceState | None = None,
         *,
         provider: str | None = None,
+        sync: bool = True,
     ) -> int:
-        """Record the outcome: the new object for create/update/read, nothing for delete."""
+        """Record the outcome: the new object for create/update/read, nothing for delete.
+
+        ``sync=False`` as for ``record_intent``: never fsynced on its own account, not even with a
+        batch; any later synced line makes it durable."""
         entry: dict[str, Any] = {"kind": "result", "op": _check_op(op), "address": str(address)}
         if op == "delete":
             if instance is not None and instance.deposed:
                 entry["deposed"] = instance.deposed
-            return self._append(entry)
+            return self._append(entry, sync)
         if instance is None:
             raise ValueError(f"a {op} result needs the resulting instance")
         entry.update(_instance_fields(instance))
         if provider:
             entry["provider"] = provider
-        return self._append(entry)
+        return self._append(entry, sync)
 
-    def record_removed(self, address: str | InstanceAddress, *, deposed: str | None = None) -> int:
-        """Record that the object at ``address`` is gone (a completed delete)."""
+    def record_removed(self, address: str | InstanceAddress, *, deposed: str | None = None,
+                       sync: bool = True) -> int:
+        """Record that the object at ``address`` is gone (a completed delete); ``sync`` as for
+        ``record_result``."""
         entry: dict[str, Any] = {"kind": "result", "op": "delete", "address": str(address)}
         if deposed:
             entry["deposed"] = deposed
-        return self._append(entry)
+        return self._append(entry, sync)
 
     def record_failed(self, address: str | InstanceAddress, op: str, *, deposed: str | None = None) -> int:
         """Record that ``op`` failed cleanly: the intent is settled and the state is unchanged."""
