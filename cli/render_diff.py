@@ -24,6 +24,9 @@ _ABSENT = object()
 _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, as Terraform does
 _ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", ".": "31", "bold": "1", "red": "31", "green": "32"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# JSON text of a scalar or a key. One encoder for all: ``json.dumps`` with an option builds one per
+# call: a quarter of the time of rendering a 10,000-resource plan.
+_json = json.JSONEncoder(ensure_ascii=False).encode
 SENSITIVE_TEXT = "(sensitive value)"
 UNKNOWN_TEXT = "(known after apply)"
 
@@ -87,8 +90,8 @@ def _scalar(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     if isinstance(v, int | float | str):
-        return json.dumps(v, ensure_ascii=False)
-    return json.dumps(str(v), ensure_ascii=False)
+        return _json(v)
+    return _json(str(v))
 
 
 def _text_lines(s: str) -> list[str]:
@@ -286,7 +289,7 @@ class Differ:
 
 def _label(key: str, top: bool) -> str:
     """Attribute names are bare; map keys are quoted (they may hold any characters)."""
-    return key if top else json.dumps(key, ensure_ascii=False)
+    return key if top else _json(key)
 
 
 def _same_shape(a: Any, b: Any) -> bool:
