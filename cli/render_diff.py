@@ -25,7 +25,7 @@ _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, a
 _ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", ".": "31", "bold": "1", "red": "31", "green": "32"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # JSON text of a scalar or a key. One encoder for all: ``json.dumps`` with an option builds one per
-# call: a quarter of the time of rendering a 10,000-resource plan.
+# call: a quarter of the instructions of rendering a plan of 1,000 creates.
 _json = json.JSONEncoder(ensure_ascii=False).encode
 SENSITIVE_TEXT = "(sensitive value)"
 UNKNOWN_TEXT = "(known after apply)"
@@ -253,6 +253,10 @@ class Differ:
     def _list_lines(
         self, before: list, after: list, indent: int, path: tuple[str | int, ...], *, hide: bool
     ) -> list[str]:
+        if not before or not after:  # a list created or destroyed: every element added or removed
+            return [line for i, x in enumerate(before or after)
+                    for line in self.entry(indent, "", x if before else _ABSENT, x if after else _ABSENT,
+                                           (*path, i), elem=True)]
         matcher = difflib.SequenceMatcher(None, [_key(x) for x in before], [_key(x) for x in after], False)
         lines: list[str] = []
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
