@@ -369,7 +369,8 @@ class Applier:
         change = self.changes[addr]
         op = DELETE if kind == "del" else op_of(change)
         # Recovery looks a lost create up by its planned identity; an object living only in state is
-        # created again instead, so its intent goes without one (a tenth of the apply's journal work).
+        # created again instead, so its intent goes without one (working it out was 4% of the owner
+        # thread's time in an apply of 10,000 terraform_data).
         self.manager.journal.record_intent(addr, op, sync=self._durable(change),
                                            planned_identity=None if self._state_only(change) else identity(change))
         self.started[node] = time.monotonic()
