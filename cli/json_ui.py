@@ -28,6 +28,10 @@ from cli.progress_words import format_elapsed, shown_id, verbs
 from engine.errors import Diagnostic
 from engine.version import VERSION
 
+# One encoder for every line (``json.dumps`` with options builds one per call): a large apply
+# writes several lines per resource.
+_LINE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+
 UI_VERSION = "1.2"
 MODULE = "ctl.ui"
 MASK = "(sensitive value)"
@@ -95,7 +99,7 @@ class JsonUI(ProgressView):
         with self._lock:  # the timestamp too: lines from several threads stay in time order
             doc = {"@level": level, "@message": message, "@module": MODULE, "@timestamp": timestamp(),
                    "type": type_, **fields}
-            line = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+            line = _LINE(doc)
             stream = self._stream or sys.stdout
             stream.write(line + "\n")
             stream.flush()

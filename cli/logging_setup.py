@@ -23,6 +23,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+# One encoder for every record (``json.dumps`` with options builds one per call).
+_RECORD = json.JSONEncoder(default=str, ensure_ascii=False).encode
+
 # The project's own packages: third-party SDK loggers (boto3, urllib3 …) stay quiet.
 # "ctl.plugin" carries what provider plugins write to their stderr (hclog lines, at their own level).
 LOGGERS = ("engine", "cli", "backends", "adapters", "policies", "ctl.plugin")
@@ -60,7 +63,7 @@ class JsonLinesFormatter(logging.Formatter):
             doc["traceback"] = self.formatException(record.exc_info)
         elif record.exc_info and record.exc_info[1] is not None:
             doc["error"] = f"{type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
-        return json.dumps(doc, default=str, ensure_ascii=False)
+        return _RECORD(doc)
 
 
 def _level_name(levelno: int) -> str:

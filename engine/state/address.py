@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 from engine.errors import CtlError
 
+# ``json.dumps(key, ensure_ascii=False)`` without building an encoder per call: addresses are
+# formatted for every instance of every command.
+_quoted = json.encoder.encode_basestring
+
 Key = int | str | None
 ModulePath = tuple[tuple[str, Key], ...]
 
@@ -87,7 +91,7 @@ def format_key(key: Key) -> str:
         raise TypeError(f"instance key must be int or str, not {type(key).__name__}")
     if isinstance(key, int):
         return f"[{key}]"
-    return "[" + json.dumps(key, ensure_ascii=False) + "]"
+    return "[" + _quoted(key) + "]"
 
 
 def format_module(module: ModulePath) -> str:
