@@ -15,6 +15,12 @@ The phases, on ``--size`` generated ``terraform_data`` resources (``scale_config
 * ``load``: ``load_config`` of the whole directory with a warm parse cache
 * ``graph``: ``build_graph`` of the loaded configuration
 * ``validate``: ``validate`` with a warm parse cache (load, graph and walk)
+* ``plan``: the whole ``ctl plan --out`` command (parse cache warm), its plan printed to a pipe
+* ``apply``: the whole ``ctl apply`` of that saved plan, on a copy of the directory without state
+
+The two whole commands are counted against a run that only imports ``cli.main``, and run with
+``CTL_BUILTIN_POLICIES=off``: the built-in policy engine's allocator (regopy's snmalloc) aborts
+under valgrind.
 
 Compare two trees of the code with ``--tree``: the counts are only comparable on the same
 configuration, Python and valgrind. Each tree's modules are compiled to bytecode first, as an
@@ -38,7 +44,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PHASES = ("tree-sitter", "parse", "encode", "decode", "load", "graph", "validate")
+PHASES = ("tree-sitter", "parse", "encode", "decode", "load", "graph", "validate", "plan", "apply")
+_COMMANDS = {"plan": ["plan", "--out", "counted.bin"], "apply": ["apply", "plan.bin"]}
 _SAMPLE_FILES = 2
 _I_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
@@ -47,8 +54,15 @@ def run_phase(phase: str, directory: Path, setup_only: bool) -> None:
     """Inside the measured process: set up ``phase`` on ``directory``, then do it unless ``setup_only``."""
     import gc
 
-    gc.disable()  # as the commands' own loads do; a collection would land in one run and not the other
     os.chdir(directory)
+    if phase in _COMMANDS:
+        from cli.main import app
+
+        if not setup_only:
+            sys.argv = ["ctl", *_COMMANDS[phase]]
+            app()
+        return
+    gc.disable()  # as the commands' own loads do; a collection would land in one run and not the other
     if phase in ("tree-sitter", "parse", "encode", "decode"):
         _run_file_phase(phase, sorted(directory.glob("r*.tf"))[:_SAMPLE_FILES], setup_only)
         return
@@ -95,12 +109,15 @@ def _run_file_phase(phase: str, files: list[Path], setup_only: bool) -> None:
 
 def count(tree: Path, phase: str, directory: Path, setup_only: bool) -> int:
     """Instructions of one run of this script's ``--run`` mode under cachegrind."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, __file__, "--run", phase, "--dir", str(directory)]
-    if setup_only:
-        cmd.append("--setup-only")
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory(prefix="ctl-instructions-apply-") as scratch:
+        if phase == "apply":  # each apply on its own copy: an apply adds the state it creates
+            directory = Path(shutil.copytree(directory, Path(scratch) / directory.name))
+        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+               sys.executable, __file__, "--run", phase, "--dir", str(directory)]
+        if setup_only:
+            cmd.append("--setup-only")
+        env = dict(os.environ, PYTHONPATH=str(tree), CTL_BUILTIN_POLICIES="off")
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     found = _I_REFS.search(done.stderr)
     if done.returncode != 0 or found is None:
         raise RuntimeError(f"{phase}: valgrind run failed: {done.stderr.strip()[-400:]}")
@@ -108,13 +125,15 @@ def count(tree: Path, phase: str, directory: Path, setup_only: bool) -> int:
 
 
 def prepare(tree: Path, size: int, directory: Path) -> None:
-    """Generate the configuration and warm its parse cache with the tree's own ``ctl``."""
+    """Generate the configuration, warm its parse cache and save the plan the apply phase applies,
+    with the tree's own ``ctl``."""
     from scale_config import generate_resources  # beside this script, on its path
 
     generate_resources(directory, size)
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'ctl'; from cli.main import app; app()",
-                    "validate"], cwd=directory, env=env, capture_output=True, check=True)
+    env = dict(os.environ, PYTHONPATH=str(tree), CTL_BUILTIN_POLICIES="off")
+    for args in (["validate"], ["plan", "--out", "plan.bin"]):
+        subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'ctl'; from cli.main import app; app()",
+                        *args], cwd=directory, env=env, capture_output=True, check=True)
 
 
 def main() -> None:
