@@ -170,7 +170,7 @@ def _create_whole(path: Path, data: bytes) -> None:
     try:
         with contextlib.suppress(FileNotFoundError):
             scratch.unlink()
-        _write_synced(scratch, data)
+        _create_then_write(scratch, data)
         try:
             os.link(scratch, path)
         except OSError as exc:
@@ -184,7 +184,8 @@ def _create_whole(path: Path, data: bytes) -> None:
 
 
 def _create_then_write(path: Path, data: bytes) -> None:
-    """``O_EXCL`` create, then write: a kill in between leaves an empty file (see ``_create_whole``)."""
+    """``O_EXCL`` create, write and sync; a failed write removes the file again. A kill between the
+    create and the write leaves it empty, which is why a lock goes through ``_create_whole``."""
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     try:
         os.write(fd, data)
@@ -192,16 +193,6 @@ def _create_then_write(path: Path, data: bytes) -> None:
     except OSError:
         path.unlink()  # an empty lock file would block everyone until a force-unlock
         raise
-    finally:
-        os.close(fd)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    """Create ``path`` (which must not exist), write ``data`` and sync it."""
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
     finally:
         os.close(fd)
 
