@@ -13,6 +13,7 @@ So every line lands where a fresh open would have put it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import threading
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ class JournalFiles:
                 written = os.write(held.fd, line)
                 held.end += written
                 if written != len(line):  # a full disk: the next append cuts the torn line
-                    raise OSError(28, "No space left on device")
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                 if sync:
                     os.fsync(held.fd)
             except OSError:
