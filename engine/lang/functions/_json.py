@@ -16,6 +16,10 @@ from engine.lang.functions._args import num_to_str
 _ESCAPES = str.maketrans(
     {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 )
+# Built once: ``json.dumps`` with any option but the defaults builds a new encoder on every call,
+# and a configuration may call ``jsonencode`` once per resource.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _needs_slow_path(v: Any) -> bool:
@@ -32,7 +36,7 @@ def _needs_slow_path(v: Any) -> bool:
 
 def _encode_slow(v: Any) -> str:
     if v is None or isinstance(v, bool | str):
-        return json.dumps(v, ensure_ascii=False)
+        return _TEXT(v)
     if isinstance(v, int | float):
         return num_to_str(v)
     if isinstance(v, list):
@@ -40,7 +44,7 @@ def _encode_slow(v: Any) -> str:
     if isinstance(v, dict):
         items = sorted(v.items())
         return (
-            "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _encode_slow(x) for k, x in items) + "}"
+            "{" + ",".join(_TEXT(k) + ":" + _encode_slow(x) for k, x in items) + "}"
         )
     raise TypeError(f"cannot encode {type(v).__name__} as JSON")
 
@@ -50,5 +54,5 @@ def encode(v: Any) -> str:
     if _needs_slow_path(v):
         text = _encode_slow(v)
     else:
-        text = json.dumps(v, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        text = _COMPACT(v)
     return text.translate(_ESCAPES)
