@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,20 @@ def make_config(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
         return write_tree(tmp_path / "cfg", files)
 
     return make
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Callable[[str], Path]:
+    """``corpus("data_lake")`` copies that corpus configuration into a fresh directory.
+
+    A command writes its parse cache (and a run its state) beside the configuration: run in place,
+    the checkout would change, and a later run would start from an earlier one's cache."""
+
+    def copy(name: str) -> Path:
+        source = FIXTURES / "corpus" / name
+        return Path(shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns(".ctl")))
+
+    return copy
 
 
 # --- Real servers for backend and cloud-adapter tests (see tests/servers.py) --------------------------
