@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,18 +32,30 @@ def make_config(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     return make
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Callable[[str], Path]:
-    """``corpus("data_lake")`` copies that corpus configuration into a fresh directory.
+def copy_fixture(name: str, into: Path) -> Path:
+    """A copy of ``tests/fixtures/NAME`` (a directory) made in ``into``, without any ``.ctl``.
 
     A command writes its parse cache (and a run its state) beside the configuration: run in place,
     the checkout would change, and a later run would start from an earlier one's cache."""
+    source = FIXTURES / name
+    return Path(shutil.copytree(source, into / source.name, ignore=shutil.ignore_patterns(".ctl")))
 
-    def copy(name: str) -> Path:
-        source = FIXTURES / "corpus" / name
-        return Path(shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns(".ctl")))
 
-    return copy
+@pytest.fixture
+def fixture_copy(tmp_path: Path) -> Callable[[str], Path]:
+    """``fixture_copy("corpus/data_lake")``: that fixture directory, copied for this test (``copy_fixture``)."""
+    return lambda name: copy_fixture(name, tmp_path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fixtures_stay_as_checked_out() -> Iterator[None]:
+    """A command run on a fixture directory in place leaves its ``.ctl`` there: the run ends in an
+    error naming it, so the test can be moved to ``fixture_copy``."""
+    before = set(FIXTURES.rglob(".ctl"))
+    yield
+    written = sorted(str(p.relative_to(FIXTURES)) for p in set(FIXTURES.rglob(".ctl")) - before)
+    if written:
+        pytest.fail(f"tests wrote into tests/fixtures: {', '.join(written)}; run them on a fixture_copy", pytrace=False)
 
 
 # --- Real servers for backend and cloud-adapter tests (see tests/servers.py) --------------------------
@@ -51,7 +63,6 @@ def corpus(tmp_path: Path) -> Callable[[str], Path]:
 # the `*_clean` variants reset the server's state before the test. A server that cannot start fails the
 # test when CI is set (a missing server is never a silent skip there) and skips it otherwise.
 
-from collections.abc import Iterator  # noqa: E402
 from typing import TypeVar  # noqa: E402
 
 from tests.plugin_providers import plugin_dir  # noqa: E402,F401  (session fixture: provider binaries)

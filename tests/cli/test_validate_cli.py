@@ -47,8 +47,10 @@ KEY_FACTS = {
 
 
 @pytest.mark.parametrize("case", sorted(p.name for p in ERRORS.iterdir() if p.is_dir()))
-def test_error_fixture_reports_its_error_first(case: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = validate_json(capsys, "-C", str(ERRORS / case))
+def test_error_fixture_reports_its_error_first(
+    case: str, capsys: pytest.CaptureFixture[str], fixture_copy: Callable[[str], Path]
+) -> None:
+    code, doc = validate_json(capsys, "-C", str(fixture_copy(f"errors/{case}")))
     assert code == 1
     assert doc["valid"] is False
     first = doc["diagnostics"][0]
@@ -63,8 +65,10 @@ def test_every_error_fixture_has_its_key_fact() -> None:
     assert sorted(KEY_FACTS) == sorted(p.name for p in ERRORS.iterdir() if p.is_dir())
 
 
-def test_syntax_error_carries_the_offending_line(capsys: pytest.CaptureFixture[str]) -> None:
-    _, doc = validate_json(capsys, "-C", str(ERRORS / "syntax"))
+def test_syntax_error_carries_the_offending_line(
+    capsys: pytest.CaptureFixture[str], fixture_copy: Callable[[str], Path]
+) -> None:
+    _, doc = validate_json(capsys, "-C", str(fixture_copy("errors/syntax")))
     assert doc["diagnostics"][0]["snippet"]["code"] == "  input = var.release )"
 
 

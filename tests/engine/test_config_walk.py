@@ -401,8 +401,8 @@ def test_evaluation_errors_point_at_the_expression(make_config: MakeConfig) -> N
 # ---- the corpus evaluates to what Terraform produced ---------------------------------------------
 
 
-def test_rendered_configs_match_terraform_byte_for_byte(corpus: Callable[[str], Path]) -> None:
-    root = corpus("rendered_configs")
+def test_rendered_configs_match_terraform_byte_for_byte(fixture_copy: Callable[[str], Path]) -> None:
+    root = fixture_copy("corpus/rendered_configs")
     loaded = load_and_evaluate(root, environ={})
     assert errors(loaded) == []
     assert loaded.walk is not None
@@ -414,8 +414,8 @@ def test_rendered_configs_match_terraform_byte_for_byte(corpus: Callable[[str], 
     assert scope.locals["banner"] == (expected / "banner.txt").read_text().rstrip("\n")
 
 
-def test_environment_matrix_outputs_match_terraform(corpus: Callable[[str], Path]) -> None:
-    root = corpus("environment_matrix")
+def test_environment_matrix_outputs_match_terraform(fixture_copy: Callable[[str], Path]) -> None:
+    root = fixture_copy("corpus/environment_matrix")
     loaded = load_and_evaluate(root, environ={})
     assert errors(loaded) == []
     expected = json.loads((root / "expected" / "outputs.json").read_text())
@@ -437,8 +437,8 @@ def _node(loaded: Loaded, address: str) -> Any:
     return next(n for n in loaded.graph.nodes if n.path == () and n.name == address)
 
 
-def test_data_lake_dynamic_blocks(corpus: Callable[[str], Path]) -> None:
-    loaded = evaluate_config(corpus("data_lake"))
+def test_data_lake_dynamic_blocks(fixture_copy: Callable[[str], Path]) -> None:
+    loaded = evaluate_config(fixture_copy("corpus/data_lake"))
     table = configs(loaded)["aws_dynamodb_table.catalog"]
     assert table["attribute"] == [
         {"name": "dataset_id", "type": "S"},
@@ -454,8 +454,8 @@ def test_data_lake_dynamic_blocks(corpus: Callable[[str], Path]) -> None:
     assert table["point_in_time_recovery"] == [{"enabled": True}]
 
 
-def test_platform_services_nested_modules(corpus: Callable[[str], Path]) -> None:
-    loaded = evaluate_config(corpus("platform_services"))
+def test_platform_services_nested_modules(fixture_copy: Callable[[str], Path]) -> None:
+    loaded = evaluate_config(fixture_copy("corpus/platform_services"))
     assert addresses(loaded) == [
         'module.service["checkout"].aws_iam_role.this',
         'module.service["checkout"].aws_sqs_queue.input["emails"]',

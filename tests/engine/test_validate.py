@@ -24,17 +24,17 @@ def problems(loaded: Loaded) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.parametrize("name", LOCAL_ONLY)
-def test_local_corpus_configurations_are_valid(name: str, corpus: Callable[[str], Path]) -> None:
-    loaded = run(corpus(name))
+def test_local_corpus_configurations_are_valid(name: str, fixture_copy: Callable[[str], Path]) -> None:
+    loaded = run(fixture_copy(f"corpus/{name}"))
     assert problems(loaded) == []
     assert loaded.walk is not None
 
 
 @pytest.mark.parametrize("name", CLOUD)
-def test_cloud_corpus_configurations_are_valid(name: str, corpus: Callable[[str], Path]) -> None:
+def test_cloud_corpus_configurations_are_valid(name: str, fixture_copy: Callable[[str], Path]) -> None:
     """Every resource type and argument these configurations use (written for Terraform's aws,
     google and azurerm providers) is provided by an adapter: nothing is reported at all."""
-    loaded = run(corpus(name))
+    loaded = run(fixture_copy(f"corpus/{name}"))
     assert [(d.severity, d.summary) for d in loaded.diags.items] == []
     assert loaded.walk is not None
 

@@ -12,14 +12,25 @@ from engine.config.decode import traversal_text
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.values import deep_unmark, is_marked
 from engine.validate import Loaded, load_and_evaluate
+from tests.conftest import copy_fixture
 
-EQUIVALENT = Path(__file__).resolve().parents[2] / "fixtures" / "equivalent"
 SYNTAXES = ("hcl", "json", "yaml")
+
+
+_copies: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _copied(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each syntax's configuration loaded from a copy (``copy_fixture``), made once for the module."""
+    base = tmp_path_factory.mktemp("equivalent")
+    for syntax in SYNTAXES:
+        _copies[syntax] = copy_fixture(f"equivalent/{syntax}", base)
 
 
 @cache
 def loaded(syntax: str) -> Loaded:
-    return load_and_evaluate(EQUIVALENT / syntax, environ={})
+    return load_and_evaluate(_copies[syntax], environ={})
 
 
 def summary(syntax: str) -> dict[str, Any]:
