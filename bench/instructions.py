@@ -34,6 +34,7 @@ Exit status 0 always (a benchmark, not a test); without valgrind it says so and 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -109,8 +110,9 @@ def _run_file_phase(phase: str, files: list[Path], setup_only: bool) -> None:
 
 def count(tree: Path, phase: str, directory: Path, setup_only: bool) -> int:
     """Instructions of one run of this script's ``--run`` mode under cachegrind."""
-    with tempfile.TemporaryDirectory(prefix="ctl-instructions-apply-") as scratch:
+    with contextlib.ExitStack() as stack:
         if phase == "apply":  # each apply on its own copy: an apply adds the state it creates
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ctl-instructions-apply-"))
             directory = Path(shutil.copytree(directory, Path(scratch) / directory.name))
         cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                sys.executable, __file__, "--run", phase, "--dir", str(directory)]
