@@ -16,7 +16,7 @@ from cli.common import input_enabled
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
 from cli.plan_cmd import report_recovery, show_plan, show_policy
-from engine.errors import CtlError, ExitCode
+from engine.errors import CtlError, Diagnostic, ExitCode
 
 _APPLY_HELP = """Make the changes of a plan: plan now and ask for confirmation, or apply a saved plan.
 
@@ -115,9 +115,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         if ui is not None:
             ui.apply_done(mode, None, _plan.prior_state)
         return int(ExitCode.OK)
-    for addr, exc in result.failed.items():
-        output.print_error(exc if isinstance(exc, CtlError) else CtlError(f"{addr}: {exc}", address=addr))
-    output.print_diagnostics(result.diags.items)
+    report_failures(result)
     for addr, blocker in sorted(result.skipped.items()):
         output.warn(f"{addr} was not applied because {blocker[1] if isinstance(blocker, tuple) else blocker} failed.")
     if ui is not None:
@@ -142,6 +140,20 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         con.print("\nOutputs:\n")
         output.write_rendered(con, render_outputs(result.state))
     return int(exit_code_for(result))
+
+
+def report_failures(result: Any) -> None:
+    """Each failed operation's error once, then the run's other diagnostics.
+
+    An operation that made its object and then failed (a postcondition, a provider's partial
+    result) is both a failure and a diagnostic of the run; it is shown once, as the failure.
+    """
+    shown: list[Diagnostic] = []
+    for addr, exc in result.failed.items():
+        err = exc if isinstance(exc, CtlError) else CtlError(f"{addr}: {exc}", address=addr)
+        output.print_error(err)
+        shown.extend(err.diagnostics())
+    output.print_diagnostics([d for d in result.diags.items if d not in shown])
 
 
 def _install_signals(stop: threading.Event, abandon: threading.Event) -> Any:

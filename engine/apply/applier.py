@@ -478,12 +478,17 @@ class Applier:
     def _finish(self, result: WalkResult[ApplyNode]) -> ApplyResult:
         self.diags.extend(self.providers.take_warnings())
         out = ApplyResult(self.state, diags=self.diags)
+        created: set[str] = set()
+        deleted: set[str] = set()
         for (kind, addr), _ in result.succeeded.items():
             if kind in ("op", "del"):
                 out.applied.append(addr)
+                (deleted if kind == "del" else created).add(addr)
             elif kind == "drop":
                 out.counts["destroy"] += 1
         for (kind, addr), exc in result.failed.items():
+            if kind == "op" and isinstance(exc, PostconditionFailed):
+                created.add(addr)  # the object was made and recorded; only its check failed
             if kind == "drop":
                 change = self.drops[addr]
                 out.failed[f"{change.address} (deposed object {change.deposed})"] = exc
@@ -496,5 +501,5 @@ class Applier:
         out.interrupted = self.stop.is_set() or self.abandon.is_set()
         refresh_dependencies(self.plan, self.state)
         record_outputs(self.plan, self.state, self.cwalk)
-        count_changes(out, self.changes)
+        count_changes(out, self.changes, created=created, deleted=deleted)
         return out

@@ -72,14 +72,20 @@ def record_outputs(plan: Plan, state: State, cwalk: ConfigWalk | None) -> None:
             del state.outputs[name]
 
 
-def count_changes(out: ApplyResult, changes: dict[str, ResourceChange]) -> None:
-    """Added, changed and destroyed objects, for the summary line (a replacement is one of each)."""
-    done = set(out.applied)
+def count_changes(out: ApplyResult, changes: dict[str, ResourceChange], *, created: set[str],
+                  deleted: set[str]) -> None:
+    """Added, changed and destroyed objects, for the summary line.
+
+    A replacement is counted half by half: ``created`` holds the addresses whose create (or
+    update) step finished with an object recorded, ``deleted`` those whose delete step finished,
+    so a replacement that destroyed the old object and failed to create the new one reads
+    "0 added, 1 destroyed", which is what happened.
+    """
+    done = created | deleted
     for addr, change in changes.items():
         if change.is_replace:
-            if addr in done:
-                out.counts["add"] += 1
-                out.counts["destroy"] += 1
+            out.counts["add"] += addr in created
+            out.counts["destroy"] += addr in deleted
         elif addr in done:
             key = {CREATE: "add", UPDATE: "change", DELETE: "destroy"}.get(change.actions[0])
             if key:
