@@ -68,8 +68,14 @@ class CompiledPolicy:
         if failure is not None:
             raise compile_error(failure, out[0] if out else "", modules)
 
-    def evaluate(self, document: Any, only: list[tuple[str, str]] | None = None) -> dict[tuple[str, str], Any]:
-        """Each rule's value for the input ``document``; a rule that is undefined maps to ``None``."""
+    def evaluate(self, document: Any, only: list[tuple[str, str]] | None = None,
+                 errors: dict[tuple[str, str], PolicyError] | None = None) -> dict[tuple[str, str], Any]:
+        """Each rule's value for the input ``document``; a rule that is undefined maps to ``None``.
+
+        A rule whose evaluation fails raises its ``PolicyError``, the interpreter's reason in its
+        summary; given ``errors``, the failure is recorded there instead and the other rules are
+        still evaluated (the caller decides which rules may fail without stopping the check).
+        """
         from regopy.rego_shared import (
             rego_bundle_query_entrypoint,
             rego_free_output,
@@ -87,13 +93,21 @@ class CompiledPolicy:
             try:
                 rego_set_input(self._interp._impl, handle)
                 for package, rule in (self.rules if only is None else only):
-                    raw = rego_bundle_query_entrypoint(self._interp._impl, self._bundle._impl,
-                                                       entrypoint(package, rule))
+                    with captured_stdout() as printed:  # the rule's print() output, or its error
+                        raw = rego_bundle_query_entrypoint(self._interp._impl, self._bundle._impl,
+                                                           entrypoint(package, rule))
+                        try:
+                            ok, text = rego_output_ok(raw), rego_output_string(raw)
+                        finally:
+                            rego_free_output(raw)
+                    prints, _, error_text = (printed[0] if printed else "").partition("Errors:\n")
+                    forward_prints(prints)
                     try:
-                        ok, text = rego_output_ok(raw), rego_output_string(raw)
-                    finally:
-                        rego_free_output(raw)
-                    results[(package, rule)] = rule_value(ok, text, package, rule, self._where(package, rule))
+                        results[(package, rule)] = rule_value(ok, text, package, rule, self._where(package, rule))
+                    except PolicyError as exc:
+                        if errors is None:
+                            raise with_reason(exc, error_text) from None
+                        errors[(package, rule)] = with_reason(exc, error_text)
             except PolicyError as exc:
                 failure = exc
             except Exception as exc:  # regopy.RegoError and friends
@@ -116,6 +130,25 @@ class CompiledPolicy:
                 return m.display, m.info.rule_line(rule)
         return "", 0
 
+
+
+def with_reason(exc: PolicyError, output: str) -> PolicyError:
+    """``exc`` with the interpreter's own reason (``Invalid JSON``) added to its summary.
+
+    rego-cpp writes the reason of a failing built-in to standard output, apart from the error it
+    returns; a warning or error that names the rule is clearer with the reason in the same line.
+    """
+    reason = ""
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("--") or line.startswith("Pass groups"):
+            break
+        if line:
+            reason = line
+            break
+    if not reason or reason in exc.summary:
+        return exc
+    return PolicyError(f"{exc.summary}: {reason}", detail=exc.detail, hint=exc.hint, range=exc.range)
 
 
 def compile_modules(modules: list[RegoModule], data: dict[str, Any] | None,

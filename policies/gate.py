@@ -31,6 +31,7 @@ from policies.model import Finding, PolicyError, PolicyOutcome, RuleRef, range_f
 from policies.pack_view import FINDINGS_RULE, distinct, may_keep, pack_view
 from policies.policy_set import BUILTIN_MODES, PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
+from policies.rule_errors import RuleFailure, evaluate_tolerating
 
 DEFAULT_NAMESPACE = "main"
 
@@ -205,29 +206,52 @@ def _run_rego(sources: list[PolicySource], doc: dict[str, Any], pset: PolicySet,
             refs[(pkg, name)] = ref
             as_array = builtin and name == "deny" and FINDINGS_RULE in names
             queries[(pkg, name)] = (pkg, FINDINGS_RULE) if as_array else (pkg, name)
+    # An advisory rule's own evaluation error is a warning, never the end of the check (rule_errors).
+    tolerated = {q for key, q in queries.items() if refs[key].level is Level.ADVISORY}
     if builtin:
         t = time.perf_counter()
         compiled = _compiled(modules, pset.data, list(queries.values()), cache=True)
         outcome.timings["compile built-in pack"] = time.perf_counter() - t
         t = time.perf_counter()
-        raw = compiled.evaluate(pack_view(doc, with_tags=bool(_required_tags(pset))))
+        with_tags = bool(_required_tags(pset))
+
+        def evaluate(part: dict[str, Any], only: list[tuple[str, str]],
+                     errors: dict[tuple[str, str], PolicyError]) -> dict[tuple[str, str], Any]:
+            return compiled.evaluate(pack_view(part, with_tags=with_tags), only, errors)
+
+        raw, failures = evaluate_tolerating(evaluate, doc, list(queries.values()), tolerated)
         outcome.timings["evaluate built-in pack"] = time.perf_counter() - t
     else:  # in a worker process: a crash of the engine must not take ctl down
         assert worker is not None
         t = time.perf_counter()
-        raw = worker.evaluate(modules, pset.data, list(dict.fromkeys(queries.values())), doc)
+        raw, failures = worker.evaluate_tolerating(modules, pset.data, list(dict.fromkeys(queries.values())), doc,
+                                                   tolerated)
         outcome.timings["compile and evaluate user policies"] = time.perf_counter() - t
     values = {key: (distinct(raw.get(q)) if q != key else raw.get(q)) for key, q in queries.items()}
     for key in rules:
         ref = refs[key]
         outcome.rules.append(ref)
         evaluated[ref.source] = evaluated.get(ref.source, 0) + 1
+        failure = failures.get(queries[key])
+        if failure is not None:
+            outcome.findings.extend(_cannot_evaluate(ref, failure))
         for message, address, meta in _messages(values.get(key), ref):
             level = levels.resolve(ref.kind, levels.level_from_metadata(meta), ref.level,
                                    policy_set=pset.level_for(ref.rule_id, ref.namespace))
             if key in advised:
                 level = Level.ADVISORY
             outcome.findings.append(Finding(ref, message, level, address, meta))
+
+
+def _cannot_evaluate(ref: RuleRef, failure: RuleFailure) -> list[Finding]:
+    """An advisory rule's evaluation error as warnings: one per resource it could not evaluate."""
+    meta = {"evaluation_error": failure.reason}
+    if not failure.addresses:
+        return [Finding(ref, f"the rule could not be evaluated on this plan ({failure.reason}); "
+                             "it checked nothing", Level.ADVISORY, None, meta)]
+    return [Finding(ref, f"{address}: the rule could not evaluate this resource ({failure.reason}); "
+                         "it was not checked by this rule", Level.ADVISORY, address, meta)
+            for address in failure.addresses]
 
 
 def _required_tags(pset: PolicySet) -> Any:

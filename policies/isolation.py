@@ -23,6 +23,7 @@ from typing import Any
 
 from policies.model import PolicyError, range_for
 from policies.rego_module import RegoModule
+from policies.rule_errors import RuleFailure
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 TIMEOUT_SECONDS = 600.0
@@ -66,6 +67,19 @@ class Worker:
         except WorkerCrashed as crash:
             raise _crash_error(crash, modules, data, rules, document) from None
 
+    def evaluate_tolerating(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
+                            document: Any, tolerated: set[tuple[str, str]],
+                            ) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], RuleFailure]]:
+        """As ``evaluate``, with the failures of ``tolerated`` rules answered, not raised
+        (``policies.rule_errors``): the worker locates the resources they fail on itself."""
+        try:
+            reply = self._exchange(modules, data, rules, document, tolerated=sorted(tolerated))
+        except WorkerCrashed as crash:
+            raise _crash_error(crash, modules, data, rules, document) from None
+        values = {(p, r): v for p, r, v in reply["values"]}
+        failures = {(p, r): RuleFailure.from_json(f) for p, r, f in reply.get("failures", [])}
+        return values, failures
+
     def evaluate_each(self, modules: list[RegoModule], rules: list[tuple[str, str]],
                       document: Any) -> list[tuple[str, str, Any, str | None, float]]:
         """Every rule on its own: (package, rule, value, error summary or None, seconds)."""
@@ -76,9 +90,11 @@ class Worker:
         return [(p, r, v, e, s) for p, r, v, e, s in reply]
 
     def _exchange(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
-                  document: Any, *, each: bool = False) -> Any:
+                  document: Any, *, each: bool = False, tolerated: list[tuple[str, str]] | None = None) -> Any:
         request = {"modules": [{"path": m.path, "display": m.display, "source": m.source} for m in modules],
                    "data": data, "rules": [list(r) for r in rules], "input": document, "each": each}
+        if tolerated is not None:
+            request["tolerated"] = [list(r) for r in tolerated]
         try:
             stdout, stderr = self._proc.communicate(json.dumps(request, default=str).encode(),
                                                     timeout=TIMEOUT_SECONDS)
@@ -100,6 +116,8 @@ class Worker:
                               range=where)
         if each:
             return reply["each"]
+        if tolerated is not None:
+            return reply
         return {(p, r): v for p, r, v in reply["values"]}
 
     def close(self) -> None:

@@ -32,6 +32,13 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         compiled = CompiledPolicy(modules, request.get("data") or {}, rules)
         if request.get("each"):
             return {"each": [_one(compiled, request["input"], p, r) for p, r in rules]}
+        if "tolerated" in request:
+            from policies.rule_errors import evaluate_tolerating
+
+            tolerated = {(p, r) for p, r in request["tolerated"]}
+            values, failures = evaluate_tolerating(compiled.evaluate, request["input"], rules, tolerated)
+            return {"values": [[p, r, v] for (p, r), v in values.items()],
+                    "failures": [[p, r, f.to_json()] for (p, r), f in failures.items()]}
         values = compiled.evaluate(request["input"])
     except PolicyError as exc:
         return {"error": _error(exc)}

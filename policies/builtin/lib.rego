@@ -106,9 +106,11 @@ object_or_empty(x) := {} if not is_object(x)
 
 # An IAM-style policy document as an object: the attribute holds JSON text. ctl's view hands
 # over the documents it could parse exactly as {"ctl_parsed": document} (json.unmarshal is slow in
-# rego-cpp); any other text is unmarshalled here.
+# rego-cpp); any other text is unmarshalled here. An empty text is no policy at all (the AWS
+# provider writes "" for a queue or topic without one): it has no statements.
 policy_statements(text) := statements if {
 	is_string(text)
+	trim_space(text) != ""
 	doc := json.unmarshal(text)
 	statements := _as_list(object.get(doc, "Statement", []))
 }

@@ -38,6 +38,10 @@ test_topic_with_condition_passes if {
 	count(queue_topic_not_public.deny) == 0 with input as {"resource_changes": [rc("aws_sns_topic", "t", {"policy": conditional})]}
 }
 
+test_queue_with_an_empty_policy_has_no_policy if {
+	count(queue_topic_not_public.deny) == 0 with input as {"resource_changes": [rc("aws_sqs_queue", "q", {"policy": ""})]}
+}
+
 test_blob_container_is_denied if {
 	count(container_private.deny) == 1 with input as {"resource_changes": [rc("azurerm_storage_container", "c", {"container_access_type": "blob"})]}
 }

@@ -264,12 +264,17 @@ def test_the_changes_left_out_before_the_view_are_ones_it_leaves_out(with_tags: 
 
 @pytest.mark.parametrize("policy", ["{nope", '{"Statement": {"Effect": "Allow", "Action": "\\u002a"}}', "[1]"])
 def test_policy_text_the_engine_rejects_is_an_error_both_ways(tmp_path: Path, policy: str) -> None:
-    """Text ctl does not parse is left to json.unmarshal, which fails the check as it did before."""
+    """Text ctl does not parse is left to json.unmarshal, which fails the rule as it did before: an
+    error of an enforced check, a warning naming the rule and the resource of an advisory one."""
     doc = plan(rc("aws_iam_policy", "p", {"policy": policy}))
     with pytest.raises(PolicyError):
         _plain_findings(doc, [])
     with pytest.raises(PolicyError):
-        check_plan_json(doc, tmp_path, PolicyOptions())
+        check_plan_json(doc, tmp_path, PolicyOptions(builtin_mode="enforce"))
+    advised = check_plan_json(doc, tmp_path, PolicyOptions())
+    assert [(f.rule.rule_id, f.address, f.level.value) for f in advised.findings] == [
+        ("ctl.aws.iam_no_wildcard.deny", "aws_iam_policy.p", "advisory")]
+    assert not advised.denied
 
 
 def test_many_findings_stay_fast(tmp_path: Path) -> None:
