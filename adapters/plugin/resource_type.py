@@ -12,6 +12,7 @@ from typing import Any
 
 from adapters.base import AdapterContext, AdapterError, PartialResult, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
+from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.cty_types import CtyType
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
@@ -87,6 +88,8 @@ class PluginResourceType(ResourceType):
         session.remember(ctx.address, PlannedInstance(config, answer.planned_state, answer.planned_private, paths))
         result = self._decode(answer.planned_state)
         assert result is not None
+        check_planned(self.block, ctx.address, session.client.process.name, prior, shaped, result,
+                      answer.legacy_type_system)
         return result
 
     def requires_replace(self, ctx: AdapterContext, prior: dict[str, Any], planned: dict[str, Any],
@@ -111,6 +114,8 @@ class PluginResourceType(ResourceType):
         if remembered is None:
             raise AdapterError(f"{ctx.address}: applied without a plan from its provider", address=ctx.address)
         prior_bytes = None if prior is None else self._encode(prior)
+        provider = session.client.process.name
+        planned = self._decode(remembered.planned)
         answer = session.client.apply_resource_change(
             self.name, prior_bytes, remembered.planned, remembered.config, remembered.private)
         result = self._decode(answer.new_state)
@@ -118,12 +123,13 @@ class PluginResourceType(ResourceType):
         errors = [d for d in answer.diagnostics if d.severity != "warning"]
         if errors and result is not None:
             # The provider made (part of) the object before failing: keep it, tainted, as Terraform does.
-            raise PartialResult(f"{ctx.address}: {describe(errors[0])}", result=result, address=ctx.address)
+            raise PartialResult(f"{ctx.address}: {describe(errors[0])}", result=unknowns_as_null(result),
+                                address=ctx.address)
         self._check(ctx, answer.diagnostics)
         if result is None:
             raise AdapterError(f"{ctx.address}: the provider returned no object after applying",
                                address=ctx.address)
-        return result
+        return check_applied(self.block, ctx.address, provider, planned, result, answer.legacy_type_system)
 
     def delete(self, ctx: AdapterContext, prior: dict[str, Any]) -> None:
         answer = self._session(ctx).client.apply_resource_change(self.name, self._encode(prior), None, None,

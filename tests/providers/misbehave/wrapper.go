@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// wrapper passes every call to the framework's server and then breaks the
+// answer as the configuration's "trick" asks.
+type wrapper struct {
+	tfprotov6.ProviderServer
+}
+
+var objectType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+	"id": tftypes.String, "name": tftypes.String, "trick": tftypes.String, "secret": tftypes.String,
+}}
+
+// fields decodes an object of misbehave_thing into its attribute values.
+func fields(dv *tfprotov6.DynamicValue) map[string]tftypes.Value {
+	if dv == nil {
+		return nil
+	}
+	v, err := dv.Unmarshal(objectType)
+	if err != nil || v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	out := map[string]tftypes.Value{}
+	if err := v.As(&out); err != nil {
+		return nil
+	}
+	return out
+}
+
+func text(m map[string]tftypes.Value, name string) string {
+	var s string
+	if v, ok := m[name]; ok && v.IsKnown() && !v.IsNull() {
+		_ = v.As(&s)
+	}
+	return s
+}
+
+func encode(m map[string]tftypes.Value) *tfprotov6.DynamicValue {
+	dv, err := tfprotov6.NewDynamicValue(objectType, tftypes.NewValue(objectType, m))
+	if err != nil {
+		panic(err)
+	}
+	return &dv
+}
+
+func (w *wrapper) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	resp, err := w.ProviderServer.ValidateResourceConfig(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	cfg := fields(req.Config)
+	trick := text(cfg, "trick")
+	switch {
+	case strings.HasPrefix(trick, "diagnostics:"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(trick, "diagnostics:"))
+		for i := 0; i < n; i++ {
+			resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+				Severity:  tfprotov6.DiagnosticSeverityError,
+				Summary:   "Bad name",
+				Detail:    fmt.Sprintf("Problem number %d with this name.", i),
+				Attribute: tftypes.NewAttributePath().WithAttributeName("name"),
+			})
+		}
+	case trick == "warn_secret":
+		resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+			Severity:  tfprotov6.DiagnosticSeverityWarning,
+			Summary:   "Weak secret\x1b]0;pwned\x07",
+			Detail:    "The secret " + text(cfg, "secret") + " is weak.\x1b[2J\x1b[31mred\x1b[0m",
+			Attribute: tftypes.NewAttributePath().WithAttributeName("secret"),
+		})
+	case trick == "error_escape":
+		resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+			Severity:  tfprotov6.DiagnosticSeverityError,
+			Summary:   "Refused\x1b]0;pwned\x07",
+			Detail:    "This name is refused.\x1b[2J",
+			Attribute: tftypes.NewAttributePath().WithAttributeName("name"),
+		})
+	}
+	return resp, nil
+}
+
+func (w *wrapper) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := w.ProviderServer.PlanResourceChange(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	planned := fields(resp.PlannedState)
+	if planned != nil && text(planned, "trick") == "bad_plan" {
+		planned["name"] = tftypes.NewValue(tftypes.String, text(planned, "name")+"-planned")
+		resp.PlannedState = encode(planned)
+	}
+	return resp, nil
+}
+
+func (w *wrapper) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	planned := fields(req.PlannedState)
+	prior := fields(req.PriorState)
+	trick := text(planned, "trick")
+	if prior == nil && planned != nil {
+		switch trick {
+		case "exit_in_create":
+			fmt.Fprintln(os.Stderr, "misbehave: exiting in the middle of a create")
+			os.Exit(3)
+		case "panic_in_create":
+			panic("misbehave: a panic in the middle of a create")
+		}
+	}
+	resp, err := w.ProviderServer.ApplyResourceChange(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	state := fields(resp.NewState)
+	if state == nil {
+		return resp, nil
+	}
+	switch trick {
+	case "unknown_after_apply":
+		state["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+		resp.NewState = encode(state)
+	case "inconsistent":
+		state["name"] = tftypes.NewValue(tftypes.String, text(state, "name")+"-changed")
+		resp.NewState = encode(state)
+	}
+	return resp, nil
+}
