@@ -6,6 +6,12 @@ A constraint string is a comma-separated list, all of which must hold: ``=`` (or
 ``~> 1`` allow minor releases (``>= 1.2.0, < 2.0.0``). A pre-release (``2.0.0-beta1``) is
 chosen only when some ``=`` constraint names it exactly and the others allow it; build metadata
 (``+abc``) does not take part in comparisons.
+
+Constraints also have Terraform's normalized text, the form ``.terraform.lock.hcl`` must hold (Terraform
+refuses a lock file whose ``constraints`` are written any other way) and the form init shows: every
+version written in full (``>= 3.0`` is ``>= 3.0.0``), ``=`` left out, ``~>`` keeping the precision
+that gives it its meaning (``~> 9`` and ``~> 9.0`` are ``~> 9.0``, ``~> 9.0.0`` stays), duplicates
+dropped and the terms sorted by version, then by operator.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from functools import total_ordering
 from adapters.plugin.errors import VersionConstraintError
 
 _VERSION = re.compile(
-    r"^(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?"
+    r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?"
     r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
 )
 _CONSTRAINT = re.compile(r"^(~>|>=|<=|!=|=|>|<)?\s?(\S.*)$")
@@ -96,7 +102,22 @@ class Constraint:
         return b <= v < upper
 
     def __str__(self) -> str:
-        return f"{self.operator} {self.version}"
+        """Terraform's normalized text of this one term (``>= 3.0.0``, ``3.9.0``, ``~> 9.0``)."""
+        v = self.version
+        if self.operator == "~>" and self.parts < 3:
+            number = f"{v.major}.{v.minor}" + (f"-{v.prerelease}" if v.prerelease else "")
+            number += f"+{v.metadata}" if v.metadata else ""
+        else:
+            number = str(v)
+        return number if self.operator == "=" else f"{self.operator} {number}"
+
+    def sort_key(self) -> tuple:
+        """The place of this term in the normalized text: by version (metadata included), then operator."""
+        v = self.version
+        pre = (1,) if not v.prerelease else (0, *_identifiers(v.prerelease))
+        meta = (0,) if not v.metadata else (1, *_identifiers(v.metadata))
+        operator = "~>" + ("3" if self.parts == 3 else "2") if self.operator == "~>" else self.operator
+        return (v.major, v.minor, v.patch, pre, meta, _OPERATOR_ORDER[operator])
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +154,33 @@ class Constraints:
         allowed = [v for v in versions if self.allows(v)]
         return max(allowed) if allowed else None
 
+    def normalized(self) -> str:
+        """Terraform's normalized text: what ``.terraform.lock.hcl`` records; empty for no constraint."""
+        terms = {str(c): c for c in sorted(self.items, key=Constraint.sort_key)}
+        return ", ".join(terms)
+
     def __str__(self) -> str:
-        return ", ".join(str(c) for c in self.items) or "any version"
+        return self.normalized() or "any version"
+
+
+# Terraform's order of the operators between terms on the same version: ``~>3`` is ``~>`` written
+# with three parts (patch releases only), ``~>2`` with one or two (minor releases).
+_OPERATOR_ORDER = {">": 0, ">=": 1, "=": 2, "~>3": 3, "~>2": 4, "<=": 5, "<": 6, "!=": 7}
+
+
+def _identifiers(text: str) -> tuple:
+    """A pre-release or build label's sort key as Terraform orders the terms of a constraint.
+
+    Fewer dot-separated identifiers come first; then identifier by identifier, numbers (compared as
+    numbers) before words (compared byte by byte).
+    """
+    parts = text.split(".")
+    return (len(parts), *((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts))
+
+
+def normalize_constraints(text: str | Iterable[str] | None) -> str:
+    """Terraform's normalized text of one constraint string or several combined; raises on a bad one."""
+    return Constraints.parse(text).normalized()
 
 
 def _parse_one(piece: str, whole: str) -> Constraint:

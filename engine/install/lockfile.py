@@ -1,10 +1,10 @@
 """``.terraform.lock.hcl``: the versions and package hashes ``init`` chose, in Terraform's exact format.
 
 The file is shared with Terraform: one ``provider "HOSTNAME/NAMESPACE/TYPE"`` block per provider,
-sorted by address, with ``version``, ``constraints`` (omitted when there are none) and ``hashes``
-(sorted, one per line, trailing comma), under Terraform's two-line header. Reading is strict (a
-block or attribute Terraform would not write is an error pointing at it), because a lock file that
-is silently half-read would let an unverified package through.
+sorted by address, with ``version``, ``constraints`` (in Terraform's normalized form, omitted when
+there are none) and ``hashes`` (sorted, one per line, trailing comma), under Terraform's two-line
+header. Reading is strict (a block or attribute Terraform would not write is an error pointing at
+it), because a lock file that is silently half-read would let an unverified package through.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from adapters.plugin.versions import normalize_constraints
 from engine.config.syntax import Body
 from engine.errors import CtlError
 from engine.install.constants import constant
@@ -37,9 +38,10 @@ class LockedProvider:
 
     def render(self) -> str:
         lines = [f"provider {_quote(self.address)} {{"]
-        if self.constraints:
+        constraints = normalized_constraints(self.constraints)
+        if constraints:
             lines.append(f"  version     = {_quote(self.version)}")
-            lines.append(f"  constraints = {_quote(self.constraints)}")
+            lines.append(f"  constraints = {_quote(constraints)}")
         else:
             lines.append(f"  version = {_quote(self.version)}")
         if self.hashes:
@@ -48,6 +50,18 @@ class LockedProvider:
             lines.append("  ]")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+
+def normalized_constraints(text: str) -> str:
+    """``constraints`` as Terraform must read them: in its normalized form, or Terraform refuses the file.
+
+    Lock files written before ctl normalized (``>= 3.0`` for ``>= 3.0.0``) are read as they are and
+    written back normalized; a constraint that cannot be read at all is kept as it is.
+    """
+    try:
+        return normalize_constraints(text or None)
+    except CtlError:
+        return text
 
 
 def _quote(text: str) -> str:

@@ -2,7 +2,8 @@
 
 A ``required_providers`` entry names a provider's source and version constraints; a provider used
 without one (``provider "x" {}`` or a resource type ``x_…``) is ``hashicorp/x``, Terraform's
-default. Constraints for the same source from several modules are combined. ``terraform`` (the
+default. Constraints for the same source from several modules are combined, as Terraform combines
+and normalizes them. ``terraform`` (the
 built-in provider) never needs a plugin.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from adapters.plugin.discovery import ProviderSource
+from adapters.plugin.versions import normalize_constraints
 from engine.config.model import Module
 from engine.config.syntax import Body
 from engine.errors import CtlError, SourceRange
@@ -31,7 +33,14 @@ class Requirement:
 
     @property
     def constraint_text(self) -> str:
-        return ", ".join(dict.fromkeys(c for c in self.constraints if c))
+        """Every module's constraints combined, in Terraform's normalized text (the lock file's form).
+
+        A constraint that cannot be read is passed on as written, so that installing reports it.
+        """
+        try:
+            return normalize_constraints(c for c in self.constraints if c)
+        except CtlError:
+            return ", ".join(dict.fromkeys(c for c in self.constraints if c))
 
 
 def requirements(root: Module) -> list[Requirement]:

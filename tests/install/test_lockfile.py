@@ -41,7 +41,7 @@ def test_a_terraform_lock_file_reads_and_renders_back_byte_for_byte() -> None:
 def test_entries_are_written_sorted_with_sorted_unique_hashes(tmp_path: Path) -> None:
     entries = {
         "z.example/a/b": LockedProvider("z.example/a/b", "1.0.0", "", ["zh:2", "h1:1", "zh:2"]),
-        "a.example/a/b": LockedProvider("a.example/a/b", "2.0.0", ">= 1", []),
+        "a.example/a/b": LockedProvider("a.example/a/b", "2.0.0", ">= 1.0.0", []),
     }
     assert write_lock(tmp_path, entries) is True
     text = (tmp_path / LOCK_FILE).read_text()

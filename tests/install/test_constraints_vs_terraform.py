@@ -1,0 +1,73 @@
+"""Version constraints in Terraform 1.0.3's normalized form, the form its lock file must hold.
+
+Terraform prints the constraints it combined from every module (``Finding hashicorp/random versions
+matching "…"``) in exactly the form it writes to ``.terraform.lock.hcl`` and requires there; it does
+so before looking for a package, so an empty plugin directory is enough to read it. ctl's
+normalization of the same configuration must give the same text: versions written in full, ``=``
+left out, ``~>`` keeping its precision, duplicates dropped, terms in Terraform's order.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from adapters.plugin.versions import Constraints, Version, normalize_constraints
+from tests.plugin.terraform_cli import TerraformDir
+
+MODULE = """\
+terraform {{
+  required_providers {{
+    random = {{
+      source  = "hashicorp/random"
+      version = "{version}"
+    }}
+  }}
+}}
+"""
+
+# (root module's constraint, a child module's constraint)
+CASES = [
+    ("~> 9.0", "~> 9"),
+    (">= 3.0", "3.0"),
+    ("= 3.0.0, != 1.2", "~>3.0.0"),
+    ("  >= 3.0 ,< 4  ", ">=3.0.0"),
+    ("> 3.0, < 3.0, >= 3.0, <= 3.0, != 3.0, ~> 3.0, ~> 3.0.0, = 3.0", ">= 0"),
+    ("!= 3.1, > 2, < 5, >= 10.0, <= 6, ~> 3.2, = 3.9.0", ">= 2.10"),
+    (">= 3.9.0-beta1, >= 3.9.0, >= 3.9.0-alpha, >= 3.9.0-beta1.2", ">= 3.9.0-2, >= 3.9.0-10, > 3.9.0-b-a"),
+    ("> 3.0.0+10, > 3.0.0+9, > 3.0.0+a.b, > 3.0.0+a", "> 3.0.0+a-b, > 3.0.0+B, != 3.0.0-a+z, 3.0.0-a"),
+    ("~> 3-beta1", "~> 3.9, ~> 3.9.0, > 03.1"),
+]
+
+
+def _terraform_normalized(tmp_path: Path, root: str, child: str) -> str:
+    workdir = tmp_path / "cfg"
+    (workdir / "child").mkdir(parents=True)
+    (workdir / "main.tf").write_text(MODULE.format(version=root) + 'module "child" {\n  source = "./child"\n}\n')
+    (workdir / "child" / "main.tf").write_text(MODULE.format(version=child))
+    empty = tmp_path / "no-providers"
+    empty.mkdir()
+    result = TerraformDir(workdir, plugin_dir=empty).run(
+        "init", "-input=false", "-no-color", f"-plugin-dir={empty}", expect=None)
+    found = re.search(r'Finding hashicorp/random versions matching "([^"]*)"', result.output)
+    assert found, result.output
+    return found.group(1)
+
+
+@pytest.mark.parametrize(("root", "child"), CASES)
+def test_constraints_are_normalized_as_terraform_normalizes_them(tmp_path: Path, root: str, child: str) -> None:
+    expected = _terraform_normalized(tmp_path, root, child)
+    assert normalize_constraints([root, child]) == expected
+    assert normalize_constraints([child, root]) == expected, "the order of the modules does not matter"
+    assert normalize_constraints(expected) == expected, "the normalized form is a fixed point"
+
+
+@pytest.mark.parametrize("text", ["~> 9.0", "~> 9", "~> 9.0.0", ">= 3.0", "3.0", "!= 1.2"])
+def test_the_normalized_form_keeps_the_meaning(text: str) -> None:
+    versions = [Version.parse(v) for v in ("1.2.0", "2.9.9", "3.0.0", "3.0.1", "3.1.0", "9.0.0", "9.0.5",
+                                            "9.1.0", "9.9.9", "10.0.0")]
+    written, shown = Constraints.parse(text), Constraints.parse(normalize_constraints(text))
+    assert [v for v in versions if written.allows(v)] == [v for v in versions if shown.allows(v)]
+    assert str(written) == normalize_constraints(text)
