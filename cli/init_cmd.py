@@ -51,8 +51,11 @@ def init_command(
                                  help="Choose the newest provider versions the constraints allow, ignoring the "
                                       "versions .terraform.lock.hcl records (and update it)."),
     native: bool = typer.Option(None, "--native/--no-native",
-                                help="Let ctl's native adapters serve the types they cover (default), or "
-                                     "have provider plugins serve every type (--native=false)."),
+                                help="Serve each provider its native adapter covers by that adapter even when a "
+                                     "plugin is at hand (--native), or every provider by its plugin "
+                                     "(--native=false). Unset: a plugin found in the plugin directories, or "
+                                     "chosen by the last init, serves its provider; the native adapter "
+                                     "serves the others. Remembered by later runs."),
 ) -> int:
     from cli.common import input_enabled
     from cli.download_progress import download_progress

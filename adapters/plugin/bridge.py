@@ -73,7 +73,5 @@ def provider_from_spec(spec: PluginSpec) -> PluginProvider:
     for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas")):
         target = provider.resources if mode == "managed" else provider.data_sources
         for type_name, schema_doc in sorted((doc.get(key) or {}).items()):
-            if (type_name if mode == "managed" else f"data.{type_name}") in spec.native_types:
-                continue  # a native adapter serves it (engine/plugins/selection.py has the rule)
             target[type_name] = PluginResourceType.build(type_name, mode, schema_from_json(schema_doc))
     return provider

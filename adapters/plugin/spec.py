@@ -26,6 +26,3 @@ class PluginSpec:
     # The provider's schema in the shape `terraform providers schema -json` prints for one provider:
     # {"provider": {...}, "resource_schemas": {...}, "data_source_schemas": {...}, "functions": {...}}
     schema: dict[str, Any] = field(repr=False, default_factory=dict)
-    # Types a native adapter serves instead: managed type names, data sources as "data.NAME"
-    # (the rule is in docs/providers.md).
-    native_types: frozenset[str] = frozenset()

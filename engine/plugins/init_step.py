@@ -1,10 +1,11 @@
-"""``ctl init``'s provider step: install a package for every provider that needs one, lock and record it.
+"""``ctl init``'s provider step: install a package for every provider a plugin serves, lock and record it.
 
 Plugin directories: the ``-plugin-dir`` directories given now, else those the last ``ctl init``
 recorded, else ``CTL_PLUGIN_DIR`` (how they and the other sources combine: engine/install/methods.py).
-Whether native adapters serve their types: ``-native``, else ``CTL_NATIVE_ADAPTERS``, else the last
-record, else yes. The lock file keeps the entries of every provider the configuration still requires
-(also those native adapters serve, which Terraform may have locked) and gains those installed now.
+The native-adapter switch: ``-native``, else ``CTL_NATIVE_ADAPTERS``, else the last record, else
+unset; which implementation serves each provider follows from it (``selection``). The lock file keeps
+the entries of every provider the configuration still requires (also those native adapters serve,
+which Terraform may have locked) and gains those installed now.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from engine.install.lockfile import read_lock, write_lock
 from engine.install.methods import sources_for
 from engine.plugins.record import PluginRecord, read_record, write_record
 from engine.plugins.requirements import requirements
-from engine.plugins.selection import Selected, needs_plugin, select
+from engine.plugins.selection import Selected, offered_by, select, wants_plugin
 
 NATIVE_ENV = "CTL_NATIVE_ADAPTERS"
 PLUGIN_DIR_ENV = "CTL_PLUGIN_DIR"
@@ -37,7 +38,10 @@ def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None
     use_native = native if native is not None else _native_from_env(previous)
     native_registry = Registry.discover()
     required = requirements(root)
-    needed = [req for req in required if needs_plugin(req, native_registry, use_native)]
+    chosen_before = {(e.local_name, e.source) for e in previous.providers} if previous is not None else set()
+    needed = [req for req in required
+              if wants_plugin(req, native_registry, use_native,
+                              (req.local_name, str(req.source)) in chosen_before or offered_by(dirs, req))]
     lock = read_lock(root_dir)
     chosen: list[Selected] = []
     if needed:
@@ -49,7 +53,7 @@ def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None
         for req in needed:
             previous_entry = lock.get(str(req.source))
             installed = installer.install(req.source, req.constraint_text, previous_entry)
-            chosen.append(select(root_dir, req, installed, native_registry, use_native))
+            chosen.append(select(root_dir, req, installed))
             new_lock[str(req.source)] = installed.locked(req.constraint_text, previous_entry)
         write_lock(root_dir, new_lock)
     if chosen or previous is not None or plugin_dirs:
@@ -57,10 +61,10 @@ def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None
     return chosen
 
 
-def _native_from_env(previous: PluginRecord | None) -> bool:
+def _native_from_env(previous: PluginRecord | None) -> bool | None:
     raw = os.environ.get(NATIVE_ENV, "").strip().lower()
     if raw in ("0", "false", "no", "off"):
         return False
     if raw in ("1", "true", "yes", "on"):
         return True
-    return previous.native if previous is not None else True
+    return previous.native if previous is not None else None

@@ -1,9 +1,9 @@
 """What serves each provider a configuration uses: for ``ctl providers`` and ``ctl version``.
 
-A provider is served by its native adapter, by the plugin ``ctl init`` recorded, by both (the
-native adapter keeps its types, the plugin serves the rest), or by nothing yet (``ctl init`` has
-not found a plugin for it). The answer is read from the record and the installed adapters only:
-no provider process starts.
+A provider is served by its native adapter, by the plugin ``ctl init`` recorded (then by it
+alone: ``selection`` has the rule), or by nothing yet (``ctl init`` has not found a plugin for
+it). The answer is read from the record and the installed adapters only: no provider process
+starts.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from adapters.registry import Registry
 from engine.config.model import Module
 from engine.plugins.record import PluginEntry, read_record
 from engine.plugins.requirements import BUILTIN, Requirement, requirements
-from engine.plugins.selection import needs_plugin
+from engine.plugins.selection import native_covers
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Served:
     local_name: str
     source: str
     constraints: str
-    how: str  # "native", "plugin", "native+plugin" or "missing"
+    how: str  # "native", "plugin" or "missing"
     plugin: PluginEntry | None = None
 
     @property
@@ -36,7 +36,7 @@ class Served:
 def served(root_dir: Path, root: Module | None) -> list[Served]:
     """Every provider the configuration requires (and every recorded plugin), sorted by source."""
     record = read_record(root_dir)
-    use_native = record.native if record is not None else True
+    use_native = record.native is not False if record is not None else True
     plugins = {e.local_name: e for e in record.providers} if record is not None else {}
     native = Registry.discover()
     out: dict[str, Served] = {}
@@ -49,11 +49,9 @@ def served(root_dir: Path, root: Module | None) -> list[Served]:
 
 def _served(req: Requirement, entry: PluginEntry | None, native: Registry, use_native: bool) -> Served:
     source = str(req.source)
-    own = native.provider(req.local_name)
-    has_native = use_native and own is not None and own.source == source
     if entry is not None and entry.source == source:
-        return Served(req.local_name, source, req.constraint_text, "native+plugin" if has_native else "plugin", entry)
-    how = "missing" if needs_plugin(req, native, use_native) else "native"
+        return Served(req.local_name, source, req.constraint_text, "plugin", entry)
+    how = "native" if use_native and native_covers(req, native) else "missing"
     return Served(req.local_name, source, req.constraint_text, how)
 
 

@@ -1,9 +1,11 @@
 """``.ctl/plugins.json``: what ``ctl init`` chose, for every later command.
 
 One entry per provider served by a plugin (local name, source, version, constraints it was chosen
-for, executable, its SHA-256, size and mtime, protocol, the types it takes over from a native
-adapter that lacks an argument the configuration gives them), plus the plugin directories and the
-native-adapter switch init ran with, so a later plain ``ctl init`` keeps them.
+for, executable, its SHA-256, size and mtime, protocol); such a provider is served by its plugin
+alone. Also the plugin directories and the native-adapter switch init ran with (``true``, ``false``
+or ``null`` when not given: see ``selection``), so a later plain ``ctl init`` keeps them. Records
+written when a plugin could share a provider with its native adapter list ``handed_over`` types;
+the key is read and ignored, since the plugin now serves every type of its provider.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from engine.errors import CtlError
 
 RECORD_FILE = Path(".ctl") / "plugins.json"
+_RETIRED = frozenset({"handed_over"})  # keys older records have that no longer mean anything
 
 
 @dataclass(frozen=True)
@@ -30,13 +33,12 @@ class PluginEntry:
     size: int
     mtime_ns: int
     protocol: int
-    handed_over: tuple[str, ...] = ()  # types the native adapter has but leaves to the plugin (see selection)
 
 
 @dataclass
 class PluginRecord:
     plugin_dirs: list[str] = field(default_factory=list)
-    native: bool = True
+    native: bool | None = None  # -native=true/false as init ran with it; None: the default rule
     providers: list[PluginEntry] = field(default_factory=list)
 
     def to_json(self) -> str:
@@ -55,8 +57,8 @@ def read_record(root_dir: Path) -> PluginRecord | None:
     try:
         return PluginRecord(
             plugin_dirs=[str(d) for d in raw.get("plugin_dirs", [])],
-            native=bool(raw.get("native", True)),
-            providers=[PluginEntry(**{**entry, "handed_over": tuple(entry.get("handed_over", ()))})
+            native=None if raw.get("native") is None else bool(raw["native"]),
+            providers=[PluginEntry(**{k: v for k, v in entry.items() if k not in _RETIRED})
                        for entry in raw.get("providers", [])],
         )
     except (AttributeError, TypeError) as exc:

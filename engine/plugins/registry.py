@@ -1,6 +1,8 @@
 """The adapter registry a command runs with: native adapters plus the plugins ``ctl init`` recorded.
 
-No process starts here: plugin types come from cached schemas. A binary changed since init (size
+A recorded plugin replaces the native adapter of the same local name outright: it serves every
+type of its provider, and a type the plugin does not have is unsupported there, as under Terraform
+(``selection`` has the rule). No process starts here: plugin types come from cached schemas. A binary changed since init (size
 or modification time differs, then the SHA-256 confirms) is refused, since its schema may be
 different; so is a configuration whose provider requirements changed since init.
 """
@@ -14,25 +16,21 @@ from adapters.registry import Registry
 from engine.config.model import Module
 from engine.errors import CtlError
 from engine.plugins import schema_cache
-from engine.plugins.mixed import mixed
 from engine.plugins.record import PluginEntry, read_record
 
 _RUN_INIT = "Run `ctl init` to select the providers again."
 
 
 def registry_for(root_dir: Path, base: Registry | None = None) -> Registry:
-    """``base`` (default: the native adapters) with every recorded plugin provider added."""
+    """``base`` (default: the native adapters) with every recorded plugin in place of its native adapter."""
     registry = base or Registry.discover()
     record = read_record(root_dir)
     if record is None or not record.providers:
         return registry
     from adapters.plugin.bridge import provider_from_spec  # the codec and schema modules: only when used
 
-    native = Registry.discover()
     for entry in record.providers:
-        plugin = provider_from_spec(_spec(root_dir, entry, native, record.native))
-        own = native.provider(entry.local_name) if record.native else None
-        registry.register(mixed(own, plugin) if own is not None and own.source == entry.source else plugin)
+        registry.register(provider_from_spec(_spec(root_dir, entry)))
     return registry
 
 
@@ -54,16 +52,9 @@ def check_requirements(root_dir: Path, root: Module) -> None:
             raise CtlError(f'The requirements of provider "{req.local_name}" changed since `ctl init` '
                            f"(was {entry.source} {entry.constraints or 'any version'}, now {req.source} "
                            f"{req.constraint_text or 'any version'})", hint=_RUN_INIT)
-        if entry is not None:
-            from engine.plugins.selection import handed_over
-
-            new = sorted(handed_over(req, Registry.discover(), record.native) - set(entry.handed_over))
-            if new:
-                raise CtlError(f"The configuration gives {', '.join(new)} an argument its native adapter does not "
-                               f"have, so the {req.local_name} plugin must serve it", hint=_RUN_INIT)
 
 
-def _spec(root_dir: Path, entry: PluginEntry, native: Registry, use_native: bool) -> PluginSpec:
+def _spec(root_dir: Path, entry: PluginEntry) -> PluginSpec:
     path = Path(entry.executable)
     try:
         info = path.stat()
@@ -72,11 +63,10 @@ def _spec(root_dir: Path, entry: PluginEntry, native: Registry, use_native: bool
     if (info.st_size, info.st_mtime_ns) != (entry.size, entry.mtime_ns) and \
             schema_cache.sha256_of(path) != entry.sha256:
         raise CtlError(f"the provider binary {path} changed since `ctl init`", hint=_RUN_INIT)
-    from engine.plugins.selection import native_types, spec_of
+    from engine.plugins.selection import spec_of
 
     doc = schema_cache.cached(root_dir, entry.sha256)
     if doc is None:
         raise CtlError(f"the schema of provider {entry.source} is not cached", hint=_RUN_INIT)
-    kept = native_types(entry.local_name, entry.source, native, use_native, entry.handed_over)
-    return spec_of(entry, doc["schema"], kept)
+    return spec_of(entry, doc["schema"])
 

@@ -1,14 +1,21 @@
-"""Choosing a binary for each provider requirement that the native adapters cannot serve alone.
+"""Which implementation serves each provider a configuration requires: its native adapter or its plugin.
 
-The rule between native adapters and plugins: with native adapters on (the default), a provider
-whose every used type has a native adapter of the same source needs no plugin at all (the fast
-path, and no binary to install); otherwise the plugin is selected and serves the types the native
-adapter lacks, while the native adapter keeps the types it has. A type counts as lacking when the
-configuration gives it an argument or block the native adapter does not know (a newer provider's
-``inline_policy``, say): the plugin serves that type, and init records the hand-over so every
-later command agrees. ``ctl init -native=false``
-(``CTL_NATIVE_ADAPTERS=0``) turns native adapters off for providers that have a plugin, so the
-plugin serves every type, exactly as under Terraform.
+One provider, one implementation, as under Terraform: when a plugin is selected for a provider it
+serves every type of that provider, and the native adapter serves none of them; a native adapter
+serves a provider only when no plugin is selected for it. Mixing the two within one provider gave
+two clients for one ``provider`` block, two schemas for one type name depending on its arguments,
+and states whose private data and defaults depended on which side wrote them.
+
+The choice, made by ``ctl init`` and recorded (``record.py``), per provider:
+
+- ``-native=false``: the plugin, for every provider.
+- The native adapter (same source address) lacks a type the configuration uses, or an argument or
+  block one of its types is given: the plugin, whatever the switch says (nothing else could serve it).
+- ``-native=true``: otherwise the native adapter.
+- Unset (the default): the plugin when one is at hand, meaning a ``-plugin-dir`` directory holds a
+  version the constraints allow, or the last ``ctl init`` selected the plugin (it stays, so a
+  re-init never switches implementations behind the user's back); otherwise the native adapter,
+  the zero-install path (``make demo``, offline use).
 """
 
 from __future__ import annotations
@@ -18,10 +25,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from adapters.plugin.discovery import host_os_arch
 from adapters.plugin.spec import PluginSpec
+from adapters.plugin.versions import Constraints
 from adapters.registry import Registry
 from engine.errors import CtlError
 from engine.install.installer import Installed
+from engine.install.sources import FilesystemMirror
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry
 from engine.plugins.requirements import Requirement
@@ -36,37 +46,42 @@ class Selected:
     found_in: str
 
 
-def needs_plugin(req: Requirement, native: Registry, use_native: bool) -> bool:
+def native_covers(req: Requirement, native: Registry) -> bool:
+    """Whether the native adapter of the same source has every type and argument the configuration uses."""
     served = native.provider(req.local_name)
-    if not use_native or served is None or served.source != str(req.source):
-        return True
-    missing = any(native.resource_type(type_name, mode) is None for mode, type_name in req.types)
-    return missing or bool(handed_over(req, native, use_native))
-
-
-def handed_over(req: Requirement, native: Registry, use_native: bool) -> frozenset[str]:
-    """Types the native adapter has but cannot serve as configured: it lacks an argument they are given."""
-    served = native.provider(req.local_name)
-    if not use_native or served is None or served.source != str(req.source):
-        return frozenset()
-    out = set()
-    for (mode, type_name), names in req.arguments.items():
+    if served is None or served.source != str(req.source):
+        return False
+    for mode, type_name in req.types:
         rt = native.resource_type(type_name, mode)
-        if rt is not None and not names <= set(rt.schema.get("properties", {})):
-            out.add(type_name if mode == "managed" else f"data.{type_name}")
-    return frozenset(out)
+        if rt is None:
+            return False
+        if not req.arguments.get((mode, type_name), set()) <= set(rt.schema.get("properties", {})):
+            return False
+    return True
 
 
-def native_types(local_name: str, source: str, native: Registry, use_native: bool,
-                 handed: Iterable[str] = ()) -> frozenset[str]:
-    """The types the native adapter keeps when a plugin serves the rest (data sources as ``data.NAME``)."""
-    served = native.provider(local_name)
-    if not use_native or served is None or served.source != source:
-        return frozenset()
-    return (frozenset(served.resources) | frozenset(f"data.{n}" for n in served.data_sources)) - set(handed)
+def wants_plugin(req: Requirement, native: Registry, use_native: bool | None, at_hand: bool) -> bool:
+    """The rule of the module docstring; ``at_hand``: a plugin directory holds it, or init chose it before."""
+    if use_native is False or not native_covers(req, native):
+        return True
+    return use_native is None and at_hand
 
 
-def select(root_dir: Path, req: Requirement, installed: Installed, native: Registry, use_native: bool) -> Selected:
+def offered_by(dirs: Iterable[str], req: Requirement) -> bool:
+    """Whether one of the plugin directories holds a version of the provider its constraints allow."""
+    try:
+        constraints = Constraints.parse(req.constraint_text or None)
+    except CtlError:
+        return False  # installing reports the bad constraint where it is written
+    os_arch = host_os_arch()
+    for directory in dirs:
+        versions = FilesystemMirror(Path(directory)).versions(req.source, os_arch)
+        if constraints.newest(versions) is not None:
+            return True
+    return False
+
+
+def select(root_dir: Path, req: Requirement, installed: Installed) -> Selected:
     """Record the installed package: its executable, checksum and (cached) schema."""
     executable = installed.executable
     if not os.access(executable, os.X_OK):
@@ -76,14 +91,12 @@ def select(root_dir: Path, req: Requirement, installed: Installed, native: Regis
     doc = schema_cache.cached(root_dir, sha) or schema_cache.read_from_binary(root_dir, executable, sha,
                                                                            str(req.source))
     info = executable.stat()
-    handed = tuple(sorted(handed_over(req, native, use_native)))
     entry = PluginEntry(req.local_name, str(req.source), str(installed.version), req.constraint_text,
-                        str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]), handed)
-    kept = native_types(req.local_name, str(req.source), native, use_native, handed)
-    return Selected(entry, spec_of(entry, doc["schema"], kept), installed.origin)
+                        str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]))
+    return Selected(entry, spec_of(entry, doc["schema"]), installed.origin)
 
 
-def spec_of(entry: PluginEntry, schema: dict[str, object], native: frozenset[str]) -> PluginSpec:
+def spec_of(entry: PluginEntry, schema: dict[str, object]) -> PluginSpec:
     return PluginSpec(local_name=entry.local_name, source=entry.source, version=entry.version,
                       executable=Path(entry.executable), sha256=entry.sha256, protocol=entry.protocol,
-                      schema=dict(schema), native_types=native)
+                      schema=dict(schema))
