@@ -15,6 +15,8 @@ from engine.install.hashes import ZH, archive_hash, sha256_file
 from engine.install.signatures import SignatureError, parse_sums, verify_signature
 from engine.install.sources import InstallError, Package
 
+ARCHIVE_NAME = "package.zip"  # what a downloaded zip is called in its staging directory
+
 
 @dataclass(frozen=True)
 class Fetched:
@@ -35,7 +37,9 @@ def fetch_package(package: Package, scratch: Path, progress: fetch.Progress | No
     signer = ""
     if package.shasums_url:
         signed, signer = _signed_sums(package)
-    archive = scratch / (package.filename or "package.zip")
+    # The registry's ``filename`` is only a key into SHA256SUMS: a name from the network never
+    # becomes a path, so ``../../ctl.tfstate`` or an absolute name cannot place the download.
+    archive = scratch / ARCHIVE_NAME
     fetch.download(package.location, archive, progress)
     digest = sha256_file(archive)
     if package.sha256 and digest != package.sha256:
