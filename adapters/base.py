@@ -63,6 +63,8 @@ class AdapterContext:
     # A provider plugin's private data for the object: what state holds (in), what it returns (out).
     private: bytes = b""
     new_private: bytes | None = None
+    # The configuration's resource block (engine.config.model.Resource): where a diagnostic points.
+    resource: Any = None
 
 
 class ResourceType:

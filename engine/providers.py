@@ -76,7 +76,8 @@ class Providers:
                     self._warnings.append(Diagnostic("warning", summary, detail=detail, address=address))
 
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
-                              cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn)
+                              cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn,
+                              resource=resource)
 
     def close(self) -> None:
         """Release every client made (a plugin's provider process is stopped and reaped)."""

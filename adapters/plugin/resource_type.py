@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.base import AdapterContext, AdapterError, PartialResult, ResourceType
+from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.cty_types import CtyType
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.outcome import describe, raise_for
+from adapters.plugin.outcome import KeptProviderErrors, raise_for
 from adapters.plugin.schema import Block, Schema, computed_attributes, implied_type, mark_sensitive
 from adapters.plugin.session import PlannedInstance, PluginSession
 from engine.lang.values import UNKNOWN, Unknown, deep_unmark
@@ -61,7 +61,7 @@ class PluginResourceType(ResourceType):
         return shaped, self._encode(shaped)
 
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
-        raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn)
+        raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource)
 
     @staticmethod
     def _session(ctx: AdapterContext) -> PluginSession:
@@ -123,8 +123,8 @@ class PluginResourceType(ResourceType):
         errors = [d for d in answer.diagnostics if d.severity != "warning"]
         if errors and result is not None:
             # The provider made (part of) the object before failing: keep it, tainted, as Terraform does.
-            raise PartialResult(f"{ctx.address}: {describe(errors[0])}", result=unknowns_as_null(result),
-                                address=ctx.address)
+            raise KeptProviderErrors(ctx.address, errors, address=ctx.address, resource=ctx.resource, secrets=(),
+                                     result=unknowns_as_null(result))
         self._check(ctx, answer.diagnostics)
         if result is None:
             raise AdapterError(f"{ctx.address}: the provider returned no object after applying",
