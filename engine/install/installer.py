@@ -19,7 +19,7 @@ from adapters.plugin.versions import Constraints, Version
 from engine.install import cache
 from engine.install.authenticate import fetch_package
 from engine.install.fetch import Progress
-from engine.install.hashes import archive_hash, directory_hash, zip_hash
+from engine.install.hashes import directory_hash, zip_hash
 from engine.install.lockfile import LOCK_FILE, LockedProvider
 from engine.install.sources import InstallError, Package, Sources
 from engine.install.unpack import executable_in, unpack
@@ -68,13 +68,22 @@ class Installer:
         target = cache.package_path(root, provider, version, self.os_arch)
         with self._entry(provider, version), cache.staging(root) as scratch:
             fetched = fetch_package(package, scratch, self._reporter(f"{provider} v{version}"))
-            h1, zh = archive_hash(fetched.archive), zip_hash(fetched.archive)
-            _check_lock(pinned, {h1, zh}, provider, version, package.origin)
-            unpack(fetched.archive, scratch / "unpacked")
-            executable_in(scratch / "unpacked", provider)
-            cache.place(scratch / "unpacked", target)
+            # Unpacked once, into scratch, and hashed from there: inflating a large provider a second
+            # time only to hash it doubled the time init spends on it. The zip's own hash is computed
+            # only when the lock file lists hashes for this version but not the package's h1:.
+            unpacked = scratch / "unpacked"
+            unpack(fetched.archive, unpacked)
+            h1 = directory_hash(unpacked)
+            own = {h1}
+            if pinned is not None and pinned.hashes and h1 not in pinned.hashes:
+                own.add(zip_hash(fetched.archive))
+            _check_lock(pinned, own, provider, version, package.origin)
+            executable_in(unpacked, provider)
+            cache.place(unpacked, target)
         self._link(target, provider, version)
-        hashes = {h1, *fetched.vouched} if fetched.vouched else {h1, zh}
+        # As Terraform records: the package's h1: and what its source vouched for (a signed release's
+        # zh: hashes, a network mirror's); a zip from a filesystem mirror vouches for nothing more.
+        hashes = {h1, *fetched.vouched}
         return Installed(provider, version, executable_in(target, provider), package.origin, sorted(hashes),
                          fetched.signed_by)
 
