@@ -312,7 +312,9 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
     from engine.errors import Diagnostics
 
     diags = Diagnostics()
-    cwalk = ConfigWalk(loaded.graph, dict(plan.variables), diags, root_dir=loaded.root.dir,
+    # The saved plan's values as the configuration's types convert them (a ``set(string)`` is a set
+    # again, not the JSON list the plan file holds), exactly as the plan's own walk saw them.
+    cwalk = ConfigWalk(loaded.graph, dict(loaded.walk.root_vars), diags, root_dir=loaded.root.dir,
                        workspace=plan.workspace, hooks=WalkHooks(), plan_mode=False, render_template=render,
                        provider_function=functions_resolver(registry))
     abandon = abandon or threading.Event()

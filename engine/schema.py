@@ -14,11 +14,11 @@ import dataclasses
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from adapters.base import ResourceType
+from adapters.base import ArgumentProblem, ResourceType
 from engine.config.syntax import Body
 from engine.errors import Diagnostic
 from engine.lang.values import Marked, Unknown, deep_unmark, type_name
-from engine.positions import Located, as_range
+from engine.positions import Located, SourceRange, as_range
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -85,6 +85,9 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
 def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: Located) -> list[Diagnostic]:
     """Schema problems of one instance's arguments (computed-only attributes excluded); ``fallback``
     is where one goes that no argument's range places, made a range only then."""
+    problems = rt.check_arguments(config)
+    if problems is not None:
+        return [_problem_diagnostic(problem, address, body, fallback) for problem in problems]
     args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
@@ -231,17 +234,41 @@ def _involves_unknown(err: ValidationError) -> bool:
     return isinstance(err.instance, Unknown)
 
 
-def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body, fallback: Located) -> Diagnostic:
-    attr_path = _format_path(path)
-    rng = as_range(fallback)
+def _problem_diagnostic(problem: ArgumentProblem, address: str, body: Body, fallback: Located) -> Diagnostic:
+    """A problem the type found by its own schema form, at the argument (or block) it is about."""
+    if problem.argument is not None and not problem.path:
+        rng = _name_range(problem.argument, body) or as_range(fallback)
+    else:
+        rng = _range_at(list(problem.path), body, fallback)
+    return Diagnostic("error", problem.summary, detail=f"{address}: {problem.detail}", range=rng, address=address)
+
+
+def _range_at(path: list[Any], body: Body, fallback: Located) -> SourceRange:
+    """Where the value at ``path`` was written: its attribute's expression, or its block."""
     if path and isinstance(path[0], str):
         attr = body.attributes.get(path[0])
         if attr is not None:
-            rng = attr.expr.rng
-        else:
-            block = next((b for b in body.blocks if b.type == path[0]), None)
-            if block is not None:
-                rng = block.rng
+            return attr.expr.rng
+        block = next((b for b in body.blocks if b.type == path[0]), None)
+        if block is not None:
+            return block.rng
+    return as_range(fallback)
+
+
+def _name_range(name: str, body: Body) -> SourceRange | None:
+    """Where the argument or block named ``name`` is written (a ``dynamic`` block by its label)."""
+    attr = body.attributes.get(name)
+    if attr is not None:
+        return attr.name_rng
+    block = next((b for b in body.blocks if name in (b.type, *(b.labels[:1] if b.type == "dynamic" else ()))), None)
+    if block is None:
+        return None
+    return block.label_rngs[0] if block.type == "dynamic" and block.label_rngs else block.rng
+
+
+def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body, fallback: Located) -> Diagnostic:
+    attr_path = _format_path(path)
+    rng = _range_at(path, body, fallback)
     validator = err.validator
     if validator == "required":
         missing = str(err.message).split("'")[1] if "'" in err.message else err.message
@@ -250,13 +277,7 @@ def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body,
     elif validator == "additionalProperties":
         extra = _extra_names(err)
         if extra and not path:
-            attr = body.attributes.get(extra[0])
-            block = next((b for b in body.blocks if extra[0] in (b.type, *(b.labels[:1] if b.type == "dynamic" else ()))),
-                         None)
-            if attr is not None:
-                rng = attr.name_rng
-            elif block is not None:
-                rng = block.label_rngs[0] if block.type == "dynamic" and block.label_rngs else block.rng
+            rng = _name_range(extra[0], body) or rng
         summary = f'Unsupported argument "{extra[0] if extra else "?"}"'
         detail = "This resource type has no argument or block named like this."
     elif validator == "type":

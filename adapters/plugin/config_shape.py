@@ -11,6 +11,7 @@ state" a plan request carries.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from adapters.plugin.convert import as_set, convert
@@ -39,12 +40,23 @@ class ConfigShapeError(PluginValueError):
 
     def __init__(self, summary: str, detail: str, path: PathSteps) -> None:
         super().__init__(detail, path)
+        self.title, self.detail = summary, detail
+        self.argument: str | None = None  # the name an "Unsupported argument" is about
         self.summary = f"{summary}: {detail}" if not path else f"{format_path(path)}: {summary}: {detail}"
         self.args = (self.summary,)
 
 
-def normalize_config(block: Block, config: Any, path: Path = ()) -> dict[str, Any]:
-    """``config`` (the arguments as evaluated) in the exact shape of ``block``'s value."""
+Problems = list[PluginValueError]
+
+
+def normalize_config(block: Block, config: Any, path: Path = (), problems: Problems | None = None) -> dict[str, Any]:
+    """``config`` (the arguments as evaluated) in the exact shape of ``block``'s value.
+
+    Without ``problems`` the first thing Terraform's decoder would refuse is raised; with it, every
+    such thing is appended there and the value it concerns is left null, so a check reports all of a
+    resource's problems at once (as ``terraform validate`` does) from the same rules the plan uses.
+    Unknown values pass at any depth: what is not known yet cannot be wrong yet.
+    """
     if isinstance(config, Marked):
         config = config.value
     if config is None:
@@ -55,9 +67,15 @@ def normalize_config(block: Block, config: Any, path: Path = ()) -> dict[str, An
     blocks = {b.type_name: b for b in block.block_types}
     for name in config:
         if name not in attributes and name not in blocks:
-            raise ConfigShapeError(
-                "Unsupported argument", f'An argument named "{name}" is not expected here.', path
+            close = difflib.get_close_matches(name, sorted((*attributes, *blocks)), n=1)
+            suggestion = f' Did you mean "{close[0]}"?' if close else ""
+            unsupported = ConfigShapeError(
+                "Unsupported argument", f'An argument named "{name}" is not expected here.{suggestion}', path
             )
+            unsupported.argument = name
+            if problems is None:
+                raise unsupported
+            problems.append(unsupported)
     out: dict[str, Any] = {}
     for a in block.attributes:
         value = config.get(a.name)
@@ -67,12 +85,25 @@ def normalize_config(block: Block, config: Any, path: Path = ()) -> dict[str, An
             out[a.name] = None
         elif ty is not None and type(value) is _PLAIN.get(ty) and (a.optional or a.required):
             out[a.name] = value
-        else:
+        elif problems is None:
             out[a.name] = _attribute_value(a, value, (*path, a.name))
+        else:
+            try:
+                out[a.name] = _attribute_value(a, value, (*path, a.name))
+            except PluginValueError as err:
+                problems.append(err)
+                out[a.name] = None
     for b in block.block_types:
         if b.type_name in attributes:
             continue
-        out[b.type_name] = _block_value(b, config.get(b.type_name), (*path, b.type_name))
+        if problems is None:
+            out[b.type_name] = _block_value(b, config.get(b.type_name), (*path, b.type_name))
+            continue
+        try:
+            out[b.type_name] = _block_value(b, config.get(b.type_name), (*path, b.type_name), problems)
+        except PluginValueError as err:
+            problems.append(err)
+            out[b.type_name] = None
     return out
 
 
@@ -98,7 +129,7 @@ def _attribute_value(a: Attribute, value: Any, path: Path) -> Any:
     return convert(value, ty, path)
 
 
-def _block_value(b: NestedBlock, value: Any, path: Path) -> Any:
+def _block_value(b: NestedBlock, value: Any, path: Path, problems: Problems | None = None) -> Any:
     marks = None
     if isinstance(value, Marked):
         value, marks = value.value, value.marks
@@ -115,19 +146,19 @@ def _block_value(b: NestedBlock, value: Any, path: Path) -> Any:
                                    f'No more than 1 "{b.type_name}" block is allowed.', path)
         value = value[0] if value else None
         if value is None:
-            return _block_value(b, None, path)
+            return _block_value(b, None, path, problems)
     if b.nesting in (SINGLE, GROUP):
-        out: Any = normalize_config(b.block, value, path)
+        out: Any = normalize_config(b.block, value, path, problems)
     elif b.nesting == MAP:
         if not isinstance(value, dict):
             raise ConfigShapeError("Invalid block", f'"{b.type_name}" blocks must be labelled by key', path)
-        out = {k: normalize_config(b.block, v, (*path, k)) for k, v in value.items()}
+        out = {k: _one_block(b, v, (*path, k), problems) for k, v in value.items()}
     else:
         if isinstance(value, dict):
             value = [value]  # one block written where several may be
         if not isinstance(value, list):
             raise ConfigShapeError("Invalid block", f'"{b.type_name}" must be a list of blocks', path)
-        items = [normalize_config(b.block, v, (*path, i)) for i, v in enumerate(value)]
+        items = [_one_block(b, v, (*path, i), problems) for i, v in enumerate(value)]
         if b.min_items and len(items) < b.min_items:
             raise _too_few(b, len(items), path)
         if b.max_items and len(items) > b.max_items:
@@ -138,6 +169,14 @@ def _block_value(b: NestedBlock, value: Any, path: Path) -> Any:
             )
         out = as_set(items) if b.nesting == SET else items
     return Marked(out, marks) if marks else out
+
+
+def _one_block(b: NestedBlock, value: Any, path: Path, problems: Problems | None) -> Any:
+    """One block of a list, set or map of them; a block not known yet (a ``dynamic`` block's
+    content from a value known only after apply) stays unknown."""
+    if isinstance(value, Unknown):
+        return value
+    return normalize_config(b.block, value, path, problems)
 
 
 def _too_few(b: NestedBlock, count: int, path: Path) -> ConfigShapeError:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from engine.lang.values import Path, apply_paths, unmark_paths
+from engine.lang.values import Path, SetValue, apply_paths, unmark_paths
 from engine.state.address import InstanceAddress, Key, parse_module
 
 # Terraform refuses a state whose ``terraform_version`` is newer than itself, so a fresh state
@@ -428,6 +428,8 @@ def output_type(value: Any) -> Any:
         return "number"
     if isinstance(value, str):
         return "string"
+    if isinstance(value, SetValue):  # a set keeps its type: its elements share one
+        return ["set", output_type(value[0]) if value else "dynamic"]
     if isinstance(value, list):
         return ["tuple", [output_type(v) for v in value]]
     if isinstance(value, dict):
