@@ -76,8 +76,7 @@ def _how(how: str, version: str, plugin: object) -> str:
         return "- no plugin selected: run `ctl init`"
     if how == "native":
         return "- native adapter"
-    served_by = f"plugin v{version} (protocol {protocol})"
-    return f"- native adapter + {served_by}" if how == "native+plugin" else f"- {served_by}"
+    return f"- plugin v{version} (protocol {protocol})"
 
 
 def _source_of(provider_address: str) -> str:

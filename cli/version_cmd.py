@@ -55,8 +55,7 @@ def version_command(
     lines += [f"+ adapter {name} ({source})" for name, source in sorted(adapters.items())]
     for p in providers:
         how = {"native": "native adapter", "missing": "no plugin selected: run ctl init"}.get(
-            p.how, f"{'native adapter + ' if p.how == 'native+plugin' else ''}plugin, protocol "
-                   f"{p.plugin.protocol if p.plugin else '?'}")
+            p.how, f"plugin, protocol {p.plugin.protocol if p.plugin else '?'}")
         lines.append(f"+ provider {p.source}{' v' + p.version if p.version else ''} ({how})")
     sys.stdout.write("\n".join(lines) + "\n")
     return int(ExitCode.OK)
