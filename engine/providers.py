@@ -8,12 +8,14 @@ because refresh and apply call in from many worker threads.
 
 from __future__ import annotations
 
+import copy
 import threading
 from pathlib import Path
 from sys import intern
 from typing import Any
 
 from adapters.base import AdapterContext, Provider, ResourceType
+from adapters.plugin.errors import PluginLaunchError
 from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.errors import CtlError, Diagnostic
@@ -42,6 +44,10 @@ class Providers:
         self._makers: list[tuple[Provider, Any]] = []  # each client made, with the provider to release it
         self._lock = threading.Lock()
         self._warnings: list[Diagnostic] = []  # what providers warned about, for the run's diagnostics
+        # A configuration that failed, and a provider whose process could not start: tried once per
+        # run. Every later resource gets the same error at once, not another start (with a provider
+        # that never answers its handshake, one start timeout per instance).
+        self._failed: dict[tuple[ModPath, str] | str, CtlError] = {}
 
     def take_warnings(self) -> list[Diagnostic]:
         """The warnings adapters reported since the last call (each shown once, in order)."""
@@ -91,16 +97,22 @@ class Providers:
         with self._lock:
             if key in self._clients:
                 return self._clients[key]
+            failed = self._failed.get(key) or self._failed.get(name)
+            if failed is not None:
+                raise copy.copy(failed)
             provider: Provider | None = self.registry.provider(name)
             client = None
             if provider is not None:
                 plain, _ = deep_unmark(config)
                 try:
                     client = provider.configure(plain, self.workdir)
-                except CtlError:
+                except CtlError as err:
+                    self._failed[name if isinstance(err, PluginLaunchError) else key] = copy.copy(err)
                     raise
                 except Exception as exc:  # an SDK error while building the client
-                    raise CtlError(f'Cannot configure provider "{key[1]}": {exc}') from None
+                    failure = CtlError(f'Cannot configure provider "{key[1]}": {exc}')
+                    self._failed[key] = copy.copy(failure)
+                    raise failure from None
                 self._makers.append((provider, client))
             self._clients[key] = client
             return client
