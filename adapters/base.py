@@ -67,6 +67,20 @@ class AdapterContext:
     resource: Any = None
 
 
+@dataclass(frozen=True)
+class ArgumentProblem:
+    """One thing wrong with a resource's arguments, found before any provider call.
+
+    ``path`` is where it is (``("rule", 0, "port")``), ``argument`` the name an "Unsupported
+    argument" is about; the engine turns it into a diagnostic at that argument's file:line.
+    """
+
+    path: tuple[str | int, ...]
+    summary: str
+    detail: str
+    argument: str | None = None
+
+
 class ResourceType:
     """Base class for a managed resource type or (with ``mode = "data"``) a data source.
 
@@ -86,6 +100,16 @@ class ResourceType:
     id_attribute: str = "id"
     state_only: bool = False  # the object lives only in state (random values, sleeps): nothing to find
     remote_plan: bool = False  # planning waits on another process (a plugin): instances plan concurrently
+
+    def check_arguments(self, config: dict[str, Any]) -> list[ArgumentProblem] | None:
+        """The problems of one instance's evaluated arguments, by the type's own schema form.
+
+        None means the type has no schema but ``schema``, and the engine checks that JSON Schema.
+        A type described in the provider schema form (blocks, attributes, cty types) answers here
+        with Terraform's conversion rules, so an unknown value at any depth is accepted as
+        Terraform accepts it.
+        """
+        return None
 
     def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
         """Fill in computed attributes of a planned object.

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.base import AdapterContext, AdapterError, ResourceType
+from adapters.base import AdapterContext, AdapterError, ArgumentProblem, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.cty_types import CtyType
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.outcome import KeptProviderErrors, raise_for
-from adapters.plugin.schema import Block, Schema, computed_attributes, implied_type, mark_sensitive
+from adapters.plugin.outcome import KeptProviderErrors, raise_for, sensitive_texts
+from adapters.plugin.schema import (
+    Block,
+    Schema,
+    computed_attributes,
+    contains_sensitive,
+    implied_type,
+    mark_sensitive,
+)
 from adapters.plugin.session import PlannedInstance, PluginSession
+from adapters.plugin.value_errors import PluginValueError, format_path
 from engine.lang.values import UNKNOWN, Unknown, deep_unmark
 
 
@@ -58,10 +66,23 @@ class PluginResourceType(ResourceType):
             shaped = normalize_config(self.block, config)
         except ConfigShapeError as err:
             raise AdapterError(f"{ctx.address}: {err.summary}", address=ctx.address) from None
+        if contains_sensitive(self.block):  # what the provider says must not show these arguments' values
+            ctx.secrets = ctx.secrets | sensitive_texts(mark_sensitive(self.block, shaped))
         return shaped, self._encode(shaped)
 
+    def check_arguments(self, config: dict[str, Any]) -> list[ArgumentProblem]:
+        """What Terraform's decoder would refuse in ``config`` for this schema: the same
+        ``normalize_config`` the plan runs, collecting every problem instead of stopping."""
+        problems: list[PluginValueError] = []
+        try:
+            normalize_config(self.block, config, problems=problems)
+        except PluginValueError as err:  # the arguments are not an object at all
+            problems.append(err)
+        return [_problem(err) for err in problems]
+
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
-        raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource)
+        raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource,
+                  secrets=ctx.secrets)
 
     @staticmethod
     def _session(ctx: AdapterContext) -> PluginSession:
@@ -123,7 +144,7 @@ class PluginResourceType(ResourceType):
         errors = [d for d in answer.diagnostics if d.severity != "warning"]
         if errors and result is not None:
             # The provider made (part of) the object before failing: keep it, tainted, as Terraform does.
-            raise KeptProviderErrors(ctx.address, errors, address=ctx.address, resource=ctx.resource, secrets=(),
+            raise KeptProviderErrors(ctx.address, errors, address=ctx.address, resource=ctx.resource, secrets=ctx.secrets,
                                      result=unknowns_as_null(result))
         self._check(ctx, answer.diagnostics)
         if result is None:
@@ -142,6 +163,9 @@ class PluginResourceType(ResourceType):
         client = self._session(ctx).client
         if self.mode == "data":
             _, config = self._config(ctx, attrs)
+            # As Terraform does before every read: the provider's own checks (a missing argument
+            # its schema cannot express, a deprecation warning) come before the read can fail on them.
+            self._check(ctx, client.validate_data_resource_config(self.name, config))
             answer = client.read_data_source(self.name, config)
             self._check(ctx, answer.diagnostics)
             return self._decode(answer.state)
@@ -176,6 +200,14 @@ class PluginResourceType(ResourceType):
     def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
         """Plugins cannot look an object up by its arguments: recovery asks the user to import."""
         return None
+
+
+def _problem(err: PluginValueError) -> ArgumentProblem:
+    if isinstance(err, ConfigShapeError):
+        return ArgumentProblem(tuple(err.path), err.title, err.detail, err.argument)
+    where = format_path(err.path)
+    summary = f'Inappropriate value for attribute "{where}"' if where else "Inappropriate value"
+    return ArgumentProblem(tuple(err.path), summary, f"{err.message[:1].upper()}{err.message[1:]}.")
 
 
 def _blocks_with_computed(block: Block) -> frozenset[str]:
