@@ -136,6 +136,12 @@ provider "aws" {
   skip_credentials_validation = true
   skip_requesting_account_id  = true
   skip_metadata_api_check     = true
+
+  endpoints { # nothing listens there: planning a create must not need the service
+    iam = "http://127.0.0.1:9"
+    sqs = "http://127.0.0.1:9"
+    sts = "http://127.0.0.1:9"
+  }
 }
 
 resource "aws_iam_role" "r" {
