@@ -104,8 +104,8 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
         diag = _diagnostic(err, path, address, body, fallback)
         if err.validator == "additionalProperties" and not path and not rt.remote_plan:
             diag = dataclasses.replace(diag, hint=f"ctl's native adapter for {rt.name} does not have it; Terraform's "
-                                                  "provider may. Run `ctl init`: it then selects the provider "
-                                                  "plugin for this type.")
+                                                  "provider may. Run `ctl init`: it then selects the provider's "
+                                                  "plugin, which serves every type of the provider.")
         out.append(diag)
     return out
 
