@@ -91,41 +91,73 @@ def test_a_type_only_the_plugin_has_makes_the_plugin_serve_every_type(mirror: Pa
     _lifecycle(project)
 
 
-def test_a_plugin_in_the_plugin_directory_serves_its_provider_and_takes_over_a_native_state(
+# Every type the native random, time and local adapters serve, and a data source of each kind.
+EVERY_NATIVE_TYPE = """
+    resource "random_string" "s" {
+      length = 10
+    }
+    resource "random_id" "i" {
+      byte_length = 6
+    }
+    resource "random_integer" "n" {
+      min = 1
+      max = 1000
+    }
+    resource "random_password" "p" {
+      length = 16
+    }
+    resource "time_sleep" "wait" {
+      create_duration = "1s"
+    }
+    resource "local_file" "f" {
+      filename = "${path.module}/out/plain.txt"
+      content  = random_string.s.result
+    }
+    resource "local_sensitive_file" "secret" {
+      filename = "${path.module}/out/secret.txt"
+      content  = random_password.p.result
+    }
+    data "local_file" "back" {
+      filename = local_file.f.filename
+    }
+    data "local_sensitive_file" "back" {
+      filename = local_sensitive_file.secret.filename
+    }
+    output "s" {
+      value = data.local_file.back.content
+    }
+    """
+SMALL = [f"registry.terraform.io/hashicorp/{name}" for name in ("local", "random", "time")]
+
+
+def test_a_plugin_in_the_plugin_directory_serves_its_provider_and_a_state_moves_both_ways_unchanged(
         mirror: Path, project: Project) -> None:
-    project.write("""
-        resource "random_string" "s" {
-          length = 10
-        }
-        resource "random_id" "i" {
-          byte_length = 6
-        }
-        output "s" {
-          value = random_string.s.result
-        }
-        """)
-    project.ok("init")  # no plugin anywhere: the native adapter, nothing installed
-    assert _served(project) == {"registry.terraform.io/hashicorp/random": "native"}
+    project.write(EVERY_NATIVE_TYPE)
+    project.ok("init")  # no plugin anywhere: the native adapters, nothing installed
+    assert _served(project) == dict.fromkeys(SMALL, "native")
     assert not project.path(".ctl", "providers").exists()
     project.apply()
     written = project.instances()
 
-    project.ok("init", "-plugin-dir", str(mirror))
-    assert _served(project) == {"registry.terraform.io/hashicorp/random": "plugin"}
+    project.ok("init", "-plugin-dir", str(mirror))  # the plugins are at hand: they serve their providers
+    assert _served(project) == dict.fromkeys(SMALL, "plugin")
     moved = project.ctl("plan", "-detailed-exitcode")
     assert moved.code == 0 and "No changes." in moved.stdout, str(moved)
-    project.apply()  # the plugin refreshes and writes the state in its own terms
+    project.apply()  # the plugins refresh and write the state in their own terms
     kept = project.instances()
+    assert kept.keys() == written.keys()
     for address, instance in written.items():  # the same objects: nothing was generated again
-        assert kept[address]["attributes"]["id"] == instance["attributes"]["id"]
-    assert kept["random_string.s"]["attributes"]["result"] == written["random_string.s"]["attributes"]["result"]
+        assert kept[address]["attributes"]["id"] == instance["attributes"]["id"], address
+    assert project.ok("output", "-raw", "s").stdout == written["random_string.s"]["attributes"]["result"]
 
-    project.ok("init", "-native=true")  # and back: the native adapter reads the plugin's state
-    assert _served(project) == {"registry.terraform.io/hashicorp/random": "native"}
+    project.ok("init", "-native=true")  # and back: the native adapters read the plugins' state
+    assert _served(project) == dict.fromkeys(SMALL, "native")
     back = project.ctl("plan", "-detailed-exitcode")
     assert back.code == 0 and "No changes." in back.stdout, str(back)
-    project.ok("init")  # the switch is remembered: a plain init keeps the native adapter
-    assert _served(project) == {"registry.terraform.io/hashicorp/random": "native"}
+    project.ok("init")  # the switch is remembered: a plain init keeps the native adapters
+    assert _served(project) == dict.fromkeys(SMALL, "native")
+    gone = project.ok("destroy", "--auto-approve")
+    assert "7 destroyed" in gone.stdout, str(gone)
 
 
 AWS = """
