@@ -58,13 +58,16 @@ class AdapterContext:
     # ctl's own files (state, its backup/history/journal/lock, .ctl/): no resource may write or delete
     # them (see engine/reserved_paths.py).
     reserved_paths: tuple[Path, ...] = ()
-    # Reports a warning (summary, detail) to the user with the run's other diagnostics; None: log it.
-    warn: Callable[[str, str], None] | None = None
+    # Reports a warning (summary, detail, and optionally the SourceRange it is about) to the user with
+    # the run's other diagnostics; None: log it.
+    warn: Callable[..., None] | None = None
     # A provider plugin's private data for the object: what state holds (in), what it returns (out).
     private: bytes = b""
     new_private: bytes | None = None
     # The configuration's resource block (engine.config.model.Resource): where a diagnostic points.
     resource: Any = None
+    # Texts of the sensitive values among the arguments: cut out of whatever a provider says.
+    secrets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from adapters.base import AdapterContext, Provider, ResourceType
 from adapters.plugin.errors import PluginLaunchError
 from adapters.registry import Registry
 from engine.config.model import Resource
-from engine.errors import CtlError, Diagnostic
+from engine.errors import CtlError, Diagnostic, SourceRange
 from engine.lang.values import deep_unmark
 
 ModPath = tuple[str, ...]
@@ -44,6 +44,7 @@ class Providers:
         self._makers: list[tuple[Provider, Any]] = []  # each client made, with the provider to release it
         self._lock = threading.Lock()
         self._warnings: list[Diagnostic] = []  # what providers warned about, for the run's diagnostics
+        self._warned: set[tuple[str, str, str]] = set()  # each warning once, however many report it
         # A configuration that failed, and a provider whose process could not start: tried once per
         # run. Every later resource gets the same error at once, not another start (with a provider
         # that never answers its handshake, one start timeout per instance).
@@ -76,10 +77,13 @@ class Providers:
         key = self.key_for(path, name, alias)
         config = self.configs.get(key, {})
         client = self._client(key, name, config)
-        def warn(summary: str, detail: str) -> None:
+        def warn(summary: str, detail: str, range: SourceRange | None = None) -> None:
+            seen = (summary, detail, str(range) if range is not None else "")
             with self._lock:
-                if not any(w.summary == summary for w in self._warnings):
-                    self._warnings.append(Diagnostic("warning", summary, detail=detail, address=address))
+                if seen not in self._warned:  # the same warning from a plan and its apply's re-plan: once
+                    self._warned.add(seen)
+                    self._warnings.append(Diagnostic("warning", summary, detail=detail, address=address,
+                                                     range=range))
 
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
                               cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn,

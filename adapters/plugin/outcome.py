@@ -21,6 +21,7 @@ from adapters.base import AdapterError, PartialResult
 from adapters.plugin.diagnostics import AttributeStep, KeyStep, PluginDiagnostic, path_text
 from adapters.plugin.locate import argument_range
 from engine.errors import Diagnostic, SourceRange
+from engine.lang.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")  # warnings reach stderr even with logging off
 
@@ -52,16 +53,16 @@ class ProviderErrors(AdapterError):
     def __init__(self, what: str, errors: list[PluginDiagnostic], *, address: str | None,
                  resource: Any, secrets: Collection[str]) -> None:
         first = errors[0]
-        self._place = _Place(resource, address) if address is not None and resource is not None else None
+        self._place = place = _Place(resource, address) if address is not None and resource is not None else None
         summary = safe_text(first.summary, secrets)
-        if self._place is None:
+        if place is None:
             summary = f"{what}: {describe(first, secrets)}"
         AdapterError.__init__(self, summary, address=address, hint=HINT)
         self._what = what
         self._errors = errors
         self._secrets = secrets
-        if self._place is not None:
-            self.range, self.detail = self._place.locate(first, secrets)
+        if place is not None:
+            self.range, self.detail = place.locate(first, secrets)
         elif len(errors) > 1:
             self.detail = "\n".join(describe(d, secrets) for d in errors[1:])
 
@@ -134,8 +135,28 @@ def _header(resource: Any) -> SourceRange | None:
     return rng
 
 
+def sensitive_texts(value: Any, sensitive: bool = False) -> frozenset[str]:
+    """The text of every marked scalar inside ``value``: what a provider must not be seen to echo."""
+    out: set[str] = set()
+    _collect(value, sensitive, out)
+    return frozenset(out)
+
+
+def _collect(value: Any, sensitive: bool, out: set[str]) -> None:
+    if isinstance(value, Marked):
+        _collect(value.value, True, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, sensitive, out)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, sensitive, out)
+    elif sensitive and value is not None and not isinstance(value, (bool, Unknown)) and str(value):
+        out.add(str(value))
+
+
 def raise_for(diagnostics: Iterable[PluginDiagnostic], what: str, *, address: str | None = None,
-              warn: Callable[[str, str], None] | None = None, resource: Any = None,
+              warn: Callable[..., None] | None = None, resource: Any = None,
               secrets: Collection[str] = ()) -> None:
     """Raise the errors among ``diagnostics``; report the warnings through ``warn`` (else log them).
 
@@ -143,14 +164,19 @@ def raise_for(diagnostics: Iterable[PluginDiagnostic], what: str, *, address: st
     ``secrets`` are the texts of sensitive arguments, cut out of everything the provider says.
     """
     errors: list[PluginDiagnostic] = []
+    place = _Place(resource, address) if address is not None and resource is not None else None
     for diag in diagnostics:
         if diag.severity == "warning":
             text = describe(diag, secrets)
-            if warn is not None:
-                _log.debug("%s: warning: %s", what, text)
-                warn(text, "The provider reported this warning.")
-            else:
+            if warn is None:
                 _log.warning("%s: warning: %s", what, text)
+                continue
+            _log.debug("%s: warning: %s", what, text)
+            if place is not None:
+                rng, detail = place.locate(diag, secrets)
+                warn(safe_text(diag.summary, secrets), detail, rng)
+            else:
+                warn(text, "The provider reported this warning.")
         else:
             errors.append(diag)
     if errors:

@@ -113,6 +113,9 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
     if not paths:
         unmarked: dict[str, Any] = fn(*args, plain)
         return unmarked
+    ctx: Any = args[0] if args else None
+    if isinstance(getattr(ctx, "secrets", None), frozenset):  # warnings are redacted as errors are
+        ctx.secrets = ctx.secrets | secret_texts(marked)
     try:
         result = fn(*args, plain)
     except Exception as exc:  # an adapter or SDK message may echo the arguments it was given
