@@ -11,21 +11,23 @@ which Terraform may have locked) and gains those installed now.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.install.cli_config import read_cli_config
-from engine.install.installer import DownloadProgress, Installer
-from engine.install.lockfile import read_lock, write_lock
+from engine.install.installer import DownloadProgress, Installed, Installer
+from engine.install.lockfile import LockedProvider, read_lock, write_lock
 from engine.install.methods import sources_for
 from engine.plugins.record import PluginRecord, read_record, write_record
-from engine.plugins.requirements import requirements
+from engine.plugins.requirements import Requirement, requirements
 from engine.plugins.selection import Selected, offered_by, select, wants_plugin
 
 NATIVE_ENV = "CTL_NATIVE_ADAPTERS"
 PLUGIN_DIR_ENV = "CTL_PLUGIN_DIR"
+_MAX_PARALLEL = 4  # providers installed at once: enough to fill the cores and hide network waits
 
 
 def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None, native: bool | None, *,
@@ -50,15 +52,36 @@ def select_providers(root_dir: Path, root: Module, plugin_dirs: list[str] | None
                               upgrade, progress)
         kept = {str(req.source) for req in required}
         new_lock = {address: entry for address, entry in lock.items() if address in kept}
-        for req in needed:
-            previous_entry = lock.get(str(req.source))
-            installed = installer.install(req.source, req.constraint_text, previous_entry)
-            chosen.append(select(root_dir, req, installed))
-            new_lock[str(req.source)] = installed.locked(req.constraint_text, previous_entry)
+        for req, (installed, selected) in zip(needed, _install_each(root_dir, installer, needed, lock),
+                                              strict=True):
+            chosen.append(selected)
+            new_lock[str(req.source)] = installed.locked(req.constraint_text, lock.get(str(req.source)))
         write_lock(root_dir, new_lock)
     if chosen or previous is not None or plugin_dirs:
         write_record(root_dir, PluginRecord(dirs, use_native, [s.entry for s in chosen]))
     return chosen
+
+
+def _install_each(root_dir: Path, installer: Installer, needed: list[Requirement],
+                  lock: dict[str, LockedProvider]) -> list[tuple[Installed, Selected]]:
+    """Install and select every provider, several at once, in the order of ``needed``.
+
+    Each provider's work is mostly outside the interpreter (a download, inflating and hashing its
+    package, starting it for its schema), so providers overlap on several cores and while waiting on
+    the network. The first failure, in the order of ``needed``, is raised once every other provider
+    has finished; nothing is locked or recorded unless all of them succeed.
+    """
+    def one(req: Requirement) -> tuple[Installed, Selected]:
+        installed = installer.install(req.source, req.constraint_text, lock.get(str(req.source)))
+        return installed, select(root_dir, req, installed)
+
+    workers = min(len(needed), max(2, os.cpu_count() or 1), _MAX_PARALLEL)
+    if workers < 2:
+        return [one(req) for req in needed]
+    with ThreadPoolExecutor(workers, thread_name_prefix="ctl-init") as pool:
+        futures = [pool.submit(one, req) for req in needed]
+        wait(futures)
+    return [future.result() for future in futures]
 
 
 def _native_from_env(previous: PluginRecord | None) -> bool | None:
