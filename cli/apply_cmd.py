@@ -16,7 +16,7 @@ from cli.common import input_enabled
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
 from cli.plan_cmd import report_recovery, show_plan, show_policy
-from engine.errors import CtlError, Diagnostic, ExitCode
+from engine.errors import CtlError, Diagnostic, ExitCode, UsageError
 
 _APPLY_HELP = """Make the changes of a plan: plan now and ask for confirmation, or apply a saved plan.
 
@@ -33,9 +33,19 @@ Example: ctl destroy --auto-approve
 _JSON_HELP = "Stream Terraform's machine-readable UI (JSON lines); needs --auto-approve or a plan file."
 
 
+_REFRESH_HELP = """Update the state to match the real objects, changing none of them (Terraform's refresh).
+
+The same as ctl apply --refresh-only --auto-approve: no confirmation is asked. To see what would
+be recorded first, run ctl plan --refresh-only.
+
+Example: ctl refresh
+"""
+
+
 def register(app: typer.Typer) -> None:
     app.command("apply", help=_APPLY_HELP)(apply_command)
     app.command("destroy", help=_DESTROY_HELP)(destroy_command)
+    app.command("refresh", help=_REFRESH_HELP)(refresh_command)
 
 
 @run_flags.shared_run_flags()
@@ -60,6 +70,19 @@ def destroy_command(
     flags: run_flags.RunFlags = run_flags.SHARED,
 ) -> int:
     return _run(ctx, None, "destroy", auto_approve, flags, json_out=json_out)
+
+
+@run_flags.shared_run_flags(replace=False, refresh_help="Accepted for Terraform's command line; reading the "
+                                                      "real objects is what refresh does (--refresh=false is refused).")
+def refresh_command(
+    ctx: typer.Context,
+    json_out: bool = typer.Option(False, "--json", help="Stream Terraform's machine-readable UI (JSON lines)."),
+    flags: run_flags.RunFlags = run_flags.SHARED,
+) -> int:
+    if not flags.refresh:
+        raise UsageError("refresh cannot skip reading the real objects (--refresh=false)",
+                         hint="Leave out --refresh=false.")
+    return _run(ctx, None, "refresh-only", True, flags, json_out=json_out)
 
 
 def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: bool, flags: run_flags.RunFlags,

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 VAR_HELP = "Set a root module variable: NAME=VALUE (repeatable; later wins)."
 VAR_FILE_HELP = "Read variable values from a .tfvars or .tfvars.json file (repeatable)."
+IGNORE_REMOTE_VERSION_HELP = ("Accepted for Terraform's command line: ctl's backends record no Terraform "
+                              "version to compare with, so there is nothing to ignore.")
 
 _raw_args: list[str] = []
 

@@ -6,13 +6,22 @@ recording it (the journal recovery names the command to run).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from cli import output
-from cli.common import VAR_FILE_HELP, VAR_HELP, input_enabled, ordered_var_args, prompt_variable
+from cli.common import (
+    IGNORE_REMOTE_VERSION_HELP,
+    VAR_FILE_HELP,
+    VAR_HELP,
+    input_enabled,
+    ordered_var_args,
+    prompt_variable,
+)
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
-from engine.errors import ExitCode
+from engine.errors import ExitCode, UsageError
 
 _HELP = """Bring an existing object under ctl's management at ADDRESS.
 
@@ -35,6 +44,14 @@ def import_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
     input_: bool = typer.Option(None, "--input/--no-input", help="Ask for missing variables."),
+    config: Path = typer.Option(None, "--config", metavar="DIR",
+                                help="The configuration directory to import with (default: the current one, "
+                                     "or --chdir): its provider settings, backend and state."),
+    allow_missing_config: bool = typer.Option(False, "--allow-missing-config",
+                                              help="Import even when ADDRESS has no resource block, with its "
+                                                   "type's default provider settings; the next plan destroys "
+                                                   "the object unless a block is written."),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
     from rich.markup import escape
 
@@ -44,9 +61,13 @@ def import_command(
     con = output.stdout()
     locks = lock_options(lock, lock_timeout)
     con.print(f'{escape(address)}: Importing from ID "{escape(resource_id)}"...')
-    done = import_resource(options(ctx).root, address, resource_id, locks,
+    root = options(ctx).root if config is None else config.resolve()
+    if not root.is_dir():
+        raise UsageError(f"--config: {config} is not a directory", hint="Give the configuration's directory.")
+    done = import_resource(root, address, resource_id, locks,
                            var_args=ordered_var_args(var, var_file),
-                           prompt=prompt_variable if input_enabled(input_) else None)
+                           prompt=prompt_variable if input_enabled(input_) else None,
+                           allow_missing_config=allow_missing_config)
     con.print(f"{escape(done.address)}: Import prepared!\n  Prepared {done.type} for import")
     ident = done.attributes.get("id")
     shown = "(sensitive value)" if isinstance(ident, Marked) else ident

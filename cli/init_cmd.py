@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 import typer
 from rich.markup import escape
 
 from cli import output
+from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.global_options import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
-from engine.errors import CtlError, ExitCode
+from engine.errors import CtlError, ExitCode, UsageError
 
 _INIT_HELP = """Prepare the configuration directory: check the configuration, the adapters and the backend, and
 record the backend's settings in .ctl/backend.json.
@@ -56,6 +61,21 @@ def init_command(
                                      "(--native=false). Unset: a plugin found in the plugin directories, or "
                                      "chosen by the last init, serves its provider; the native adapter "
                                      "serves the others. Remembered by later runs."),
+    input_: bool = typer.Option(None, "--input/--no-input",
+                                help="Ask before copying state (--input=false: never ask; --force-copy copies)."),
+    backend: bool = typer.Option(True, "--backend/--no-backend",
+                                 help="Check and record the backend (--backend=false leaves it as it is: no "
+                                      "credentials needed, e.g. to validate in CI)."),
+    get: bool = typer.Option(True, "--get/--no-get",
+                             help="Accepted for Terraform's command line: ctl reads modules from their local "
+                                  "directories in place, so there is nothing to download either way."),
+    from_module: str = typer.Option(None, "--from-module", metavar="SOURCE",
+                                    help="First copy the module in the local directory SOURCE into this empty "
+                                         "directory (like Terraform's -from-module)."),
+    lockfile: str = typer.Option(None, "--lockfile", metavar="MODE",
+                                 help="readonly: check the providers against .terraform.lock.hcl and fail rather "
+                                      "than change it (like Terraform's -lockfile=readonly)."),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
     from cli.common import input_enabled
     from cli.download_progress import download_progress
@@ -66,8 +86,11 @@ def init_command(
 
     con = output.stdout()
 
+    if lockfile is not None and lockfile != "readonly":
+        raise UsageError(f'Invalid --lockfile mode "{lockfile}"', hint="The one mode is readonly.")
+
     def confirm(plan: Migration) -> bool:
-        if not input_enabled(None):
+        if not input_enabled(input_):
             raise CtlError(
                 "Migrating the state needs confirmation, but input is disabled",
                 hint="Run with --force-copy to copy without asking.",
@@ -86,10 +109,17 @@ def init_command(
         plugin_dirs=list(plugin_dir) if plugin_dir else None,
         native=native,
         upgrade=upgrade,
+        backend=backend,
     )
-    with download_progress() as progress:
+    root = options(ctx).root
+    if from_module is not None:
+        from engine.init_from_module import copy_module
+
+        copied = copy_module(from_module, root)
+        con.print(f"Copied {len(copied)} file(s) and directories from {escape(from_module)}.")
+    with download_progress() as progress, readonly_lock_file(root, lockfile == "readonly"):
         opts.progress = progress
-        report = initialize(options(ctx).root, opts)
+        report = initialize(root, opts)
     for warning in report.warnings:
         output.warn(warning)
     if report.previous is not None:
@@ -112,3 +142,30 @@ def init_command(
         con.print(f"- Using provider plugin {escape(line)}")
     con.print("\n[bold green]ctl has been successfully initialized![/]")
     return int(ExitCode.OK)
+
+
+@contextlib.contextmanager
+def readonly_lock_file(root: Path, readonly: bool) -> Iterator[None]:
+    """``--lockfile=readonly``: the providers are chosen and checked as usual, and the lock file is
+    left exactly as it was; a change init would have made to it is an error naming the file."""
+    from engine.install.lockfile import LOCK_FILE
+
+    if not readonly:
+        yield
+        return
+    path = root / LOCK_FILE
+    before = path.read_bytes() if path.exists() else None
+    try:
+        yield
+    finally:
+        after = path.read_bytes() if path.exists() else None
+        changed = after != before
+        if changed:
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(before)
+    if changed:
+        raise CtlError(f"The providers do not match {LOCK_FILE}, which --lockfile=readonly keeps as it is",
+                       detail="init would have " + ("created it." if before is None else "changed it."),
+                       hint="Run ctl init without --lockfile=readonly to update it, and commit the change.")

@@ -20,7 +20,6 @@ from rich.markup import escape
 from cli import lifetime, output
 from cli.common import remember_args
 from cli.global_options import GlobalOptions
-from cli.run_options import normalize_bool_flags
 from engine.errors import CtlError, ExitCode
 from engine.limits import raise_recursion_limit
 from engine.version import VERSION
@@ -48,7 +47,8 @@ def _global(
     ctx: typer.Context,
     chdir: Path = typer.Option(Path("."), "--chdir", "-C", help="Configuration directory (like Terraform's -chdir)."),
     no_color: bool = typer.Option(False, "--no-color", help="Plain output without colour."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(False, "--version", "-v", callback=_version, is_eager=True,
+                                 help="Print the version."),
 ) -> None:
     """Declarative infrastructure: plan and apply Terraform-style HCL/YAML configurations.
 
@@ -127,7 +127,7 @@ def run(args: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if args is None else args)
     try:
         args = env_args.apply(raw, command)  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>
-        args = normalize_bool_flags(single_dash.double_dashed(args))  # -auto-approve, -lock=false
+        args = single_dash.bool_values(single_dash.double_dashed(args), command)  # -auto-approve, -lock=false
         if isinstance(command, click.Group):
             args = single_dash.root_flags_first(args, command)  # `ctl plan -no-color`
         remember_args(args)

@@ -17,14 +17,21 @@ from rich.markup import escape
 
 from engine.errors import CtlError, Diagnostic
 
-_state: dict[str, object] = {"no_color": False, "root": Path(".")}
+_state: dict[str, object] = {"no_color": False, "root": Path("."), "compact_warnings": False}
 _sink: list[Callable[[list[Diagnostic]], None]] = []
 
 
 def configure(*, no_color: bool, root: Path) -> None:
     _state["no_color"] = no_color
     _state["root"] = root
+    _state["compact_warnings"] = False
     _sink.clear()  # a new run: diagnostics are human text again until a command opens a JSON stream
+
+
+def compact_warnings() -> None:
+    """Terraform's ``-compact-warnings``: warnings that come without an error are shown as their
+    one-line summary (and where), without the source line, detail and hint."""
+    _state["compact_warnings"] = True
 
 
 def set_diagnostic_sink(sink: Callable[[list[Diagnostic]], None] | None) -> None:
@@ -113,11 +120,14 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         return
     con = stderr()
     brief = bool(os.environ.get("TF_IN_AUTOMATION") or os.environ.get("CTL_IN_AUTOMATION"))
+    compact = bool(_state["compact_warnings"]) and all(d.severity != "error" for d in diags)
     for d in diags:
         colour = "red" if d.severity == "error" else "yellow"
         label = "Error" if d.severity == "error" else "Warning"
         where = d.location()
         con.print(f"[bold {colour}]{label}:[/] {escape(where + ': ' if where else '')}[bold]{escape(d.summary)}[/]")
+        if compact:
+            continue
         snippet = _snippet(d)
         if snippet is not None and d.range is not None:
             gutter = f"  {d.range.start.line:>4} | "

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from cli import run_options
+from cli import output, run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completers import complete_addresses, complete_instances
 from cli.policy_cmd import BUILTIN_MODE_HELP, NO_BUILTIN_HELP, OVERRIDE_HELP, POLICY_DIR_HELP
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 FULL_PLAN_HELP = (f"Show every change in full on a terminal too (there, a plan of more than {TERMINAL_LIMIT} "
                   f"changes shows the first {TERMINAL_LIMIT} and counts the rest; piped output and --json "
                   "are always complete).")
+
+COMPACT_WARNINGS_HELP = ("Show warnings that come without an error as one line each (summary and where), "
+                         "as Terraform's -compact-warnings does.")
 
 # The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.
 SHARED: Any = None
@@ -54,6 +57,7 @@ class RunFlags:
     builtin_policies: str | None = None
     policy_override: str | None = None
     full_plan: bool = False
+    compact_warnings: bool = False
 
     def policy_options(self) -> PolicyOptions:
         """The policy gate's options; an empty --policy-override reason is a usage error."""
@@ -96,6 +100,7 @@ def _options(*, lock_default: bool, lock_help: str, refresh_help: str, input_hel
         ("builtin_policies", str, typer.Option(None, "--builtin-policies", metavar="MODE", help=BUILTIN_MODE_HELP)),
         ("policy_override", str, typer.Option(None, "--policy-override", help=OVERRIDE_HELP)),
         ("full_plan", bool, typer.Option(False, "--full-plan", help=FULL_PLAN_HELP)),
+        ("compact_warnings", bool, typer.Option(False, "--compact-warnings", help=COMPACT_WARNINGS_HELP)),
     ]
     return [o for o in opts if replace or o[0] != "replace"]
 
@@ -126,6 +131,8 @@ def shared_run_flags(*, lock_default: bool = True,
             values = {name: kwargs.pop(name) for name in names}
             for name in _LISTS & names:  # click gives None or a tuple for a repeatable option
                 values[name] = list(values[name] or [])
+            if values["compact_warnings"]:
+                output.compact_warnings()
             return command(**kwargs, flags=RunFlags(**values))
 
         command_with_flags.__name__ = command.__name__

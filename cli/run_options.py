@@ -20,25 +20,6 @@ REPLACE_HELP = "Force replacement of this resource instance (repeatable)."
 PARALLELISM_HELP = "How many operations run at once (default 10, or CTL_PARALLELISM)."
 LOCK_TIMEOUT_HELP = "How long to retry a held state lock, e.g. 30s (default 0, or CTL_LOCK_TIMEOUT)."
 
-_BOOL_FLAGS = ("lock", "refresh", "input", "auto-approve", "detailed-exitcode", "color", "native")
-
-
-def normalize_bool_flags(args: list[str]) -> list[str]:
-    """Accept Terraform's ``-lock=false`` spelling: ``--lock=false`` becomes ``--no-lock``."""
-    out = []
-    for a in args:
-        for flag in _BOOL_FLAGS:
-            for prefix in (f"--{flag}=", f"-{flag}="):
-                if a.startswith(prefix):
-                    value = a[len(prefix):].lower()
-                    if value in ("false", "0", "no"):
-                        a = f"--no-{flag}"
-                    elif value in ("true", "1", "yes"):
-                        a = f"--{flag}"
-        out.append(a)
-    return out
-
-
 def parallelism(value: int | None) -> int:
     if value is None:
         env = os.environ.get("CTL_PARALLELISM", "").strip()

@@ -10,6 +10,10 @@ everything after ``--``.
 
 ``-no-color`` may also follow the command, as in Terraform: click wants the root group's options
 before the command, so such flags are moved there.
+
+A flag takes Terraform's ``=true``/``=false`` on every command that has it (``-lock=false``,
+``-upgrade=false``, ``-write=false``, ``-auto-approve=true``): ``--lock=false`` becomes ``--no-lock``,
+and ``=false`` of a flag that has no ``--no-`` form (its default is off) is the flag left out.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 import re
 
 import click
+
+from engine.errors import UsageError
 
 _SINGLE_DASH = re.compile(r"-[a-z][a-z0-9-]+(=.*)?", re.DOTALL)
 
@@ -44,3 +50,66 @@ def root_flags_first(args: list[str], root: click.Group) -> list[str]:
     if not moved:
         return args
     return moved + [a for a in args[:end] if a not in movable] + args[end:]
+
+
+# The spellings of Go's flag package (Terraform's parser) for a boolean's value.
+_TRUE = frozenset({"1", "t", "true", "yes"})
+_FALSE = frozenset({"0", "f", "false", "no"})
+
+
+# Terraform's options for a state file of its own local backend, apart from the configured one.
+_LEGACY_STATE = frozenset({"--state", "--state-out", "--backup"})
+
+
+def _named_command(args: list[str], root: click.Command) -> click.Command | None:
+    """The (sub)command ``args`` name, found as ``CTL_CLI_ARGS`` finds it (``state mv``)."""
+    from cli.env_args import command_words
+
+    names, _ = command_words(args, root)
+    cmd: click.Command | None = root
+    for name in names:
+        cmd = cmd.get_command(click.Context(cmd), name) if isinstance(cmd, click.Group) else None
+    return cmd
+
+
+def _flags(cmd: click.Command) -> dict[str, click.Option]:
+    """The command's flags by each of their primary names (``--lock``)."""
+    return {o: p for p in cmd.params if isinstance(p, click.Option) and p.is_flag and not p.count for o in p.opts}
+
+
+def bool_values(args: list[str], root: click.Command) -> list[str]:
+    """``args`` with every ``--flag=true``/``--flag=false`` of the named command's (or the root
+    group's) flags written as click takes it: ``--flag``, ``--no-flag``, or nothing.
+
+    The command is found as ``CTL_CLI_ARGS`` finds it (``state mv``), so a flag means what it
+    means on that command. An ``=`` value that is not a boolean is a usage error naming it, and so
+    is Terraform's legacy ``-state``/``-state-out``/``-backup``, with what to do instead.
+    """
+    flags = _flags(root)
+    cmd = _named_command(args, root)
+    if cmd is not None and cmd is not root:
+        flags.update(_flags(cmd))
+    end = args.index("--") if "--" in args else len(args)
+    out: list[str] = []
+    for a in args[:end]:
+        name, eq, value = a.partition("=")
+        if name in _LEGACY_STATE and (cmd is None or name not in _long_options(cmd)):
+            raise UsageError(f"{name} is a legacy option of Terraform's local backend, which ctl does not have",
+                             detail="ctl reads and writes the state of the configuration's backend (ctl.tfstate "
+                                    "without a backend block), and keeps earlier versions itself.",
+                             hint='Name another file with a backend "local" { path = "FILE" } block, or move '
+                                  "a state in or out with ctl state push / ctl state pull.")
+        option = flags.get(name) if eq and a.startswith("--") else None
+        if option is None:
+            out.append(a)
+            continue
+        word = value.strip().lower()
+        if word not in _TRUE | _FALSE:
+            raise UsageError(f'Invalid value "{value}" for {name}', hint=f"Use {name}=true or {name}=false.")
+        if word in _TRUE:
+            out.append(name)
+        elif option.secondary_opts:
+            out.append(option.secondary_opts[0])
+        elif option.default:
+            raise UsageError(f"{name} cannot be turned off", hint=f"Leave {name} out.")
+    return out + args[end:]

@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.completers import complete_addresses
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
 from engine.errors import ExitCode
@@ -28,6 +29,7 @@ def mv_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would move; change nothing."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = lock_timeout_option(),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
     from engine.state_tools.moving import move_in_state
 
@@ -51,6 +53,7 @@ def rm_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; change nothing."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = lock_timeout_option(),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
     from engine.state_tools.moving import remove_from_state
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from cli import output
+from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
 from engine.errors import ExitCode
 
@@ -41,6 +42,7 @@ def push_command(
     force: bool = typer.Option(False, "--force", help="Overwrite even a newer or unrelated state."),
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = lock_timeout_option(),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
     from engine.errors import UsageError
     from engine.state_tools.pull_push import push

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import typer
 
+from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.completers import complete_addresses
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
@@ -38,6 +39,8 @@ def _command(tainted: bool) -> Callable[..., int]:
                                            help="Succeed when the address is not in the state."),
         lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
         lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+        ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version",
+                                                   help=IGNORE_REMOTE_VERSION_HELP),
     ) -> int:
         return _run(ctx, address, tainted, allow_missing, lock, lock_timeout)
 

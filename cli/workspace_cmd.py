@@ -8,6 +8,7 @@ the selected one, and never one that still records objects unless ``--force``.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -15,7 +16,7 @@ from cli import output
 from cli.completers import complete_deletable_workspaces, complete_workspaces
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
-from engine.errors import ExitCode
+from engine.errors import CtlError, ExitCode
 
 workspace_app = typer.Typer(
     name="workspace",
@@ -45,13 +46,45 @@ def list_command(ctx: typer.Context) -> int:
 
 @workspace_app.command("new", help="""Create a workspace with an empty state and select it.
 
+With --state FILE, the new workspace starts with a copy of that state file instead (as Terraform's
+workspace new -state does), written under the workspace's lock.
+
 Example: ctl workspace new staging""")
-def new_command(ctx: typer.Context, name: str = typer.Argument(..., help="The new workspace's name.")) -> int:
+def new_command(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The new workspace's name."),
+    state: Path = typer.Option(None, "--state", metavar="FILE",
+                               help="Start the workspace with a copy of this state file."),
+    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
+    lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
+) -> int:
+    from engine.errors import UsageError
+    from engine.state.model import State
+    from engine.state_tools.pull_push import push
     from engine.state_tools.workspaces import new_workspace
 
-    new_workspace(options(ctx).root, name)
+    locks = lock_options(lock, lock_timeout)
+    data = None
+    if state is not None:
+        try:
+            data = state.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"Cannot read --state {state}: {exc.strerror or exc}",
+                             hint="Give the path of a state file.") from None
+        try:  # a file that is not a state is refused before anything is created
+            State.from_json(data, str(state))
+        except CtlError as exc:
+            raise CtlError(exc.summary, hint="Give a state file: a terraform.tfstate, or what "
+                                             "`ctl state pull` writes.") from None
+    root = options(ctx).root
+    new_workspace(root, name)
+    if data is not None:
+        push(root, data, str(state), locks, force=True)
     output.stdout().print(f'[bold green]Created and switched to workspace "{name}"![/]')
-    output.info("It has an empty state: plan and apply now work on it.")
+    if data is None:
+        output.info("It has an empty state: plan and apply now work on it.")
+    else:
+        output.info(f"Its state is a copy of {state}.")
     return int(ExitCode.OK)
 
 

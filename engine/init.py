@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adapters.registry import Registry
 from engine import remote_state
 from engine.config.loader import load_config
+from engine.config.model import Module
 from engine.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 from engine.graph import build_graph
 from engine.init_backend_change import changed_error, previous_backend
@@ -32,6 +34,7 @@ from engine.init_options import InitOptions, InitReport
 from engine.init_terraform_states import move_or_name_terraform_states
 from engine.plugins.init_step import select_providers
 from engine.plugins.registry import registry_for
+from engine.plugins.selection import Selected
 from engine.session import (
     BackendRecord,
     backend_settings,
@@ -62,16 +65,18 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
         raise DiagnosticsError(diags.items)
 
     kind, block = backend_settings(root)
-    extra = parse_backend_config(opts.backend_config, root_dir)
     record = read_backend_record(root_dir)
+    if not opts.backend:  # e.g. to validate in CI without the backend's credentials
+        report = InitReport(record.kind if record is not None else kind, "not checked, --backend=false")
+        _served(report, root, registry, selected)
+        return report
+    extra = parse_backend_config(opts.backend_config, root_dir)
     settings = {**block, **extra}
     if record is not None and not extra and record.kind == kind and public_settings(block) == public_settings(record.block):
         settings = {**block, **record.config}  # re-running plain `ctl init` keeps what --backend-config gave
     store = factory.make_store(kind, settings, root_dir)
 
     report = InitReport(kind, store.describe())
-    report.plugins = [f"{s.entry.local_name}: {s.entry.source} v{s.entry.version} (protocol {s.entry.protocol}) "
-                      f"from {s.found_in}" for s in selected]
     report.warnings = unrecorded_secrets(extra)
     previous = previous_backend(root_dir, record, kind, settings, store)
     migrate = opts.migrate_state or opts.force_copy
@@ -91,8 +96,15 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
     write_backend_record(root_dir, BackendRecord(kind, settings, block))
     move_or_name_terraform_states(root_dir, root, migrate, opts.lock, report)
 
+    _served(report, root, registry, selected)
+    return report
+
+
+def _served(report: InitReport, root: Module, registry: Registry, selected: list[Selected]) -> None:
+    """What serves each provider the configuration uses: a plugin, or an adapter."""
+    report.plugins = [f"{s.entry.local_name}: {s.entry.source} v{s.entry.version} (protocol {s.entry.protocol}) "
+                      f"from {s.found_in}" for s in selected]
     used = sorted({registry.provider_for_type(r.type) for _, m in root.walk() for r in m.resources.values()})
     plugin_names = {s.entry.local_name for s in selected}
     report.providers = [(name, p.source) for name in used
                         if (p := registry.provider(name)) is not None and name not in plugin_names]
-    return report

@@ -43,6 +43,7 @@ class InitOptions:
     native: bool | None = None  # -native=false: provider plugins serve every type of their provider
     upgrade: bool = False  # -upgrade: choose provider versions anew within the constraints
     progress: DownloadProgress | None = None  # called as provider packages download
+    backend: bool = True  # -backend=false: leave the backend alone (not probed, nothing recorded or moved)
 
 
 @dataclass

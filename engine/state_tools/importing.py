@@ -28,11 +28,15 @@ class Imported:
 
 
 def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: LockOptions, *,
-                    var_args: list[tuple[str, str]] | None = None, prompt: Any = None) -> Imported:
+                    var_args: list[tuple[str, str]] | None = None, prompt: Any = None,
+                    allow_missing_config: bool = False) -> Imported:
     """``ctl import``: adopt an existing object at an address the configuration declares.
 
     The object is read through its adapter (``import_``, then a refresh that must find it) and
-    stored with the provider and schema version a create would have recorded.
+    stored with the provider and schema version a create would have recorded. With
+    ``allow_missing_config`` (Terraform's ``-allow-missing-config``) an address without a resource
+    block is imported with its type's default provider configuration; the next plan destroys it
+    unless a block is written.
     """
     from engine.errors import DiagnosticsError
     from engine.plan.diff import mark_sensitive
@@ -52,20 +56,22 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
     path = tuple(name for name, _ in addr.module)
     resource = next((m.resources.get(f"{addr.type}.{addr.name}") for p, m in loaded.root.walk() if p == path),
                     None)
-    if resource is None:
+    if resource is None and not allow_missing_config:
         raise ImportRefused(
             f'Resource address "{addr.resource_str}" does not exist in the configuration',
             detail=f'Before importing it, write its block in the configuration, for example:\n\n'
                    f'resource "{addr.type}" "{addr.name}" {{\n  # (resource arguments)\n}}',
             hint="Import adopts an object for a resource the configuration already declares.")
     declared = [i for insts in loaded.walk.instances.values() for i in insts if i.resource is resource]
-    if not any(_declares(i.scope.key, i.key, addr) for i in declared):
+    if resource is not None and not any(_declares(i.scope.key, i.key, addr) for i in declared):
         names = ", ".join(i.address for i in declared) or "no instances"
         raise ImportRefused(f"{address} is not an instance the configuration declares",
                             detail=f"The configuration declares: {names}.",
                             hint="Import to one of those addresses, or change count/for_each first.")
     rt = registry.resource_type(addr.type, "managed")
-    assert rt is not None  # load_and_evaluate reports types no adapter provides
+    if rt is None:  # load_and_evaluate reports the types of the blocks; this one has none
+        raise ImportRefused(f'Cannot import {address}: no adapter or provider serves the type "{addr.type}"',
+                            hint="Check the type's spelling, and that its provider is required and initialized.")
     providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
     store = open_store(root_dir, loaded.root)
     manager = manager_for(store, workspace, root_dir)
