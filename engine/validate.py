@@ -17,6 +17,7 @@ from adapters.registry import Registry
 from engine import remote_state, schema
 from engine.config.loader import load_config
 from engine.config.model import Module, Variable
+from engine.config.names import check_provider_body
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
 from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
@@ -82,6 +83,17 @@ def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -
                 )
 
 
+def check_provider_arguments(root: Module, registry: Registry, diags: Diagnostics) -> None:
+    """Every provider block's arguments against its provider's schema, native or plugin, so that a
+    misspelt one is refused here rather than dropped when the provider is configured."""
+    for _, module in root.walk():
+        for cfg in module.providers.values():
+            provider = registry.provider(cfg.name)
+            schema = provider.config_schema if provider is not None else {}
+            if schema.get("additionalProperties", True) is False:
+                check_provider_body(cfg.body, frozenset(schema.get("properties", {})), diags)
+
+
 @gc_paused_then_frozen
 def load_and_evaluate(
     root_dir: Path,
@@ -144,6 +156,7 @@ def _load_and_evaluate(
         return Loaded(root, None, None, diags, timings)
     t1 = time.perf_counter()
     check_resource_types(root, registry, diags)
+    check_provider_arguments(root, registry, diags)
     check_removed_blocks(root, diags)
     graph = build_graph(root, diags)
     timings["graph"] = time.perf_counter() - t1

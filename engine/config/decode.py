@@ -24,47 +24,95 @@ from engine.config.model import (
     Validation,
     Variable,
 )
-from engine.config.provisioners import decode_provisioners
+from engine.config.names import DYNAMIC, NameCheck, is_structured
+from engine.config.provisioners import CONNECTION, decode_provisioners
 from engine.config.syntax import Attribute, Block, BlockSchema, Body
-from engine.errors import CtlError, Diagnostics
+from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
+from engine.lang.eval import _did_you_mean
 from engine.lang.hcl import parse_expression
 from engine.positions import Located, as_range
 
-_CONDITION = BlockSchema()
-_LIFECYCLE = BlockSchema(blocks={"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)})
+
+def _closed(attributes: tuple[str, ...] = (), blocks: dict[str, tuple[int, BlockSchema]] | None = None,
+            literal: frozenset[str] = frozenset()) -> BlockSchema:
+    """The schema of a block of the language itself: every argument and nested block it takes."""
+    return BlockSchema(blocks=blocks or {}, literal_attributes=literal, attributes=frozenset(attributes),
+                       other_blocks=False)
+
+
+_OPEN = BlockSchema()  # a body whose names are not the language's (a backend's, a provider's)
+_CONDITION = _closed(("condition", "error_message"))
+# ``enabled`` and ``destroy`` are OpenTofu's; they are recognised so that ctl can say it does not
+# act on them rather than call them misspelt.
+_LIFECYCLE = _closed(
+    ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by", "enabled", "destroy"),
+    {"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)},
+)
+_MANAGED_ONLY = frozenset({"create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by",
+                           "destroy"})
+# A resource's arguments and nested blocks are its provider's (checked against the provider's
+# schema); only the meta-blocks are the language's. Connection blocks are checked only where a
+# provisioner uses them, as Terraform does.
 _RESOURCE = BlockSchema(
     blocks={
         "lifecycle": (0, _LIFECYCLE),
-        "provisioner": (1, BlockSchema(blocks={"connection": (0, BlockSchema())})),
-        "connection": (0, BlockSchema()),
+        "provisioner": (1, BlockSchema(blocks={"connection": (0, _OPEN)})),
+        "connection": (0, _OPEN),
     }
 )
-_VARIABLE = BlockSchema(blocks={"validation": (0, _CONDITION)}, literal_attributes=frozenset({"default"}))
-_TERRAFORM = BlockSchema(blocks={"backend": (1, BlockSchema()), "required_providers": (0, BlockSchema())})
+_DATA = BlockSchema(blocks={"lifecycle": (0, _LIFECYCLE)})  # the managed-only arguments: see _lifecycle
+_VARIABLE = _closed(
+    ("description", "default", "type", "sensitive", "nullable", "ephemeral", "const", "deprecated"),
+    {"validation": (0, _CONDITION)},
+    literal=frozenset({"default"}),
+)
+# ``postcondition`` is named so that it is refused as OpenTofu refuses it, not as a misspelling.
+_OUTPUT = _closed(("description", "value", "depends_on", "sensitive", "ephemeral", "deprecated"),
+                  {"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)})
+_TERRAFORM = _closed(
+    ("required_version", "experiments", "language"),
+    {
+        "backend": (1, _OPEN),
+        "cloud": (0, _OPEN),
+        "required_providers": (0, _OPEN),
+        "provider_meta": (1, _OPEN),
+        "encryption": (0, _OPEN),
+    },
+)
+_MODULE = BlockSchema(blocks={"lifecycle": (0, _closed(("enabled",)))}, other_blocks=False)
+_REMOVED = _closed(("from",), {"lifecycle": (0, _closed(("destroy",))), "provisioner": (1, _OPEN)})
 
-#: What the JSON and YAML readers need to know about top-level blocks.
+#: What the JSON and YAML readers need to know about top-level blocks, and which names each
+#: block of the language takes (``engine.config.names``).
 FILE_SCHEMA = BlockSchema(
     blocks={
         "terraform": (0, _TERRAFORM),
-        "provider": (1, BlockSchema()),
+        "provider": (1, _OPEN),
         "variable": (1, _VARIABLE),
-        "locals": (0, BlockSchema()),
-        "output": (1, BlockSchema(blocks={"precondition": (0, _CONDITION)})),
+        "locals": (0, _OPEN),
+        "output": (1, _OUTPUT),
         "resource": (2, _RESOURCE),
-        "data": (2, _RESOURCE),
-        "module": (1, BlockSchema()),
-        "moved": (0, BlockSchema()),
-        "check": (1, BlockSchema(blocks={"assert": (0, _CONDITION), "data": (2, _RESOURCE)})),
-        "import": (0, BlockSchema()),
-        "removed": (0, BlockSchema(blocks={"lifecycle": (0, BlockSchema())})),
+        "data": (2, _DATA),
+        "ephemeral": (2, _OPEN),
+        "required_providers": (0, _OPEN),  # misplaced: refused with where it belongs
+        "module": (1, _MODULE),
+        "moved": (0, _closed(("from", "to"))),
+        "check": (1, _closed((), {"assert": (0, _CONDITION), "data": (2, _DATA)})),
+        "import": (0, _closed(("to", "id", "provider", "for_each", "identity"))),
+        "removed": (0, _REMOVED),
+        # OpenTofu's: which language edition and OpenTofu versions a module is written for; nothing
+        # ctl acts on, but refusing it would refuse a module OpenTofu accepts.
+        "language": (0, _closed(("edition", "experiments"), {"compatible_with": (0, _OPEN)})),
     }
 )
 
+_REQUIRED_PROVIDER_KEYS = frozenset({"source", "version", "configuration_aliases"})
 _RESOURCE_META = frozenset({"count", "for_each", "provider", "depends_on"})
 _META_BLOCKS = frozenset({"lifecycle", "provisioner", "connection"})
+_DATA_META_BLOCKS = frozenset({"lifecycle"})
 _MODULE_META = frozenset({"source", "version", "count", "for_each", "depends_on", "providers"})
-_LABELS = {"provider": 1, "variable": 1, "output": 1, "resource": 2, "data": 2, "module": 1, "check": 1}
+_LABELS = {"ephemeral": 2, "provider": 1, "variable": 1, "output": 1, "resource": 2, "data": 2, "module": 1, "check": 1}
 
 
 class ModuleDecoder:
@@ -74,11 +122,16 @@ class ModuleDecoder:
         self.module = module
         self.diags = diags
         self._seen: dict[str, Located] = {}
+        self._names = NameCheck(diags, structured=False)  # set again for each file's syntax
 
     def add_file(self, body: Body) -> None:
+        self._names = NameCheck(self.diags, structured=is_structured(body))
         self._report_duplicate_attributes(body)
         for name in body.attributes:
             attr = body.attributes[name]
+            if self._names.structured:
+                self._names.argument(attr, FILE_SCHEMA, "a configuration file", known=frozenset(FILE_SCHEMA.blocks))
+                continue
             self.diags.error(
                 f'Unsupported argument "{name}" at the top level',
                 detail="Only blocks (resource, variable, output, …) may appear at the top level of a file.",
@@ -94,8 +147,11 @@ class ModuleDecoder:
                 continue
             handler = getattr(self, f"_block_{block.type}", None)
             if handler is None:
-                self.diags.error(f'Unsupported block type "{block.type}"', range=block.rng)
+                self._names.block(block, FILE_SCHEMA, "a configuration file")
                 continue
+            schema = FILE_SCHEMA.blocks[block.type][1]
+            if schema.attributes is not None or block.body.blocks:  # most resources: nothing to look at
+                self._names.body(block.body, schema, block.type)
             try:
                 handler(block)
             except CtlError as err:
@@ -125,6 +181,32 @@ class ModuleDecoder:
                 detail=f"It was already set at {first.rng}.",
                 range=second.name_rng,
             )
+
+    def _attributes_only(self, body: Body) -> None:
+        """A body of names chosen by the author (``locals``, ``required_providers``): no blocks."""
+        for b in body.blocks:
+            self.diags.error(f'Unexpected "{b.type}" block', detail="Blocks are not allowed here.",
+                             hint=f'Write it as an argument: {b.type} = {{ … }}', range=b.rng)
+
+    def _not_supported(self, rng: SourceRange, what: str, hint: str) -> None:
+        """A construct of the newest language that ctl recognises but does not act on: refused by
+        name, since ignoring it would change what happens to the infrastructure."""
+        self.diags.error(f"{what} is not supported by ctl", hint=hint, range=rng)
+
+    def _required_provider(self, name: str, attr: Attribute) -> RequiredProvider:
+        expr = _unwrap(attr.expr)
+        if isinstance(expr, ast.ObjectCons):
+            for item in expr.items:
+                key = _unwrap(item.key)
+                text = key.value if isinstance(key, ast.Literal) else _traversal_text(key)
+                if text not in _REQUIRED_PROVIDER_KEYS:
+                    self.diags.error(
+                        "Invalid required_providers object",
+                        detail=('required_providers objects can only contain "version", "source" and '
+                                '"configuration_aliases" attributes. To configure a provider, use a "provider" '
+                                "block. " + _did_you_mean(str(text), _REQUIRED_PROVIDER_KEYS)).strip(),
+                        range=key.rng)
+        return _required_provider(name, attr)
 
     def _constant(self, attr: Attribute | None, kind: type, what: str) -> object:
         """A literal value of an argument that must not be an expression (``sensitive = true``)."""
@@ -165,8 +247,24 @@ class ModuleDecoder:
             elif b.type == "encryption":
                 self.module.encryption = b.body
             elif b.type == "required_providers":
+                self._attributes_only(b.body)
                 for name, attr in b.body.attributes.items():
-                    self.module.required_providers[name] = _required_provider(name, attr)
+                    self.module.required_providers[name] = self._required_provider(name, attr)
+            elif b.type == "cloud":
+                self._not_supported(b.rng, 'The "cloud" block',
+                                    "ctl keeps state in a backend: configure one with a backend block.")
+
+    def _block_language(self, block: Block) -> None:
+        """OpenTofu's ``language`` block: its names are checked, its settings are OpenTofu's own."""
+
+    def _block_required_providers(self, block: Block) -> None:
+        self.diags.error("Invalid required_providers block",
+                         detail='A "required_providers" block must be nested inside a "terraform" block.',
+                         range=block.rng)
+
+    def _block_ephemeral(self, block: Block) -> None:
+        self._not_supported(block.rng, "An ephemeral resource",
+                            "Read the value with a data source, or pass it in as a variable.")
 
     def _block_provider(self, block: Block) -> None:
         name = block.labels[0]
@@ -211,6 +309,7 @@ class ModuleDecoder:
 
     def _block_locals(self, block: Block) -> None:
         self._report_duplicate_attributes(block.body)
+        self._attributes_only(block.body)
         for name, attr in block.body.attributes.items():
             if self._claim(f"local:{name}", "local value", attr.name_rng):
                 self.module.locals[name] = Local(name, attr.expr, attr.rng)
@@ -227,6 +326,10 @@ class ModuleDecoder:
         out.description = str(self._constant(body.attr("description"), str, "description") or "")
         out.depends_on = self._traversal_list(body.attr("depends_on"))
         out.preconditions = self._conditions(body.blocks_of("precondition"))
+        for post in body.blocks_of("postcondition"):
+            self.diags.error("Postconditions are not allowed",
+                             detail="Output values can only have preconditions, not postconditions.",
+                             hint='Write it as a "precondition" block.', range=post.rng)
         if self._claim(f"output:{name}", "output", block.rng):
             self.module.outputs[name] = out
 
@@ -236,9 +339,10 @@ class ModuleDecoder:
         self._report_duplicate_attributes(body)
         # Most resources have arguments only: their body is their arguments as it is, not a copy.
         plain = not body.blocks and body.attributes.keys().isdisjoint(_RESOURCE_META)
+        meta_blocks = _META_BLOCKS if mode == "managed" else _DATA_META_BLOCKS
         args = body if plain else Body(
             {k: v for k, v in body.attributes.items() if k not in _RESOURCE_META},
-            [b for b in body.blocks if b.type not in _META_BLOCKS],
+            [b for b in body.blocks if b.type not in meta_blocks],
             body._rng,  # as kept, not a SourceRange built for it
             body.duplicates,
         )
@@ -261,10 +365,27 @@ class ModuleDecoder:
             res.provider_rng = provider.expr.rng
         res.depends_on = self._traversal_list(body.attr("depends_on"))
         for lc in body.blocks_of("lifecycle"):
-            res.lifecycle = self._lifecycle(lc)
-        res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags)
+            res.lifecycle = self._lifecycle(lc, res.mode)
+        if res.body.blocks:
+            self._dynamic_blocks(res.body)
+        if res.mode == "data":
+            return
+        res.provisioners = decode_provisioners(body.blocks_of("provisioner"), self.diags, self._names)
         conns = body.blocks_of("connection")
         res.connection = conns[0] if conns else None
+        if res.connection is not None and res.provisioners:  # as Terraform: checked where it is used
+            self._names.body(res.connection.body, CONNECTION, "connection")
+
+    def _dynamic_blocks(self, body: Body) -> None:
+        """The ``dynamic`` blocks anywhere in a resource's or provider's arguments: what a dynamic
+        block takes is the language's, whatever the block it generates takes."""
+        for b in body.blocks:
+            if b.type == "dynamic":
+                self._names.body(b.body, DYNAMIC, "dynamic")
+                for content in b.body.blocks_of("content"):
+                    self._dynamic_blocks(content.body)
+            elif b.body.blocks:
+                self._dynamic_blocks(b.body)
 
     def _block_data(self, block: Block) -> None:
         self._block_resource(block, "data")
@@ -284,6 +405,11 @@ class ModuleDecoder:
         call.count = body.attr("count")
         call.for_each = body.attr("for_each")
         call.depends_on = self._traversal_list(body.attr("depends_on"))
+        for lc in body.blocks_of("lifecycle"):
+            enabled = lc.body.attr("enabled")
+            if enabled is not None:
+                self._not_supported(enabled.name_rng, 'The module lifecycle argument "enabled"',
+                                    "Use count or for_each to decide whether the module is called.")
         providers = body.attr("providers")
         if providers is not None and isinstance(providers.expr, ast.ObjectCons):
             for item in providers.expr.items:
@@ -320,11 +446,14 @@ class ModuleDecoder:
 
     def _block_import(self, block: Block) -> None:
         to, id_ = block.body.attr("to"), block.body.attr("id")
-        for name in block.body.attributes:
-            if name not in ("to", "id", "provider"):
-                what = ("for_each in import blocks is not supported yet; write one import block per object"
-                        if name == "for_each" else f'Unsupported argument "{name}" in an import block')
-                self.diags.error(what, range=block.body.attributes[name].name_rng)
+        for_each = block.body.attr("for_each")
+        if for_each is not None:
+            self.diags.error("for_each in import blocks is not supported yet; write one import block per object",
+                             range=for_each.name_rng)
+        identity = block.body.attr("identity")
+        if identity is not None:
+            self._not_supported(identity.name_rng, 'Importing by "identity"', 'Name the object with "id".')
+            return
         text = _traversal_text(to.expr) if to is not None else None
         if to is None or id_ is None or not text:
             self.diags.error('An "import" block needs "to" (a resource instance address) and "id"',
@@ -343,6 +472,9 @@ class ModuleDecoder:
             self.diags.error("A removed block names a whole resource or module, not an instance",
                              detail=f'"{text}" has an instance key; remove the key.', range=frm.expr.rng)
             return
+        for prov in block.body.blocks_of("provisioner"):
+            self._not_supported(prov.rng, "A provisioner in a removed block",
+                                "Run the command yourself before applying, or keep the resource until it has run.")
         destroy = True
         for lc in block.body.blocks_of("lifecycle"):
             value = self._constant(lc.body.attr("destroy"), bool, "destroy")
@@ -351,8 +483,23 @@ class ModuleDecoder:
 
     # ---- meta-arguments --------------------------------------------------------------------
 
-    def _lifecycle(self, block: Block) -> Lifecycle:
+    def _lifecycle(self, block: Block, mode: str = "managed") -> Lifecycle:
         body = block.body
+        if mode == "data":
+            for name in _MANAGED_ONLY.intersection(body.attributes):
+                self.diags.error(
+                    "Invalid data resource lifecycle argument",
+                    detail=f'The lifecycle argument "{name}" is defined only for managed resources '
+                           '("resource" blocks), and is not valid for data resources.',
+                    range=body.attributes[name].name_rng)
+        for name in ("enabled", "destroy"):
+            attr = body.attr(name)
+            if attr is not None:
+                self._not_supported(attr.name_rng, f'The lifecycle argument "{name}"',
+                                    "Use count or for_each to decide whether the object exists."
+                                    if name == "enabled" else
+                                    'Keep the resource in the configuration, or use a "removed" block with '
+                                    "lifecycle { destroy = false } when it is taken out.")
         create_before_destroy = bool(
             self._constant(body.attr("create_before_destroy"), bool, "create_before_destroy") or False
         )

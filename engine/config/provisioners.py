@@ -10,13 +10,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.config.syntax import Attribute, Block, Body
+from engine.config.names import NameCheck
+from engine.config.syntax import Attribute, Block, BlockSchema, Body
 from engine.errors import Diagnostics, SourceRange
 from engine.lang import ast
 
 LOCAL_EXEC = "local-exec"
+#: What a ``connection`` block takes: every argument of every connection type, as Terraform checks it.
+CONNECTION = BlockSchema(
+    attributes=frozenset({
+        "type", "host", "user", "password", "port", "timeout", "script_path", "target_platform",
+        "private_key", "certificate", "host_key", "agent", "agent_identity",
+        "proxy_scheme", "proxy_host", "proxy_port", "proxy_user_name", "proxy_user_password",
+        "bastion_host", "bastion_host_key", "bastion_port", "bastion_user", "bastion_password",
+        "bastion_private_key", "bastion_certificate", "https", "insecure", "use_ntlm", "cacert",
+    }),
+    other_blocks=False,
+)
 ARGUMENTS = frozenset({"command", "interpreter", "working_dir", "environment", "quiet"})
 KEYWORDS = frozenset({"when", "on_failure"})
+_PROVISIONER = BlockSchema(blocks={"connection": (0, CONNECTION)}, attributes=ARGUMENTS | KEYWORDS, other_blocks=False)
 
 
 @dataclass(frozen=True)
@@ -31,7 +44,10 @@ class Provisioner:
         return {n: a for n, a in self.body.attributes.items() if n not in KEYWORDS}
 
 
-def decode_provisioners(blocks: list[Block], diags: Diagnostics) -> list[Provisioner]:
+def decode_provisioners(blocks: list[Block], diags: Diagnostics, names: NameCheck | None = None) -> list[Provisioner]:
+    """The provisioners ctl runs; ``names`` reports what a block does not take (its nested blocks,
+    the arguments of its ``connection``)."""
+    names = names if names is not None else NameCheck(diags, structured=False)
     out = []
     for block in blocks:
         kind = block.labels[0] if block.labels else ""
@@ -45,6 +61,11 @@ def decode_provisioners(blocks: list[Block], diags: Diagnostics) -> list[Provisi
             if name not in ARGUMENTS | KEYWORDS:
                 diags.error(f'Unsupported argument "{name}" in a local-exec provisioner', range=attr.name_rng,
                             hint="local-exec takes command, interpreter, working_dir, environment and quiet.")
+        for nested in block.body.blocks:
+            if nested.type == "connection":
+                names.body(nested.body, CONNECTION, "connection")
+            else:
+                names.block(nested, _PROVISIONER, 'a "provisioner" block')
         if "command" not in block.body.attributes:
             diags.error('The local-exec provisioner needs "command"', range=block.rng)
         when = _keyword(block.body.attr("when"), ("create", "destroy"), "create", diags)

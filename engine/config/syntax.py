@@ -59,11 +59,17 @@ class BlockSchema:
     """Which keys of a JSON/YAML object are nested blocks, and how many labels each takes.
 
     HCL marks blocks syntactically; Terraform's JSON syntax does not, so the decoder tells the JSON
-    reader what to expect (everything else is an attribute).
+    reader what to expect (everything else is an attribute). The same schema says which names a
+    block of the language takes at all, so a misspelt one is refused rather than ignored.
     """
 
     blocks: dict[str, tuple[int, BlockSchema]] = field(default_factory=dict)
     literal_attributes: frozenset[str] = frozenset()  # values taken literally, not as templates
+    # The arguments the body takes; None where they are not the language's to know (a resource's
+    # arguments are its provider's, a module call's its variables). Checked by ``engine.config.names``.
+    attributes: frozenset[str] | None = None
+    # Whether nested blocks other than ``blocks`` may appear (a resource's, by its provider's schema).
+    other_blocks: bool = True
 
 
 EMPTY_SCHEMA = BlockSchema()
