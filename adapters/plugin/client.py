@@ -38,6 +38,9 @@ from adapters.plugin.results import (
 
 MSGPACK_NULL = b"\xc0"
 STOP_TIMEOUT = 5.0
+EXIT_WAIT = 1.0  # seconds to wait for the exit of a provider whose connection broke mid-call
+_BROKEN = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL,
+                     grpc.StatusCode.UNKNOWN})
 _DEFERRED_REASONS = {0: "unknown", 1: "resource_config_unknown", 2: "provider_config_unknown", 3: "absent_prereq"}
 
 
@@ -116,9 +119,17 @@ class PluginClient:
     def _transport_error(self, operation: str, exc: grpc.RpcError) -> PluginCallError:
         code = exc.code() if hasattr(exc, "code") else None
         status = self.process.exit_status
+        if status is None and code in _BROKEN and self.process.pid is not None:
+            # A stream cut by a dying process reaches us before its exit does: give it a moment, so the
+            # error says that it crashed and shows its last words (a panic's message).
+            status = self.process.wait_exit(EXIT_WAIT)
+            if status is not None:
+                self.process._wait_for_tail()
         what = f"it exited (status {status})" if status is not None else f"the call failed ({exc.details()})"
         tail = self.process.stderr_tail()
-        detail = "Its last output:\n  " + "\n  ".join(tail[-10:]) if tail else ""
+        panic = next((i for i, line in enumerate(tail) if line.startswith(("panic:", "fatal error:"))), None)
+        shown = tail[panic:panic + 12] if panic is not None else tail[-10:]  # a panic's message, not its last frames
+        detail = "Its last output:\n  " + "\n  ".join(shown) if tail else ""
         hint = (
             "The provider crashed: this is a bug in the provider; its output above says where."
             if status is not None

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from adapters.base import PartialResult
+from adapters.plugin.errors import PluginCallError
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.finish import (
@@ -398,7 +399,10 @@ class Applier:
         _log.info("%s %s %s after %.3fs", op, addr, "failed" if exc is not None else "finished", elapsed,
                   extra={"address": addr, "action": op, "seconds": round(elapsed, 6), "ok": exc is None})
         if exc is not None and exc_after is None:
-            self.manager.journal.record_failed(addr, op)
+            if isinstance(exc, PluginCallError):
+                self._unsettled(addr, op)  # the provider stopped mid-call: whether it acted is unknown
+            else:
+                self.manager.journal.record_failed(addr, op)
             self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})
             return
         ident = None if kind == "del" or not isinstance(result, dict) else result.get("id")
@@ -435,6 +439,21 @@ class Applier:
             raise_later = exc_after
             self.diags.add(raise_later)
 
+    def _unsettled(self, addr: str, op: str) -> None:
+        """An operation whose provider crashed, exited or stopped answering during the call: it may
+        have done its work. Its intent is left open, as a killed apply leaves it, so the journal
+        keeps it through every compaction and the next run reports it (looked up where the type can
+        be, else with the ``ctl import`` to run); this run names it now."""
+        verb = {CREATE: "created", DELETE: "deleted"}.get(op, "updated")
+        if op == CREATE:
+            then = (f"If the object exists, adopt it with: ctl import '{addr}' ID (the next run reminds you); "
+                    "otherwise the next apply creates it.")
+        else:
+            then = "The next plan's refresh reads what it became."
+        self.diags.warning(f"possibly {verb}",
+                           detail=f"Its provider stopped during the {op}, so whether it finished is unknown. {then}",
+                           address=addr)
+
     def _state_only(self, change: ResourceChange) -> bool:
         """Whether the object lives only in state (terraform_data, random_*, time_sleep)."""
         rt = self.registry.resource_type(change.type, change.mode)
@@ -458,7 +477,7 @@ class Applier:
         change = self.drops[node[1]]
         elapsed = time.monotonic() - self.started.get(node, time.monotonic())
         if exc is not None:
-            self.manager.journal.record_failed(change.address, DELETE)
+            self.manager.journal.record_failed(change.address, DELETE, deposed=change.deposed)
             self.events("apply_errored", change.address, {"action": DELETE, "error": str(exc), "elapsed": elapsed})
             return
         self.state.remove_instance(change.address, change.deposed)

@@ -87,6 +87,10 @@ class Journal:
         self.appended_bytes = 0  # their size: compaction is due when it rivals the state's size
         self._grouping = False  # inside ``grouped``: results wait for ``flush`` to be fsync'd
         self._owed = False  # entries written since the last fsync that were meant to be synced
+        # Intents with no result yet, by (address, deposed key): a compaction writes them again, so an
+        # operation still running, or one whose outcome nobody knows (its provider crashed), stays
+        # unfinished in the journal for the next run to report, as a killed apply's does.
+        self._open: dict[tuple[str, str | None], dict[str, Any]] = {}
 
     @contextmanager
     def grouped(self) -> Iterator[None]:
@@ -134,7 +138,13 @@ class Journal:
             entry["planned_identity"] = planned_identity
         if deposed:
             entry["deposed"] = deposed
+        self._open[(entry["address"], deposed or None)] = entry
         return self._append(entry, sync)
+
+    def _settle(self, address: str | InstanceAddress, deposed: str | None) -> None:
+        key = str(address)
+        if self._open.pop((key, deposed or None), None) is None and deposed:
+            self._open.pop((key, None), None)  # a replacement's delete learns its deposed key later
 
     def record_result(
         self,
@@ -150,6 +160,7 @@ class Journal:
         ``sync=False`` as for ``record_intent``: never fsynced on its own account, not even with a
         batch; any later synced line makes it durable."""
         entry: dict[str, Any] = {"kind": "result", "op": _check_op(op), "address": str(address)}
+        self._settle(address, instance.deposed if instance is not None else None)
         if op == "delete":
             if instance is not None and instance.deposed:
                 entry["deposed"] = instance.deposed
@@ -168,6 +179,7 @@ class Journal:
         entry: dict[str, Any] = {"kind": "result", "op": "delete", "address": str(address)}
         if deposed:
             entry["deposed"] = deposed
+        self._settle(address, deposed)
         return self._append(entry, sync)
 
     def record_failed(self, address: str | InstanceAddress, op: str, *, deposed: str | None = None) -> int:
@@ -180,6 +192,7 @@ class Journal:
         }
         if deposed:
             entry["deposed"] = deposed
+        self._settle(address, deposed)
         return self._append(entry)
 
     def record_output(self, name: str, output: OutputValue | None) -> int:
@@ -200,6 +213,8 @@ class Journal:
         self._owed = False  # the snapshot just written holds everything the journal had
         self.appended = 0
         self.appended_bytes = 0
+        for entry in list(self._open.values()):  # still unfinished: not in the snapshot just written
+            self._append(entry)
 
     def _append(self, entry: dict[str, Any], sync: bool = True) -> int:
         seq = self.next_seq
