@@ -10,6 +10,7 @@
 //	panic_in_create      the process panics inside ApplyResourceChange of a create
 //	slow                 a create waits a minute, unless StopProvider cancels it
 //	diagnostics:N        ValidateResourceConfig answers with N errors
+//	warnings:N           ValidateResourceConfig answers with N different warnings
 //	warn_secret          ValidateResourceConfig warns, quoting "secret" and terminal escapes
 //	error_escape         ValidateResourceConfig fails with terminal escapes in its text
 //

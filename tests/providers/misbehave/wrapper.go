@@ -71,6 +71,16 @@ func (w *wrapper) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Val
 				Attribute: tftypes.NewAttributePath().WithAttributeName("name"),
 			})
 		}
+	case strings.HasPrefix(trick, "warnings:"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(trick, "warnings:"))
+		for i := 0; i < n; i++ {
+			resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+				Severity:  tfprotov6.DiagnosticSeverityWarning,
+				Summary:   fmt.Sprintf("Odd name %d", i),
+				Detail:    fmt.Sprintf("Remark number %d about this name.", i),
+				Attribute: tftypes.NewAttributePath().WithAttributeName("name"),
+			})
+		}
 	case trick == "warn_secret":
 		resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
 			Severity:  tfprotov6.DiagnosticSeverityWarning,
