@@ -32,8 +32,7 @@ from engine.init_backend_config import parse_backend_config, unrecorded_secrets
 from engine.init_migration import migrate_state
 from engine.init_options import InitOptions, InitReport
 from engine.init_terraform_states import move_or_name_terraform_states
-from engine.plugins.init_step import select_providers
-from engine.plugins.registry import registry_for
+from engine.plugins.init_step import checking_registry, select_providers
 from engine.plugins.selection import Selected
 from engine.session import (
     BackendRecord,
@@ -58,7 +57,7 @@ def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
         raise DiagnosticsError(diags.items)
     selected = select_providers(root_dir, root, opts.plugin_dirs, opts.native, upgrade=opts.upgrade,
                                 progress=opts.progress)
-    registry = remote_state.install(registry_for(root_dir))
+    registry = remote_state.install(checking_registry(selected))
     check_resource_types(root, registry, diags)
     build_graph(root, Diagnostics())
     if diags.has_errors:

@@ -14,6 +14,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
+from adapters.base import Provider, ResourceType
 from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.model import Module
@@ -82,6 +83,36 @@ def _install_each(root_dir: Path, installer: Installer, needed: list[Requirement
         futures = [pool.submit(one, req) for req in needed]
         wait(futures)
     return [future.result() for future in futures]
+
+
+def checking_registry(selected: list[Selected]) -> Registry:
+    """The native adapters with every selected plugin in place of its provider's, types by name only.
+
+    What init checks the configuration against (every type it uses is served). A plugin's types are
+    listed from the schema just read, not built: building every type of a large provider costs more
+    than the rest of init, and the commands that use the types build them from the cached schema.
+    """
+    registry = Registry.discover()
+    for chosen in selected:
+        schema = chosen.spec.schema
+        kinds: dict[str, dict[str, ResourceType]] = {
+            mode: {name: _Named(name, mode) for name in _names(schema.get(key))}
+            for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas"))}
+        registry.register(Provider(name=chosen.entry.local_name, source=chosen.entry.source,
+                                   resources=kinds["managed"], data_sources=kinds["data"]))
+    return registry
+
+
+def _names(types: object) -> list[str]:
+    return [str(name) for name in types] if isinstance(types, dict) else []
+
+
+class _Named(ResourceType):
+    """A plugin's type known by name only, for ``checking_registry``."""
+
+    def __init__(self, name: str, mode: str) -> None:
+        self.name = name
+        self.mode = mode
 
 
 def _native_from_env(previous: PluginRecord | None) -> bool | None:
