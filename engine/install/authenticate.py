@@ -15,7 +15,11 @@ from engine.install.hashes import ZH, archive_hash, sha256_file
 from engine.install.signatures import SignatureError, parse_sums, verify_signature
 from engine.install.sources import InstallError, Package
 
-ARCHIVE_NAME = "package.zip"  # what a downloaded zip is called in its staging directory
+
+def local_name(package: Package) -> str:
+    """The name a downloaded zip gets on disk: the release's usual name, made only of what ctl knows
+    itself (the type from the configuration, the parsed version, the platform asked for)."""
+    return f"terraform-provider-{package.provider.type}_{package.version}_{package.os_arch}.zip"
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ def fetch_package(package: Package, scratch: Path, progress: fetch.Progress | No
         signed, signer = _signed_sums(package)
     # The registry's ``filename`` is only a key into SHA256SUMS: a name from the network never
     # becomes a path, so ``../../ctl.tfstate`` or an absolute name cannot place the download.
-    archive = scratch / ARCHIVE_NAME
+    archive = scratch / local_name(package)
     fetch.download(package.location, archive, progress)
     digest = sha256_file(archive)
     if package.sha256 and digest != package.sha256:

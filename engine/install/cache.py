@@ -3,6 +3,11 @@
 Laid out as an unpacked mirror (``HOST/NS/TYPE/VERSION/OS_ARCH/``). Every entry is filled under an
 exclusive lock of its own, into a temporary directory renamed into place, so parallel inits sharing
 one cache either find a complete entry or wait for the one filling it; none sees half a package.
+
+A staging directory is held under an exclusive ``flock`` on the directory itself for as long as its
+process uses it, and removed when the process is done with it, also when it is stopped by SIGINT or
+SIGTERM. One left by a process killed outright (SIGKILL, a lost machine) holds no lock any more, so
+the next staging in the same root sweeps it away.
 """
 
 from __future__ import annotations
@@ -11,12 +16,19 @@ import contextlib
 import fcntl
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
+from engine.errors import Interrupted
+from engine.install.sources import InstallError
+
+STAGING_PREFIX = ".staging-"
 
 
 def package_path(root: Path, provider: ProviderSource, version: Version, os_arch: str) -> Path:
@@ -37,15 +49,102 @@ def entry_lock(root: Path, provider: ProviderSource, version: Version, os_arch: 
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-@contextlib.contextmanager
-def staging(root: Path) -> Iterator[Path]:
-    """A scratch directory beside the entries (same filesystem, so the final rename is atomic)."""
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+def ready(root: Path, what: str) -> None:
+    """Make sure ``root`` is a directory packages can go in (creating it), else one clear error."""
+    reason = "it is not a directory"
     try:
-        yield scratch
+        root.mkdir(parents=True, exist_ok=True)
+        usable = root.is_dir()
+    except FileExistsError:  # something that is not a directory has the name
+        usable = False
+    except OSError as exc:
+        usable, reason = False, exc.strerror or str(exc)
+    if not usable:
+        raise InstallError(
+            f"cannot install providers into {what} {root}: {reason}",
+            hint="Point it at a directory (TF_PLUGIN_CACHE_DIR, CTL_PLUGIN_CACHE_DIR or plugin_cache_dir in "
+                 "the CLI configuration), or unset it.",
+        )
+
+
+@contextlib.contextmanager
+def _staging_lock(root: Path) -> Iterator[None]:
+    """Serialise creating and sweeping staging directories under ``root`` (never held for a download)."""
+    locks = root / ".locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / "staging.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _claim(directory: Path, *, wait: bool) -> int | None:
+    """A descriptor holding ``directory``'s flock, or None when another process holds it."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove the staging directories under ``root`` that no live process holds; returns them."""
+    swept = []
+    with _staging_lock(root):
+        for entry in root.iterdir():
+            if not entry.name.startswith(STAGING_PREFIX) or entry.is_symlink() or not entry.is_dir():
+                continue
+            descriptor = _claim(entry, wait=False)
+            if descriptor is None:
+                continue
+            try:
+                shutil.rmtree(entry, ignore_errors=True)
+                swept.append(entry)
+            finally:
+                os.close(descriptor)
+    return swept
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm(what: str) -> Iterator[None]:
+    """While held (on the main thread), SIGTERM ends the command as Ctrl-C does, as ``Interrupted``,
+    so every ``finally`` on the way out runs and no staging directory is left behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(f"{what} was stopped by SIGTERM", hint="Nothing was installed; run the command again.")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def staging(root: Path, what: str = "ctl init") -> Iterator[Path]:
+    """A scratch directory beside the entries (same filesystem, so the final rename is atomic)."""
+    ready(root, "the provider directory")
+    with stopped_by_sigterm(what):
+        sweep(root)
+        with _staging_lock(root):
+            scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
+            descriptor = _claim(scratch, wait=True)
+        try:
+            yield scratch
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+            if descriptor is not None:
+                os.close(descriptor)
 
 
 def place(unpacked: Path, target: Path) -> None:

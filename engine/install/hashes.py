@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from engine.install.archive import checked_members, opened, read_member
 
 H1 = "h1:"
 ZH = "zh:"
@@ -46,17 +47,19 @@ def directory_hash(directory: Path) -> str:
 
 
 def archive_hash(archive: Path) -> str:
-    """``h1:`` of a release zip, from its members: equal to ``directory_hash`` of it unpacked."""
+    """``h1:`` of a release zip, from its members: equal to ``directory_hash`` of it unpacked.
+
+    The members are checked first (engine/install/archive.py), so a hostile zip is refused here with
+    the same clear error as when unpacking, before anything is trusted or written."""
     entries = []
-    with zipfile.ZipFile(archive) as zipped:
-        for member in zipped.infolist():
-            if member.is_dir():
+    with opened(archive) as zipped:
+        for member in checked_members(zipped, archive):
+            if member.is_dir:
                 continue
             digest = hashlib.sha256()
-            with zipped.open(member) as handle:
-                while chunk := handle.read(_CHUNK):
-                    digest.update(chunk)
-            entries.append((member.filename, digest.hexdigest()))
+            for chunk in read_member(zipped, member, archive):
+                digest.update(chunk)
+            entries.append((member.info.filename, digest.hexdigest()))
     return _hash1(entries)
 
 

@@ -53,7 +53,10 @@ class Installer:
     upgrade: bool = False
     progress: DownloadProgress | None = None
 
+    _checked_root: bool = field(default=False, init=False, repr=False)
+
     def install(self, provider: ProviderSource, constraint_text: str, locked: LockedProvider | None) -> Installed:
+        self._check_root()
         if self.upgrade:
             locked = None
         version = self.choose(provider, constraint_text, locked)
@@ -79,13 +82,28 @@ class Installer:
                 own.add(zip_hash(fetched.archive))
             _check_lock(pinned, own, provider, version, package.origin)
             executable_in(unpacked, provider)
-            cache.place(unpacked, target)
-        self._link(target, provider, version)
+            # A parallel init may have filled the entry with this very package meanwhile: keep it
+            # rather than pull it from under a process about to run it.
+            if not (target.is_dir() and directory_hash(target) == h1):
+                cache.place(unpacked, target)
+            self._link(target, provider, version)
+            executable = executable_in(target, provider)
         # As Terraform records: the package's h1: and what its source vouched for (a signed release's
         # zh: hashes, a network mirror's); a zip from a filesystem mirror vouches for nothing more.
         hashes = {h1, *fetched.vouched}
-        return Installed(provider, version, executable_in(target, provider), package.origin, sorted(hashes),
-                         fetched.signed_by)
+        return Installed(provider, version, executable, package.origin, sorted(hashes), fetched.signed_by)
+
+    def _check_root(self) -> None:
+        """Once per run: the shared cache must be a usable directory, and staging that a killed run
+        left behind (in the cache or under ``.ctl/providers``) is removed."""
+        if self._checked_root:
+            return
+        if self.cache_dir is not None:
+            cache.ready(self.cache_dir, "the plugin cache directory")
+        root = self._packages_root()
+        if root.is_dir():
+            cache.sweep(root)
+        self._checked_root = True
 
     def choose(self, provider: ProviderSource, constraint_text: str, locked: LockedProvider | None) -> Version:
         return choose_version(self.sources, provider, constraint_text, locked, self.os_arch)

@@ -18,6 +18,7 @@ from typing import Any
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
 from engine.install.authenticate import fetch_package
+from engine.install.cache import stopped_by_sigterm
 from engine.install.hashes import archive_hash, directory_hash, zip_hash
 from engine.install.installer import choose_version
 from engine.install.lockfile import LockedProvider
@@ -37,7 +38,7 @@ def lock_platforms(wanted: Wanted, sources: Sources, platforms: list[str]) -> Lo
     hashes: set[str] = set()
     if wanted.locked is not None and wanted.locked.version == str(version):
         hashes.update(wanted.locked.hashes)
-    with tempfile.TemporaryDirectory(prefix="ctl-lock-") as scratch:
+    with stopped_by_sigterm("ctl providers lock"), tempfile.TemporaryDirectory(prefix="ctl-lock-") as scratch:
         for os_arch in platforms:
             package = sources.package(wanted.provider, version, os_arch)
             if package.kind == "dir":
@@ -57,7 +58,7 @@ def mirror_platforms(wanted: Wanted, sources: Sources, platforms: list[str], tar
     type_dir = target / p.hostname / p.namespace / p.type
     type_dir.mkdir(parents=True, exist_ok=True)
     archives: dict[str, dict[str, object]] = {}
-    with tempfile.TemporaryDirectory(prefix="ctl-mirror-") as scratch:
+    with stopped_by_sigterm("ctl providers mirror"), tempfile.TemporaryDirectory(prefix="ctl-mirror-") as scratch:
         for os_arch in platforms:
             package = sources.package(p, version, os_arch)
             if package.kind == "dir":
@@ -66,8 +67,9 @@ def mirror_platforms(wanted: Wanted, sources: Sources, platforms: list[str], tar
                                    hint="Mirror from the registry or from a mirror of zips.")
             fetched = fetch_package(package, Path(scratch) / os_arch)
             name = f"terraform-provider-{p.type}_{version}_{os_arch}.zip"
+            hashes = sorted({archive_hash(fetched.archive), zip_hash(fetched.archive)})  # checks the zip first
             shutil.copyfile(fetched.archive, type_dir / name)
-            archives[os_arch] = {"url": name, "hashes": sorted({archive_hash(fetched.archive), zip_hash(fetched.archive)})}
+            archives[os_arch] = {"url": name, "hashes": hashes}
     version_file = type_dir / f"{version}.json"
     previous = _json(version_file).get("archives") or {}
     _write_json(version_file, {"archives": {**previous, **archives}})
