@@ -261,7 +261,10 @@ class Applier:
         planned = call_plain(rt.plan, ctx, plain(prior), marked=config)
         if prior is not None and lc.ignore_changes:
             planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
-        unknown = [k for k, v in planned.items() if k not in rt.computed and contains_unknown(v)]
+        # A plugin's planned object may keep unknowns for the provider to fill in (an Optional+Computed
+        # block, say): as Terraform does, only its configuration must be known by now.
+        unknown = [k for k, v in (config if rt.remote_plan else planned).items()
+                   if (rt.remote_plan or k not in rt.computed) and contains_unknown(v)]
         if unknown:
             raise CtlError(f"{addr}: {', '.join(unknown)} still unknown when applying", address=addr,
                            detail="A value this resource needs was not produced by the resources it depends on.")
