@@ -182,6 +182,17 @@ class ModuleDecoder:
                 range=second.name_rng,
             )
 
+    def _ephemeral(self, body: Body, what: str) -> None:
+        """``ephemeral = true`` is the newest language's and is accepted; ctl does not yet keep such
+        a value out of state and plan files, which the author is told rather than left to assume."""
+        attr = body.attr("ephemeral")
+        if attr is not None and self._constant(attr, bool, "ephemeral"):
+            self.diags.warning(f"An ephemeral {what} is stored like any other value",
+                               detail="ctl does not yet keep ephemeral values out of the state and plan files.",
+                               hint="" if body.attr("sensitive") is not None else
+                               "Mark it sensitive as well to keep it out of the output.",
+                               range=attr.name_rng)
+
     def _attributes_only(self, body: Body) -> None:
         """A body of names chosen by the author (``locals``, ``required_providers``): no blocks."""
         for b in body.blocks:
@@ -298,6 +309,7 @@ class ModuleDecoder:
         var.sensitive = bool(self._constant(body.attr("sensitive"), bool, "sensitive") or False)
         nullable = self._constant(body.attr("nullable"), bool, "nullable")
         var.nullable = True if nullable is None else bool(nullable)
+        self._ephemeral(body, "variable")
         for v in body.blocks_of("validation"):
             cond, msg = v.body.attr("condition"), v.body.attr("error_message")
             if cond is None or msg is None:
@@ -326,6 +338,7 @@ class ModuleDecoder:
         out.description = str(self._constant(body.attr("description"), str, "description") or "")
         out.depends_on = self._traversal_list(body.attr("depends_on"))
         out.preconditions = self._conditions(body.blocks_of("precondition"))
+        self._ephemeral(body, "output")
         for post in body.blocks_of("postcondition"):
             self.diags.error("Postconditions are not allowed",
                              detail="Output values can only have preconditions, not postconditions.",

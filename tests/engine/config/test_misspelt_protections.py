@@ -103,3 +103,11 @@ output "name" {
 }
 """)
     assert "Success!" in project.ok("validate").stdout
+
+
+def test_an_ephemeral_variable_is_accepted_with_a_warning_that_it_is_stored(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write('variable "token" {\n  default   = "t"\n  ephemeral = true\n}\n')
+    shown = project.ok("validate")
+    assert "main.tf:3:3: An ephemeral variable is stored like any other value" in shown.output, str(shown)
+    assert "Mark it sensitive" in shown.output

@@ -261,6 +261,10 @@ NOT_SUPPORTED: dict[str, tuple[Case, str]] = {
         'module "m" {\n  source = "./m"\n  lifecycle {\n    enabled = false\n  }\n}\n') | _MODULE, init_here=True),
         "enabled"),
     "terraform_cloud": (Case(_tf('terraform {\n  cloud {\n    organization = "o"\n  }\n}\n')), "cloud"),
+    "ephemeral_resource": (Case(_tf('ephemeral "random_password" "p" {\n  length = 8\n}\n')), "ephemeral"),
+    "removed_provisioner": (Case(_tf(
+        'removed {\n  from = random_id.gone\n  lifecycle {\n    destroy = true\n  }\n'
+        '  provisioner "local-exec" {\n    when    = destroy\n    command = "true"\n  }\n}\n')), "provisioner"),
 }
 
 
