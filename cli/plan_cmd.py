@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,24 @@ Exit codes: 0 success, 1 error, 2 changes present (with --detailed-exitcode), 4 
 
 Example: ctl plan --out tfplan && ctl apply tfplan
 """
+
+
+def _stop_providers_on_interrupt() -> Callable[[], Any]:
+    """First Ctrl-C: say so, and ask the running providers to stop (StopProvider), as Terraform does;
+    the plan then ends with what they report. A second Ctrl-C ends ctl at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.stderr.write("\nInterrupt received: stopping; the running providers were asked to stop "
+                         "(interrupt again to quit at once).\n")
+        from engine.providers import stop_all
+
+        stop_all()
+
+    old = signal.signal(signal.SIGINT, handler)
+    return lambda: signal.signal(signal.SIGINT, old)
 
 
 def register(app: typer.Typer) -> None:
@@ -70,9 +92,11 @@ def plan_command(
     def on_policy(outcome: Any) -> None:
         show_policy(outcome, ui)
 
+    restore = _stop_providers_on_interrupt()
     try:
         planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy)
     finally:
+        restore()
         view.close()
     keep_until_exit(planned)
     plan = planned.plan

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import weakref
 from pathlib import Path
 from sys import intern
 from typing import Any
@@ -22,6 +23,15 @@ from engine.errors import CtlError, Diagnostic, SourceRange
 from engine.lang.values import deep_unmark
 
 ModPath = tuple[str, ...]
+
+# Every Providers of this process, for ``stop_all`` (an interrupt reaches whatever run is under way).
+_LIVE: weakref.WeakSet[Providers] = weakref.WeakSet()
+
+
+def stop_all() -> None:
+    """The first interrupt: ask every running provider of this process to stop (StopProvider)."""
+    for providers in list(_LIVE):
+        providers.stop()
 
 
 class Providers:
@@ -40,6 +50,7 @@ class Providers:
         self.configs = configs
         self.workdir = workdir
         self.cancelled = cancelled or threading.Event()
+        _LIVE.add(self)
         self._clients: dict[tuple[ModPath, str], Any] = {}
         self._makers: list[tuple[Provider, Any]] = []  # each client made, with the provider to release it
         self._lock = threading.Lock()
@@ -88,6 +99,20 @@ class Providers:
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
                               cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn,
                               resource=resource)
+
+    def stop(self) -> None:
+        """Ask every provider this run started to cancel what it is doing (the first interrupt).
+
+        Each is asked on a thread of its own: the request must not wait on a busy provider, and the
+        caller may be a signal handler. A client that cannot be interrupted (a native adapter's) is
+        left alone (its operations see ``cancelled`` once the run gives up waiting).
+        """
+        with self._lock:
+            made = list(self._makers)
+        for _, client in made:
+            interrupt = getattr(client, "interrupt", None)
+            if callable(interrupt):
+                threading.Thread(target=interrupt, name="ctl-stop-provider", daemon=True).start()
 
     def close(self) -> None:
         """Release every client made (a plugin's provider process is stopped and reaped)."""

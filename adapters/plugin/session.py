@@ -8,11 +8,15 @@ data its plan produced, which the engine's adapter interface does not carry.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin.client import PluginClient
+from adapters.plugin.errors import PluginError
+
+_log = logging.getLogger("adapters.plugin")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,14 @@ class PluginSession:
     def recall(self, address: str) -> PlannedInstance | None:
         with self._lock:
             return self._plans.get(address)
+
+    def interrupt(self) -> None:
+        """Ask the provider to cancel the calls it is running (StopProvider, Terraform's first Ctrl-C):
+        a call that honours cancellation returns early, with whatever it reports."""
+        try:
+            self.client.stop_provider()
+        except PluginError as err:  # it stopped already, or does not answer: closing deals with it
+            _log.debug("%s: StopProvider: %s", self.description, err.summary)
 
     def close(self) -> Any:
         self.client.close()

@@ -55,6 +55,7 @@ from engine.state.manager import StateManager
 from engine.state.model import InstanceState, encode_private
 
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
+_STOP_CHECK_SECONDS = 0.05  # how soon the providers hear of an interrupt
 
 _log = logging.getLogger(__name__)
 
@@ -154,11 +155,26 @@ class Applier:
         self.events("apply_begin", "", {"total": total})
         self._forget()
         journal = self.manager.journal
-        with journal.grouped():  # one fsync per batch of results (see Journal.grouped)
-            result: WalkResult[ApplyNode] = walk(
-                deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
-                on_done=self._on_done, stop=self.stop, abandon=self.abandon, on_batch=journal.flush)
+        walked = threading.Event()
+        threading.Thread(target=self._stop_providers_when_stopped, args=(walked,), name="ctl-apply-stop",
+                         daemon=True).start()
+        try:
+            with journal.grouped():  # one fsync per batch of results (see Journal.grouped)
+                result: WalkResult[ApplyNode] = walk(
+                    deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
+                    on_done=self._on_done, stop=self.stop, abandon=self.abandon, on_batch=journal.flush)
+        finally:
+            walked.set()
         return self._finish(result)
+
+    def _stop_providers_when_stopped(self, walked: threading.Event) -> None:
+        """The first interrupt starts nothing new, and asks the providers to cancel what they are
+        doing (StopProvider), as Terraform does: a create that honours it ends early, with what it
+        reports, instead of running on until a second interrupt abandons it."""
+        while not walked.is_set():
+            if self.stop.wait(_STOP_CHECK_SECONDS):
+                self.providers.stop()
+                return
 
     def _forget(self) -> None:
         """State-only changes, no adapter call: drop what a ``removed`` block lets go of, and journal

@@ -9,13 +9,15 @@
 //	exit_in_create       the process exits inside ApplyResourceChange of a create
 //	panic_in_create      the process panics inside ApplyResourceChange of a create
 //	slow                 a create waits a minute, unless StopProvider cancels it
+//	slow_plan            PlanResourceChange waits a minute, unless StopProvider cancels it
 //	diagnostics:N        ValidateResourceConfig answers with N errors
 //	warnings:N           ValidateResourceConfig answers with N different warnings
 //	warn_secret          ValidateResourceConfig warns, quoting "secret" and terminal escapes
 //	error_escape         ValidateResourceConfig fails with terminal escapes in its text
 //
 // With MISBEHAVE_HANG=1 in its environment the process never prints its
-// handshake; MISBEHAVE_STARTS names a file it appends a line to on every start.
+// handshake; MISBEHAVE_STARTS names a file it appends a line to on every start,
+// MISBEHAVE_EVENTS one it tells of slow calls starting and being stopped.
 package main
 
 import (

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -99,7 +100,30 @@ func (w *wrapper) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Val
 	return resp, nil
 }
 
+// note appends a line to the file MISBEHAVE_EVENTS names, when it names one.
+func note(event string) {
+	if path := os.Getenv("MISBEHAVE_EVENTS"); path != "" {
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			_, _ = f.WriteString(event + "\n")
+			_ = f.Close()
+		}
+	}
+}
+
 func (w *wrapper) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if text(fields(req.Config), "trick") == "slow_plan" {
+		note("planning")
+		select {
+		case <-time.After(time.Minute):
+		case <-ctx.Done():
+			note("stopped")
+			return &tfprotov6.PlanResourceChangeResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+				Severity: tfprotov6.DiagnosticSeverityError,
+				Summary:  "Plan interrupted",
+				Detail:   "The provider was asked to stop.",
+			}}}, nil
+		}
+	}
 	resp, err := w.ProviderServer.PlanResourceChange(ctx, req)
 	if err != nil || resp == nil {
 		return resp, err
@@ -125,7 +149,13 @@ func (w *wrapper) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyR
 			panic("misbehave: a panic in the middle of a create")
 		}
 	}
+	if trick == "slow" {
+		note("creating")
+	}
 	resp, err := w.ProviderServer.ApplyResourceChange(ctx, req)
+	if trick == "slow" && ctx.Err() != nil {
+		note("stopped")
+	}
 	if err != nil || resp == nil {
 		return resp, err
 	}
