@@ -37,6 +37,41 @@ def is_encrypted(data: bytes) -> bool:
     return isinstance(doc, dict) and "encrypted_data" in doc and isinstance(doc.get("encryption"), dict)
 
 
+# How a sealed document begins (``seal`` writes compact JSON: the facts, then the header) and how its
+# header begins: a damaged copy that no longer parses is still recognised by them. Plaintext states
+# are written indented, and a parsable document is never taken for a damaged sealed one.
+_FIRST_KEYS = tuple(b'{"%s":' % k for k in (b"serial", b"lineage", b"ctl_version", b"terraform_version",
+                                               b"encryption"))
+_HEADER_START = b'"encryption":{"method":"'
+_LOOK_AHEAD = 4096
+
+
+def looks_sealed(data: bytes) -> bool:
+    """Whether ``data`` is, or was before it was damaged or cut short, a sealed document.
+
+    A truncated sealed file is not JSON any more; taken for plaintext, it would be reported as "not
+    encrypted" with advice to accept plaintext, which is the wrong remedy for a damaged file.
+    """
+    if is_encrypted(data):
+        return True
+    head = data.lstrip()[:_LOOK_AHEAD]
+    if not (head.startswith(_FIRST_KEYS) or (head[:1] == b"{" and _HEADER_START in head)):
+        return False
+    try:
+        json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return True
+    return False
+
+
+def damaged(where: str) -> EncryptionError:
+    """The error for a sealed document that no longer parses (cut short, or changed by hand)."""
+    return EncryptionError(
+        f"{where} is encrypted but damaged: it is truncated or was changed, and cannot be read",
+        hint="Restore it from the history (`ctl state history`, `ctl state rollback`) or a backup.",
+    )
+
+
 def seal(plaintext: bytes, key: bytes, header: dict[str, Any], facts: dict[str, Any]) -> bytes:
     """Encrypt ``plaintext``; ``header`` names method and key, ``facts`` stay readable beside it."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -56,6 +91,8 @@ def header_of(data: bytes, where: str) -> dict[str, Any]:
         if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(doc["encrypted_data"], str):
             raise ValueError
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        if looks_sealed(data) and not is_encrypted(data):
+            raise damaged(where) from None
         raise EncryptionError(f"{where} is encrypted in a form ctl does not read (damaged or foreign)") from None
     result: dict[str, Any] = doc
     return result

@@ -22,6 +22,10 @@ KEY_BYTES = 32  # AES-256
 MIN_PASSPHRASE = 16
 DEFAULT_ITERATIONS = 600_000  # OWASP's figure for PBKDF2-HMAC-SHA512 at the time of writing
 MIN_ITERATIONS = 200_000
+# The most iterations a key is derived with, written or read. The count is stored beside the data and
+# read before the data is authenticated, so without a cap anyone who can write the file decides how
+# long every later command spends deriving a key. Over three times the default leaves room to raise it.
+MAX_ITERATIONS = 2_000_000
 SALT_BYTES = 32
 _HASHES = ("sha512", "sha256")
 
@@ -70,8 +74,11 @@ class Pbkdf2(KeyProvider):
             raise EncryptionError(f"key_provider.{self.ref}: the passphrase must be at least {MIN_PASSPHRASE} "
                                   "characters long")
         iterations = s.get("iterations", DEFAULT_ITERATIONS)
-        if not isinstance(iterations, int) or iterations < MIN_ITERATIONS:
-            raise EncryptionError(f"key_provider.{self.ref}: iterations must be at least {MIN_ITERATIONS:,}")
+        if not _whole(iterations) or not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
+            raise EncryptionError(f"key_provider.{self.ref}: iterations must be a whole number from "
+                                  f"{MIN_ITERATIONS:,} to {MAX_ITERATIONS:,}",
+                                  hint=f"The default, {DEFAULT_ITERATIONS:,}, is what the key provider uses "
+                                       "without the setting.")
         hash_name = s.get("hash_function", "sha512")
         if hash_name not in _HASHES:
             raise EncryptionError(f"key_provider.{self.ref}: hash_function must be one of {', '.join(_HASHES)}")
@@ -87,11 +94,17 @@ class Pbkdf2(KeyProvider):
         passphrase, _, _ = self._settings()
         try:
             salt = base64.b64decode(meta["salt"], validate=True)
-            iterations, hash_name = int(meta["iterations"]), str(meta["hash_function"])
+            iterations, hash_name = meta["iterations"], meta["hash_function"]
         except (KeyError, TypeError, ValueError):
             raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged") from None
-        if hash_name not in _HASHES or not MIN_ITERATIONS <= iterations <= 100 * DEFAULT_ITERATIONS:
+        if hash_name not in _HASHES or not _whole(iterations):
             raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged")
+        if not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
+            raise EncryptionError(
+                f"the stored metadata of key_provider.{self.ref} asks for {iterations:,} PBKDF2 iterations; "
+                f"ctl derives keys with {MIN_ITERATIONS:,} to {MAX_ITERATIONS:,}",
+                hint="ctl never writes such a count: the file was changed or written by another tool. Restore "
+                     "it from the history (`ctl state history`) or a backup.")
         return hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, KEY_BYTES)
 
 
@@ -139,6 +152,11 @@ def key_provider(config: KeyProviderConfig) -> KeyProvider:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+def _whole(value: Any) -> bool:
+    """An integer that is not a boolean (a stored count may be a float, even Infinity, in JSON)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _cache_key(meta: dict[str, Any]) -> str:

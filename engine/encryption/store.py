@@ -65,7 +65,29 @@ class EncryptingStore:
         self.inner.journal_append(workspace, self.target.encrypt(entry), sync=sync)
 
     def journal_read(self, workspace: str) -> list[bytes]:
-        return [self.target.decrypt(line, "an apply journal entry") for line in self.inner.journal_read(workspace)]
+        """The journal's entries in plaintext; a damaged entry becomes an empty line.
+
+        A plaintext journal skips a damaged line with a warning (``parse_entries``) rather than block
+        every later command, and a sealed one must do the same. But a wrong key fails every entry
+        alike, and that must stop the run as it does for the state: an entry that fails to decrypt
+        counts as damaged when another entry opened (the key is right), or when it is not even a
+        whole document. A journal of whole plaintext entries under a configuration that reads only
+        sealed ones stops the run too, as the state would. The empty line left in its place is what ``parse_entries`` skips and
+        reports.
+        """
+        opened: list[bytes] = []
+        failed: list[tuple[int, bytes, EncryptionError]] = []
+        for number, line in enumerate(self.inner.journal_read(workspace), start=1):
+            try:
+                opened.append(self.target.decrypt(line, f"entry {number} of the apply journal"))
+            except EncryptionError as err:
+                opened.append(b"")
+                failed.append((number, line, err))
+        if len(failed) == len(opened):  # nothing opened: the key, or the plaintext, may be wrong
+            whole = next((err for _, line, err in failed if _whole_document(line)), None)
+            if whole is not None:
+                raise whole
+        return opened
 
     # -- whole documents -----------------------------------------------------------------------------
 
@@ -132,6 +154,14 @@ class EncryptingStore:
 
     def _where(self, workspace: str) -> str:
         return f"the state at {self.inner.describe()}" + ("" if workspace == "default" else f' (workspace "{workspace}")')
+
+
+def _whole_document(line: bytes) -> bool:
+    """Whether a journal line is a complete JSON object (sealed or not), not a torn or garbled one."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except (ValueError, UnicodeDecodeError):
+        return False
 
 
 def _facts(plaintext: bytes) -> dict[str, Any]:

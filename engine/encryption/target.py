@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from engine.encryption.config import MethodConfig, TargetConfig
-from engine.encryption.envelope import header_of, is_encrypted, seal, unseal
+from engine.encryption.envelope import damaged, header_of, is_encrypted, looks_sealed, seal, unseal
 from engine.encryption.errors import EncryptionError
 from engine.encryption.keys import KeyProvider, key_provider
 
@@ -55,6 +55,8 @@ class Target:
 
     def decrypt(self, data: bytes, where: str) -> bytes:
         if not is_encrypted(data):
+            if looks_sealed(data):
+                raise damaged(where)
             if any(m.kind == "unencrypted" for m in self._methods()):
                 if self.encrypts:
                     _log.warning("%s is not encrypted yet: it was read through the unencrypted fallback, and "
@@ -79,7 +81,13 @@ class Target:
                      "has been written once with the new one.",
             )
         meta = doc["encryption"].get("key_meta")
-        return unseal(doc, provider.read_key(meta if isinstance(meta, dict) else {}), where)
+        try:
+            key = provider.read_key(meta if isinstance(meta, dict) else {})
+        except EncryptionError as err:
+            err.summary = f"{where}: {err.summary}"
+            err.args = (err.summary,)
+            raise
+        return unseal(doc, key, where)
 
     def _methods(self) -> list[MethodConfig]:
         return [m for m in (self.config.method, self.config.fallback) if m is not None]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from backends.base import StateStore
+from backends.base import BackendError, StateStore
 from engine.errors import CtlError
 from engine.lang.values import contains_unknown, is_marked, unmark
 from engine.state.address import InstanceAddress
@@ -236,8 +236,12 @@ class Journal:
         return seq
 
 
-def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
+def parse_entries(lines: list[bytes], source: str = "") -> list[dict[str, Any]]:
     """Decode journal lines; a line that is not a JSON entry is skipped with a warning.
+
+    A sealed line (an encrypted apply's, read without its key) stops the run instead, as a sealed
+    state does: skipped, the entries of a killed encrypted apply would be lost, its objects created
+    again and the journal cleared. ``source`` names the state in that error.
 
     Stores already drop a last line torn by a crash, so a bad line here is damage (a disk error,
     an edit by hand), which the user must hear about. Skipping is still the safest reading: an
@@ -252,6 +256,8 @@ def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
             entry = json.loads(line)
         except ValueError:
             entry = None
+        if b'"encryption"' in line and _sealed(line, entry):
+            raise _sealed_journal(source)
         if (
             isinstance(entry, dict)
             and isinstance(entry.get("kind"), str)
@@ -268,6 +274,26 @@ def parse_entries(lines: list[bytes]) -> list[dict[str, Any]]:
                      "the interrupted apply may be missing from the state: check `ctl plan`",
                      len(bad), "y" if len(bad) == 1 else "ies", shown)
     return out
+
+
+def _sealed(line: bytes, entry: Any) -> bool:
+    """Whether a journal line is an encrypted entry (whole, or cut short by damage)."""
+    if isinstance(entry, dict):
+        return "encrypted_data" in entry and isinstance(entry.get("encryption"), dict) and "kind" not in entry
+    from engine.encryption.envelope import looks_sealed
+
+    return looks_sealed(line)
+
+
+def _sealed_journal(source: str) -> CtlError:
+    where = f" of the state at {source}" if source else ""
+    return BackendError(
+        f"the apply journal{where} is encrypted",
+        detail="An encrypted apply was interrupted; its journal records what it did, and only the key "
+               "it was written with can read it. Nothing was read or written.",
+        hint="Configure the same encryption as the configuration that wrote it: an encryption block in "
+             "terraform {}, or CTL_ENCRYPTION.",
+    )
 
 
 def replay(state: State, entries: list[dict[str, Any]]) -> tuple[State, list[Orphan]]:

@@ -95,7 +95,7 @@ class StateManager:
         operations that were started but never recorded as finished.
         """
         stored = self._read_stored()
-        entries = parse_entries(self.store.journal_read(self.workspace))
+        entries = parse_entries(self.store.journal_read(self.workspace), self.source)
         if stored is None:
             state = new_state()
             # A first apply that crashed before its first write: keep the lineage its journal used.

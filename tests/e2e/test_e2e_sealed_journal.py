@@ -1,0 +1,67 @@
+"""An encrypted apply killed mid-way: its sealed journal is never skipped, read without its key."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+from tests.e2e.helpers import Project, background, wait_until
+
+PASSPHRASE = "correct-horse-battery"
+ENCRYPTION = f"""
+key_provider "pbkdf2" "main" {{
+  passphrase = "{PASSPHRASE}"
+  iterations = 200000
+}}
+method "aes_gcm" "main" {{
+  keys = key_provider.pbkdf2.main
+}}
+state {{
+  method = method.aes_gcm.main
+}}
+"""
+CONFIG = """
+resource "time_sleep" "fast" {
+  count           = 2
+  create_duration = "0s"
+}
+resource "time_sleep" "slow" {
+  count           = 2
+  create_duration = "60s"
+}
+"""
+KEY = {"CTL_ENCRYPTION": ENCRYPTION}
+
+
+def journal_lines(project: Project) -> int:
+    try:
+        return project.journal_file.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_a_sealed_journal_without_its_key_stops_the_run_and_keeps_everything(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write(CONFIG)
+    with background(project.start("apply", "--auto-approve", env=KEY)) as proc:
+        # Four intents, then the results of the two fast sleeps; the slow ones run for a minute.
+        wait_until(lambda: journal_lines(project) >= 6, timeout=40, what="the fast sleeps to be journaled")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not project.state_file.exists()  # killed before its first state write
+    journal = project.journal_file.read_bytes()
+    assert b'"encrypted_data"' in journal and b"time_sleep" not in journal
+
+    for command in (["plan"], ["apply", "--auto-approve", "--lock=false"], ["state", "list"]):
+        res = project.ctl(*command)
+        assert res.code == 1, res
+        assert "the apply journal of the state at" in res.stderr and "is encrypted" in res.stderr, res
+        assert "CTL_ENCRYPTION" in res.stderr and "Traceback" not in res.stderr and "unreadable" not in res.stderr
+        assert not project.state_file.exists()
+        assert project.journal_file.read_bytes() == journal
+
+    recovered = project.ctl("plan", env=KEY)
+    assert recovered.code == 0, recovered
+    assert "Recovered the results of an interrupted apply" in recovered.stderr
+    assert "Plan: 2 to add, 0 to change, 0 to destroy." in recovered.stdout  # the fast ones are kept
