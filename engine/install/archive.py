@@ -63,8 +63,9 @@ def checked_members(zipped: zipfile.ZipFile, archive: Path) -> list[Member]:
     total = 0
     for info in infos:
         raw = info.filename
+        is_dir = raw.endswith("/")
         parts = tuple(p for p in raw.split("/") if p not in ("", "."))
-        if raw.startswith("/") or "\\" in raw or ".." in parts or (not parts and not info.is_dir()):
+        if raw.startswith("/") or "\\" in raw or ".." in parts or (not parts and not is_dir):
             raise _refuse(archive, f"holds an unsafe path: {_shown(raw)}")
         if info.flag_bits & 0x1:
             raise _refuse(archive, f"holds an encrypted member: {_shown(raw)}")
@@ -74,7 +75,6 @@ def checked_members(zipped: zipfile.ZipFile, archive: Path) -> list[Member]:
         total += max(info.file_size, 0)
         if total > MAX_UNPACKED_BYTES:
             raise _refuse(archive, f"would unpack to more than {MAX_UNPACKED_BYTES // (1024 ** 3)} GiB")
-        is_dir = info.is_dir()
         if not parts:
             continue
         for depth in range(1, len(parts) if not is_dir else len(parts) + 1):
@@ -96,7 +96,8 @@ def read_member(zipped: zipfile.ZipFile, member: Member, archive: Path) -> Itera
         with zipped.open(member.info) as handle:
             while chunk := handle.read(_CHUNK):
                 yield chunk
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError,
+            OSError) as exc:
         raise _refuse(archive, f"is damaged at {_shown(member.info.filename)}: {exc}") from None
 
 
@@ -104,7 +105,7 @@ def opened(archive: Path) -> zipfile.ZipFile:
     """``archive`` opened as a zip; anything that is not one is an ``ArchiveError``."""
     try:
         return zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, NotImplementedError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, NotImplementedError, OSError) as exc:
         raise ArchiveError(f"the provider package {archive.name} is not a valid zip archive ({exc})",
                            hint="Replace it with the provider's release package.") from None
 

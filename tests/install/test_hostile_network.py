@@ -192,3 +192,18 @@ def test_providers_lock_and_mirror_confine_a_signed_filename(
     if command == "mirror":
         mirrored = sorted(p.name for p in (tmp_path / "mirror").rglob("*.zip"))
         assert mirrored == [f"terraform-provider-fwtest_1.2.0_{host_os_arch()}.zip"]
+
+
+def test_terraform_installs_a_release_whose_signed_filename_is_odd(
+        tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    registry.publish("fwtest", "1.2.0", registry.zip_path("fwtest", "1.2.0").read_bytes(),
+                     filename="../../../terraform.tfstate")
+    workdir = tmp_path / "tf"
+    workdir.mkdir()
+    tf = TerraformDir(workdir, plugin_dir=workdir, extra_env=registry.env())
+    tf.write(ctl_project(tmp_path / "cfg", registry).path("main.tf").read_text())
+    (workdir / "terraform.tfstate").write_text(STATE)
+    result = tf.run("init", "-input=false", "-no-color")
+    assert "v1.2.0" in result.output  # the oracle accepts it too: ctl must not refuse it
+    assert (workdir / "terraform.tfstate").read_text() == STATE
