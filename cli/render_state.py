@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def history_table(rows: list[HistoryRow]) -> str:
     """SERIAL, TIME, WHO, RESOURCES in aligned columns, then notes (current, policy override)."""
     table = [("SERIAL", "TIME", "WHO", "RESOURCES", "")]
-    table += [(str(r.serial), r.time or "-", r.who or "-", str(r.resources), _history_notes(r)) for r in rows]
+    table += [(str(r.serial), r.time or "-", r.who or "-", "sealed" if r.resources is None else str(r.resources),
+               _history_notes(r)) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     return "".join("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)).rstrip()
                    + (f"  {row[4]}" if row[4] else "") + "\n" for row in table)

@@ -24,13 +24,15 @@ if TYPE_CHECKING:
 @state_app.command("history", help="""List the kept versions of the state: serial, time, who wrote it, resources.
 
 Every write keeps the version it replaces; the last line is the current state. Restore a kept
-version with `ctl state rollback SERIAL`.
+version with `ctl state rollback SERIAL`. An encrypted version is opened with the configured key to
+count its resources; without one it is shown as sealed.
 
 Example: ctl state history --json""")
 def history_command(
     ctx: typer.Context,
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of {serial, time, who, resources, "
-                                  "version, current, policy_override}."),
+                                  "version, current, policy_override}; resources is null for an encrypted "
+                                  "version no configured key opens."),
 ) -> int:
     from cli.render_state import history_table
     from engine.state_tools.history import history
@@ -42,6 +44,10 @@ def history_command(
         output.info("The state has no versions yet.")
     else:
         sys.stdout.write(history_table(rows))
+        if any(r.resources is None for r in rows):
+            output.info("Versions shown as sealed are encrypted, and no configured key opens them; with the "
+                        "key that wrote them (an encryption block in terraform {}, or CTL_ENCRYPTION) their "
+                        "resources are counted.")
     return int(ExitCode.OK)
 
 

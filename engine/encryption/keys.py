@@ -38,6 +38,7 @@ class KeyProvider:
         self._lock = threading.Lock()
         self._write: tuple[bytes, dict[str, Any]] | None = None
         self._read: dict[str, bytes] = {}
+        self._deriving: dict[str, threading.Lock] = {}
 
     @property
     def ref(self) -> str:
@@ -52,12 +53,25 @@ class KeyProvider:
             return self._write
 
     def read_key(self, meta: dict[str, Any]) -> bytes:
-        """The key that ``meta`` (as stored by ``write_key``) describes."""
+        """The key that ``meta`` (as stored by ``write_key``) describes.
+
+        Keys of different metadata are derived side by side (``ctl state history`` opens a version
+        sealed by each run), each one once: a lock per metadata, not one for the provider.
+        """
         cache = _cache_key(meta)
         with self._lock:
-            if cache not in self._read:
-                self._read[cache] = self._key_from(meta)
-            return self._read[cache]
+            found = self._read.get(cache)
+            if found is not None:
+                return found
+            deriving = self._deriving.setdefault(cache, threading.Lock())
+        with deriving:
+            with self._lock:
+                found = self._read.get(cache)
+            if found is None:
+                found = self._key_from(meta)
+                with self._lock:
+                    self._read[cache] = found
+            return found
 
     def _new_key(self) -> tuple[bytes, dict[str, Any]]:
         raise NotImplementedError

@@ -16,7 +16,7 @@ class HistoryRow:
     serial: int
     time: str  # when that version was written (RFC 3339); "" when the store cannot say
     who: str  # user@host that wrote it; "" when the store cannot say
-    resources: int
+    resources: int | None  # None: the version is encrypted and no configured key opens it
     version: str  # the ctl (or Terraform) version that wrote it
     current: bool = False
     policy_override: str = ""  # the reason given to accept soft-mandatory policy failures, if any
@@ -30,15 +30,19 @@ def history(root_dir: Path) -> list[HistoryRow]:
 
 def history_in(store: StateStore, workspace: str) -> list[HistoryRow]:
     """Kept versions oldest first, then the current document (not kept: it is the state itself)."""
-    rows = [_row(e) for e in store.history(workspace)]
+    from engine.encryption.history import resource_counts
+
+    entries = store.history(workspace)
     current = store.current_entry(workspace)
+    counts, current_count = resource_counts(store, workspace, entries, current)  # sealed versions opened
+    rows = [_row(e, n) for e, n in zip(entries, counts, strict=True)]
     if current is not None:
-        rows.append(_row(current, current=True))
+        rows.append(_row(current, current_count, current=True))
     return rows
 
 
-def _row(entry: HistoryEntry, *, current: bool = False) -> HistoryRow:
-    return HistoryRow(entry.serial, entry.time, entry.who, entry.resources, entry.version, current=current,
+def _row(entry: HistoryEntry, resources: int | None, *, current: bool = False) -> HistoryRow:
+    return HistoryRow(entry.serial, entry.time, entry.who, resources, entry.version, current=current,
                       policy_override=entry.policy_override)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -65,3 +66,22 @@ def test_a_sealed_journal_without_its_key_stops_the_run_and_keeps_everything(tmp
     assert recovered.code == 0, recovered
     assert "Recovered the results of an interrupted apply" in recovered.stderr
     assert "Plan: 2 to add, 0 to change, 0 to destroy." in recovered.stdout  # the fast ones are kept
+
+
+def test_state_history_counts_sealed_versions_with_the_key_and_says_sealed_without(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    for count in (1, 3, 2):  # three runs, each sealing with a key of its own (a fresh salt)
+        project.write("".join(f'resource "terraform_data" "d{n}" {{\n  input = "x"\n}}\n' for n in range(count)))
+        assert project.ctl("apply", "--auto-approve", env=KEY).code == 0
+
+    rows = json.loads(project.ok("state", "history", "--json", env=KEY).stdout)
+    assert [(r["serial"], r["resources"]) for r in rows] == [(1, 1), (2, 3), (3, 2)]
+    table = project.ok("state", "history", env=KEY).stdout.splitlines()
+    assert [line.split()[-1] if "(current)" not in line else line.split()[-2] for line in table[1:]] == \
+        ["1", "3", "2"]
+
+    blind = project.ok("state", "history", "--json")
+    assert [(r["serial"], r["resources"]) for r in json.loads(blind.stdout)] == [(1, None), (2, None), (3, None)]
+    shown = project.ok("state", "history")
+    assert all("sealed" in line for line in shown.stdout.splitlines()[1:])
+    assert "no configured key opens them" in shown.stderr
