@@ -155,7 +155,8 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         con.print(f"\n[bold green]{verb} complete![/] Resources: {adopted}{c['add']} added, {c['change']} changed, "
                   f"{c['destroy']} destroyed. ({elapsed:.1f}s)")
     else:
-        con.print(f"\n[bold red]Apply failed.[/] Resources: {c['add']} added, {c['change']} changed, "
+        failed = "Destroy failed." if mode == "destroy" else "Apply failed."
+        con.print(f"\n[bold red]{failed}[/] Resources: {c['add']} added, {c['change']} changed, "
                   f"{c['destroy']} destroyed; {len(result.failed)} failed, {len(result.skipped)} not attempted.")
     if result.ok and result.state.outputs and mode != "destroy":
         from cli.output_cmd import render_outputs

@@ -14,6 +14,17 @@ if TYPE_CHECKING:
 
 VAR_HELP = "Set a root module variable: NAME=VALUE (repeatable; later wins)."
 VAR_FILE_HELP = "Read variable values from a .tfvars or .tfvars.json file (repeatable)."
+def hidden_flag(name: str) -> Any:
+    """A flag Terraform takes on a command without listing it in its help (``validate
+    -compact-warnings``, ``import -parallelism``): ctl takes it too, as hidden from ``--help``."""
+    return typer.Option(False, name, hidden=True)
+
+
+def hidden_values(name: str) -> Any:
+    """A repeatable option Terraform takes on a command without listing it (``init -var``)."""
+    return typer.Option(None, name, hidden=True)
+
+
 IGNORE_REMOTE_VERSION_HELP = ("Accepted for Terraform's command line: ctl's backends record no Terraform "
                               "version to compare with, so there is nothing to ignore.")
 

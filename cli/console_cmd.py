@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from cli import output
-from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args
+from cli.common import VAR_FILE_HELP, VAR_HELP, hidden_flag, hidden_values, ordered_var_args
 from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
@@ -50,9 +50,15 @@ def console_command(
     ctx: typer.Context,
     var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
     var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
+    compact_warnings: bool = hidden_flag("--compact-warnings"),
+    input_: bool = typer.Option(None, "--input/--no-input", hidden=True),  # the console never asks for input
+    target: list[str] = hidden_values("--target"),  # every expression can be evaluated: nothing to limit
 ) -> int:
     from engine.console import open_session
     from engine.session import CTL_DIR
+
+    if compact_warnings:
+        output.compact_warnings()
 
     root = options(ctx).root
     session = open_session(root, var_args=ordered_var_args(var, var_file))

@@ -15,6 +15,8 @@ from cli.common import (
     IGNORE_REMOTE_VERSION_HELP,
     VAR_FILE_HELP,
     VAR_HELP,
+    hidden_flag,
+    hidden_values,
     input_enabled,
     ordered_var_args,
     prompt_variable,
@@ -52,7 +54,12 @@ def import_command(
                                                    "type's default provider settings; the next plan destroys "
                                                    "the object unless a block is written."),
     ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
+    compact_warnings: bool = hidden_flag("--compact-warnings"),
+    parallelism: int = typer.Option(None, "--parallelism", hidden=True),  # one object: nothing runs in parallel
+    target: list[str] = hidden_values("--target"),  # import reads one object: nothing to limit
 ) -> int:
+    if compact_warnings:
+        output.compact_warnings()
     from rich.markup import escape
 
     from engine.lang.values import Marked

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from cli import output
-from cli.common import IGNORE_REMOTE_VERSION_HELP
+from cli.common import IGNORE_REMOTE_VERSION_HELP, hidden_flag, hidden_values
 from cli.global_options import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
 from engine.errors import CtlError, ExitCode, UsageError
@@ -76,7 +76,14 @@ def init_command(
                                  help="readonly: check the providers against .terraform.lock.hcl and fail rather "
                                       "than change it (like Terraform's -lockfile=readonly)."),
     ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
+    compact_warnings: bool = hidden_flag("--compact-warnings"),
+    # init evaluates nothing that reads variables or targets; Terraform takes them and so does ctl.
+    target: list[str] = hidden_values("--target"),
+    var: list[str] = hidden_values("--var"),
+    var_file: list[str] = hidden_values("--var-file"),
 ) -> int:
+    if compact_warnings:
+        output.compact_warnings()
     from cli.common import input_enabled
     from cli.download_progress import download_progress
     from cli.run_options import lock_timeout as parse_timeout

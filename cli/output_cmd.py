@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from cli import output
+from cli.common import hidden_flag
 from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
@@ -31,6 +32,7 @@ def output_command(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable JSON."),
     raw: bool = typer.Option(False, "--raw", help="Print a single string/number/bool without quotes."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
+    compact_warnings: bool = hidden_flag("--compact-warnings"),  # output has no warnings to compact
 ) -> int:
     from engine.state_tools.access import read_state
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from cli import output
-from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args, print_json
+from cli.common import VAR_FILE_HELP, VAR_HELP, hidden_flag, ordered_var_args, print_json
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
 from engine.errors import CtlError, ExitCode
@@ -28,8 +28,12 @@ def validate_command(
     json_out: bool = typer.Option(False, "--json", help="Print Terraform's validate -json shape."),
     var: list[str] = typer.Option(None, "--var", help=VAR_HELP),
     var_file: list[str] = typer.Option(None, "--var-file", help=VAR_FILE_HELP),
+    compact_warnings: bool = hidden_flag("--compact-warnings"),
 ) -> int:
     from engine.validate import validate
+
+    if compact_warnings:
+        output.compact_warnings()
 
     opts = options(ctx)
     try:

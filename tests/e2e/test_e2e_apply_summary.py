@@ -77,3 +77,23 @@ def test_the_json_stream_reports_the_failure_once_with_honest_counts(project: Pr
     assert len(errors) == 1, res
     summary = [e for e in events if e.get("type") == "change_summary" and e["changes"]["operation"] == "apply"]
     assert [s["changes"]["add"] for s in summary] == [1], res
+
+
+def test_a_destroy_that_fails_says_destroy_failed_and_counts_what_went(project: Project) -> None:
+    project.write("""
+    resource "local_file" "f" {
+      filename = "${path.module}/f.txt"
+      content  = "x"
+    }
+    resource "terraform_data" "t" {
+      input = "y"
+    }
+    """)
+    project.apply()
+    project.path("f.txt").unlink()
+    project.path("f.txt", "inside").mkdir(parents=True)  # a directory where the file was: cannot be deleted
+    res = project.ctl("destroy", "--auto-approve", "--refresh=false")
+    assert res.code == 1, res
+    assert "Destroy failed. Resources: 0 added, 0 changed, 1 destroyed; 1 failed, 0 not attempted." in res.stdout
+    assert res.stderr.count("cannot delete") == 1, res
+    assert set(project.instances()) == {"local_file.f"}
