@@ -153,12 +153,19 @@ def _block_value(b: NestedBlock, value: Any, path: Path, problems: Problems | No
         if not isinstance(value, dict):
             raise ConfigShapeError("Invalid block", f'"{b.type_name}" blocks must be labelled by key', path)
         out = {k: _one_block(b, v, (*path, k), problems) for k, v in value.items()}
+        if any(isinstance(item, Unknown) for item in out.values()):
+            return Marked(Unknown(), marks) if marks else Unknown()
     else:
         if isinstance(value, dict):
             value = [value]  # one block written where several may be
         if not isinstance(value, list):
             raise ConfigShapeError("Invalid block", f'"{b.type_name}" must be a list of blocks', path)
         items = [_one_block(b, v, (*path, i), problems) for i, v in enumerate(value)]
+        if any(isinstance(item, Unknown) for item in items):
+            # A ``dynamic`` block over a value not known yet: how many blocks there will be is not
+            # known either, so the whole list or set is unknown (as Terraform decodes it), and its
+            # item counts are checked when it is known.
+            return Marked(Unknown(), marks) if marks else Unknown()
         if b.min_items and len(items) < b.min_items:
             raise _too_few(b, len(items), path)
         if b.max_items and len(items) > b.max_items:
