@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws fuzz
+.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws fuzz generated
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -62,6 +62,13 @@ demo: $(BASE_STAMP)
 FUZZ_SECONDS ?= 600
 fuzz: venv
 	$(BIN)/python -m tests.fuzz.run $(FUZZ_SECONDS)
+
+# Configurations generated from the real providers' schemas (../shared/providers), planned by ctl and
+# by Terraform 1.0.3: seeds FIRST..FIRST+N-1, each disagreement with the seed that reproduces it.
+N ?= 300
+FIRST ?= 0
+generated: venv
+	$(BIN)/python -m tests.real_providers.generated $(N) $(FIRST)
 
 bench: venv
 	$(BIN)/python bench/parse_scale.py
