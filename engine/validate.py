@@ -91,7 +91,8 @@ def check_provider_arguments(root: Module, registry: Registry, diags: Diagnostic
             provider = registry.provider(cfg.name)
             schema = provider.config_schema if provider is not None else {}
             if schema.get("additionalProperties", True) is False:
-                check_provider_body(cfg.body, frozenset(schema.get("properties", {})), diags)
+                native = "" if getattr(provider, "provider_schema", None) is not None else cfg.name  # plugins have one
+                check_provider_body(cfg.body, frozenset(schema.get("properties", {})), diags, native=native)
 
 
 @gc_paused_then_frozen

@@ -57,12 +57,12 @@ class NameCheck:
                 self.block(block, schema, _where(kind))
 
     def argument(self, attr: Attribute, schema: BlockSchema, where: str, *,
-                 known: frozenset[str] | None = None) -> None:
+                 known: frozenset[str] | None = None, advice: str = "") -> None:
         """An argument ``attr`` that the body of ``where`` does not take."""
         name = attr.name
         names = known if known is not None else (schema.attributes or frozenset())
         if self.structured:
-            self._extraneous(name, names | frozenset(schema.blocks), where, as_range(attr._name_rng))
+            self._extraneous(name, names | frozenset(schema.blocks), where, as_range(attr._name_rng), advice)
             return
         if name in schema.blocks:
             hint = f'Did you mean to define a block of type "{name}"?'
@@ -70,15 +70,15 @@ class NameCheck:
             hint = _did_you_mean(name, names)
         self.diags.error(f'Unsupported argument "{name}"',
                          detail=_with(f'An argument named "{name}" is not expected in {where}.', hint),
-                         range=attr.name_rng)
+                         hint=advice, range=attr.name_rng)
 
     def block(self, block: Block, schema: BlockSchema, where: str, *,
-              known: frozenset[str] | None = None) -> None:
+              known: frozenset[str] | None = None, advice: str = "") -> None:
         """A nested block that the body of ``where`` does not take."""
         names = known if known is not None else frozenset(schema.blocks)
         attributes = schema.attributes or frozenset()
         if self.structured:
-            self._extraneous(block.type, names | attributes, where, as_range(block._rng))
+            self._extraneous(block.type, names | attributes, where, as_range(block._rng), advice)
             return
         if block.type in attributes:
             hint = f'Did you mean to define argument "{block.type}"? If so, use the equals sign to assign it a value.'
@@ -86,13 +86,14 @@ class NameCheck:
             hint = _did_you_mean(block.type, names)
         self.diags.error(f'Unsupported block type "{block.type}"',
                          detail=_with(f'Blocks of type "{block.type}" are not expected in {where}.', hint),
-                         range=as_range(block._rng))
+                         hint=advice, range=as_range(block._rng))
 
-    def _extraneous(self, name: str, names: frozenset[str] | set[str], where: str, rng: SourceRange) -> None:
+    def _extraneous(self, name: str, names: frozenset[str] | set[str], where: str, rng: SourceRange,
+                    advice: str) -> None:
         self.diags.error(f'Extraneous JSON object property "{name}"',
                          detail=_with(f'No argument or block type is named "{name}" in {where}.',
                                       _did_you_mean(name, names)),
-                         range=rng)
+                         hint=advice, range=rng)
 
 
 def _with(detail: str, suggestion: str) -> str:
@@ -106,12 +107,16 @@ def _where(kind: str) -> str:
     return f'"{kind}" blocks'
 
 
-def check_provider_body(body: Body, known: frozenset[str], diags: Diagnostics) -> None:
+def check_provider_body(body: Body, known: frozenset[str], diags: Diagnostics, *, native: str = "") -> None:
     """A provider block against its provider's arguments and nested blocks (``known``).
 
     Terraform refuses a name the provider's schema lacks before configuring it; without this the
-    misspelt argument would be dropped and the provider configured from its defaults.
+    misspelt argument would be dropped and the provider configured from its defaults. ``native``
+    names the provider when a native adapter (which may take fewer arguments than Terraform's
+    provider) serves it.
     """
+    advice = (f"ctl's native adapter for the {native} provider does not take it; Terraform's provider may. "
+              "Run `ctl init` to have the provider's plugin serve it.") if native else ""
     check = NameCheck(diags, structured=is_structured(body))
     schema = BlockSchema(attributes=known | PROVIDER_META, other_blocks=False)
     for name, attr in body.attributes.items():
@@ -122,10 +127,10 @@ def check_provider_body(body: Body, known: frozenset[str], diags: Diagnostics) -
                         hint="Write one provider block per configuration, each with its own alias.",
                         range=attr.name_rng)
             continue
-        check.argument(attr, schema, _where("provider"), known=known)
+        check.argument(attr, schema, _where("provider"), known=known, advice=advice)
     for block in body.blocks:
         generated = block.labels[0] if block.type == "dynamic" and block.labels else block.type
         if generated not in known:
-            check.block(block, schema, _where("provider"), known=known)
+            check.block(block, schema, _where("provider"), known=known, advice=advice)
         elif block.type == "dynamic":
             check.body(block.body, DYNAMIC, "dynamic")

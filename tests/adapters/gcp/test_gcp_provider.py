@@ -174,7 +174,8 @@ def test_unsupported_provider_argument(tmp_path: Path, fake_gcs: FakeGcsServer) 
     """)
     res = project.ctl("plan")
     assert res.code == 1, str(res)
-    assert "unsupported argument 'projcet'" in res.output and "Traceback" not in res.output
+    assert 'Unsupported argument "projcet"' in res.output and 'Did you mean "project"?' in res.output
+    assert "Traceback" not in res.output
 
 
 def test_invalid_arguments_are_reported_by_validate(tmp_path: Path, fake_gcs: FakeGcsServer) -> None:

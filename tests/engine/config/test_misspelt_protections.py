@@ -111,3 +111,13 @@ def test_an_ephemeral_variable_is_accepted_with_a_warning_that_it_is_stored(tmp_
     shown = project.ok("validate")
     assert "main.tf:3:3: An ephemeral variable is stored like any other value" in shown.output, str(shown)
     assert "Mark it sensitive" in shown.output
+
+
+def test_a_provider_argument_the_native_adapter_lacks_points_at_the_plugin(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write('provider "aws" {\n  region = "eu-west-1"\n  regoin = "eu-west-2"\n}\n')
+    refused = project.ctl("validate")
+    assert refused.code == 1, str(refused)
+    assert 'main.tf:3:3: Unsupported argument "regoin"' in refused.output, str(refused)
+    assert 'Did you mean "region"?' in refused.output
+    assert "ctl's native adapter for the aws provider does not take it" in refused.output
