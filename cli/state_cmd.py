@@ -5,7 +5,7 @@ result: machine output (addresses, JSON, the state document, a lock ID) on stdou
 piped, confirmations on stderr. Commands that change the state hold the workspace lock.
 
 This module holds the ``state`` command group and the options its subcommands share; the
-subcommands live in ``state_read_cmd`` (list, show), ``state_edit_cmd`` (mv, rm),
+subcommands live in ``state_read_cmd`` (list, show), ``state_edit_cmd`` (mv, rm, replace-provider),
 ``state_transfer_cmd`` (pull, push), ``state_lock_cmd`` (lock, unlock, lock-status) and
 ``state_history_cmd`` (history, rollback), and attach themselves to ``state_app`` when imported.
 """
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 state_app = typer.Typer(
     name="state",
-    help="Inspect and edit the state: list, show, mv, rm, pull, push, lock, unlock, lock-status, history, "
-         "rollback.",
+    help="Inspect and edit the state: list, show, mv, rm, replace-provider, pull, push, lock, unlock, "
+         "lock-status, history, rollback.",
     no_args_is_help=True,
     rich_markup_mode=None,
     suggest_commands=False,  # click already suggests the closest command

@@ -63,3 +63,48 @@ def rm_command(
     if not dry_run:
         sys.stdout.write(f"Successfully removed {len(removed)} resource instance(s).\n")
     return int(ExitCode.OK)
+
+
+@state_app.command("replace-provider", help="""Point the state's resources at another provider source.
+
+Every resource whose provider is FROM gets TO instead (alias and module kept): what a fork, a
+private registry or a renamed namespace needs after required_providers changes. Addresses are
+TYPE, NAMESPACE/TYPE or HOSTNAME/NAMESPACE/TYPE, as in required_providers. Asks first, unless
+--auto-approve.
+
+Example: ctl state replace-provider hashicorp/aws registry.acme.corp/acme/aws""")
+def replace_provider_command(
+    ctx: typer.Context,
+    from_source: str = typer.Argument(..., metavar="FROM", help="The provider the state names now."),
+    to_source: str = typer.Argument(..., metavar="TO", help="The provider it should name."),
+    auto_approve: bool = typer.Option(False, "--auto-approve", help="Replace without asking."),
+    lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
+    lock_timeout: str = lock_timeout_option(),
+    ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
+) -> int:
+    from cli import output
+    from cli.common import input_enabled
+    from engine.errors import CtlError
+    from engine.state_tools.replace_provider import replace_provider
+
+    con = output.stdout()
+
+    def confirm(old: object, new: object, addresses: list[str]) -> bool:
+        con.print(f"ctl will perform the following actions:\n\n  ~ Updating provider:\n    - {old}\n    + {new}\n",
+                  markup=False)
+        con.print(f"Changing {len(addresses)} resources:\n\n" + "".join(f"  {a}\n" for a in addresses), markup=False)
+        if auto_approve:
+            return True
+        if not input_enabled(None):
+            raise CtlError("Replacing the provider needs confirmation, but input is disabled",
+                           hint="Run with --auto-approve.")
+        con.print("Do you want to make these changes?\nOnly 'yes' will be accepted to continue.\n", markup=False)
+        return str(typer.prompt("Enter a value", default="", show_default=False)).strip() == "yes"
+
+    changed = replace_provider(root_dir(ctx), from_source, to_source, lock_options(lock, lock_timeout),
+                               confirm=confirm)
+    if not changed:
+        sys.stdout.write("No matching resources found.\n")
+    else:
+        sys.stdout.write(f"Successfully replaced provider for {len(changed)} resources.\n")
+    return int(ExitCode.OK)
