@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+import logging
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -22,7 +24,7 @@ from google.protobuf.message import Message
 from adapters.plugin import proto_schema
 from adapters.plugin.diagnostics import diagnostics_from_proto, path_from_proto
 from adapters.plugin.errors import PluginCallError
-from adapters.plugin.process import PluginProcess
+from adapters.plugin.process import SHUTDOWN_GRACE, PluginProcess
 from adapters.plugin.protocols import BINDINGS, ProtocolBinding
 from adapters.plugin.results import (
     AppliedChange,
@@ -38,9 +40,12 @@ from adapters.plugin.results import (
 
 MSGPACK_NULL = b"\xc0"
 STOP_TIMEOUT = 5.0
+# How long closing waits for the answers of calls still under way (see ``PluginClient.close``).
+SETTLE_TIMEOUT = 120.0
 EXIT_WAIT = 1.0  # seconds to wait for the exit of a provider whose connection broke mid-call
 _BROKEN = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL,
                      grpc.StatusCode.UNKNOWN})
+_log = logging.getLogger("ctl.plugin")
 _DEFERRED_REASONS = {0: "unknown", 1: "resource_config_unknown", 2: "provider_config_unknown", 3: "absent_prereq"}
 
 
@@ -74,6 +79,12 @@ class PluginClient:
         self._binding: ProtocolBinding = BINDINGS[self.protocol_version]
         self._pb = self._binding.pb
         self._callables: dict[str, tuple[Any, type[Message]]] = {}
+        # Calls under way, so that closing waits for their answers: the provider is stopped only
+        # once nothing is asked of it any more (see ``close``).
+        self._in_flight = 0
+        self._settled = threading.Condition()
+        self._closing = False
+        self._stopped = False  # asked to cancel its calls (StopProvider): they end soon, or never
 
     @classmethod
     def launch(cls, executable: str, *, name: str | None = None, **options: Any) -> PluginClient:
@@ -94,10 +105,7 @@ class PluginClient:
     def _callable(self, operation: str) -> tuple[Any, type[Message]]:
         channel = self.process.channel
         if channel is None:
-            raise PluginCallError(
-                f"Provider {self.process.name}: {operation}: it was already closed",
-                hint="Start the provider again; a closed client cannot be reused.",
-            )
+            raise self._closed_error(operation)
         found = self._callables.get(operation)
         if found is None:
             path, request_cls, response_cls = self._binding.rpc(operation)
@@ -111,10 +119,36 @@ class PluginClient:
 
     def _call(self, operation: str, request, timeout: float | None = None):
         method, _ = self._callable(operation)
+        with self._under_way(operation):
+            try:
+                return method(request, timeout=timeout)
+            except grpc.RpcError as exc:
+                raise self._transport_error(operation, exc) from None
+            except ValueError as exc:  # grpc refuses to start a call on a channel closed under it
+                if "closed channel" not in str(exc):
+                    raise
+                raise self._closed_error(operation) from None
+
+    @contextlib.contextmanager
+    def _under_way(self, operation: str) -> Iterator[None]:
+        """Count one call in flight. Once closing has begun a new call is refused (only StopProvider,
+        which cancels what is under way, still goes out): the provider is about to be stopped."""
+        with self._settled:
+            if self._closing and operation != "StopProvider":
+                raise self._closed_error(operation)
+            self._in_flight += 1
         try:
-            return method(request, timeout=timeout)
-        except grpc.RpcError as exc:
-            raise self._transport_error(operation, exc) from None
+            yield
+        finally:
+            with self._settled:
+                self._in_flight -= 1
+                self._settled.notify_all()
+
+    def _closed_error(self, operation: str) -> PluginCallError:
+        return PluginCallError(
+            f"Provider {self.process.name}: {operation}: it was already closed",
+            hint="Start the provider again; a closed client cannot be reused.",
+        )
 
     def _transport_error(self, operation: str, exc: grpc.RpcError) -> PluginCallError:
         code = exc.code() if hasattr(exc, "code") else None
@@ -184,11 +218,30 @@ class PluginClient:
 
     def stop_provider(self, timeout: float = STOP_TIMEOUT) -> str:
         """Ask the provider to cancel what it is doing (an interrupt); returns its error text."""
+        self._stopped = True
         response = self._call("StopProvider", self._request("StopProvider"), timeout=timeout)
         return response.Error
 
-    def close(self) -> None:
-        """Stop gracefully: StopProvider, go-plugin's Shutdown, then kill after a grace period."""
+    def close(self, settle: float = SETTLE_TIMEOUT) -> None:
+        """Stop gracefully once no call is under way: StopProvider, go-plugin's Shutdown, then kill
+        after a grace period.
+
+        StopProvider cancels every call the provider is running, and Shutdown drops the connection
+        under them, so a call still in flight when closing begins (a run that ends early while some
+        operations are still running) would fail as if the provider had broken ("context canceled",
+        a cut request to the cloud), its half-done work left behind. So closing first refuses new
+        calls and waits, up to ``settle`` seconds, for
+        the answers of those under way, as Terraform closes a provider only after every operation
+        that uses it. A run that is given up on has asked its providers to stop already
+        (``PluginSession.interrupt``): its calls are waited for only the shutdown's grace period.
+        """
+        if self._stopped:
+            settle = min(settle, SHUTDOWN_GRACE)
+        with self._settled:
+            self._closing = True
+            if not self._settled.wait_for(lambda: self._in_flight == 0, timeout=settle):
+                _log.warning("Provider %s: closed with %d call(s) still under way after %g s",
+                             self.process.name, self._in_flight, settle)
         if self.process.channel is not None and self.process.exit_status is None:
             with contextlib.suppress(PluginCallError):
                 self.stop_provider(timeout=2.0)
