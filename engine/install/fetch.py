@@ -191,7 +191,11 @@ def _opener() -> urllib.request.OpenerDirector:
 
 def _shown(url: str) -> str:
     """``url`` for a message: without any user:password part, and shortened when very long."""
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        return url if len(url) <= 300 else url[:300] + "…"
     if parts.username is not None or parts.password is not None:
         parts = parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else ""))
     text = urllib.parse.urlunsplit(parts)
@@ -199,7 +203,13 @@ def _shown(url: str) -> str:
 
 
 def _checked(url: str, allow_http: bool) -> str:
-    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError as exc:
+        raise FetchError(f"{_shown(url)} is not a valid URL ({exc})",
+                         hint="A registry or mirror named this address; tell its operator. Nothing was installed.") from None
+    scheme = parts.scheme.lower()
     if scheme == "https" or (allow_http and scheme == "http"):
         return url
     raise FetchError(f"ctl follows only https:// URLs, not {_shown(url)}",

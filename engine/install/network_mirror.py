@@ -14,7 +14,7 @@ from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
 from engine.install.credentials import Credentials, refused
 from engine.install.fetch import FetchError, get_json
-from engine.install.sources import InstallError, Package
+from engine.install.sources import InstallError, Package, expect_object
 
 
 @dataclass
@@ -48,9 +48,11 @@ class NetworkMirror:
         return f"{provider.hostname}/{provider.namespace}/{provider.type}/"
 
     def versions(self, provider: ProviderSource, os_arch: str) -> list[Version]:
-        doc = self._doc(self._prefix(provider) + "index.json") or {}
+        path = self._prefix(provider) + "index.json"
+        doc = self._doc(path)
+        listed = expect_object(doc, "the index", self.url + path).get("versions") if doc is not None else None
         found = []
-        for text in (doc.get("versions") or {}):
+        for text in listed if isinstance(listed, dict) else {}:
             try:
                 found.append(Version.parse(text))
             except ValueError:
@@ -58,8 +60,10 @@ class NetworkMirror:
         return sorted(found)  # the platform is checked when the version's archives are read
 
     def _archive(self, provider: ProviderSource, version: Version, os_arch: str) -> dict[str, Any] | None:
-        doc = self._doc(f"{self._prefix(provider)}{version}.json") or {}
-        archive = (doc.get("archives") or {}).get(os_arch)
+        path = f"{self._prefix(provider)}{version}.json"
+        doc = self._doc(path)
+        archives = expect_object(doc, "the version document", self.url + path).get("archives") if doc else None
+        archive = archives.get(os_arch) if isinstance(archives, dict) else None
         return archive if isinstance(archive, dict) and isinstance(archive.get("url"), str) else None
 
     def package(self, provider: ProviderSource, version: Version, os_arch: str) -> Package | None:
@@ -67,7 +71,12 @@ class NetworkMirror:
         if archive is None:
             return None
         base = f"{self.url}{self._prefix(provider)}{version}.json"
-        url = urllib.parse.urljoin(base, archive["url"])
-        hashes = tuple(h for h in archive.get("hashes") or [] if isinstance(h, str))
+        try:
+            url = urllib.parse.urljoin(base, archive["url"])
+        except ValueError as exc:  # a URL urllib cannot even split ("https://[oops")
+            raise InstallError(f"the {self.describe()} names a malformed URL for {provider} v{version}: {exc}",
+                               hint="Tell the mirror's operator.") from None
+        listed = archive.get("hashes")
+        hashes = tuple(h for h in listed if isinstance(h, str)) if isinstance(listed, list) else ()
         return Package(provider, version, os_arch, url, "url", self.describe(), mirror_hashes=hashes,
                        filename=url.rsplit("/", 1)[-1])

@@ -17,9 +17,10 @@ from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
 from engine.install.credentials import Credentials, refused
 from engine.install.fetch import FetchError, get_json
-from engine.install.sources import InstallError, Package
+from engine.install.sources import InstallError, Package, expect_object, objects
 
 SERVICE = "providers.v1"
+_DOWNLOAD_FIELDS = ("download_url", "shasum", "shasums_url", "shasums_signature_url", "filename")
 
 
 @dataclass
@@ -52,10 +53,13 @@ class RegistrySource:
                 raise InstallError(f"cannot reach the registry {hostname}: {exc.summary}",
                                    hint="Check the network, or install from a mirror "
                                         "(provider_installation in the CLI configuration).") from None
-            base = services.get(SERVICE) if isinstance(services, dict) else None
+            base = expect_object(services, "the service discovery document", discovery).get(SERVICE)
             if not isinstance(base, str):
                 raise InstallError(f"{hostname} is not a provider registry (its {discovery} has no {SERVICE})")
-            self._bases[hostname] = urllib.parse.urljoin(discovery, base).rstrip("/") + "/"
+            try:
+                self._bases[hostname] = urllib.parse.urljoin(discovery, base).rstrip("/") + "/"
+            except ValueError:
+                raise InstallError(f"{hostname} names a malformed {SERVICE} address in {discovery}") from None
         return self._bases[hostname]
 
     def _versions_doc(self, provider: ProviderSource) -> list[dict[str, Any]]:
@@ -69,14 +73,14 @@ class RegistrySource:
                     raise InstallError(f"provider {provider} does not exist in its registry",
                                        hint="Check the source address in required_providers.") from None
                 raise
-            self._listed[key] = [v for v in (doc.get("versions") or []) if isinstance(v, dict)]
+            self._listed[key] = objects(expect_object(doc, "the versions document", url).get("versions"))
         return list(self._listed[key])
 
     def versions(self, provider: ProviderSource, os_arch: str) -> list[Version]:
         os_name, _, arch = os_arch.partition("_")
         found = []
         for entry in self._versions_doc(provider):
-            platforms = entry.get("platforms") or []
+            platforms = objects(entry.get("platforms"))
             if not any(p.get("os") == os_name and p.get("arch") == arch for p in platforms):
                 continue
             try:
@@ -94,15 +98,25 @@ class RegistrySource:
             if exc.status == 404:
                 return None
             raise
+        doc = expect_object(doc, "the download document", url)
+        signing = doc.get("signing_keys")
+        keys = objects(signing.get("gpg_public_keys")) if isinstance(signing, dict) else []
+        armored = tuple(k["ascii_armor"] for k in keys if isinstance(k.get("ascii_armor"), str))
+        fields = {name: doc.get(name) for name in _DOWNLOAD_FIELDS}
+        wrong = [name for name, value in fields.items() if not isinstance(value, str) or not value]
+        if wrong:
+            raise InstallError(f"the registry's download answer for {provider} v{version} lacks "
+                               f"{', '.join(wrong)} (or gives something other than text)",
+                               hint="The registry does not follow the provider registry protocol.")
         try:
-            keys = tuple(k["ascii_armor"] for k in doc.get("signing_keys", {}).get("gpg_public_keys", []))
             return Package(
-                provider, version, os_arch, urllib.parse.urljoin(url, doc["download_url"]), "url",
-                f"registry {provider.hostname}", sha256=str(doc["shasum"]).lower(),
-                shasums_url=urllib.parse.urljoin(url, doc["shasums_url"]),
-                signature_url=urllib.parse.urljoin(url, doc["shasums_signature_url"]),
-                signing_keys=keys, filename=str(doc["filename"]),
+                provider, version, os_arch, urllib.parse.urljoin(url, str(fields["download_url"])), "url",
+                f"registry {provider.hostname}", sha256=str(fields["shasum"]).lower(),
+                shasums_url=urllib.parse.urljoin(url, str(fields["shasums_url"])),
+                signature_url=urllib.parse.urljoin(url, str(fields["shasums_signature_url"])),
+                signing_keys=armored, filename=str(fields["filename"]),
             )
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise InstallError(f"the registry's download answer for {provider} v{version} lacks {exc}",
+        except ValueError as exc:  # a URL urllib cannot even split ("https://[oops")
+            raise InstallError(f"the registry's download answer for {provider} v{version} holds a "
+                               f"malformed URL: {exc}",
                                hint="The registry does not follow the provider registry protocol.") from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from adapters.plugin.discovery import ProviderSource, installed_in
 from adapters.plugin.versions import Version
@@ -21,6 +21,20 @@ from engine.errors import CtlError
 
 class InstallError(CtlError):
     """A provider that cannot be installed as asked; nothing was installed for it."""
+
+
+def expect_object(doc: object, what: str, url: str) -> dict[str, Any]:
+    """``doc`` when it is a JSON object; a registry or mirror that answers anything else is refused
+    (its documents come from a remote party: a list or a number must not become a crash)."""
+    if isinstance(doc, dict):
+        return doc
+    raise InstallError(f"{what} at {url} is not a JSON object",
+                       hint="The server does not follow the provider registry protocol; tell its operator.")
+
+
+def objects(value: object) -> list[dict[str, Any]]:
+    """The JSON objects in ``value`` when it is a list (anything else in a document is skipped)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 @dataclass(frozen=True)
