@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.config.decode import MODULE_META
 from engine.config.model import Module, ModuleCall, Resource, Variable
 from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize
@@ -23,7 +24,7 @@ from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
-from engine.lang.eval import EvalContext, evaluate
+from engine.lang.eval import EvalContext, _did_you_mean, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.values import (
     SENSITIVE,
@@ -279,8 +280,9 @@ class ConfigWalk:
     def _check_inputs(self, call: ModuleCall, child: Module) -> None:
         for name, attr in call.inputs.items():
             if name not in child.variables:
+                close = _did_you_mean(name, [*child.variables, *MODULE_META])
                 self.diags.error(f'Unsupported argument "{name}"',
-                                 detail=f'Module "{call.name}" declares no variable named "{name}".',
+                                 detail=f'Module "{call.name}" declares no variable named "{name}". {close}'.strip(),
                                  range=attr.name_rng)
         for name, var in child.variables.items():
             if var.default is None and name not in call.inputs:

@@ -112,6 +112,7 @@ _RESOURCE_META = frozenset({"count", "for_each", "provider", "depends_on"})
 _META_BLOCKS = frozenset({"lifecycle", "provisioner", "connection"})
 _DATA_META_BLOCKS = frozenset({"lifecycle"})
 _MODULE_META = frozenset({"source", "version", "count", "for_each", "depends_on", "providers"})
+MODULE_META = _MODULE_META  # a module call's own arguments, beside its child's variables
 _LABELS = {"ephemeral": 2, "provider": 1, "variable": 1, "output": 1, "resource": 2, "data": 2, "module": 1, "check": 1}
 
 

@@ -217,6 +217,10 @@ CASES: dict[str, Case] = {
     # module calls
     "module_unknown_block": Case(_tf('module "m" {\n  source = "./m"\n  bogus {\n  }\n}\n') | _MODULE,
                                  init_here=True),
+    "module_argument_nmae": Case(_tf('module "m" {\n  source = "./m"\n  nmae   = "x"\n}\n')
+                                 | {"m/main.tf": 'variable "name" {\n  default = "a"\n}\n'}, init_here=True),
+    "module_depend_on": Case(_tf('module "m" {\n  source    = "./m"\n  depend_on = []\n}\n') | _MODULE,
+                             init_here=True),
     "module_meta_arguments": Case(_tf(
         'module "m" {\n  source     = "./m"\n  count      = 1\n  depends_on = []\n  providers  = {}\n  a = 2\n}\n')
         | _MODULE, init_here=True),
