@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 if TYPE_CHECKING:
     from engine.config.model import Variable
+    from engine.state.model import State
 
 VAR_HELP = "Set a root module variable: NAME=VALUE (repeatable; later wins)."
 VAR_FILE_HELP = "Read variable values from a .tfvars or .tfvars.json file (repeatable)."
@@ -23,6 +25,29 @@ def hidden_flag(name: str) -> Any:
 def hidden_values(name: str) -> Any:
     """A repeatable option Terraform takes on a command without listing it (``init -var``)."""
     return typer.Option(None, name, hidden=True)
+
+
+STATE_FILE_HELP = ("Read this state file instead of the backend's state (Terraform's -state; a file that "
+                   "does not exist is an empty state).")
+
+
+def read_state_or_file(root: Path, path: Path | None) -> State:
+    """The selected workspace's state, or the state file ``path`` names (Terraform's read-only
+    ``-state=PATH`` of ``output``, ``state list`` and ``state show``)."""
+    from engine.state.model import State, new_state
+    from engine.state_tools.access import read_state
+
+    if path is None:
+        return read_state(root)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return new_state()
+    except OSError as exc:
+        from engine.errors import CtlError
+
+        raise CtlError(f"Cannot read the state file {path}: {exc.strerror or exc}") from None
+    return State.from_json(data, str(path))
 
 
 IGNORE_REMOTE_VERSION_HELP = ("Accepted for Terraform's command line: ctl's backends record no Terraform "

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from cli import output
-from cli.common import hidden_flag
+from cli.common import STATE_FILE_HELP, hidden_flag, read_state_or_file
 from cli.global_options import options
 from engine.errors import CtlError, ExitCode
 
@@ -33,10 +34,9 @@ def output_command(
     raw: bool = typer.Option(False, "--raw", help="Print a single string/number/bool without quotes."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
     compact_warnings: bool = hidden_flag("--compact-warnings"),  # output has no warnings to compact
+    state_file: Path = typer.Option(None, "--state", metavar="FILE", help=STATE_FILE_HELP),
 ) -> int:
-    from engine.state_tools.access import read_state
-
-    state = read_state(options(ctx).root)
+    state = read_state_or_file(options(ctx).root, state_file)
     outs = state.outputs
     if name is not None and name not in outs:
         raise CtlError(f'Output "{name}" not found', detail="The state has no output with this name.",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
 from cli import output
-from cli.common import print_json
+from cli.common import STATE_FILE_HELP, print_json, read_state_or_file
 from cli.completers import complete_addresses, complete_instances
 from cli.state_cmd import root_dir, state_app
 from engine.errors import ExitCode
@@ -24,11 +25,11 @@ def list_command(
                                          autocompletion=complete_addresses),
     resource_id: str = typer.Option(None, "--id", help="Only instances whose id attribute is this."),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON list of addresses."),
+    state: Path = typer.Option(None, "--state", metavar="FILE", help=STATE_FILE_HELP),
 ) -> int:
-    from engine.state_tools.access import read_state
     from engine.state_tools.listing import list_addresses
 
-    found = list_addresses(read_state(root_dir(ctx)), list(addresses or []), resource_id)
+    found = list_addresses(read_state_or_file(root_dir(ctx), state), list(addresses or []), resource_id)
     if json_out:
         print_json(found)
     else:
@@ -45,11 +46,11 @@ def show_command(
                                  autocompletion=complete_instances),
     json_out: bool = typer.Option(False, "--json", help="Print the instance as ctl show --json does."),
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
+    state: Path = typer.Option(None, "--state", metavar="FILE", help=STATE_FILE_HELP),
 ) -> int:
-    from engine.state_tools.access import read_state
     from engine.state_tools.listing import find_instance, instance_json
 
-    shown = find_instance(read_state(root_dir(ctx)), address)
+    shown = find_instance(read_state_or_file(root_dir(ctx), state), address)
     if json_out:
         print_json(instance_json(shown, show_sensitive=show_sensitive))
         return int(ExitCode.OK)

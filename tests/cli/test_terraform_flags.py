@@ -5,8 +5,9 @@ table must name exactly the flags its help lists (plus ``-no-color``, which ever
 command takes), so a flag cannot be left out unnoticed, and Terraform must accept each sample as
 written (no "flag provided but not defined", no usage text). ctl must then run the same command line without a
 usage error (exit 64). Left out, and named here: Terraform's legacy ``-state``/``-state-out``/
-``-backup`` options of its own local backend (ctl reads the configured backend; it answers them
-with a usage error saying what to do instead).
+``-backup`` options of its own local backend where they write (ctl writes the configured backend;
+it answers them with a usage error saying what to do instead). Where ``-state`` only names a file
+to read (``output``, ``state list``, ``state show``) ctl reads it too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from cli.main import run
 from tests.plugin.terraform_cli import TerraformDir
 
 LEGACY = {"state", "state-out", "backup"}
+READS_STATE_FILE = {"output", "state list", "state show"}
 CONFIG = 'resource "terraform_data" "a" {\n  input = "a"\n}\n'
 PUSHED = '{"version": 4, "terraform_version": "1.0.3", "serial": 1, "lineage": "l", "outputs": {}, "resources": []}'
 
@@ -68,6 +70,7 @@ SAMPLES: dict[str, list[str]] = {
     "refresh": ["-refresh=false"],
     "refresh-only": ["-refresh-only"],
     "replace": ["-replace=terraform_data.a"],
+    "state": ["-state=pushed.tfstate"],
     "target": ["-target=terraform_data.a"],
     "type": ["-type=plan"],
     "upgrade": ["-upgrade=false"],
@@ -109,7 +112,7 @@ TABLE: dict[str, set[str]] = {
     "destroy": {"auto-approve", "compact-warnings", "lock", "lock-timeout", "input", "no-color", "parallelism",
                 "refresh", "target", "var", "var-file"},
     "refresh": {"compact-warnings", "input", "lock", "lock-timeout", "no-color", "target", "var", "var-file"},
-    "output": {"no-color", "json", "raw"},
+    "output": {"no-color", "json", "raw", "state"},
     "show": {"no-color", "json"},
     "import": {"config", "allow-missing-config", "input", "lock", "lock-timeout", "no-color", "var", "var-file",
                "ignore-remote-version"},
@@ -119,8 +122,8 @@ TABLE: dict[str, set[str]] = {
     "console": {"var", "var-file", "no-color"},
     "graph": {"plan", "draw-cycles", "type", "module-depth", "no-color"},
     "version": {"json", "no-color"},
-    "state list": {"id", "no-color"},
-    "state show": {"no-color"},
+    "state list": {"id", "no-color", "state"},
+    "state show": {"no-color", "state"},
     "state mv": {"dry-run", "lock", "lock-timeout", "ignore-remote-version", "no-color"},
     "state rm": {"dry-run", "lock", "lock-timeout", "ignore-remote-version", "no-color"},
     "state pull": {"no-color"},
@@ -158,8 +161,6 @@ def _flags_in(text: str) -> set[str]:
 
 
 def _sample(command: str, flag: str) -> list[str]:
-    if (command, flag) == ("workspace new", "state"):
-        return ["-state=pushed.tfstate"]
     return SAMPLES_FOR.get((command, flag), SAMPLES[flag])
 
 
@@ -175,7 +176,7 @@ def terraform(tmp_path_factory: pytest.TempPathFactory) -> TerraformDir:
 def _terraform_help_flags(tf: TerraformDir, command: str) -> set[str]:
     words = "apply" if command in ("destroy",) else command
     text = tf.run(*words.split(), "-help", expect=None).output
-    flags = _flags_in(text) - LEGACY
+    flags = _flags_in(text) - (LEGACY - {"state"} if command in READS_STATE_FILE else LEGACY)
     if command == "destroy":
         plan = tf.run("plan", "-help", expect=None).output
         flags = (flags | _flags_in(plan)) - LEGACY - DESTROY_REFUSES

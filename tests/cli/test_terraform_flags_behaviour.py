@@ -181,3 +181,27 @@ def test_refresh_records_an_object_deleted_outside_ctl(project: Project) -> None
 def test_dash_v_prints_the_version(project: Project) -> None:
     assert project.ok("-v").stdout == project.ok("--version").stdout
 
+
+
+
+def test_output_and_state_read_a_state_file_as_terraform_does(project: Project, tmp_path: Path) -> None:
+    from tests.plugin.terraform_cli import TerraformDir
+
+    project.write('output "greeting" {\n  value = { text = "hi", n = 2 }\n}\noutput "s" {\n  value = "x"\n}\n' + DATA)
+    project.apply()
+    saved = tmp_path / "elsewhere.tfstate"
+    saved.write_text(project.ok("state", "pull").stdout)
+    project.ok("destroy", "--auto-approve")  # the backend's state is now empty: only the file has them
+    tf = TerraformDir(tmp_path / "tf", Path("/nonexistent"))
+    state = f"-state={saved}"
+
+    for args in (["output", state, "-json"], ["output", state, "-raw", "s"], ["state", "list", state]):
+        ours, theirs = project.ctl(*args), tf.run(*args, expect=0)
+        assert ours.code == 0, ours
+        if "-json" in args:
+            assert json.loads(ours.stdout) == json.loads(theirs.stdout)
+        else:
+            assert ours.stdout == theirs.stdout, (ours, theirs.output)
+    shown = project.ctl("state", "show", state, "terraform_data.a")
+    assert shown.code == 0 and '"a"' in shown.stdout, shown
+    assert project.ok("state", "list").stdout == ""
