@@ -250,6 +250,14 @@ CASES: dict[str, Case] = {
         "resource": {"random_id": {"a": {"byte_length": 2}}},
         "moved": [{"from": "random_id.b", "to": "random_id.a", "extra": 1}],
     })),
+    "json_provider_bogus": Case(_json({"provider": {"random": {"bogus": 1}},
+                                       "resource": {"random_id": {"a": {"byte_length": 2}}}})),
+    "json_required_providers_verison": Case(_json({"terraform": {"required_providers": {"random": {
+        "source": "registry.terraform.io/hashicorp/random", "verison": "~> 3.0"}}}}), versions=False),
+    "json_removed_lifecycle_destory": Case(_json(
+        {"removed": [{"from": "random_id.gone", "lifecycle": {"destory": False}}]})),
+    "json_validation_extra": Case(_json({"variable": {"x": {"default": "a", "validation": [
+        {"condition": "${var.x != \"\"}", "error_message": "The x must be set.", "severity": 1}]}}})),
     "json_comments": Case(_json({"//": "c", "variable": {"x": {"//": "c", "default": 1}}})),
     "json_top_level_resorce": Case(_json({"resorce": {"random_id": {"a": {}}}})),
 }
