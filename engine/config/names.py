@@ -103,7 +103,7 @@ def _with(detail: str, suggestion: str) -> str:
 
 
 def _where(kind: str) -> str:
-    """'a "lifecycle" block': the place named in a message, made only when there is one."""
+    """'"lifecycle" blocks': the place named in a message, made only when there is one."""
     return f'"{kind}" blocks'
 
 
