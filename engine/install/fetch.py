@@ -51,9 +51,10 @@ Progress = Callable[[int, int | None], None]
 class FetchError(CtlError):
     """A registry or mirror could not be reached, or answered with an error."""
 
-    def __init__(self, summary: str, *, status: int | None = None, hint: str = "") -> None:
+    def __init__(self, summary: str, *, status: int | None = None, hint: str = "", unreachable: bool = False) -> None:
         super().__init__(summary, hint=hint or "Check the network and the address, then run `ctl init` again.")
         self.status = status
+        self.unreachable = unreachable  # no answer at all (as opposed to a refused or misbehaving one)
 
 
 class _Deadline:
@@ -247,7 +248,7 @@ def _retrying(url: str, deadline: _Deadline, action: Callable[[int], Any]) -> An
             reason = getattr(exc, "reason", exc)
             last = str(reason) or type(exc).__name__
         if attempt == ATTEMPTS - 1:
-            raise FetchError(f"cannot reach {_shown(url)}: {last} (tried {ATTEMPTS} times)")
+            raise FetchError(f"cannot reach {_shown(url)}: {last} (tried {ATTEMPTS} times)", unreachable=True)
         pause = _BACKOFF[min(attempt, len(_BACKOFF) - 1)]
         if deadline.remaining() <= pause:
             break

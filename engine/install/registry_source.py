@@ -50,6 +50,9 @@ class RegistrySource:
             try:
                 services = self._get(discovery, hostname)
             except FetchError as exc:
+                if not exc.unreachable:  # it answered, but too much, too slowly or with an error
+                    raise InstallError(f"the registry {hostname} could not be used: {exc.summary}",
+                                       hint=exc.hint) from None
                 raise InstallError(f"cannot reach the registry {hostname}: {exc.summary}",
                                    hint="Check the network, or install from a mirror "
                                         "(provider_installation in the CLI configuration).") from None
