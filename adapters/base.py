@@ -114,6 +114,14 @@ class ResourceType:
         """
         return None
 
+    def from_state(self, attributes: dict[str, Any]) -> dict[str, Any]:
+        """Attributes read back from a state file, as this type's own answers give them.
+
+        JSON has one array for a list, a set and a tuple, and one object for a map and an object;
+        a type that knows its attributes' types restores the collections they are. Default: as read.
+        """
+        return attributes
+
     def plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, planned: dict[str, Any]) -> dict[str, Any]:
         """Fill in computed attributes of a planned object.
 

@@ -27,7 +27,16 @@ from adapters.plugin.mismatch import constraint_name, convertible
 from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError, format_path
-from engine.lang.values import Marked, SetValue, Unknown, contains_unknown, deep_unmark, mark
+from engine.lang.values import (
+    ListValue,
+    MapValue,
+    Marked,
+    SetValue,
+    Unknown,
+    contains_unknown,
+    deep_unmark,
+    mark,
+)
 
 _PLAIN_TYPES: dict[CtyType, type] = {STRING: str, NUMBER: int, BOOL: bool}
 
@@ -203,3 +212,57 @@ def _set_key(v: Any) -> tuple:
     if isinstance(plain, str):
         return (1, plain)
     return (3, json.dumps(plain, sort_keys=True, default=repr))
+
+
+def with_collection_kinds(value: Any, ty: CtyType) -> Any:
+    """``value`` as state holds it (plain JSON data) with its lists, sets and maps made the
+    collections ``ty`` says they are, as a provider's answer decodes to.
+
+    A resource that a run does not refresh or change is read from the state file, where a list, a
+    set and a tuple are all JSON arrays; without this, ``for_each`` over its set attribute would
+    refuse a list, and an output of its map would be typed an object. Returns ``value`` itself when
+    nothing in it needed a change.
+    """
+    if value is None or type(value) in _SCALARS:
+        return value
+    if isinstance(value, Marked):
+        inner = with_collection_kinds(value.value, ty)
+        return value if inner is value.value else mark(inner, value.marks)
+    kind = ty.kind
+    if kind in ("list", "set") and isinstance(value, list):
+        element = ty.element  # type: ignore[attr-defined]
+        items = [with_collection_kinds(x, element) for x in value]
+        if kind == "set":
+            return value if isinstance(value, SetValue) and all(map(_same, items, value)) else as_set(items)
+        if isinstance(value, ListValue) and all(map(_same, items, value)):
+            return value
+        return ListValue(items)
+    if kind == "map" and isinstance(value, dict):
+        element = ty.element  # type: ignore[attr-defined]
+        entries = {k: with_collection_kinds(x, element) for k, x in value.items()}
+        if isinstance(value, MapValue) and all(entries[k] is value[k] for k in value):
+            return value
+        return MapValue(entries)
+    if isinstance(ty, ObjectType) and isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for name, x in value.items():
+            attribute = ty.attributes.get(name)
+            if attribute is None:
+                continue
+            typed = with_collection_kinds(x, attribute)
+            if typed is not x:
+                if out is None:
+                    out = dict(value)
+                out[name] = typed
+        return value if out is None else out
+    if isinstance(ty, TupleType) and isinstance(value, list) and len(value) == len(ty.elements):
+        items = [with_collection_kinds(x, t) for x, t in zip(value, ty.elements, strict=True)]
+        return value if all(map(_same, items, value)) else items
+    return value
+
+
+_SCALARS = frozenset({str, int, float, bool})
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b

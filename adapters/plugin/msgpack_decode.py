@@ -28,7 +28,7 @@ from adapters.plugin.cty_types import (
 from adapters.plugin.dynamic_types import DynamicTypes, record_wire_types
 from adapters.plugin.numbers import NotANumber, from_wire_float, parse_number
 from adapters.plugin.value_errors import DECODE_HINT, Misfit, PluginValueError, TypeSpecError
-from engine.lang.values import Path, Unknown, apply_paths
+from engine.lang.values import ListValue, MapValue, Path, Unknown, apply_paths
 
 REFINED_UNKNOWN_EXT_TYPE = 12
 _MAX_REFINEMENT_BYTES = 1024
@@ -133,7 +133,7 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
                 e.reversed_path.append(i)
                 raise
         # Sets follow ctl's element order (as ``toset`` gives it), so equal sets compare equal.
-        return as_set(out) if kind == "set" else out
+        return as_set(out) if kind == "set" else ListValue(out)  # typed: an output of it is a list
     if kind == "map":
         if type(raw) is not dict:
             raise Misfit("a map is required")
@@ -147,7 +147,7 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
             except Misfit as e:
                 e.reversed_path.append(k)
                 raise
-        return out_map
+        return MapValue(out_map)
     if kind == "tuple":
         return _tuple_from_wire(raw, ty)  # type: ignore[arg-type]
     if kind == "dynamic":

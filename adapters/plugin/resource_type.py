@@ -13,6 +13,7 @@ from typing import Any
 from adapters.base import AdapterContext, AdapterError, ArgumentProblem, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
+from adapters.plugin.convert import with_collection_kinds
 from adapters.plugin.cty_types import CtyType
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
@@ -69,6 +70,10 @@ class PluginResourceType(ResourceType):
         if contains_sensitive(self.block):  # what the provider says must not show these arguments' values
             ctx.secrets = ctx.secrets | sensitive_texts(mark_sensitive(self.block, shaped))
         return shaped, self._encode(shaped)
+
+    def from_state(self, attributes: dict[str, Any]) -> dict[str, Any]:
+        typed: dict[str, Any] = with_collection_kinds(attributes, self.value_type)
+        return typed
 
     def check_arguments(self, config: dict[str, Any]) -> list[ArgumentProblem]:
         """What Terraform's decoder would refuse in ``config`` for this schema: the same

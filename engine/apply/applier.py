@@ -233,6 +233,12 @@ class Applier:
         if self.last_use:
             self.graph.nodes[node].release_body()  # type: ignore[union-attr]
 
+    def _from_state(self, inst: ResourceInstance, obj: InstanceState) -> Any:
+        """An instance's value as the state file holds it, with the collection kinds its type gives."""
+        rt = self.registry.resource_type(inst.resource.type, inst.resource.mode)
+        attributes = obj.marked_attributes()
+        return attributes if rt is None else rt.from_state(attributes)
+
     def _close(self, name: str) -> None:
         assert self.cwalk is not None
         node = self._static(name)
@@ -243,7 +249,7 @@ class Applier:
                 # An instance the plan left out (--target/--exclude) and never created is
                 # unknown, as during the plan, not null: its dependents are not being applied.
                 obj = self.state.instance(inst.address)
-                value = obj.marked_attributes() if obj is not None else UNKNOWN
+                value = UNKNOWN if obj is None else self._from_state(inst, obj)
             inst.scope.set_resource(inst.resource, inst.key, value, inst.expansion)
         if self.last_use:  # published: what is left to read of each instance is in the scope
             for inst in self.cwalk.instances.pop(node, ()):

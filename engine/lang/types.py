@@ -20,6 +20,8 @@ from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import parse_number, scalar_to_string, to_bool
 from engine.lang.values import (
+    ListValue,
+    MapValue,
     Marked,
     SetValue,
     Unknown,
@@ -105,6 +107,21 @@ class ObjectType(Type):
                 t = f"optional({t})" if default is None else f"optional({t}, {_literal(default)})"
             parts.append(f"{name}={t}")
         return f"object({{{', '.join(parts)}}})"
+
+
+def type_json(t: Type) -> Any:
+    """``t`` in Terraform's JSON type notation (what state ``outputs.*.type`` holds); ``any`` is
+    ``"dynamic"``, and an object's optional attributes are plain attributes, as in a value's type."""
+    if isinstance(t, Primitive):
+        return t.name
+    if isinstance(t, ListType | SetType | MapType):
+        kind = "list" if isinstance(t, ListType) else "set" if isinstance(t, SetType) else "map"
+        return [kind, type_json(t.elem)]
+    if isinstance(t, TupleType):
+        return ["tuple", [type_json(e) for e in t.elems]]
+    if isinstance(t, ObjectType):
+        return ["object", {name: type_json(t.attrs[name]) for name in sorted(t.attrs)}]
+    return "dynamic"
 
 
 STRING = Primitive("string")
@@ -344,7 +361,7 @@ def _unify(items: list, path: str, kind: str) -> list:
 
 
 def _to_list(v: Any, t: ListType, path: str) -> list:
-    return _elements(v, t, path)
+    return ListValue(_elements(v, t, path), None if isinstance(t.elem, Any_) else t.elem)
 
 
 def _set_sort_key(v: Any) -> tuple:
@@ -371,7 +388,7 @@ def _to_set(v: Any, t: SetType, path: str) -> list:
             known[key] = mark(known[key], unmark(x)[1])
         else:
             known[key] = x
-    return SetValue([known[k] for k in sorted(known)] + unknown)
+    return SetValue([known[k] for k in sorted(known)] + unknown, None if isinstance(t.elem, Any_) else t.elem)
 
 
 def _to_map(v: Any, t: MapType, path: str) -> dict:
@@ -379,8 +396,8 @@ def _to_map(v: Any, t: MapType, path: str) -> dict:
         raise ConversionError(f"map of {t.elem} required", path)
     if isinstance(t.elem, Any_):
         keys = list(v)
-        return dict(zip(keys, _unify([v[k] for k in keys], path, "map"), strict=True))
-    return {k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}
+        return MapValue(zip(keys, _unify([v[k] for k in keys], path, "map"), strict=True))
+    return MapValue({k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}, t.elem)
 
 
 def _to_object(v: Any, t: ObjectType, path: str) -> dict:

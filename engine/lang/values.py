@@ -48,9 +48,41 @@ class SetValue(list):
     Sets are lists in the value model, but ``for_each`` accepts a set of strings and refuses a
     tuple (Terraform's rule: a list's order and duplicates would not give stable instance keys), so
     ``toset()`` and set-typed conversions return this subclass and the walk can tell them apart.
+    ``element`` is the element type a type constraint gave (``engine.lang.types.Type``), the only
+    way an empty collection can still say what it holds.
     """
 
-    __slots__ = ()
+    __slots__ = ("element",)
+
+    def __init__(self, items: Any = (), element: Any = None) -> None:
+        super().__init__(items)
+        self.element = element
+
+
+class ListValue(list):
+    """A list, known to be one: what a ``list(...)`` type constraint or ``tolist()`` gives.
+
+    A bracketed literal is a tuple, and Terraform tells the two apart where a user sees types:
+    ``type()``, an output's type in state and ``output -json``. Every other operation reads it as
+    the list it is. ``element`` as for ``SetValue``.
+    """
+
+    __slots__ = ("element",)
+
+    def __init__(self, items: Any = (), element: Any = None) -> None:
+        super().__init__(items)
+        self.element = element
+
+
+class MapValue(dict):
+    """A map, known to be one (``map(...)`` constraints, ``tomap()``); a literal ``{}`` is an object.
+    ``element`` as for ``SetValue``."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, items: Any = (), element: Any = None) -> None:
+        super().__init__(items)
+        self.element = element
 
 
 class Marked:
@@ -157,6 +189,8 @@ def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
                 out_l = list(v[:i])
             if out_l is not None:
                 out_l.append(ux)
+        if out_l is not None and t is not list:
+            out_l = t(out_l)  # a set, list or tuple stays what it was
         return (v if out_l is None else out_l), acc
     if isinstance(v, dict):
         out_d: dict[Any, Any] | None = None
@@ -173,6 +207,8 @@ def deep_unmark(v: Any) -> tuple[Any, frozenset[str]]:
                 out_d = entries_before(v, k)
             if out_d is not None:
                 out_d[k] = ux
+        if out_d is not None and t is not dict:
+            out_d = t(out_d)
         return (v if out_d is None else out_d), acc
     return v, _NO_MARKS
 

@@ -101,6 +101,8 @@ class PlanHooks(WalkHooks):
         rt = self.registry.resource_type(res.type, res.mode)
         prior_obj = self.prior.instance(inst.address)
         prior = prior_obj.marked_attributes() if prior_obj is not None else None
+        if prior is not None and rt is not None:
+            prior = rt.from_state(prior)
         if rt is None or inst.config is None:
             return prior if prior is not None else UNKNOWN
         config = schema.normalize(rt, inst.config)

@@ -21,7 +21,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from engine.lang.values import Path, SetValue, apply_paths, unmark_paths
+from engine.lang.types import type_json
+from engine.lang.values import ListValue, MapValue, Path, SetValue, apply_paths, unmark_paths
 from engine.state.address import InstanceAddress, Key, parse_module
 
 # Terraform refuses a state whose ``terraform_version`` is newer than itself, so a fresh state
@@ -428,8 +429,11 @@ def output_type(value: Any) -> Any:
         return "number"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, SetValue):  # a set keeps its type: its elements share one
-        return ["set", output_type(value[0]) if value else "dynamic"]
+    for kind, collection in (("set", SetValue), ("list", ListValue), ("map", MapValue)):
+        if isinstance(value, collection):  # a collection keeps its type: its elements share one
+            elements = value.values() if isinstance(value, dict) else value
+            empty = type_json(value.element) if value.element is not None else "dynamic"
+            return [kind, next((output_type(x) for x in elements), empty)]
     if isinstance(value, list):
         return ["tuple", [output_type(v) for v in value]]
     if isinstance(value, dict):

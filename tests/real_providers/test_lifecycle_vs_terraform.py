@@ -43,6 +43,16 @@ variable "envs" {
   default = ["dev", "prod"]
 }
 
+variable "zones" {
+  type    = list(string)
+  default = ["a", "b"]
+}
+
+variable "no_tags" {
+  type    = map(string)
+  default = {}
+}
+
 variable "generation" {
   type    = number
   default = 1
@@ -117,6 +127,22 @@ output "envs" {
 
 output "env_ids" {
   value = { for k, v in null_resource.per_env : k => v.id }
+}
+
+output "zones" {
+  value = var.zones
+}
+
+output "no_tags" {
+  value = var.no_tags
+}
+
+output "net_triggers" {
+  value = null_resource.net.triggers
+}
+
+output "listed" {
+  value = tolist([[1, 2], ["x"]])
 }
 
 output "archive_size" {

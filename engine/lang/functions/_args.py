@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.lang.functions._core import ArgError
 from engine.lang.operators import format_number
-from engine.lang.values import SetValue, Unknown, normalize_number, type_name
+from engine.lang.values import ListValue, MapValue, SetValue, Unknown, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -172,13 +172,20 @@ def _unify_structural(items: list, i: int) -> list:
     present = [x for x in items if x is not None and not isinstance(x, Unknown)]
     if all(isinstance(x, list) for x in present):
         elements = iter(unify([e for x in present for e in x], i))
-        return [[next(elements) for _ in x] if isinstance(x, list) else x for x in items]
+        # Tuples of different lengths have no common tuple type: they unify to lists.
+        as_list = len({len(x) for x in present}) > 1 or any(isinstance(x, ListValue) for x in present)
+        return [_rebuilt([next(elements) for _ in x], as_list) if isinstance(x, list) else x for x in items]
     shapes = {frozenset(x) for x in present}
-    if len(shapes) == 1:
+    if len(shapes) == 1 and not any(isinstance(x, MapValue) for x in present):
         columns = {k: iter(unify([x[k] for x in present], i)) for k in next(iter(shapes))}
         return [{k: next(columns[k]) for k in x} if isinstance(x, dict) else x for x in items]
+    # Objects of different shapes have no common object type: they unify to maps.
     values = iter(unify([v for x in present for v in x.values()], i))
-    return [{k: next(values) for k in x} if isinstance(x, dict) else x for x in items]
+    return [MapValue({k: next(values) for k in x}) if isinstance(x, dict) else x for x in items]
+
+
+def _rebuilt(elements: list, as_list: bool) -> list:
+    return ListValue(elements) if as_list else elements
 
 
 def typed_key(v: Any) -> tuple:

@@ -16,6 +16,9 @@ from engine.lang.functions._core import ArgError, FunctionContext, fn
 from engine.lang.values import (
     SENSITIVE,
     UNKNOWN,
+    ListValue,
+    MapValue,
+    SetValue,
     Unknown,
     contains_unknown,
     deep_unmark,
@@ -80,7 +83,7 @@ def _tolist(a: list, _c: FunctionContext) -> object:
         return v
     if not isinstance(v, list):
         raise ArgError(0, f"cannot convert {describe(v)} to list")
-    return unify(list(v), 0)
+    return ListValue(unify(list(v), 0))
 
 
 def _toset(a: list, _c: FunctionContext) -> list | None:
@@ -99,7 +102,7 @@ def _tomap(a: list, _c: FunctionContext) -> object:
     if not isinstance(v, dict):
         raise ArgError(0, f"cannot convert {describe(v)} to map")
     keys = list(v)
-    return dict(zip(keys, unify([v[k] for k in keys], 0), strict=True))
+    return MapValue(zip(keys, unify([v[k] for k in keys], 0), strict=True))
 
 
 def type_string(v: Any) -> str:
@@ -114,6 +117,11 @@ def type_string(v: Any) -> str:
         return "number"
     if isinstance(v, str):
         return "string"
+    for kind, collection in (("set", SetValue), ("list", ListValue), ("map", MapValue)):
+        if isinstance(v, collection):
+            elements = v.values() if isinstance(v, dict) else v
+            empty = "dynamic" if v.element is None else str(v.element)
+            return f"{kind}({next((type_string(x) for x in elements), empty)})"
     if isinstance(v, list):
         return "tuple([" + ", ".join(type_string(x) for x in v) + "])"
     if isinstance(v, dict):

@@ -28,7 +28,7 @@ from adapters.plugin.msgpack_codec import decode, encode, to_wire
 from adapters.plugin.numbers import WireFloat
 from adapters.plugin.value_errors import PluginValueError
 from engine.errors import CtlError
-from engine.lang.values import UNKNOWN, Marked, SetValue, Unknown, unmark_paths
+from engine.lang.values import UNKNOWN, ListValue, MapValue, Marked, SetValue, Unknown, unmark_paths
 
 
 def hexbytes(text: str) -> bytes:
@@ -321,13 +321,17 @@ def test_unknown_inside_collections_round_trips_as_unknown() -> None:
     assert back["l"][1].type_hint == "string"
 
 
-def test_decoded_values_are_plain_ctl_data() -> None:
-    ty = parse_type('["object",{"s":["set","string"],"l":["list","string"],"t":["tuple",["number"]]}]')
-    back = decode(enc({"s": ["a"], "l": ["b"], "t": [1]}, ty), ty)
+def test_decoded_values_keep_their_collection_kind() -> None:
+    """A set, list or map from a provider stays one (an output of it has Terraform's type); a tuple
+    and an object are plain data."""
+    ty = parse_type('["object",{"s":["set","string"],"l":["list","string"],"t":["tuple",["number"]],'
+                    '"m":["map","string"]}]')
+    back = decode(enc({"s": ["a"], "l": ["b"], "t": [1], "m": {"k": "v"}}, ty), ty)
     assert type(back) is dict
     assert type(back["s"]) is SetValue
-    assert type(back["l"]) is list
+    assert type(back["l"]) is ListValue
     assert type(back["t"]) is list
+    assert type(back["m"]) is MapValue
 
 
 # ---- refined unknowns from newer providers -------------------------------------------------------
