@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from engine.install.archive import checked_members, opened, read_member
@@ -42,8 +42,21 @@ def _hash1(entries: Iterable[tuple[str, str]]) -> str:
 
 def directory_hash(directory: Path) -> str:
     """``h1:`` of an unpacked package directory (every regular file under it, symlinks followed)."""
-    files = [p for p in directory.rglob("*") if p.is_file()]
-    return _hash1((p.relative_to(directory).as_posix(), sha256_file(p)) for p in files)
+    return digests_hash(file_digests(directory))
+
+
+def file_digests(directory: Path) -> dict[str, str]:
+    """Hex SHA-256 of every regular file under ``directory``, by slash-separated relative path.
+
+    What ``h1:`` is made of; kept by the installer so that the provider binary's own checksum,
+    recorded for later commands, needs no second pass over hundreds of megabytes.
+    """
+    return {p.relative_to(directory).as_posix(): sha256_file(p) for p in directory.rglob("*") if p.is_file()}
+
+
+def digests_hash(digests: Mapping[str, str]) -> str:
+    """``h1:`` from ``file_digests``."""
+    return _hash1(digests.items())
 
 
 def archive_hash(archive: Path) -> str:

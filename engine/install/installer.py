@@ -19,7 +19,7 @@ from adapters.plugin.versions import Constraints, Version
 from engine.install import cache
 from engine.install.authenticate import fetch_package
 from engine.install.fetch import Progress
-from engine.install.hashes import directory_hash, zip_hash
+from engine.install.hashes import digests_hash, directory_hash, file_digests, zip_hash
 from engine.install.lockfile import LOCK_FILE, LockedProvider
 from engine.install.sources import InstallError, Package, Sources
 from engine.install.unpack import executable_in, unpack
@@ -38,6 +38,7 @@ class Installed:
     origin: str
     hashes: list[str] = field(default_factory=list)
     signed_by: str = ""
+    executable_sha256: str = ""  # hex SHA-256 of ``executable`` when hashing the package gave it
 
     def locked(self, constraints: str, previous: LockedProvider | None) -> LockedProvider:
         keep = previous.hashes if previous is not None and previous.version == str(self.version) else []
@@ -76,7 +77,8 @@ class Installer:
             # only when the lock file lists hashes for this version but not the package's h1:.
             unpacked = scratch / "unpacked"
             unpack(fetched.archive, unpacked)
-            h1 = directory_hash(unpacked)
+            digests = file_digests(unpacked)
+            h1 = digests_hash(digests)
             own = {h1}
             if pinned is not None and pinned.hashes and h1 not in pinned.hashes:
                 own.add(zip_hash(fetched.archive))
@@ -91,7 +93,8 @@ class Installer:
         # As Terraform records: the package's h1: and what its source vouched for (a signed release's
         # zh: hashes, a network mirror's); a zip from a filesystem mirror vouches for nothing more.
         hashes = {h1, *fetched.vouched}
-        return Installed(provider, version, executable, package.origin, sorted(hashes), fetched.signed_by)
+        return Installed(provider, version, executable, package.origin, sorted(hashes), fetched.signed_by,
+                         digests.get(executable.name, ""))
 
     def _check_root(self) -> None:
         """Once per run: the shared cache must be a usable directory, and staging that a killed run
@@ -141,21 +144,26 @@ class Installer:
             with self._entry(provider, version):
                 if not directory.is_dir():
                     continue
-                h1 = directory_hash(directory)
+                digests = file_digests(directory)
+                h1 = digests_hash(digests)
                 if h1 not in pinned.hashes:
                     continue
                 if origin == "the plugin cache":
                     self._link(directory, provider, version)
-                return Installed(provider, version, executable_in(directory, provider), origin, [h1])
+                executable = executable_in(directory, provider)
+                return Installed(provider, version, executable, origin, [h1],
+                                 executable_sha256=digests.get(executable.name, ""))
         return None
 
     def _in_place(self, package: Package, pinned: LockedProvider | None) -> Installed:
         """An unpacked filesystem-mirror package, used where it is."""
         directory = Path(package.location)
-        h1 = directory_hash(directory)
+        digests = file_digests(directory)
+        h1 = digests_hash(digests)
         _check_lock(pinned, {h1}, package.provider, package.version, package.origin)
-        return Installed(package.provider, package.version, executable_in(directory, package.provider),
-                         package.origin, [h1])
+        executable = executable_in(directory, package.provider)
+        return Installed(package.provider, package.version, executable, package.origin, [h1],
+                         executable_sha256=digests.get(executable.name, ""))
 
 
 def choose_version(sources: Sources, provider: ProviderSource, constraint_text: str,

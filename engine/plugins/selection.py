@@ -87,7 +87,7 @@ def select(root_dir: Path, req: Requirement, installed: Installed) -> Selected:
     if not os.access(executable, os.X_OK):
         raise CtlError(f"the provider binary {executable} is not executable",
                        hint=f"chmod +x {executable}, then run `ctl init` again.")
-    sha = schema_cache.sha256_of(executable)
+    sha = installed.executable_sha256 or schema_cache.sha256_of(executable)
     doc = schema_cache.cached(root_dir, sha) or schema_cache.read_from_binary(root_dir, executable, sha,
                                                                            str(req.source))
     info = executable.stat()
