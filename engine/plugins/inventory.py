@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from adapters.plugin.versions import normalize_constraints
 from adapters.registry import Registry
 from engine.config.model import Module
+from engine.errors import CtlError
 from engine.plugins.record import PluginEntry, read_record
 from engine.plugins.requirements import BUILTIN, Requirement, requirements
 from engine.plugins.selection import native_covers
@@ -79,10 +81,17 @@ def _node(name: str, module: Module, sources: dict[str, str]) -> TreeNode:
     for local in sorted(used - {BUILTIN}):
         if local in sources:
             found.setdefault(sources[local], [])
-    providers = [(source, ", ".join(c for c in dict.fromkeys(constraints) if c))
-                 for source, constraints in sorted(found.items())]
+    providers = [(source, _normalized(constraints)) for source, constraints in sorted(found.items())]
     children = [_node(f"module.{call}", child, sources) for call, child in sorted(module.children.items())]
     return TreeNode(name, providers, children)
+
+
+def _normalized(constraints: list[str]) -> str:
+    """One module's constraints as Terraform shows them (normalized); as written if one cannot be read."""
+    try:
+        return normalize_constraints(c for c in constraints if c)
+    except CtlError:
+        return ", ".join(c for c in dict.fromkeys(constraints) if c)
 
 
 def render_tree(node: TreeNode, prefix: str = "") -> list[str]:

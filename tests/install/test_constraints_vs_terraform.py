@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from adapters.plugin.versions import Constraints, Version, normalize_constraints
+from tests.e2e.helpers import Project
 from tests.plugin.terraform_cli import TerraformDir
 
 MODULE = """\
@@ -42,15 +43,17 @@ CASES = [
 ]
 
 
-def _terraform_normalized(tmp_path: Path, root: str, child: str) -> str:
+def _terraform_normalized(tmp_path: Path, root: str, child: str, *, tree: bool = False) -> str:
     workdir = tmp_path / "cfg"
     (workdir / "child").mkdir(parents=True)
     (workdir / "main.tf").write_text(MODULE.format(version=root) + 'module "child" {\n  source = "./child"\n}\n')
     (workdir / "child" / "main.tf").write_text(MODULE.format(version=child))
     empty = tmp_path / "no-providers"
     empty.mkdir()
-    result = TerraformDir(workdir, plugin_dir=empty).run(
-        "init", "-input=false", "-no-color", f"-plugin-dir={empty}", expect=None)
+    terraform = TerraformDir(workdir, plugin_dir=empty)
+    result = terraform.run("init", "-input=false", "-no-color", f"-plugin-dir={empty}", expect=None)
+    if tree:  # the modules are installed before the providers are looked for
+        return _tree(terraform.run("providers", "-no-color").stdout)
     found = re.search(r'Finding hashicorp/random versions matching "([^"]*)"', result.output)
     assert found, result.output
     return found.group(1)
@@ -71,3 +74,18 @@ def test_the_normalized_form_keeps_the_meaning(text: str) -> None:
     written, shown = Constraints.parse(text), Constraints.parse(normalize_constraints(text))
     assert [v for v in versions if written.allows(v)] == [v for v in versions if shown.allows(v)]
     assert str(written) == normalize_constraints(text)
+
+
+def _tree(output: str) -> str:
+    lines = output.splitlines()
+    start = lines.index("Providers required by configuration:") + 1
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return "\n".join(lines[start:end])
+
+
+@pytest.mark.parametrize(("root", "child"), [CASES[3], CASES[5], CASES[8]])
+def test_ctl_providers_shows_each_module_constraints_as_terraform_does(tmp_path: Path, root: str, child: str) -> None:
+    expected = _terraform_normalized(tmp_path, root, child, tree=True)
+    assert "module.child" in expected
+    shown = Project(tmp_path / "cfg").ok("providers", env={"HOME": str(tmp_path)}).stdout
+    assert _tree(shown) == expected
