@@ -83,14 +83,35 @@ def provider_type_of(executable: Path) -> str:
     return name.split("_v", 1)[0].split("_", 1)[0] or executable.name
 
 
+def _ended(popen: subprocess.Popen) -> int | None:
+    """The child's exit status once it has ended, else None, *without* reaping it.
+
+    Until ``_reap`` waits for it, an ended child's pid stays taken (a zombie holds it), and with it
+    the number of the process group it leads: so ``_reap``'s group kill reaches this provider's
+    group and nothing else. Reaped earlier, that number could already belong to another process
+    that leads a group of its own (another run's provider, say) by the time ctl closes this one.
+    """
+    if popen.returncode is not None:
+        return popen.returncode
+    try:
+        info = os.waitid(os.P_PID, popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped by someone else
+        return popen.poll()
+    if info is None:
+        return None
+    return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+
 def _reap(popen: subprocess.Popen, private_dir: str) -> None:
     """Kill and wait for the child, remove its sockets; the finaliser and ``close`` share it.
 
     The provider leads its own process group (``start_new_session``), so the whole group is
-    killed: a wrapper script's children go too.
+    killed: a wrapper script's children go too. Only while the child is not reaped yet, so that
+    its group's number is still its own (see ``_ended``).
     """
-    with contextlib.suppress(OSError):
-        os.killpg(popen.pid, signal.SIGKILL)
+    if popen.returncode is None:
+        with contextlib.suppress(OSError):
+            os.killpg(popen.pid, signal.SIGKILL)
     if popen.poll() is None:
         with contextlib.suppress(OSError):
             popen.kill()
@@ -330,15 +351,21 @@ class PluginProcess:
 
     @property
     def exit_status(self) -> int | None:
-        return self._popen.poll() if self._popen else None
+        """The exit status once the process has ended (left for ``kill`` to reap: see ``_ended``)."""
+        return _ended(self._popen) if self._popen else None
 
     def wait_exit(self, timeout: float) -> int | None:
         """The exit status once the process ends within ``timeout`` seconds, else None."""
         assert self._popen is not None
-        try:
-            return self._popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while (status := _ended(self._popen)) is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
+        return status
 
     def _wait_for_tail(self) -> None:
         """Give the stderr thread a moment to read the last lines of a process that just died."""

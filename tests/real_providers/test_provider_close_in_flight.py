@@ -11,6 +11,8 @@ both.
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -80,3 +82,21 @@ def test_closing_waits_for_the_answer_of_a_call_under_way(time_binary: Path) -> 
     assert outcome["answered_at"] <= closed_at
     assert client.process.exit_status is not None  # and the provider is stopped all the same
 
+
+
+def test_an_ended_provider_keeps_its_process_number_until_it_is_closed(time_binary: Path) -> None:
+    """ctl kills a provider's whole process group when it closes it. A provider that ended on its own
+    (a crash, an outside kill) must hold on to its number until then: reaped earlier, the number could
+    pass to another process leading a group of its own (another run's provider), which that group kill
+    would then reach."""
+    client = PluginClient.launch(str(time_binary), name="time")
+    pid = client.process.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # killed from outside, as the kernel's OOM killer would
+    assert client.process.wait_exit(10) == -signal.SIGKILL
+    assert client.process.exit_status == -signal.SIGKILL
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state == "Z"  # noticed, and still holding its number (a zombie) while ctl may kill its group
+    client.close()
+    assert not Path(f"/proc/{pid}").exists() or \
+        Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
