@@ -15,6 +15,7 @@ from adapters.plugin.spec import PluginSpec
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.errors import CtlError
+from engine.install.lockfile import normalized_constraints
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry, read_record
 
@@ -48,7 +49,9 @@ def check_requirements(root_dir: Path, root: Module) -> None:
     chosen = {e.local_name: e for e in record.providers}
     for req in requirements(root):
         entry = chosen.get(req.local_name)
-        if entry is not None and (entry.source != str(req.source) or entry.constraints != req.constraint_text):
+        # A record from before constraints were normalized holds them as written: compared normalized.
+        if entry is not None and (entry.source != str(req.source)
+                                  or normalized_constraints(entry.constraints) != req.constraint_text):
             raise CtlError(f'The requirements of provider "{req.local_name}" changed since `ctl init` '
                            f"(was {entry.source} {entry.constraints or 'any version'}, now {req.source} "
                            f"{req.constraint_text or 'any version'})", hint=_RUN_INIT)
