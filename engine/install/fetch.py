@@ -6,9 +6,9 @@ that breaks off is resumed from where it stopped (``Range``) and a 5xx, a reset 
 retried with backoff, so a flaky network costs time, not a failed ``init``.
 
 Every address comes from a remote party (a registry names its download URLs, a mirror its archives),
-so what is followed is narrow: only ``https://`` URLs (``http://`` only where the caller says a
-configured mirror allows it), never ``file://`` or any other scheme, not even through a redirect; a
-redirect never takes a bearer token to another host, nor from https to plain http. Every document and
+so what is followed is narrow: only ``https://`` URLs, never ``file://`` or any other scheme, not even
+through a redirect (Terraform too requires https of network mirrors, and registries are found over
+https); a redirect never takes a bearer token to another host. Every document and
 download has a size cap and an overall deadline (``engine/install/constants.py``): a watchdog cuts
 the connection when the deadline passes, whatever the transfer is blocked in, so a server that drips
 a byte every few seconds ends the run as surely as one that sends for ever.
@@ -105,10 +105,9 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _Request(urllib.request.Request):
-    """A request that carries its fetch's deadline and whether plain http may be followed."""
+    """A request that carries its fetch's deadline."""
 
     deadline: _Deadline
-    allow_http: bool
 
 
 def _watched(base: type[http.client.HTTPConnection], deadline: _Deadline) -> Callable[..., Any]:
@@ -138,17 +137,6 @@ class _Https(urllib.request.HTTPSHandler):
                             context=self._context)  # type: ignore[attr-defined]
 
 
-class _Http(urllib.request.HTTPHandler):
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        if not getattr(req, "allow_http", False):
-            raise FetchError(f"ctl follows only https:// URLs, not {_shown(req.full_url)}",
-                             hint="Registries and mirrors must be reached over HTTPS.")
-        deadline = getattr(req, "deadline", None)
-        if deadline is None:
-            return super().http_open(req)
-        return self.do_open(_watched(http.client.HTTPConnection, deadline), req)
-
-
 class _Redirects(urllib.request.HTTPRedirectHandler):
     """Redirects as Terraform follows them, minus the risks: the token stays with its host, and a
     redirect may not leave https (nor lead to ``file://`` or any other scheme)."""
@@ -156,8 +144,7 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
                          headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
         old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
-        allow_http = bool(getattr(req, "allow_http", False)) and old.scheme == "http"
-        if new.scheme != "https" and not (allow_http and new.scheme == "http"):
+        if new.scheme != "https":
             raise FetchError(
                 f"{_shown(req.full_url)} redirected to {_shown(newurl)}, which ctl does not follow",
                 hint="Only https:// redirects are followed (never from https to plain http); "
@@ -169,7 +156,6 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         if (old.hostname, old.port) != (new.hostname, new.port):
             redirected.remove_header("Authorization")  # a bearer token is for the host it was given for
         redirected.deadline = getattr(req, "deadline", None)  # type: ignore[attr-defined]
-        redirected.allow_http = allow_http  # type: ignore[attr-defined]
         return redirected
 
 
@@ -180,10 +166,10 @@ def _context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 
 
 def _opener() -> urllib.request.OpenerDirector:
-    """An opener for http(s) alone: no file, ftp or data handlers, so no other scheme is ever opened."""
+    """An opener for https alone: no http, file, ftp or data handlers, so no other scheme is ever opened."""
     context = _context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
     opener = urllib.request.OpenerDirector()
-    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(), _Http(),
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
                     _Https(context=context), urllib.request.HTTPDefaultErrorHandler(), _Redirects(),
                     urllib.request.HTTPErrorProcessor()):
         opener.add_handler(handler)
@@ -203,24 +189,23 @@ def _shown(url: str) -> str:
     return text if len(text) <= 300 else text[:300] + "…"
 
 
-def _checked(url: str, allow_http: bool) -> str:
+def _checked(url: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 (a port that is not a number raises here)
     except ValueError as exc:
         raise FetchError(f"{_shown(url)} is not a valid URL ({exc})",
                          hint="A registry or mirror named this address; tell its operator. Nothing was installed.") from None
-    scheme = parts.scheme.lower()
-    if scheme == "https" or (allow_http and scheme == "http"):
+    if parts.scheme.lower() == "https":
         return url
     raise FetchError(f"ctl follows only https:// URLs, not {_shown(url)}",
                      hint="A registry or mirror named this address; tell its operator. Nothing was installed.")
 
 
 @contextlib.contextmanager
-def _open(url: str, headers: dict[str, str], deadline: _Deadline, allow_http: bool) -> Iterator[Any]:
+def _open(url: str, headers: dict[str, str], deadline: _Deadline) -> Iterator[Any]:
     request = _Request(url, headers={"User-Agent": f"ctl/{VERSION}", **headers})
-    request.deadline, request.allow_http = deadline, allow_http
+    request.deadline = deadline
     with _opener().open(request, timeout=max(0.1, min(TIMEOUT, deadline.remaining()))) as answer:
         yield answer
 
@@ -277,10 +262,10 @@ def _read_capped(answer: Any, url: str, limit: int, what: str) -> bytes:
     return bytes(body)
 
 
-def get_json(url: str, token: str | None = None, *, allow_http: bool = False) -> Any:
+def get_json(url: str, token: str | None = None) -> Any:
     """A JSON document (sent with ``token`` as a bearer token); an answer that is not JSON is an error."""
     headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    raw = _document(url, headers, allow_http, "a document")
+    raw = _document(url, headers, "a document")
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):
@@ -288,25 +273,25 @@ def get_json(url: str, token: str | None = None, *, allow_http: bool = False) ->
                          "registry or mirror.") from None
 
 
-def get_bytes(url: str, *, allow_http: bool = False) -> bytes:
+def get_bytes(url: str) -> bytes:
     """A small file (SHA256SUMS, a signature), capped as documents are."""
-    return _document(url, {}, allow_http, "a checksum or signature file")
+    return _document(url, {}, "a checksum or signature file")
 
 
-def _document(url: str, headers: dict[str, str], allow_http: bool, what: str) -> bytes:
-    _checked(url, allow_http)
+def _document(url: str, headers: dict[str, str], what: str) -> bytes:
+    _checked(url)
     with _Deadline(document_deadline()) as deadline:
 
         def once(_: int) -> bytes:
-            with _open(url, headers, deadline, allow_http) as answer:
+            with _open(url, headers, deadline) as answer:
                 return _read_capped(answer, url, MAX_DOCUMENT_BYTES, what)
 
         return bytes(_retrying(url, deadline, once))
 
 
-def download(url: str, target: Path, progress: Progress | None = None, *, allow_http: bool = False) -> None:
+def download(url: str, target: Path, progress: Progress | None = None) -> None:
     """Download ``url`` into ``target``, resuming a broken transfer where it stopped."""
-    _checked(url, allow_http)
+    _checked(url)
     limit = max_download_bytes()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(b"")
@@ -314,7 +299,7 @@ def download(url: str, target: Path, progress: Progress | None = None, *, allow_
     def once(_: int) -> None:
         have = target.stat().st_size
         headers = {"Range": f"bytes={have}-"} if have else {}
-        with _open(url, headers, deadline, allow_http) as answer:
+        with _open(url, headers, deadline) as answer:
             resumed = answer.status == 206
             length = answer.headers.get("Content-Length")
             total = (int(length) + (have if resumed else 0)) if length and length.isdigit() else None
