@@ -69,6 +69,7 @@ func (t *thing) Create(ctx context.Context, req resource.CreateRequest, resp *re
 		select {
 		case <-time.After(time.Minute):
 		case <-ctx.Done():
+			note("stopped")
 			resp.Diagnostics.AddError("Create interrupted", "The provider was asked to stop.")
 			return
 		}

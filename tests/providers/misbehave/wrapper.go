@@ -153,9 +153,6 @@ func (w *wrapper) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyR
 		note("creating")
 	}
 	resp, err := w.ProviderServer.ApplyResourceChange(ctx, req)
-	if trick == "slow" && ctx.Err() != nil {
-		note("stopped")
-	}
 	if err != nil || resp == nil {
 		return resp, err
 	}
