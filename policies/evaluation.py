@@ -14,6 +14,7 @@ regopy is imported here only, and only when a check runs: ``ctl --help`` never l
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from policies.model import PolicyError
@@ -48,6 +49,9 @@ class CompiledPolicy:
         check_iteration_in_calls(modules)  # what could not be rewritten is refused with a hint
         self.modules = modules
         self.rules = list(dict.fromkeys(rules))
+        # Told each rule before it is evaluated: the worker reports it, so a rule that runs out of
+        # time or memory is named (``policies.isolation``).
+        self.on_rule: Callable[[str, str, str, int], None] | None = None
         regopy = _regopy()
         self._interp = regopy.Interpreter()
         self._interp.strict_built_in_errors = True
@@ -93,6 +97,8 @@ class CompiledPolicy:
             try:
                 rego_set_input(self._interp._impl, handle)
                 for package, rule in (self.rules if only is None else only):
+                    if self.on_rule is not None:
+                        self.on_rule(package, rule, *self._where(package, rule))
                     with captured_stdout() as printed:  # the rule's print() output, or its error
                         raw = rego_bundle_query_entrypoint(self._interp._impl, self._bundle._impl,
                                                            entrypoint(package, rule))

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import PolicyDenied
+from engine.errors import CtlError, PolicyDenied
+from engine.lang.redact import redact_error
 from policies import isolation, levels, simple
 from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
@@ -32,6 +33,7 @@ from policies.pack_view import FINDINGS_RULE, distinct, may_keep, pack_view
 from policies.policy_set import BUILTIN_MODES, PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
 from policies.rule_errors import RuleFailure, evaluate_tolerating
+from policies.secrets import masked, plan_secrets
 
 DEFAULT_NAMESPACE = "main"
 
@@ -100,24 +102,30 @@ def _check(document: Callable[[bool, bool], dict[str, Any]], root_dir: Path, opt
     evaluated: dict[str, int] = {s.name: 0 for s in sources}
     user = [s for s in sources if not s.builtin]
     doc = document(any(s.rego or s.simple for s in user), bool(_required_tags(pset)))
-    # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
-    worker = isolation.start() if any(s.rego for s in user) else None
+    # What the plan shows as "(sensitive value)" never reaches a finding, an error or a policy's print().
+    secrets = plan_secrets(doc)
     try:
-        for src in sources:
-            if src.builtin:
-                _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True,
-                          advise_only=mode == "advisory")
-        if worker is not None:
-            namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
-            _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, worker=worker)
-    finally:
-        if worker is not None:
-            worker.close()
-    t = time.perf_counter()
-    for src in user:
-        _run_simple(src, doc, pset, outcome, evaluated)
-    timings["simple policies"] = time.perf_counter() - t
+        # User Rego runs in a worker process; it starts now, while the built-in pack is evaluated here.
+        worker = isolation.start(secrets) if any(s.rego for s in user) else None
+        try:
+            for src in sources:
+                if src.builtin:
+                    _run_rego([src], doc, pset, outcome, evaluated, namespaces=None, builtin=True,
+                              advise_only=mode == "advisory")
+            if worker is not None:
+                namespaces = None if options.all_namespaces else (options.namespaces or [DEFAULT_NAMESPACE])
+                _run_rego(user, doc, pset, outcome, evaluated, namespaces=namespaces, worker=worker)
+        finally:
+            if worker is not None:
+                worker.close()
+        t = time.perf_counter()
+        for src in user:
+            _run_simple(src, doc, pset, outcome, evaluated)
+        timings["simple policies"] = time.perf_counter() - t
+    except CtlError as err:
+        raise redact_error(err, secrets) from None
     _check_something_ran(user, evaluated, options)
+    masked(outcome, secrets)
     outcome.findings.sort(key=lambda f: (_LEVEL_ORDER[f.level], f.rule.rule_id, f.address or "", f.message))
     return outcome
 

@@ -9,26 +9,35 @@ by evaluating each file alone, only after a crash) and what to do.
 
 The built-in pack is ctl's own, tested code and stays in process; the worker (about the start-up
 of a Python interpreter plus importing regopy) is paid only when user Rego policies exist.
+
+A policy is code its author controls: the worker runs within a budget of memory and time
+(``policies.worker_budget``), and leads a process group of its own, handed to the watcher that
+stops providers when ctl dies (``adapters.plugin.lifeline``), so a ``kill -9`` of ctl does not
+leave it running, nor a Ctrl-C (the group no longer gets the terminal's signal: ``_exchange``
+stops it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from adapters.plugin import lifeline
 from policies.model import PolicyError, range_for
 from policies.rego_module import RegoModule
+from policies.rego_worker import PROGRESS_FD_ENV
 from policies.rule_errors import RuleFailure
+from policies.secrets import mask_text
+from policies.worker_budget import Watch, budget, budget_error, memory_budget
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
-TIMEOUT_SECONDS = 600.0
-
-
 class WorkerCrashed(Exception):
     """The worker ended without an answer: killed by a signal, or failed (its last words kept)."""
 
@@ -52,11 +61,24 @@ class Worker:
     is never used is stopped by ``close``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: Collection[str] = ()) -> None:
+        self.secrets = set(secrets)  # cut out of what the policies print
+        self.seconds, self.megabytes = budget()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH", "")) if p)
-        self._proc = subprocess.Popen([sys.executable, "-m", "policies.rego_worker"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self._progress, progress_w = os.pipe()
+        env[PROGRESS_FD_ENV] = str(progress_w)
+        lifeline.prepare()  # the watcher runs before the worker exists: no moment without a guard
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-m", "policies.rego_worker"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                          pass_fds=(progress_w,), process_group=0)
+        except BaseException:
+            os.close(self._progress)
+            raise
+        finally:
+            os.close(progress_w)
+        lifeline.guard(self._proc.pid, "")
 
     def evaluate(self, modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
                  document: Any) -> dict[tuple[str, str], Any]:
@@ -95,19 +117,24 @@ class Worker:
                    "data": data, "rules": [list(r) for r in rules], "input": document, "each": each}
         if tolerated is not None:
             request["tolerated"] = [list(r) for r in tolerated]
+        sent = json.dumps(request, default=str).encode()
+        megabytes = memory_budget(self.megabytes, len(sent))
+        watch = Watch(self._proc, self._progress, self.seconds, megabytes)
         try:
-            stdout, stderr = self._proc.communicate(json.dumps(request, default=str).encode(),
-                                                    timeout=TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
+            stdout, stderr = self._proc.communicate(sent)
+        except BaseException:  # Ctrl-C, or anything else: the worker leads its own group, stop it here
+            watch.stop()
             self.close()
-            raise PolicyError(f"evaluating the policies took longer than {TIMEOUT_SECONDS:.0f}s",
-                              detail="Policies: " + ", ".join(m.display for m in modules),
-                              hint="Look for a rule that iterates over very large collections.") from None
+            raise
+        watch.stop()
+        if watch.exceeded:
+            self.close()
+            raise budget_error(watch, modules, self.seconds, megabytes)
         text = stderr.decode("utf-8", "replace")
         if self._proc.returncode != 0:  # what it wrote is a native crash report or a traceback
             raise WorkerCrashed(self._proc.returncode, text)
         if text:  # print() output of the policies
-            sys.stderr.write(text)
+            sys.stderr.write(mask_text(text, self.secrets))
         reply = json.loads(stdout)
         if "error" in reply:
             err = reply["error"]
@@ -122,23 +149,36 @@ class Worker:
 
     def close(self) -> None:
         if self._proc.poll() is None:
-            self._proc.kill()
+            with contextlib.suppress(OSError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
         self._proc.communicate()
+        lifeline.release(self._proc.pid)
+        if self._progress >= 0:
+            os.close(self._progress)
+            self._progress = -1
 
 
-def start() -> Worker:
-    return Worker()
+def start(secrets: Collection[str] = ()) -> Worker:
+    return Worker(secrets)
 
 
 def evaluate(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
              document: Any) -> dict[tuple[str, str], Any]:
     """Each rule's value for ``document``, computed in a new worker process."""
-    return Worker().evaluate(modules, data, rules, document)
+    worker = Worker()
+    try:
+        return worker.evaluate(modules, data, rules, document)
+    finally:
+        worker.close()
 
 
 def _run(modules: list[RegoModule], data: dict[str, Any], rules: list[tuple[str, str]],
          document: Any) -> dict[tuple[str, str], Any]:
-    values: dict[tuple[str, str], Any] = Worker()._exchange(modules, data, rules, document)
+    worker = Worker()
+    try:
+        values: dict[tuple[str, str], Any] = worker._exchange(modules, data, rules, document)
+    finally:
+        worker.close()
     return values
 
 

@@ -10,11 +10,14 @@ policies goes to standard error. If rego-cpp crashes, only this process dies; th
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
 
 from policies.model import PolicyError
+
+PROGRESS_FD_ENV = "CTL_POLICY_PROGRESS_FD"
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -30,6 +33,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         modules = [RegoModule.read(m["path"], m["display"], m["source"]) for m in request["modules"]]
         rules = [(p, r) for p, r in request["rules"]]
         compiled = CompiledPolicy(modules, request.get("data") or {}, rules)
+        compiled.on_rule = _progress()
         if request.get("each"):
             return {"each": [_one(compiled, request["input"], p, r) for p, r in rules]}
         if "tolerated" in request:
@@ -43,6 +47,19 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     except PolicyError as exc:
         return {"error": _error(exc)}
     return {"values": [[p, r, v] for (p, r), v in values.items()]}
+
+
+def _progress() -> Any:
+    """What tells the parent which rule runs now: a line per rule on the descriptor it passed."""
+    fd = os.environ.get(PROGRESS_FD_ENV, "")
+    if not fd.isdigit():
+        return None
+    stream = os.fdopen(int(fd), "w", buffering=1, closefd=False)
+
+    def report(package: str, rule: str, file: str, line: int) -> None:
+        stream.write(json.dumps([f"{package}.{rule}", file, line]) + "\n")
+
+    return report
 
 
 def _one(compiled: Any, document: Any, package: str, rule: str) -> list[Any]:
