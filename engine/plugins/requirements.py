@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import normalize_constraints
+from adapters.plugin.versions import Constraints, normalize_constraints
 from engine.config.model import Module
 from engine.config.syntax import Body
 from engine.errors import CtlError, SourceRange
@@ -56,6 +56,7 @@ def requirements(root: Module) -> list[Requirement]:
             elif req.source != source:
                 raise CtlError(f'Provider "{name}" is required from two sources: {req.source} and {source}',
                                range=rp.rng, hint="Use one source per local name across the modules.")
+            _check_constraint(rp.version, rp.rng)
             req.constraints.append(rp.version)
     for _, module in root.walk():
         for res in module.resources.values():
@@ -77,6 +78,17 @@ def argument_names(body: Body) -> set[str]:
     names = set(body.attributes)
     names.update(b.labels[0] if b.type == "dynamic" and b.labels else b.type for b in body.blocks)
     return names
+
+
+def _check_constraint(text: str, rng: SourceRange) -> None:
+    """A constraint that cannot be read is refused where it is written, as Terraform refuses it."""
+    if not text:
+        return
+    try:
+        Constraints.parse(text)
+    except CtlError as err:
+        err.range = err.range or rng
+        raise
 
 
 def _source(text: str, rng: SourceRange) -> ProviderSource:

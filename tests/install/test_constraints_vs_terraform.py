@@ -89,3 +89,20 @@ def test_ctl_providers_shows_each_module_constraints_as_terraform_does(tmp_path:
     assert "module.child" in expected
     shown = Project(tmp_path / "cfg").ok("providers", env={"HOME": str(tmp_path)}).stdout
     assert _tree(shown) == expected
+
+
+@pytest.mark.parametrize("bad", [">=  3.0", "v3.0", ">= 3.0,, < 4", "~> 3.0.0.0"])
+def test_a_constraint_terraform_refuses_is_refused_where_it_is_written(tmp_path: Path, bad: str) -> None:
+    workdir = tmp_path / "cfg"
+    workdir.mkdir()
+    (workdir / "main.tf").write_text(MODULE.format(version=bad))
+    empty = tmp_path / "no-providers"
+    empty.mkdir()
+    refused = TerraformDir(workdir, plugin_dir=empty).run(
+        "init", "-input=false", "-no-color", f"-plugin-dir={empty}", expect=1)
+    assert "Invalid version constraint" in refused.output
+
+    result = Project(workdir).ctl("init", "-plugin-dir", str(empty), env={"HOME": str(tmp_path)})
+    assert result.code == 1, str(result)
+    assert "main.tf:3:5: Invalid version constraint" in result.stderr, str(result)
+    assert "Traceback" not in result.output
