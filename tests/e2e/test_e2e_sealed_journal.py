@@ -62,8 +62,14 @@ def test_a_sealed_journal_without_its_key_stops_the_run_and_keeps_everything(tmp
         assert not project.state_file.exists()
         assert project.journal_file.read_bytes() == journal
 
+    # One damaged entry (the first, an intent) is skipped with a warning; the rest are recovered.
+    first, rest = journal.split(b"\n", 1)
+    sealed = json.loads(first)
+    sealed["encrypted_data"] = sealed["encrypted_data"][::-1]
+    project.journal_file.write_bytes(json.dumps(sealed).encode() + b"\n" + rest)
     recovered = project.ctl("plan", env=KEY)
     assert recovered.code == 0, recovered
+    assert "the apply journal has 1 unreadable entry (line 1), skipped" in recovered.stderr
     assert "Recovered the results of an interrupted apply" in recovered.stderr
     assert "Plan: 2 to add, 0 to change, 0 to destroy." in recovered.stdout  # the fast ones are kept
 
