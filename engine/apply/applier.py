@@ -465,10 +465,11 @@ class Applier:
             self.diags.add(raise_later)
 
     def _unsettled(self, addr: str, op: str) -> None:
-        """An operation whose provider crashed, exited or stopped answering during the call: it may
-        have done its work. Its intent is left open, as a killed apply leaves it, so the journal
-        keeps it through every compaction and the next run reports it (looked up where the type can
-        be, else with the ``ctl import`` to run); this run names it now."""
+        """An operation whose provider crashed, exited or stopped answering during the call, or that a
+        second interrupt gave up waiting for: it may have done its work. Its intent is left open, as a
+        killed apply leaves it, so the journal keeps it through every compaction and the next run
+        reports it (looked up where the type can be, else with the ``ctl import`` to run); this run
+        names it now."""
         verb = {CREATE: "created", DELETE: "deleted"}.get(op, "updated")
         if op == CREATE:
             then = (f"If the object exists, adopt it with: ctl import '{addr}' ID (the next run reminds you); "
@@ -476,7 +477,7 @@ class Applier:
         else:
             then = "The next plan's refresh reads what it became."
         self.diags.warning(f"possibly {verb}",
-                           detail=f"Its provider stopped during the {op}, so whether it finished is unknown. {then}",
+                           detail=f"It was cut short during the {op}, so whether it finished is unknown. {then}",
                            address=addr)
 
     def _state_only(self, change: ResourceChange) -> bool:
@@ -542,6 +543,9 @@ class Applier:
             if kind in ("op", "del"):
                 out.skipped[addr] = blocker
         out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
+        for kind, addr in sorted(result.abandoned):  # given up on while running: their intents stay open
+            if kind in ("op", "del"):
+                self._unsettled(addr, DELETE if kind == "del" else op_of(self.changes[addr]))
         out.interrupted = self.stop.is_set() or self.abandon.is_set()
         refresh_dependencies(self.plan, self.state)
         record_outputs(self.plan, self.state, self.cwalk)

@@ -59,3 +59,26 @@ def test_the_first_interrupt_stops_the_running_provider_call(
     assert process.returncode in (1, 130), stderr
     interrupted = "Plan interrupted" if trick == "slow_plan" else "Create interrupted"
     assert interrupted in stderr + stdout
+
+
+def test_a_create_given_up_on_by_a_second_interrupt_is_possibly_created(tmp_path: Path,
+                                                                       misbehave_plugins: Path) -> None:
+    """A create that ignores StopProvider, abandoned by a second Ctrl-C: named now, and by the next run."""
+    pair = make_pair(tmp_path, misbehave_plugins, _config("stubborn"), terraform=False)
+    events = tmp_path / "events"
+    process = pair.ctl.start("apply", "--auto-approve", env={"MISBEHAVE_EVENTS": str(events)})
+    try:
+        _wait_for(events, "creating")
+        os.kill(process.pid, signal.SIGINT)
+        time.sleep(0.5)
+        os.kill(process.pid, signal.SIGINT)  # stop waiting for it
+        stdout, stderr = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stdout + stderr
+    assert "Warning: misbehave_thing.a: possibly created" in stderr, stdout + stderr
+    planned = pair.ctl.ctl("plan")
+    assert ("misbehave_thing.a: possibly created by an interrupted apply; if the object exists, adopt it "
+            "with: ctl import 'misbehave_thing.a' ID") in planned.output, planned

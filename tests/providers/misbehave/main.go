@@ -9,6 +9,7 @@
 //	exit_in_create       the process exits inside ApplyResourceChange of a create
 //	panic_in_create      the process panics inside ApplyResourceChange of a create
 //	slow                 a create waits a minute, unless StopProvider cancels it
+//	stubborn             a create waits a minute, StopProvider or not
 //	slow_plan            PlanResourceChange waits a minute, unless StopProvider cancels it
 //	diagnostics:N        ValidateResourceConfig answers with N errors
 //	warnings:N           ValidateResourceConfig answers with N different warnings

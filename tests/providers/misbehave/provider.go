@@ -74,6 +74,9 @@ func (t *thing) Create(ctx context.Context, req resource.CreateRequest, resp *re
 			return
 		}
 	}
+	if m.Trick.ValueString() == "stubborn" {
+		time.Sleep(time.Minute)
+	}
 	m.ID = types.StringValue("id-" + strings.ReplaceAll(m.Name.ValueString(), " ", "-"))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -149,7 +149,7 @@ func (w *wrapper) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyR
 			panic("misbehave: a panic in the middle of a create")
 		}
 	}
-	if trick == "slow" {
+	if trick == "slow" || trick == "stubborn" {
 		note("creating")
 	}
 	resp, err := w.ProviderServer.ApplyResourceChange(ctx, req)
