@@ -434,7 +434,10 @@ class Applier:
         # Reported before it is recorded: the operation is over, and if the storage is slow to take
         # the journal entry the view must not go on saying "Still creating..." (a failed write is
         # reported as such, and the next run recovers the outcome from the journal's intent).
-        self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
+        if isinstance(exc_after, PartialResult):  # kept, but the operation failed: not "complete"
+            self.events("apply_errored", addr, {"action": op, "error": str(exc_after), "elapsed": elapsed})
+        else:
+            self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
         if kind == "del":
             deposed = self.deposed.pop(addr, None)
             self.state.remove_instance(addr, deposed)

@@ -52,6 +52,8 @@ def test_a_bad_result_after_apply_is_reported_and_the_object_kept_tainted(
         assert detail in _flat(result)
     assert ours.code == 1, ours
     assert "internal error" not in ours.output and "Traceback" not in ours.output, ours
+    assert "misbehave_thing.a: Creation failed" in ours.stdout  # as Terraform, never "complete"
+    assert "misbehave_thing.a: Creation complete" not in ours.stdout
     # The same object kept, in the same condition: tainted, the unknown value null; nothing after it.
     assert _objects(pair.ctl.state()) == _objects(pair.terraform.state())
     assert _objects(pair.ctl.state())["a"][0]["status"] == "tainted"
