@@ -35,13 +35,29 @@ from adapters.plugin.cty_types import (
     TupleType,
     type_of_value,
 )
-from adapters.plugin.schema import LIST, SET, SINGLE, Attribute, Block, attribute_type, implied_type
+from adapters.plugin.schema import (
+    LIST,
+    SET,
+    SINGLE,
+    Attribute,
+    Block,
+    NestedAttributeObject,
+    attribute_type,
+    implied_type,
+)
 from engine.errors import Diagnostic
 from engine.lang.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")
 
 Path = tuple[str | int, ...]
+
+
+class MapKey(str):
+    """A step into a map (``["key"]``), told apart from an attribute name (``.name``)."""
+
+    __slots__ = ()
+
 
 INVALID_PLAN = "Provider produced invalid plan"
 INVALID_RESULT = "Provider returned invalid result object after apply"
@@ -136,6 +152,10 @@ def _plan_block(block: Block, prior: Mapping[str, Any] | None, config: Mapping[s
 def _plan_attribute(attr: Attribute, prior: Any, config: Any, planned: Any, path: Path, errors: list[str]) -> None:
     if _same(planned, config):
         return
+    nested = attr.nested_type
+    if nested is not None and not (attr.computed and config is None) and _plan_nested(
+            nested, prior, config, planned, path, errors):
+        return
     if prior is not None and config is not None and _same(planned, prior):
         return  # the provider kept the prior value as equivalent to the configured one
     if attr.computed and config is None:
@@ -155,6 +175,41 @@ def _plan_attribute(attr: Attribute, prior: Any, config: Any, planned: Any, path
     else:
         errors.append(f"{where}: planned value {go_value(planned, ty)} does not match config value "
                       f"{go_value(config, ty)} nor prior value {go_value(prior, ty)}")
+
+
+def _plan_nested(nested: NestedAttributeObject, prior: Any, config: Any, planned: Any, path: Path,
+                 errors: list[str]) -> bool:
+    """A nested attribute's objects checked attribute by attribute, as Terraform checks them (their
+    computed attributes may be planned); False when the shapes do not line up for that."""
+    block = Block(attributes=nested.attributes)
+    if isinstance(config, Marked):
+        config = config.value
+    if isinstance(planned, Marked):
+        planned = planned.value
+    if isinstance(prior, Marked):
+        prior = prior.value
+    if nested.nesting == SINGLE and isinstance(config, dict) and isinstance(planned, dict):
+        _plan_block(block, prior if isinstance(prior, dict) else None, config, planned, path, errors)
+        return True
+    if nested.nesting == LIST and isinstance(config, list) and isinstance(planned, list) \
+            and len(config) == len(planned):
+        priors = prior if isinstance(prior, list) else []
+        for i, (c, p) in enumerate(zip(config, planned, strict=True)):
+            q = priors[i] if i < len(priors) and isinstance(priors[i], dict) else None
+            if isinstance(c, dict) and isinstance(p, dict):
+                _plan_block(block, q, c, p, (*path, i), errors)
+        return True
+    if nested.nesting == "map" and isinstance(config, dict) and isinstance(planned, dict) \
+            and config.keys() == planned.keys():
+        by_key = prior if isinstance(prior, dict) else {}
+        for key in sorted(config):
+            c, p, q = config[key], planned[key], by_key.get(key)
+            if isinstance(c, dict) and isinstance(p, dict):
+                _plan_block(block, q if isinstance(q, dict) else None, c, p, (*path, MapKey(key)), errors)
+        return True
+    if nested.nesting == SET and isinstance(config, list) and isinstance(planned, list):
+        return len(config) == len(planned)  # set elements cannot be paired: only their number is checked
+    return False
 
 
 def invalid_plan_detail(provider: str, address: str, problem: str) -> str:
@@ -253,7 +308,8 @@ def _compatible(planned: Any, actual: Any, ty: CtyType, path: Path, errors: list
                 errors.append(f"{where}: new element {json.dumps(key)} has appeared" if is_map
                               else f"{where}: attribute {json.dumps(key)} has appeared")
             else:
-                _compatible(planned[key], actual[key], _element_type(ty, key), (*path, key), errors)
+                step = MapKey(key) if is_map else key
+                _compatible(planned[key], actual[key], _element_type(ty, key), (*path, step), errors)
         return
     if not _same(planned, actual):
         errors.append(f"{where}: was {go_value(planned, ty)}, but now {go_value(actual, ty)}")
@@ -381,7 +437,10 @@ def format_path(path: Path) -> str:
     """``.rule[0].port``, ``.tags["env"]``: a path as Terraform prints it in these messages."""
     out = ""
     for step in path:
-        out += f"[{step}]" if isinstance(step, int) else f".{step}"
+        if isinstance(step, MapKey):
+            out += f"[{json.dumps(str(step))}]"
+        else:
+            out += f"[{step}]" if isinstance(step, int) else f".{step}"
     return out
 
 
