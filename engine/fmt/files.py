@@ -12,15 +12,19 @@ others go on. Engine code never prints: results come back to the CLI one file at
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from engine.errors import CtlError, Diagnostic
 from engine.fmt import format_source
+from engine.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from engine.regular_file import FileTooLarge, NotRegularFile, read_regular
 
 EXTENSIONS = (".tf", ".tfvars")
 STDIN_NAME = "<stdin>"
@@ -101,9 +105,17 @@ def _directory(path: str, *, recursive: bool, write: bool) -> Iterator[FileResul
 
 def _file(path: str, *, write: bool) -> Iterator[FileResult | Diagnostic]:
     try:
-        source = Path(path).read_bytes()
-    except OSError:
-        yield _error(f"Failed to read file {path}")
+        source = read_regular(path, max_hcl_file_bytes())
+    except NotRegularFile as exc:
+        yield _error(f"Failed to read file {path}", detail=f"It is {exc.kind}; only regular files are formatted.")
+        return
+    except FileTooLarge as exc:
+        yield _error(f"Failed to read file {path}", detail=f"It is {exc.size:,} bytes, over the "
+                     f"{exc.limit // 1048576} MiB limit for HCL files.",
+                     hint=f"Raise the limit with {MAX_HCL_FILE_ENV} (in MiB) if the file must stay as it is.")
+        return
+    except OSError as exc:
+        yield _error(f"Failed to read file {path}", detail=exc.strerror or "")
         return
     try:
         result = FileResult(path, source, format_source(source, path))
@@ -120,19 +132,45 @@ def _file(path: str, *, write: bool) -> Iterator[FileResult | Diagnostic]:
 
 
 def _replace(path: str, data: bytes) -> None:
-    """Write ``data`` over the file at ``path`` atomically, keeping its permissions (and symlinks)."""
+    """Write ``data`` over the file at ``path`` in place, as Terraform does, keeping its inode.
+
+    In place, because the file is the user's: a hard link, its owner, its ACLs and its extended
+    attributes all belong to the inode, and a rename would silently cut the link and reset the rest.
+    A crash must still not leave half a file behind, so the new bytes are first written and synced
+    to a temporary sibling (which survives a crash as a complete copy next to the file), then the
+    file is rewritten from the start, truncated to the new length and synced, and only then is the
+    copy removed. Where no sibling can be created (a read-only directory), the file is rewritten
+    in place without one.
+    """
     real = os.path.realpath(path)
-    mode = os.stat(real).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".ctl-fmt-")
+    backup = None
     try:
+        fd, backup = tempfile.mkstemp(dir=os.path.dirname(real), prefix=f".{os.path.basename(real)}.ctl-fmt-")
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError:
+        if backup is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(backup)
+        backup = None
+    # O_NONBLOCK: the name was a regular file when read; it must not have become a FIFO since.
+    target = os.open(real, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(target).st_mode):
+            raise OSError(errno.EINVAL, f"{path} is no longer a regular file")
+        view = memoryview(data)
+        written = 0
+        while written < len(view):
+            written += os.pwrite(target, view[written:], written)
+        os.ftruncate(target, len(data))
+        os.fsync(target)
+    finally:
+        os.close(target)
+    if backup is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(backup)
 
 
 def _display(path: str) -> str:
