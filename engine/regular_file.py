@@ -20,7 +20,7 @@ class NotRegularFile(OSError):
     """The name is a directory, pipe, socket or device: there is nothing to read as a file."""
 
     def __init__(self, path: str | Path, kind: str) -> None:
-        super().__init__(errno.EINVAL, f"{path} is {kind}, not a regular file", str(path))
+        super().__init__(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
         self.kind = kind
 
 
@@ -28,9 +28,7 @@ class FileTooLarge(OSError):
     """The file holds more bytes than the reader allows."""
 
     def __init__(self, path: str | Path, size: int, limit: int) -> None:
-        super().__init__(
-            errno.EFBIG, f"{path} is {size:,} bytes, over the {limit:,}-byte limit for this file", str(path)
-        )
+        super().__init__(errno.EFBIG, f"it is {size:,} bytes, over the {limit:,}-byte limit", str(path))
         self.size = size
         self.limit = limit
 

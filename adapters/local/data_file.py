@@ -9,6 +9,7 @@ from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.local import _files
 from adapters.local.schemas import HASHES, data_file_schema
 from engine.lang.values import deep_unmark
+from engine.regular_file import read_regular
 
 
 class LocalFileData(ResourceType):
@@ -29,7 +30,7 @@ class LocalFileData(ResourceType):
         plain, _ = deep_unmark(out)
         path = _files.resolve(ctx, plain["filename"])
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
         except FileNotFoundError as exc:
             raise AdapterError(
                 f"file {path} does not exist",

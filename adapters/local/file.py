@@ -14,6 +14,7 @@ from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.local import _files
 from adapters.local.schemas import CONTENT_ARGS, HASHES, file_schema
 from engine.lang.values import deep_unmark
+from engine.regular_file import NotRegularFile, read_regular
 
 
 class LocalFile(ResourceType):
@@ -55,7 +56,7 @@ class LocalFile(ResourceType):
         plain, _ = deep_unmark(attrs)
         path = _files.resolve(ctx, plain["filename"])
         try:
-            data = path.read_bytes()
+            data = read_regular(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
@@ -78,9 +79,9 @@ class LocalFile(ResourceType):
             return None
         path = _files.resolve(ctx, filename)
         try:
-            data = path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
+            data = read_regular(path)
+        except (FileNotFoundError, NotADirectoryError, NotRegularFile):
+            return None  # not the file the create was writing
         except OSError as exc:
             raise AdapterError(f"cannot read {path}: {exc.strerror or exc}", address=ctx.address) from exc
         out = complete(self.schema, identity)
@@ -125,7 +126,7 @@ class LocalFile(ResourceType):
         if arg == "source":
             source = _files.resolve(ctx, value)
             try:
-                return source.read_bytes()
+                return read_regular(source)
             except OSError as exc:
                 raise AdapterError(
                     f"cannot read source file {source}: {exc.strerror or exc}", address=ctx.address

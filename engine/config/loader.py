@@ -26,6 +26,7 @@ from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
 from engine.errors import CtlError, Diagnostics
 from engine.lang.hcl import parse_hcl_file
+from engine.regular_file import is_regular, read_regular
 
 _SUFFIXES = (".tf", ".tf.json", ".tf.yaml", ".tf.yml")
 _OTHER_YAML = (".yaml", ".yml")
@@ -38,7 +39,7 @@ def config_files(directory: Path) -> list[Path]:
     out = []
     for p in sorted(directory.iterdir()):
         name = p.name
-        if not p.is_file() or name.startswith("."):
+        if name.startswith(".") or not is_regular(p):  # a FIFO named x.tf would block the read
             continue
         if ".tfvars" in name:
             continue
@@ -54,10 +55,8 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
         if not p.name.endswith(_OTHER_YAML) or p.name.endswith(_SUFFIXES) or p.name.startswith("."):
             continue
         try:
-            if not p.is_file() or p.stat().st_size > _SPEC_SIZE_LIMIT:
-                continue
-            document = yaml.load(p.read_bytes(), Loader=_PLAIN_LOADER)
-        except (OSError, yaml.YAMLError, ValueError):
+            document = yaml.load(read_regular(p, _SPEC_SIZE_LIMIT), Loader=_PLAIN_LOADER)
+        except (OSError, yaml.YAMLError, ValueError, RecursionError):
             continue  # not readable as one document: certainly not a spec
         if isinstance(document, dict) and document and set(document) <= FILE_SCHEMA.blocks.keys():
             found.append(p)
@@ -94,7 +93,14 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
             hint=f"Rename it to {renamed} if it is one.",
         )
     # Each file read once: a large directory's bytes are hashed to see what is cached before parsing.
-    files = [(path, _display(path, root), path.read_bytes()) for path in config_files(directory)]
+    files = []
+    for path in config_files(directory):
+        display = _display(path, root)
+        try:
+            files.append((path, display, read_regular(path)))
+        except OSError as exc:  # replaced by a pipe or device since listed, grown past the limit, unreadable
+            diags.error(f"Cannot read {display}: {exc.strerror or exc}",
+                        hint="Configuration files must be regular files.")
     ahead = None
     if cache is not None:
         ahead = ParseAhead.start(cache, files)  # a second core for a large directory

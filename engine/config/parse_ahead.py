@@ -162,6 +162,7 @@ def _helper() -> None:
     """The helper process: parse the job's files from the last one down into the cache, and stop
     before one the other side has started, or when the other side closes the pipe."""
     from engine.lang.hcl import parse_hcl_file
+    from engine.regular_file import read_regular
 
     # What the helper makes is one file's tree at a time, without cycles, freed by reference
     # counting once written; the collector, started every few hundred allocations, found nothing
@@ -189,7 +190,7 @@ def _helper() -> None:
         sys.stdout.write(f"{index}\n")
         sys.stdout.flush()
         try:
-            cache.parse(Path(path).read_bytes(), display, parse_hcl_file)
+            cache.parse(read_regular(path), display, parse_hcl_file)
         except (CtlError, OSError, RecursionError):
             continue  # not cached: the other side parses it and reports what is wrong
 
