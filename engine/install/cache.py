@@ -17,6 +17,7 @@ import fcntl
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -145,6 +146,21 @@ def staging(root: Path, what: str = "ctl init") -> Iterator[Path]:
             shutil.rmtree(scratch, ignore_errors=True)
             if descriptor is not None:
                 os.close(descriptor)
+
+
+def scratch_root() -> Path:
+    """Where commands that install nothing (``providers lock``, ``providers mirror``) stage downloads:
+    one directory per user under the system's temporary directory, so their leftovers are swept like
+    init's. One that is not this user's private directory (another user made it first) is not used."""
+    root = Path(tempfile.gettempdir()) / f"ctl-staging-{os.getuid()}"
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(root)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
+            return root
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="ctl-staging-"))
 
 
 def place(unpacked: Path, target: Path) -> None:

@@ -14,6 +14,7 @@ from adapters.plugin.discovery import ProviderSource, host_os_arch
 from adapters.plugin.versions import Version
 from engine.config.model import Module
 from engine.errors import UsageError
+from engine.install.cache import scratch_root
 from engine.install.cli_config import read_cli_config
 from engine.install.credentials import gather
 from engine.install.lockfile import LockedProvider, read_lock, write_lock
@@ -50,7 +51,8 @@ def lock_providers(root_dir: Path, root: Module, *, platforms: list[str], fs_mir
                    net_mirrors: list[str], names: list[str]) -> list[LockedProvider]:
     """Add the hashes of ``platforms`` to the lock file; returns the entries written."""
     sources = _sources(root_dir, fs_mirrors, net_mirrors)
-    entries = [lock_platforms(w, sources, platforms or [host_os_arch()]) for w in _wanted(root_dir, root, names)]
+    entries = [lock_platforms(w, sources, platforms or [host_os_arch()], scratch_root())
+               for w in _wanted(root_dir, root, names)]
     lock = read_lock(root_dir)
     lock.update({e.address: e for e in entries})
     write_lock(root_dir, lock)
@@ -60,5 +62,5 @@ def lock_providers(root_dir: Path, root: Module, *, platforms: list[str], fs_mir
 def mirror_providers(root_dir: Path, root: Module, target: Path, *, platforms: list[str]) -> list[tuple[str, Version]]:
     """Copy every required provider's packages into the mirror ``target``; returns what was copied."""
     sources = _sources(root_dir, [], [])
-    return [(str(w.provider), mirror_platforms(w, sources, platforms or [host_os_arch()], target))
+    return [(str(w.provider), mirror_platforms(w, sources, platforms or [host_os_arch()], target, scratch_root()))
             for w in _wanted(root_dir, root, [])]

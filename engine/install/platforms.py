@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
 from engine.install.authenticate import fetch_package
-from engine.install.cache import stopped_by_sigterm
+from engine.install.cache import staging
 from engine.install.hashes import archive_hash, directory_hash, zip_hash
 from engine.install.installer import choose_version
 from engine.install.lockfile import LockedProvider
@@ -32,13 +31,16 @@ class Wanted:
     locked: LockedProvider | None
 
 
-def lock_platforms(wanted: Wanted, sources: Sources, platforms: list[str]) -> LockedProvider:
-    """The lock entry with the hashes of ``platforms``' packages (and the entry's earlier ones)."""
+def lock_platforms(wanted: Wanted, sources: Sources, platforms: list[str], staging_root: Path) -> LockedProvider:
+    """The lock entry with the hashes of ``platforms``' packages (and the entry's earlier ones).
+
+    Downloads are staged under ``staging_root`` (``cache.scratch_root()``), where a run killed
+    outright leaves nothing that the next one does not sweep."""
     version = choose_version(sources, wanted.provider, wanted.constraints, wanted.locked, platforms[0])
     hashes: set[str] = set()
     if wanted.locked is not None and wanted.locked.version == str(version):
         hashes.update(wanted.locked.hashes)
-    with stopped_by_sigterm("ctl providers lock"), tempfile.TemporaryDirectory(prefix="ctl-lock-") as scratch:
+    with staging(staging_root, "ctl providers lock") as scratch:
         for os_arch in platforms:
             package = sources.package(wanted.provider, version, os_arch)
             if package.kind == "dir":
@@ -51,14 +53,16 @@ def lock_platforms(wanted: Wanted, sources: Sources, platforms: list[str]) -> Lo
     return LockedProvider(str(wanted.provider), str(version), wanted.constraints, sorted(hashes))
 
 
-def mirror_platforms(wanted: Wanted, sources: Sources, platforms: list[str], target: Path) -> Version:
-    """Copy the chosen version's packages for ``platforms`` into ``target``; returns the version."""
+def mirror_platforms(wanted: Wanted, sources: Sources, platforms: list[str], target: Path,
+                     staging_root: Path) -> Version:
+    """Copy the chosen version's packages for ``platforms`` into ``target``; returns the version.
+    Downloads are staged under ``staging_root``, as for ``lock_platforms``."""
     version = choose_version(sources, wanted.provider, wanted.constraints, wanted.locked, platforms[0])
     p = wanted.provider
     type_dir = target / p.hostname / p.namespace / p.type
     type_dir.mkdir(parents=True, exist_ok=True)
     archives: dict[str, dict[str, object]] = {}
-    with stopped_by_sigterm("ctl providers mirror"), tempfile.TemporaryDirectory(prefix="ctl-mirror-") as scratch:
+    with staging(staging_root, "ctl providers mirror") as scratch:
         for os_arch in platforms:
             package = sources.package(p, version, os_arch)
             if package.kind == "dir":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,33 @@ def test_a_plugin_cache_that_is_not_a_directory_is_a_clear_error(
     fails_cleanly(result, f"cannot install providers into the plugin cache directory {cache}: {reason}",
                   "TF_PLUGIN_CACHE_DIR")
     nothing_installed(project)
+
+
+@pytest.mark.parametrize("command", ["lock", "mirror"])
+def test_providers_lock_and_mirror_stage_where_the_next_run_sweeps(
+        command: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    path = _stall_download(registry)
+    project = ctl_project(tmp_path / "cfg", registry)
+    temporary = tmp_path / "tmp"  # the system's temporary directory, as this run sees it
+    temporary.mkdir()
+    env = ctl_env(registry, tmp_path / "home", TMPDIR=str(temporary))
+    args = ["providers", "lock", f"-platform={host_os_arch()}"] if command == "lock" else \
+        ["providers", "mirror", str(tmp_path / "mirror")]
+    with background(project.start(*args, env=env)) as proc:
+        _downloading(registry, path, temporary)
+        os.kill(proc.pid, signal.SIGTERM)
+        assert communicate(proc, timeout=30).code == 130
+    assert staging_dirs(tmp_path) == []
+    with background(project.start(*args, env=env)) as proc:
+        left = _downloading(registry, path, temporary)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    assert all(p.is_dir() for p in left)
+
+    registry.actions.clear()
+    project.ok(*args, env=env)
+    assert staging_dirs(tmp_path) == []
+    assert not project.path(".ctl", "providers").exists()  # neither command installs anything
+    assert [p.name for p in temporary.iterdir()] == [f"ctl-staging-{os.getuid()}"]
+    assert stat.S_IMODE((temporary / f"ctl-staging-{os.getuid()}").stat().st_mode) == 0o700
