@@ -52,7 +52,8 @@ def root_flags_first(args: list[str], root: click.Group) -> list[str]:
     return moved + [a for a in args[:end] if a not in movable] + args[end:]
 
 
-# The spellings of Go's flag package (Terraform's parser) for a boolean's value.
+# A boolean's value as Go's flag package (Terraform's parser) spells it, compared in lower case, and
+# the yes/no ctl took before.
 _TRUE = frozenset({"1", "t", "true", "yes"})
 _FALSE = frozenset({"0", "f", "false", "no"})
 
