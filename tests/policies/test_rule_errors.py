@@ -92,3 +92,14 @@ def test_a_user_deny_rule_that_cannot_evaluate_stops_the_check(tmp_path: Path, p
     write(policy_dir, "main.rego", USER_RULES.replace("warn contains", "deny contains"))
     with pytest.raises(PolicyError, match=r"data\.main\.deny"):
         check_plan_json(_docs(("two", "nope")), tmp_path, PolicyOptions(policy_dirs=[policy_dir], builtin=False))
+
+
+def test_every_resource_an_advisory_rule_fails_on_is_named_in_a_large_plan(tmp_path: Path) -> None:
+    queues = [_queue(f"q{i}", "{}") for i in range(200)]
+    for i in (5, 130, 199):
+        queues[i] = _queue(f"q{i}", "{broken")
+    queues[64] = _queue("q64", PUBLIC)
+    out = _builtin(tmp_path, plan(*queues))
+    named = {f.address: "could not evaluate" in f.message for f in out.findings}
+    assert named == {"aws_sqs_queue.q5": True, "aws_sqs_queue.q130": True, "aws_sqs_queue.q199": True,
+                     "aws_sqs_queue.q64": False}
