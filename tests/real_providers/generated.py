@@ -31,7 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ INPUT_MTIME = 1_600_000_000
 
 # A value not known until apply, per type, at the top of an argument.
 UNKNOWN: dict[str, tuple[str, ...]] = {
-    "string": ("random_id.src.hex", '"${random_id.src.hex}-x"', "random_shuffle.src.result[0]"),
+    "string": ("random_id.src.hex", '"${random_id.src.hex}-x"', "random_shuffle.src.result[0]",
+               'jsonencode({ a = [1, { b = random_id.src.hex }] })'),
     "number": ("length(random_id.src.hex)", "random_integer.src.result"),
     "bool": ('random_id.src.hex == ""', "random_integer.src.result > 1"),
     "list": ("random_shuffle.src.result",),
@@ -103,7 +104,6 @@ class Case:
     seed: int
     config: str
     invalid: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def _kind(type_: Any) -> str:
@@ -135,11 +135,16 @@ class _Gen:
             return str(self.rng.randint(-5, 500))  # a number converts to a string
         if roll < 0.9:
             return self.pick(("true", "false"))  # so does a bool
+        if roll < 0.95:
+            return 'jsonencode({ a = [1, true, { b = "c", d = null }] })'
         return '"${upper("mixed")}-${1 + 2}"'
 
     def element(self, unknown_ok: bool) -> str:
-        """One string element of a collection: a literal, a known reference, rarely null or unknown."""
+        """One string element of a collection: a literal, a known reference, null, or (where allowed)
+        unknown."""
         roll = self.rng.random()
+        if roll > 0.95:
+            return "null"
         if unknown_ok and roll < 0.2:
             return self.pick(UNKNOWN["string"])
         if roll < 0.3:
@@ -160,8 +165,7 @@ class _Gen:
             return self.pick((body, body, f"tomap({body})", f"merge({body}, {{ extra = \"e\" }})"))
         elements = [self.element(unknown_ok) for _ in range(size)]
         if kind == "set":
-            # A set with two equal literal elements keeps one; distinct texts avoid ambiguity only in
-            # what the generator means, both tools must still agree either way.
+            # Two equal elements make one: both tools must agree on that as on anything else.
             body = "[" + ", ".join(elements) + "]"
             return self.pick((body, f"toset({body})"))
         body = "[" + ", ".join(elements) + "]"
@@ -333,7 +337,7 @@ def _schemas(doc: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 def _groups(type_name: str, block: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """The ONE_OF groups of a type whose members this block has (a data source has fewer arguments)."""
-    names = set(block.get("attributes", {})) | {f"@{name}" for name in block.get("block_types", {})}
+    names = {name for name, _ in _settable(block)} | {f"@{name}" for name in block.get("block_types", {})}
     return [group for group in ONE_OF.get(type_name, []) if all(member in names for member in group)]
 
 
@@ -437,12 +441,12 @@ def generate(seed: int, schema_doc: Mapping[str, Any], invalid_share: float = 0.
         case.invalid = _spoil(gen, blocks, schema_doc)
     parts = [PREAMBLE, SOURCES]
     for mode, type_name, args, nested in blocks:
-        meta = ""
-        if mode == "resource" and gen.chance(0.15):
-            meta = gen.pick(("  count = 2\n", "  count = 0\n", '  for_each = toset(["p", "q"])\n'))
-        lines = [f"  {arg} = {expr}" for arg, expr in args.items() if not arg.startswith("@")]
-        text = f'{mode} "{type_name}" "g" {{\n{meta}' + "\n".join(lines + nested) + ("\n" if lines or nested else "") + "}\n"
-        parts.append(text)
+        meta = [args.pop("@meta")] if "@meta" in args else []
+        if not meta and gen.chance(0.15):
+            meta = [gen.pick(("count = 2", "count = 0", 'for_each = toset(["p", "q"])',
+                              'for_each = { one = "1", two = data.external.src.result.cidr }'))]
+        lines = [f"  {arg} = {expr}" for arg, expr in [*(m.split(" = ", 1) for m in meta), *args.items()]]
+        parts.append(f'{mode} "{type_name}" "g" {{\n' + "".join(f"{line}\n" for line in lines + nested) + "}\n")
     case.config = "\n".join(parts)
     return case
 
@@ -455,7 +459,7 @@ def _spoil(gen: _Gen, blocks: list[tuple[str, str, dict[str, str], list[str]]],
     block = {t: b for m, t, b in _schemas(schema_doc) if m == mode}[type_name]
     attributes = dict(_settable(block))
     where = f"{mode} {type_name}.g"
-    choices = ["unsupported", "convert"]
+    choices = ["unsupported", "convert", "unknown_count"]
     required = [a for a, attr in attributes.items() if attr.get("required")]
     if required:
         choices += ["missing", "null_required"]
@@ -465,6 +469,11 @@ def _spoil(gen: _Gen, blocks: list[tuple[str, str, dict[str, str], list[str]]],
     if len([g for g in _groups(type_name, block) if not g[0].startswith("@")]) >= 2:
         choices.append("both")
     choice = gen.pick(choices)
+    if choice == "unknown_count":
+        # How many instances there are must be known at plan.
+        args["@meta"] = gen.pick(("count = random_integer.src.result",
+                                  "for_each = toset(random_shuffle.src.result)"))
+        return f"{where}: {args['@meta']}, not known until apply"
     if choice == "unsupported":
         args["not_an_argument"] = '"x"'
         return f"{where}: an argument the schema does not have"
@@ -484,10 +493,8 @@ def _spoil(gen: _Gen, blocks: list[tuple[str, str, dict[str, str], list[str]]],
         groups = _groups(type_name, block)
         first, second = gen.rng.sample([g for g in groups if not g[0].startswith("@")], 2)
         for arg in first + second:
-            attr = attributes[arg]
             valid = VALID.get((type_name, arg))
             args[arg] = valid(gen) if valid else hcl_string("v")
-            del attr
         return f"{where}: {first[0]} and {second[0]} together"
     arg = gen.pick(list(attributes))
     args[arg] = gen.pick(DOES_NOT_CONVERT[_kind(attributes[arg]["type"])])
