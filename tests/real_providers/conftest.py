@@ -37,6 +37,18 @@ def real_providers() -> Path:
     return MIRROR
 
 
+@pytest.fixture(scope="session")
+def aws_provider() -> Path:
+    """The mirror directory, with HashiCorp's aws provider in it (hundreds of megabytes, so kept
+    apart from the small ones: a mirror without it still runs their tests)."""
+    if not any((MIRROR / "registry.terraform.io" / "hashicorp" / "aws").glob("*.zip")):
+        reason = f"the real providers mirror {MIRROR} lacks hashicorp/aws"
+        if _in_ci():
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return MIRROR
+
+
 @pytest.fixture
 def scratch(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
