@@ -67,6 +67,7 @@ def _register() -> None:
     from cli import (
         apply_cmd,
         console_cmd,
+        drift_cmd,
         fmt_cmd,
         graph_cmd,
         import_cmd,
@@ -88,6 +89,7 @@ def _register() -> None:
     fmt_cmd.register(typer_app)
     plan_cmd.register(typer_app)
     apply_cmd.register(typer_app)
+    drift_cmd.register(typer_app)
     show_cmd.register(typer_app)
     output_cmd.register(typer_app)
     console_cmd.register(typer_app)
