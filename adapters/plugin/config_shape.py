@@ -147,6 +147,8 @@ def _block_value(b: NestedBlock, value: Any, path: Path, problems: Problems | No
         value = value[0] if value else None
         if value is None:
             return _block_value(b, None, path, problems)
+        if isinstance(value, Unknown):  # a ``dynamic`` block over a value not known yet
+            return Marked(value, marks) if marks else value
     if b.nesting in (SINGLE, GROUP):
         out: Any = normalize_config(b.block, value, path, problems)
     elif b.nesting == MAP:
