@@ -347,7 +347,7 @@ def test_import_state_mv_rm_and_destroy_as_terraform(pair: Pair) -> None:
     theirs, ours = pair.states()
     assert _comparable_instances(ours)["random_string.imported"] == \
         _comparable_instances(theirs)["random_string.imported"]
-    imported = [r for r in ours["resources"] if r["name"] == "imported"][0]["instances"][0]["attributes"]
+    imported = next(r for r in ours["resources"] if r["name"] == "imported")["instances"][0]["attributes"]
     assert imported["result"] == "abcdefgh"
 
     # state mv with the configuration renamed plans nothing; state rm forgets without destroying.
