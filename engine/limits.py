@@ -29,6 +29,14 @@ MAX_STRING_LENGTH = 10 * 1024 * 1024
 # Elements in one collection a function builds (``setproduct`` multiplies its inputs' lengths).
 MAX_COLLECTION_LENGTH = 1_000_000
 
+# Levels of lists and objects in a value ``jsondecode`` or ``yamldecode`` returns: deeper values
+# cannot be shown in a plan or written to state (Terraform itself crashes showing such a value).
+MAX_DECODED_NESTING = 1000
+
+# Values that YAML aliases may copy in one document (``yamldecode``, ``.tf.yaml``): an alias repeats
+# its anchor's whole value, so anchors built from aliases of anchors grow exponentially.
+MAX_ALIAS_EXPANSION = 100_000
+
 # Bytes of one file read by ``file``, ``filebase64``, ``templatefile`` and the hash functions: large
 # enough for a function package zip, small enough that a stray disk image does not exhaust memory.
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -70,6 +78,8 @@ def raise_recursion_limit() -> None:
 
 
 __all__ = [
+    "MAX_ALIAS_EXPANSION",
+    "MAX_DECODED_NESTING",
     "DEFAULT_MAX_HCL_FILE_MB",
     "DEFAULT_MAX_INSTANCES",
     "DEFAULT_PARALLELISM",

@@ -24,8 +24,10 @@ from engine.config.parse_ahead import ParseAhead
 from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
-from engine.errors import CtlError, Diagnostics
+from engine.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from engine.lang.hcl import parse_hcl_file
+from engine.limits import MAX_NESTING
+from engine.positions import Pos, SourceRange
 from engine.regular_file import is_regular, read_regular
 
 _SUFFIXES = (".tf", ".tf.json", ".tf.yaml", ".tf.yml")
@@ -71,12 +73,53 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
     """
     name = path.name
     if name.endswith(".tf.json"):
-        return parse_json_file(src, display, FILE_SCHEMA)
+        try:
+            return parse_json_file(src, display, FILE_SCHEMA)
+        except RecursionError:
+            raise _too_deep(src, display) from None
     if name.endswith((".tf.yaml", ".tf.yml")):
         return parse_yaml_file(src, display, FILE_SCHEMA)
     if cache is not None:
         return cache.parse(src, display, parse_hcl_file)
     return parse_hcl_file(src, display)
+
+
+def _too_deep(src: bytes, display: str) -> DiagnosticsError:
+    """The error for JSON nested deeper than the reader can follow, at the bracket that goes too deep.
+
+    The configuration reader refuses values nested over ``MAX_NESTING`` levels anyway, so the
+    position named is the first bracket past that depth (strings skipped).
+    """
+    depth, line, column, in_string, escaped, at = 0, 1, 0, False, False, 0
+    for offset, byte in enumerate(src):
+        at = offset
+        column += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_NESTING + 1:  # the top-level object is not a value
+                break
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+        if byte == 0x0A:
+            line, column = line + 1, 0
+        elif 0x80 <= byte < 0xC0:
+            column -= 1  # a UTF-8 continuation byte is part of the character before it
+    pos = Pos(line, max(column, 1), at)
+    return DiagnosticsError([Diagnostic(
+        "error", "Value nested too deeply",
+        detail=f"Lists and objects may be nested at most {MAX_NESTING} levels deep (MAX_NESTING); this one "
+               "goes deeper here.",
+        range=SourceRange(display, pos, pos),
+    )])
 
 
 def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCache | None = None) -> Module:

@@ -20,6 +20,7 @@ import yaml
 from engine.config.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
 from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
+from engine.lang.functions._yaml import AliasBudget, YamlError
 from engine.lang.hcl import parse_template
 from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
 from engine.lang.values import normalize_number
@@ -95,6 +96,7 @@ class _Reader:
             self._starts.append(offset)
             offset += (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
         self._char_bytes: dict[int, list[int]] = {}  # non-ASCII lines: byte offset of each character
+        self._aliases = AliasBudget()  # an alias node is the anchor's node again: its copies are counted
 
     def byte_of(self, line: int, column: int) -> int:
         """The byte offset of a 1-based line and column (YAML marks count characters)."""
@@ -186,6 +188,18 @@ class _Reader:
                        "this one goes deeper here.",
                 range=rng,
             )])
+        try:
+            repeated = self._aliases.enter(node, collection=not isinstance(node, yaml.ScalarNode))
+        except YamlError as exc:
+            raise DiagnosticsError([Diagnostic(
+                "error", "Too many aliases", detail=f"{exc}; the value here is one that was copied once too often.",
+                range=rng)]) from None
+        try:
+            return self._expr(node, rng, literal=literal, depth=depth)
+        finally:
+            self._aliases.leave(repeated)
+
+    def _expr(self, node: yaml.Node, rng: SourceRange, *, literal: bool, depth: int) -> ast.Expr:
         if isinstance(node, yaml.ScalarNode):
             try:
                 value = self.scalar(node)

@@ -180,7 +180,7 @@ def _piecewise_state(pieces: tuple[Any, Iterator[Any]] | None, source: str) -> S
         return None
     try:
         return _state_of(pieces[0], source, pieces[1])
-    except (piecewise.NotPiecewise, BackendError):
+    except (piecewise.NotPiecewise, BackendError, RecursionError):
         return None
 
 
@@ -198,6 +198,10 @@ def _parse_whole(data: bytes, source: str) -> Any:
         ) from None
     except ValueError as exc:  # a number of more digits than Python converts, and the like
         raise BackendError(f"state at {source} is corrupt: {exc}", hint=_RESTORE_HINT) from None
+    except RecursionError:  # Terraform's JSON reader stops at 10,000 levels; no state it writes nests so
+        raise BackendError(
+            f"state at {source} is corrupt: its JSON is nested too deeply to be read", hint=_RESTORE_HINT
+        ) from None
     if _may_hold_surrogate(data) and holds_lone_surrogate(doc):
         raise BackendError(
             f"state at {source} is corrupt: a string holds half of a UTF-16 surrogate pair "

@@ -9,6 +9,8 @@ used whenever no number needs that special spelling, which is the common case.
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 from typing import Any
 
 from engine.lang.functions._args import num_to_str
@@ -56,3 +58,17 @@ def encode(v: Any) -> str:
     else:
         text = _COMPACT(v)
     return text.translate(_ESCAPES)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def nesting(text: str) -> int:
+    """How deeply the lists and objects of JSON ``text`` nest, found without parsing it.
+
+    Checked before ``json.loads``, whose C parser recurses once per level: a value deep enough to
+    be refused is refused before it costs a deep recursion, and never ends in a ``RecursionError``.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)

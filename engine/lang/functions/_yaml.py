@@ -20,6 +20,7 @@ import yaml
 from engine.lang.functions._args import num_to_str
 from engine.lang.numbers import BigFloat
 from engine.lang.values import normalize_number
+from engine.limits import MAX_ALIAS_EXPANSION, MAX_DECODED_NESTING
 
 _TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
 _FALSE = ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")
@@ -113,19 +114,60 @@ def _key_text(k: Any) -> str:
     raise YamlError("mapping keys must be strings, numbers, booleans or null")
 
 
-def _plain(v: Any, active: set[int]) -> Any:
+class AliasBudget:
+    """What converting one document has cost in values that aliases copied.
+
+    A YAML parser shares one object for an anchor and its aliases, so the parsed document is small
+    however often its aliases repeat; the converted value copies each repetition. Eight levels of
+    ten aliases copy a hundred million values, so every value copied through an alias is counted
+    and the conversion stops past ``MAX_ALIAS_EXPANSION``; a document without aliases is never
+    limited by this.
+    """
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.inside_alias = 0
+        self.copied = 0
+
+    def enter(self, value: object, *, collection: bool) -> bool:
+        """Count ``value`` if an alias copies it; whether it is a collection met before (an alias)."""
+        if self.inside_alias:
+            self.copied += 1
+            if self.copied > MAX_ALIAS_EXPANSION:
+                raise YamlError(
+                    f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} values (MAX_ALIAS_EXPANSION); "
+                    "anchors built from aliases of other anchors grow exponentially"
+                )
+        if not collection:
+            return False
+        repeated = id(value) in self.seen
+        self.seen.add(id(value))
+        self.inside_alias += repeated
+        return repeated
+
+    def leave(self, repeated: bool) -> None:
+        """Done with a value ``enter`` was told of."""
+        self.inside_alias -= repeated
+
+
+def _plain(v: Any, active: set[int], budget: AliasBudget) -> Any:
     """Convert PyYAML's result to the value model, refusing self-referencing structures."""
-    if isinstance(v, list | dict):
-        if id(v) in active:
-            raise YamlError("cannot refer to an anchor from inside its own definition")
-        active.add(id(v))
-        try:
-            if isinstance(v, list):
-                return [_plain(x, active) for x in v]
-            return {_key_text(k): _plain(x, active) for k, x in v.items()}
-        finally:
-            active.discard(id(v))
-    return v
+    collection = isinstance(v, list | dict)
+    if collection and id(v) in active:
+        raise YamlError("cannot refer to an anchor from inside its own definition")
+    if collection and len(active) >= MAX_DECODED_NESTING:
+        raise YamlError(f"lists and mappings nest more than {MAX_DECODED_NESTING:,} levels deep (MAX_DECODED_NESTING)")
+    repeated = budget.enter(v, collection=collection)
+    if not collection:
+        return v
+    active.add(id(v))
+    try:
+        if isinstance(v, list):
+            return [_plain(x, active, budget) for x in v]
+        return {_key_text(k): _plain(x, active, budget) for k, x in v.items()}
+    finally:
+        active.discard(id(v))
+        budget.leave(repeated)
 
 
 def decode(text: str) -> Any:
@@ -136,9 +178,13 @@ def decode(text: str) -> Any:
         raise
     except yaml.YAMLError as exc:
         raise YamlError(str(exc).replace("\n", " ")) from exc
+    except RecursionError:  # the parser recurses once per level: a document far past the limit below
+        raise YamlError(
+            f"lists and mappings nest more than {MAX_DECODED_NESTING:,} levels deep (MAX_DECODED_NESTING)"
+        ) from None
     if len(docs) > 1:
         raise YamlError("only one YAML document is allowed")
-    return _plain(docs[0], set()) if docs else None
+    return _plain(docs[0], set(), AliasBudget()) if docs else None
 
 
 class _Dumper(yaml.SafeDumper):

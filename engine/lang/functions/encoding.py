@@ -20,6 +20,7 @@ from engine.lang.functions import _json, _yaml
 from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.values import normalize_number
+from engine.limits import MAX_DECODED_NESTING
 
 
 def _b64decode(text: str, i: int) -> bytes:
@@ -115,6 +116,9 @@ def _reject_constant(name: str) -> Any:
 
 def _jsondecode(a: list, _c: FunctionContext) -> Any:
     text = want_str(a[0], 0)
+    if _json.nesting(text) > MAX_DECODED_NESTING:
+        raise ArgError(0, f"the JSON nests lists and objects more than {MAX_DECODED_NESTING:,} levels deep "
+                          "(MAX_DECODED_NESTING)")
     try:
         return json.loads(
             text,

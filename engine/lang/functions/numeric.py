@@ -12,6 +12,7 @@ from engine.lang import numbers
 from engine.lang.functions._args import want_int, want_num, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.values import normalize_number
+from engine.limits import MAX_NUMBER_DIGITS
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _DIGIT_VALUE = {c: i for i, c in enumerate(_DIGITS)}
@@ -85,11 +86,20 @@ def _parseint(a: list, _c: FunctionContext) -> int:
         body = body[1:]
     if not body:
         raise ArgError(0, f'cannot parse "{text}" as a base {base} integer')
-    value = 0
+    digits = []
     for ch in body:
         d = _DIGIT_VALUE.get(ch.lower() if base <= 36 else ch)
         if d is None or d >= base:
-            raise ArgError(0, f'cannot parse "{text}" as a base {base} integer')
+            shown = text if len(text) <= 64 else text[:61] + "..."
+            raise ArgError(0, f'cannot parse "{shown}" as a base {base} integer')
+        digits.append(d)
+    # A result with more decimal digits than a number literal may have could not be shown or stored.
+    significant = len(digits) - next((i for i, d in enumerate(digits) if d), len(digits))
+    if (significant - 1) * math.log10(base) >= MAX_NUMBER_DIGITS:
+        raise ArgError(0, f"a base {base} number of {significant:,} digits has more than {MAX_NUMBER_DIGITS:,} "
+                          "decimal digits, the limit for a number (MAX_NUMBER_DIGITS)")
+    value = 0
+    for d in digits:
         value = value * base + d
     return sign * value
 
