@@ -47,6 +47,8 @@ Example: ctl drift --json | your-alerting-hook
 
 
 def register(app: typer.Typer) -> None:
+    import cli.drift_adopt_cmd  # noqa: F401  (attaches ``drift adopt``)
+
     app.add_typer(drift_app, name="drift")
 
 

@@ -9,10 +9,15 @@ held while the state is read, refreshed and written back, and only then.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from engine.config.model import Module
+from engine.drift.adopt import Adoption
 from engine.drift.detect import ObjectDrift, drifted_objects
+from engine.errors import CtlError, DiagnosticsError
 from engine.operations import RunOptions, apply_run, plan_only
 from engine.plan.model import Plan
 from engine.plan.planner import config_lookup
@@ -29,6 +34,7 @@ class DriftReport:
     objects: list[ObjectDrift]
     recorded: bool
     where: dict[str, SourceRange]  # address -> its resource block, for annotations
+    root: Module | None = None  # the configuration read (without --refresh-state)
 
     @property
     def drifted(self) -> bool:
@@ -56,4 +62,58 @@ def run_drift(opts: RunOptions, *, record: bool, events: Any = None) -> DriftRep
                 res = None
             if res is not None:
                 where[change.address] = res.rng
-    return DriftReport(plan, drifted_objects(plan.drift, targets), recorded, where)
+    root = None if record else planned.result.root
+    return DriftReport(plan, drifted_objects(plan.drift, targets), recorded, where, root)
+
+
+def run_adopt(opts: RunOptions, addresses: list[str], *, allow_sensitive: bool, write: bool) -> tuple[DriftReport, Adoption]:
+    """Refresh (read only), then rewrite the configuration's literals to what was read.
+
+    Every file is checked before any is written: one that cannot be written, or that would not read
+    back as HCL, stops the whole adoption with nothing changed.
+    """
+    from engine.drift.adopt import plan_adoption
+    from engine.plugins.registry import registry_for
+
+    opts.plan.targets = list(addresses)
+    report = run_drift(opts, record=False)
+    assert report.root is not None
+    adoption = plan_adoption(opts.root, report.root, report.plan.drift, report.objects, registry_for(opts.root),
+                             allow_sensitive=allow_sensitive)
+    adoption.files = {f: (old, _styled(f, old, new)) for f, (old, new) in adoption.files.items()}
+    if write:
+        _write_all(adoption)
+    return report, adoption
+
+
+def _styled(file: Path, old: str, new: str) -> str:
+    """``new``, formatted when ``old`` was already as ``ctl fmt`` writes it; checked to read as HCL."""
+    from engine.fmt import format_source
+    from engine.lang.hcl import parse_hcl_file
+
+    try:
+        canonical = format_source(old.encode(), str(file)) == old.encode()
+        if canonical:
+            return format_source(new.encode(), str(file)).decode()
+        parse_hcl_file(new.encode(), str(file))
+    except DiagnosticsError as err:
+        raise CtlError(f"Adopting the drift would leave {file.name} unreadable; nothing was written",
+                       detail="; ".join(d.summary for d in err.diagnostics()),
+                       hint="Edit the values by hand; `ctl drift` lists them.") from None
+    return new
+
+
+def _write_all(adoption: Adoption) -> None:
+    from engine.fmt.files import _replace
+
+    for file in adoption.files:
+        # A file without write permission bits is read-only to its owner's intent, even for root.
+        if not os.access(file, os.W_OK) or not os.stat(file).st_mode & 0o222:
+            raise CtlError(f"Cannot write {os.path.relpath(file)}: permission denied; nothing was written",
+                           hint="Make the file writable, or run `ctl drift adopt --dry-run` for the patch.")
+    for file, (old, new) in adoption.files.items():
+        if new != old:
+            try:
+                _replace(str(file), new.encode())
+            except OSError as exc:
+                raise CtlError(f"Could not write {os.path.relpath(file)}: {exc.strerror or exc}") from None

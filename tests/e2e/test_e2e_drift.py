@@ -207,3 +207,100 @@ def test_a_configuration_error_is_exit_1_with_one_message(tmp_path: Path) -> Non
     assert "broken.tf:" in res.stderr
 
 
+
+
+# -- ctl drift adopt ---------------------------------------------------------------------------------
+
+def _retag(moto: MotoServer, tags: dict[str, str]) -> None:
+    moto.client("s3").put_bucket_tagging(Bucket="ctl-drift-logs",
+                                         Tagging={"TagSet": [{"Key": k, "Value": v} for k, v in tags.items()]})
+
+
+def test_adopt_rewrites_the_literals_keeping_comments_and_the_next_plan_is_empty(
+        tmp_path: Path, moto_server_clean: MotoServer) -> None:
+    moto = moto_server_clean
+    project = _aws_project(tmp_path, moto)
+    _retag(moto, {"team": "search", "env": "prod", "owner": "ops"})
+    sqs = moto.client("sqs")
+    url = sqs.get_queue_url(QueueName="ctl-drift-jobs")["QueueUrl"]
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"VisibilityTimeout": "45"})
+    original = project.path("main.tf").read_text()
+
+    preview = project.ctl("drift", "adopt", "--dry-run", env=moto.env)
+    assert preview.code == 0, preview
+    assert project.path("main.tf").read_text() == original  # a dry run writes nothing
+    assert "--- a/main.tf" in preview.stdout and "+++ b/main.tf" in preview.stdout
+    assert '-    team = "payments" # owned by the payments team' in preview.stdout
+    assert '+    team  = "search" # owned by the payments team' in preview.stdout
+
+    res = project.ctl("drift", "adopt", env=moto.env)
+    assert res.code == 0, res
+    text = project.path("main.tf").read_text()
+    assert 'team  = "search" # owned by the payments team' in text
+    assert 'owner = "ops"' in text
+    assert "visibility_timeout_seconds = 45 # seconds a worker holds a message" in text
+    assert "tags_all" not in text  # computed by the provider: never written
+    assert project.ctl("fmt", "-check").code == 0  # in fmt style, as it was
+    plan = project.ctl("plan", "--detailed-exitcode", env=moto.env)
+    assert plan.code == 0, plan
+    assert project.ctl("drift", env=moto.env).code == 2  # the state still has the old values...
+    assert project.ctl("drift", "--refresh-state", env=moto.env).code == 2
+    assert project.ctl("drift", env=moto.env).code == 0  # ...until recorded
+
+
+def test_adopt_names_where_an_expression_value_comes_from_and_changes_nothing(
+        tmp_path: Path, moto_server_clean: MotoServer) -> None:
+    moto = moto_server_clean
+    project = Project(tmp_path)
+    project.write("""
+        provider "aws" {
+          region = "us-east-1"
+        }
+
+        locals {
+          team = "payments"
+        }
+
+        resource "aws_s3_bucket" "logs" {
+          bucket = "ctl-drift-logs"
+          tags   = { team = local.team, env = var.env }
+        }
+        """)
+    project.write('variable "env" {\n  default = "prod"\n}\n', name="variables.tf")
+    project.write('env = "staging"\n', name="terraform.tfvars")
+    assert project.ctl("init", env=moto.env).code == 0
+    project.ok("apply", "--auto-approve", env=moto.env)
+    _retag(moto, {"team": "search", "env": "dev"})
+    before = {n: project.path(n).read_text() for n in ("main.tf", "variables.tf", "terraform.tfvars")}
+
+    res = project.ctl("drift", "adopt", env=moto.env)
+    assert res.code == 2, res
+    assert "Traceback" not in res.output
+    assert ('aws_s3_bucket.logs tags["env"] comes from var.env (default at variables.tf:2; set at '
+            'terraform.tfvars:1); reality has "dev"') in res.stdout
+    assert 'tags["team"] comes from local.team (the locals entry at main.tf:6); reality has "search"' in res.stdout
+    assert {n: project.path(n).read_text() for n in ("main.tf", "variables.tf", "terraform.tfvars")} == before
+
+
+def test_adopt_into_a_read_only_or_broken_file_is_one_error_and_changes_nothing(
+        tmp_path: Path, moto_server_clean: MotoServer) -> None:
+    moto = moto_server_clean
+    project = _aws_project(tmp_path, moto)
+    _retag(moto, {"team": "search", "env": "prod"})
+    main = project.path("main.tf")
+    original = main.read_text()
+    main.chmod(0o444)
+    try:
+        res = project.ctl("drift", "adopt", env=moto.env)
+    finally:
+        main.chmod(0o644)
+    assert res.code == 1, res
+    assert "Cannot write main.tf: permission denied; nothing was written" in res.stderr
+    assert "Traceback" not in res.output
+    assert main.read_text() == original
+
+    main.write_text(original + '\nresource "aws_sqs_queue" "broken" {\n  name = \n}\n')
+    broken = project.ctl("drift", "adopt", env=moto.env)
+    assert broken.code == 1, broken
+    assert "main.tf:" in broken.stderr and "Traceback" not in broken.output
+    assert main.read_text() == original + '\nresource "aws_sqs_queue" "broken" {\n  name = \n}\n'

@@ -1,0 +1,363 @@
+"""``ctl drift adopt``: write what reality has into the configuration, where it is a literal.
+
+For each attribute that drifted, the resource block's source is walked to the tokens that set it
+(``engine.drift.hcl_edit``). A literal there (a string, a number, a bool, a list or map of them)
+is replaced by the value read now, in place; a map key or an argument the configuration lacks is
+added on a line of its own. Nothing is guessed: a value set by an expression (a variable, a local,
+a function call) is left alone, and the note says where it comes from and what literal reality has.
+A file that ``ctl fmt`` would leave unchanged is formatted after the edit (aligned ``=`` and
+comments stay aligned); any other file changes only where its values do.
+
+Values the state marks sensitive are not written unless the caller allows it: configuration
+files end up in version control.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adapters.registry import Registry
+from engine.config.model import Module, Resource
+from engine.drift.detect import MASK, AttributeDrift, ObjectDrift, PathPart, literal, path_text
+from engine.drift.hcl_edit import NOT_LITERAL, HclFile, key_text, literal_value, render_literal
+from engine.fmt import tokens as t
+from engine.lang.values import Marked
+from engine.plan.model import ResourceChange
+from engine.plan.refresh import config_key
+from engine.state.address import InstanceAddress
+
+
+@dataclass
+class Edit:
+    """Characters ``[start:end)`` of ``file`` become ``text``: one drifted value adopted."""
+
+    file: Path
+    start: int
+    end: int
+    text: str
+    address: str
+    name: str
+    line: int
+    shown: str  # the new value as the report shows it (masked when sensitive)
+
+
+@dataclass
+class Note:
+    """A drifted value not written, and why; ``remains`` when the next plan will still show it."""
+
+    address: str
+    name: str
+    message: str
+    remains: bool = True
+
+
+@dataclass
+class Adoption:
+    edits: list[Edit] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    files: dict[Path, tuple[str, str]] = field(default_factory=dict)  # file -> (before, after)
+
+    @property
+    def unresolved(self) -> bool:
+        return any(n.remains for n in self.notes)
+
+
+class _Context:
+    """What locating one object's values needs: its block, its file, its module, its type."""
+
+    def __init__(self, root_dir: Path, module: Module, res: Resource, file: Path, hcl: HclFile, brace: int,
+                 change: ResourceChange, rt: Any, allow_sensitive: bool) -> None:
+        self.root_dir, self.module, self.res, self.file, self.hcl, self.brace = root_dir, module, res, file, hcl, brace
+        self.change, self.rt, self.allow_sensitive = change, rt, allow_sensitive
+
+    def where(self, tok_index: int) -> str:
+        return f"{_display(self.file, self.root_dir)}:{self.hcl.tokens[tok_index].line}"
+
+
+def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], objects: list[ObjectDrift],
+                  registry: Registry, *, allow_sensitive: bool) -> Adoption:
+    """The edits that make the configuration match ``objects``, and notes on what they leave."""
+    out = Adoption()
+    changes = {c.address: c for c in drift}
+    parsed: dict[Path, HclFile] = {}
+    for obj in objects:
+        if obj.action == "delete":
+            out.notes.append(Note(obj.address, "", "deleted outside ctl: there is no value to write "
+                                  "(`ctl apply` creates it again; remove the block to let it go)"))
+            continue
+        addr = InstanceAddress.parse(obj.address)
+        path, key = config_key(addr)
+        module = _module_at(root, path)
+        res = module.resources.get(key) if module is not None else None
+        if module is None or res is None:
+            out.notes.append(Note(obj.address, "", "has no resource block in the configuration"))
+            continue
+        file = _source_file(root_dir, module, res)
+        if file.suffix != ".tf":
+            for a in obj.attributes:
+                out.notes.append(Note(obj.address, a.name, f"is set in {_display(file, root_dir)}: only .tf files "
+                                      f"are rewritten; reality has {_shown(a)}"))
+            continue
+        if file not in parsed:
+            parsed[file] = HclFile.parse(file.read_text(encoding="utf-8"))
+        hcl = parsed[file]
+        brace = hcl.resource_block(res.rng.start.line, addr.type, addr.name)
+        if brace is None:
+            out.notes.append(Note(obj.address, "", f"its block at {_display(file, root_dir)}:{res.rng.start.line} "
+                                  "could not be read"))
+            continue
+        ctx = _Context(root_dir, module, res, file, hcl, brace, changes[obj.address],
+                       registry.resource_type(addr.type, "managed"), allow_sensitive)
+        for a in obj.attributes:
+            found = _adopt_one(ctx, a)
+            (out.edits if isinstance(found, Edit) else out.notes).append(found)  # type: ignore[arg-type]
+    out.edits, conflicts = _without_conflicts(out.edits)
+    out.notes.extend(conflicts)
+    for file in {e.file for e in out.edits}:
+        before = parsed[file].text
+        out.files[file] = (before, _patched(before, [e for e in out.edits if e.file == file]))
+    return out
+
+
+def _adopt_one(ctx: _Context, a: AttributeDrift) -> Edit | Note:
+    name = a.name
+    if a.sensitive and not ctx.allow_sensitive:
+        return Note(ctx.change.address, name, "is sensitive: not written into a file "
+                    "(--allow-sensitive writes it; or set it from a variable)")
+    top = str(a.path[0])
+    items = ctx.hcl.body_items(ctx.brace)
+    attr = next((i for i in items if i[0] == "attr" and i[1] == top), None)
+    if attr is not None:
+        return _in_value(ctx, a, attr[2], attr[3], list(a.path[1:]))
+    blocks = [i for i in items if i[0] == "block" and i[1] == top]
+    if blocks:
+        return Note(ctx.change.address, name, f"is inside a nested block at {ctx.where(blocks[0][2])}: "
+                    f"adopt rewrites arguments only; reality has {_shown(a)}")
+    if _computed_only(ctx.rt, top):
+        return Note(ctx.change.address, name, "is computed by the provider: nothing to write", remains=False)
+    if top in getattr(ctx.rt, "computed", frozenset()):
+        return Note(ctx.change.address, name, "is not set in the configuration and the provider computes it: "
+                    "the plan keeps what it reads", remains=False)
+    if len(a.path) != 1:
+        return Note(ctx.change.address, name, f"is not set in the configuration; reality has {_shown(a)}")
+    value = _raw(ctx.change.after, a.path)
+    text = render_literal(value)
+    if text is None:
+        return Note(ctx.change.address, name, f"has a value no literal can hold; reality has {_shown(a)}")
+    close = ctx.hcl.closing(ctx.brace)
+    return _insert_line(ctx, a, close, f"{top} = {text}")
+
+
+def _in_value(ctx: _Context, a: AttributeDrift, start: int, end: int, rest: list[PathPart]) -> Edit | Note:
+    hcl = ctx.hcl
+    toks = hcl.tokens[start:end]
+    if not rest:
+        if literal_value(toks) is NOT_LITERAL and not _literal_constructor(toks):
+            return _expression(ctx, a, start, end)
+        return _replace(ctx, a, start, end, _raw(ctx.change.after, a.path))
+    key = rest[0]
+    if isinstance(key, str) and toks and toks[0].kind == t.O_BRACE and hcl.closing(start) == end - 1:
+        try:
+            items = hcl.object_items(start)
+        except ValueError:
+            return _expression(ctx, a, start, end)
+        item = next((i for i in items if i[0] == key), None)
+        after = _raw(ctx.change.after, a.path)
+        if item is not None and len(rest) == 1 and after is None:
+            return _remove_item(ctx, a, item[1], item[3])
+        if item is not None:
+            return _in_value(ctx, a, item[2], item[3], rest[1:])
+        if len(rest) == 1:
+            return _insert_line(ctx, a, end - 1, f"{key_text(key)} = {render_literal(after)}")
+    if isinstance(key, int) and _literal_constructor(toks):
+        whole = a.path[:len(a.path) - len(rest)]
+        return _replace(ctx, a, start, end, _raw(ctx.change.after, whole))
+    return _expression(ctx, a, start, end)
+
+
+def _literal_constructor(toks: list[t.Token]) -> bool:
+    """A list or map written only with literals: safe to write again whole."""
+    if not toks or toks[0].kind not in (t.O_BRACK, t.O_BRACE):
+        return False
+    allowed = {t.O_BRACK, t.C_BRACK, t.O_BRACE, t.C_BRACE, t.O_QUOTE, t.C_QUOTE, t.QUOTED_LIT, t.NUMBER,
+               t.COMMA, t.NEWLINE, t.EQUAL, t.COLON, t.MINUS, t.COMMENT}
+    for tok in toks:
+        if tok.kind == t.IDENT and toks[0].kind == t.O_BRACE:
+            continue  # bare keys (a value that is a reference is caught below as not literal)
+        if tok.kind == t.IDENT and tok.text in ("true", "false", "null"):
+            continue
+        if tok.kind not in allowed:
+            return False
+    return not any(tok.kind == t.COMMENT for tok in toks)  # rewriting whole would lose comments
+
+
+def _replace(ctx: _Context, a: AttributeDrift, start: int, end: int, value: Any) -> Edit | Note:
+    text = render_literal(value)
+    if text is None:
+        return Note(ctx.change.address, a.name, f"has a value no literal can hold; reality has {_shown(a)}")
+    hcl = ctx.hcl
+    return Edit(ctx.file, hcl.offset(start), hcl.end_offset(end - 1), text, ctx.change.address, a.name,
+                hcl.tokens[start].line, MASK if a.sensitive else text)
+
+
+def _insert_line(ctx: _Context, a: AttributeDrift, close: int, line_text: str) -> Edit:
+    """``line_text`` on a new line just before the closing brace at ``close``, indented as the
+    items above it (or, for a one-line object, after its last item)."""
+    hcl = ctx.hcl
+    shown = MASK if a.sensitive else line_text.split(" = ", 1)[1]
+    close_tok = hcl.tokens[close]
+    prev = close - 1
+    while prev > 0 and hcl.tokens[prev].kind in (t.NEWLINE, t.COMMENT):
+        prev -= 1
+    opener = hcl.tokens[prev].kind in (t.O_BRACE,)
+    if hcl.tokens[prev].line == close_tok.line and not opener:  # `{ a = "b" }`
+        at = hcl.end_offset(prev)
+        return Edit(ctx.file, at, at, f", {line_text}", ctx.change.address, a.name, close_tok.line, shown)
+    line_start = hcl.line_starts[close_tok.line - 1]
+    first = next((i for i in range(prev, 0, -1) if hcl.tokens[i].line < close_tok.line
+                  and hcl.tokens[i].kind not in (t.NEWLINE, t.COMMENT)), prev)
+    indent = hcl.line_indent(first) if not opener else hcl.line_indent(close) + "  "
+    return Edit(ctx.file, line_start, line_start, f"{indent}{line_text}\n", ctx.change.address, a.name,
+                close_tok.line, shown)
+
+
+def _remove_item(ctx: _Context, a: AttributeDrift, key_at: int, end: int) -> Edit | Note:
+    """A map key reality no longer has: its line goes, when the key is alone on it."""
+    hcl = ctx.hcl
+    line = hcl.tokens[key_at].line
+    tail = end
+    while hcl.tokens[tail].kind == t.COMMA:
+        tail += 1
+    ender = hcl.tokens[tail]
+    alone = hcl.line_indent(key_at) == hcl.text[hcl.line_starts[line - 1]:hcl.offset(key_at)]
+    if not alone or not (ender.kind == t.NEWLINE or (ender.kind == t.COMMENT and ender.text.endswith("\n"))):
+        return Note(ctx.change.address, a.name, f"was removed outside ctl; remove it at {ctx.where(key_at)}")
+    return Edit(ctx.file, hcl.line_starts[line - 1], hcl.end_offset(tail), "", ctx.change.address, a.name,
+                line, "(removed)")
+
+
+def _expression(ctx: _Context, a: AttributeDrift, start: int, end: int) -> Note:
+    """Where a value set by an expression comes from, and what literal reality has."""
+    hcl = ctx.hcl
+    toks = hcl.tokens[start:end]
+    kinds = [(tok.kind, tok.text) for tok in toks]
+    reality = f"reality has {_shown(a)}"
+    if len(kinds) == 3 and kinds[0] == (t.IDENT, "var") and kinds[1][0] == t.DOT:
+        return Note(ctx.change.address, a.name, f"comes from var.{toks[2].text} ({_variable_sources(ctx, toks[2].text)}); "
+                    f"{reality}")
+    if len(kinds) == 3 and kinds[0] == (t.IDENT, "local") and kinds[1][0] == t.DOT:
+        local = ctx.module.locals.get(toks[2].text)
+        where = (f"the locals entry at {_display(Path(local.rng.filename), ctx.root_dir, ctx.module.dir)}:"
+                 f"{local.rng.start.line}") if local is not None else "a locals entry"
+        return Note(ctx.change.address, a.name, f"comes from local.{toks[2].text} ({where}); {reality}")
+    source = hcl.source(start, end).replace("\n", " ")
+    if len(source) > 60:
+        source = source[:57] + "..."
+    return Note(ctx.change.address, a.name, f"is set by the expression `{source}` at {ctx.where(start)}; {reality}")
+
+
+def _variable_sources(ctx: _Context, name: str) -> str:
+    """Everywhere a root variable's value may be set: its default, tfvars lines, the environment."""
+    found: list[str] = []
+    var = ctx.module.variables.get(name)
+    if var is not None and var.default is not None:
+        found.append(f"default at {_display(Path(var.default.rng.filename), ctx.root_dir, ctx.module.dir)}:"
+                     f"{var.default.rng.start.line}")
+    elif var is not None:
+        found.append(f"declared at {_display(Path(var.rng.filename), ctx.root_dir, ctx.module.dir)}:{var.rng.start.line}")
+    if ctx.module.dir.resolve() == ctx.root_dir.resolve():
+        pattern = re.compile(rf"^\s*{re.escape(name)}\s*=")
+        files = [ctx.root_dir / "terraform.tfvars", *sorted(ctx.root_dir.glob("*.auto.tfvars"))]
+        for f in files:
+            if not f.is_file():
+                continue
+            for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                if pattern.match(line):
+                    found.append(f"set at {f.name}:{n}")
+        for env in (f"CTL_VAR_{name}", f"TF_VAR_{name}"):
+            if env in os.environ:
+                found.append(f"set by ${env}")
+    else:
+        found.append("set by the module call's argument")
+    return "; ".join(found) or "no default"
+
+
+def _computed_only(rt: Any, name: str) -> bool:
+    props = (getattr(rt, "schema", None) or {}).get("properties", {})
+    spec = props.get(name)
+    return isinstance(spec, dict) and bool(spec.get("readOnly"))
+
+
+def _without_conflicts(edits: list[Edit]) -> tuple[list[Edit], list[Note]]:
+    """One edit per place: the same text from several instances is one edit; different texts
+    (instances of a ``count`` block that drifted apart) are none, and said so."""
+    by_place: dict[tuple[Path, int, int], list[Edit]] = {}
+    for e in edits:
+        by_place.setdefault((e.file, e.start, e.end), []).append(e)
+    kept: list[Edit] = []
+    notes: list[Note] = []
+    for group in by_place.values():
+        if len({e.text for e in group}) == 1:
+            kept.append(group[0])
+        else:
+            notes.extend(Note(e.address, e.name, "its instances now differ from each other: one literal "
+                              "cannot hold them all") for e in group)
+    kept.sort(key=lambda e: (str(e.file), e.start))
+    return kept, notes
+
+
+def _patched(text: str, edits: list[Edit]) -> str:
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[:e.start] + e.text + text[e.end:]
+    return text
+
+
+def _raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
+    """The unmarked value at ``path`` (None where it is absent)."""
+    for part in path:
+        if isinstance(value, Marked):
+            value = value.value
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return None
+    return value.value if isinstance(value, Marked) else value
+
+
+def _shown(a: AttributeDrift) -> str:
+    return MASK if a.sensitive else literal(a.after)
+
+
+def _module_at(root: Module, path: tuple[str, ...]) -> Module | None:
+    module: Module | None = root
+    for name in path:
+        module = module.children.get(name) if module is not None else None
+    return module
+
+
+def _source_file(root_dir: Path, module: Module, res: Resource) -> Path:
+    name = Path(res.rng.filename)
+    if name.is_absolute():
+        return name
+    for base in (Path.cwd(), root_dir, module.dir):
+        if (base / name).is_file():
+            return (base / name).resolve()
+    return (module.dir / name.name).resolve()
+
+
+def _display(file: Path, root_dir: Path, module_dir: Path | None = None) -> str:
+    if not file.is_absolute():
+        file = (module_dir or root_dir) / file if not (root_dir / file).exists() else root_dir / file
+    try:
+        return os.path.relpath(file.resolve(), Path.cwd())
+    except ValueError:
+        return str(file)
+
+
+__all__ = ["Adoption", "Edit", "Note", "path_text", "plan_adoption"]
