@@ -58,7 +58,7 @@ def adopt_command(
         con.print(text, markup=False, highlight=False, soft_wrap=True)
 
     if dry_run:
-        for file, (old, new) in sorted(adoption.files.items()):
+        for file, (old, new) in sorted(adoption.shown_files.items()):  # secrets masked
             name = os.path.relpath(file)
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                                        f"a/{name}", f"b/{name}"))

@@ -43,6 +43,8 @@ class Edit:
     name: str
     line: int
     shown: str  # the new value as the report shows it (masked when sensitive)
+    sensitive: bool = False
+    masked_text: str = ""  # ``text`` with the value masked, for a sensitive edit's patch on screen
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Adoption:
     edits: list[Edit] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     files: dict[Path, tuple[str, str]] = field(default_factory=dict)  # file -> (before, after)
+    shown_files: dict[Path, tuple[str, str]] = field(default_factory=dict)  # the same, secrets masked
 
     @property
     def unresolved(self) -> bool:
@@ -119,7 +122,10 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
     out.notes.extend(conflicts)
     for file in {e.file for e in out.edits}:
         before = parsed[file].text
-        out.files[file] = (before, _patched(before, [e for e in out.edits if e.file == file]))
+        edits = [e for e in out.edits if e.file == file]
+        out.files[file] = (before, _patched(before, edits))
+        masked = [Edit(**{**e.__dict__, "text": e.masked_text}) if e.sensitive else e for e in edits]
+        out.shown_files[file] = (before, _patched(before, masked))
     return out
 
 
@@ -201,7 +207,7 @@ def _replace(ctx: _Context, a: AttributeDrift, start: int, end: int, value: Any)
         return Note(ctx.change.address, a.name, f"has a value no literal can hold; reality has {_shown(a)}")
     hcl = ctx.hcl
     return Edit(ctx.file, hcl.offset(start), hcl.end_offset(end - 1), text, ctx.change.address, a.name,
-                hcl.tokens[start].line, MASK if a.sensitive else text)
+                hcl.tokens[start].line, MASK if a.sensitive else text, a.sensitive, _MASKED)
 
 
 def _insert_line(ctx: _Context, a: AttributeDrift, close: int, line_text: str) -> Edit:
@@ -209,6 +215,7 @@ def _insert_line(ctx: _Context, a: AttributeDrift, close: int, line_text: str) -
     items above it (or, for a one-line object, after its last item)."""
     hcl = ctx.hcl
     shown = MASK if a.sensitive else line_text.split(" = ", 1)[1]
+    masked = line_text.split(" = ", 1)[0] + " = " + _MASKED
     close_tok = hcl.tokens[close]
     prev = close - 1
     while prev > 0 and hcl.tokens[prev].kind in (t.NEWLINE, t.COMMENT):
@@ -216,13 +223,14 @@ def _insert_line(ctx: _Context, a: AttributeDrift, close: int, line_text: str) -
     opener = hcl.tokens[prev].kind in (t.O_BRACE,)
     if hcl.tokens[prev].line == close_tok.line and not opener:  # `{ a = "b" }`
         at = hcl.end_offset(prev)
-        return Edit(ctx.file, at, at, f", {line_text}", ctx.change.address, a.name, close_tok.line, shown)
+        return Edit(ctx.file, at, at, f", {line_text}", ctx.change.address, a.name, close_tok.line, shown,
+                    a.sensitive, f", {masked}")
     line_start = hcl.line_starts[close_tok.line - 1]
     first = next((i for i in range(prev, 0, -1) if hcl.tokens[i].line < close_tok.line
                   and hcl.tokens[i].kind not in (t.NEWLINE, t.COMMENT)), prev)
     indent = hcl.line_indent(first) if not opener else hcl.line_indent(close) + "  "
     return Edit(ctx.file, line_start, line_start, f"{indent}{line_text}\n", ctx.change.address, a.name,
-                close_tok.line, shown)
+                close_tok.line, shown, a.sensitive, f"{indent}{masked}\n")
 
 
 def _remove_item(ctx: _Context, a: AttributeDrift, key_at: int, end: int) -> Edit | Note:
@@ -328,6 +336,9 @@ def _raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
         else:
             return None
     return value.value if isinstance(value, Marked) else value
+
+
+_MASKED = str(render_literal(MASK))
 
 
 def _shown(a: AttributeDrift) -> str:

@@ -81,6 +81,7 @@ def run_adopt(opts: RunOptions, addresses: list[str], *, allow_sensitive: bool, 
     adoption = plan_adoption(opts.root, report.root, report.plan.drift, report.objects, registry_for(opts.root),
                              allow_sensitive=allow_sensitive)
     adoption.files = {f: (old, _styled(f, old, new)) for f, (old, new) in adoption.files.items()}
+    adoption.shown_files = {f: (old, _styled(f, old, new)) for f, (old, new) in adoption.shown_files.items()}
     if write:
         _write_all(adoption)
     return report, adoption
