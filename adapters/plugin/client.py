@@ -49,6 +49,38 @@ _log = logging.getLogger("ctl.plugin")
 _DEFERRED_REASONS = {0: "unknown", 1: "resource_config_unknown", 2: "provider_config_unknown", 3: "absent_prereq"}
 
 
+# Messages nested this deep are read, as Go's protobuf runtime (and so Terraform) reads them.
+PROTO_RECURSION_LIMIT = 10_000
+
+
+def allow_deep_messages() -> None:
+    """Let responses nest past the Python protobuf runtime's default of 100 levels.
+
+    A schema's nested blocks cost two message levels each (block, nested block), so a provider
+    schema 50 blocks deep was refused as "Exception deserializing response" where Terraform reads
+    it. The upb runtime raises its depth limit (to 65,535) only through its "oversize protos"
+    switch; the pure-Python runtime takes a recursion limit. Either is set once for the process.
+    """
+    from google.protobuf.internal import api_implementation
+
+    kind = api_implementation.Type()
+    if kind == "upb":
+        from google._upb import _message
+
+        _message.SetAllowOversizeProtos(True)
+    elif kind == "cpp":
+        from google.protobuf.pyext import _message as cpp_message  # type: ignore[attr-defined]
+
+        cpp_message.SetAllowOversizeProtos(True)
+    elif kind == "python":
+        from google.protobuf.internal import decoder
+
+        decoder.SetRecursionLimit(PROTO_RECURSION_LIMIT)
+
+
+allow_deep_messages()
+
+
 def _dynamic(pb, value: Value | None):
     return pb.DynamicValue(msgpack=MSGPACK_NULL if value is None else value)
 
