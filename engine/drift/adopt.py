@@ -130,32 +130,40 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
 
 
 def _adopt_one(ctx: _Context, a: AttributeDrift) -> Edit | Note:
-    name = a.name
     if a.sensitive and not ctx.allow_sensitive:
-        return Note(ctx.change.address, name, "is sensitive: not written into a file "
+        return Note(ctx.change.address, a.name, "is sensitive: not written into a file "
                     "(--allow-sensitive writes it; or set it from a variable)")
-    top = str(a.path[0])
-    items = ctx.hcl.body_items(ctx.brace)
+    return _in_body(ctx, a, ctx.brace, list(a.path))
+
+
+def _in_body(ctx: _Context, a: AttributeDrift, brace: int, rest: list[PathPart]) -> Edit | Note:
+    """The value at ``rest`` in the block body opened at ``brace``: an argument, or an argument of
+    the n-th nested block of a type (state holds nested blocks as lists, in their written order)."""
+    name, top = a.name, str(rest[0])
+    items = ctx.hcl.body_items(brace)
     attr = next((i for i in items if i[0] == "attr" and i[1] == top), None)
     if attr is not None:
-        return _in_value(ctx, a, attr[2], attr[3], list(a.path[1:]))
+        return _in_value(ctx, a, attr[2], attr[3], rest[1:])
     blocks = [i for i in items if i[0] == "block" and i[1] == top]
     if blocks:
-        return Note(ctx.change.address, name, f"is inside a nested block at {ctx.where(blocks[0][2])}: "
-                    f"adopt rewrites arguments only; reality has {_shown(a)}")
-    if _computed_only(ctx.rt, top):
+        index = rest[1] if len(rest) >= 3 else None
+        if isinstance(index, int) and index < len(blocks):
+            return _in_body(ctx, a, blocks[index][2], rest[2:])
+        return Note(ctx.change.address, name, f"changes the nested blocks at {ctx.where(blocks[0][2])} as a whole; "
+                    f"reality has {_shown(a)}")
+    nested = brace != ctx.brace
+    if not nested and _computed_only(ctx.rt, top):
         return Note(ctx.change.address, name, "is computed by the provider: nothing to write", remains=False)
-    if top in getattr(ctx.rt, "computed", frozenset()):
+    if not nested and top in getattr(ctx.rt, "computed", frozenset()):
         return Note(ctx.change.address, name, "is not set in the configuration and the provider computes it: "
                     "the plan keeps what it reads", remains=False)
-    if len(a.path) != 1:
+    if len(rest) != 1 or nested:
         return Note(ctx.change.address, name, f"is not set in the configuration; reality has {_shown(a)}")
     value = _raw(ctx.change.after, a.path)
     text = render_literal(value)
     if text is None:
         return Note(ctx.change.address, name, f"has a value no literal can hold; reality has {_shown(a)}")
-    close = ctx.hcl.closing(ctx.brace)
-    return _insert_line(ctx, a, close, f"{top} = {text}")
+    return _insert_line(ctx, a, ctx.hcl.closing(brace), f"{top} = {text}")
 
 
 def _in_value(ctx: _Context, a: AttributeDrift, start: int, end: int, rest: list[PathPart]) -> Edit | Note:

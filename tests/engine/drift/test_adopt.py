@@ -88,3 +88,26 @@ def test_instances_that_drifted_apart_are_reported_not_written(root: Path) -> No
     adoption = _adopt(root, changes)
     assert adoption.files == {}
     assert all("one literal cannot hold them all" in n.message for n in adoption.notes)
+
+
+def test_an_argument_of_a_nested_block_is_found_by_its_block_s_position(root: Path) -> None:
+    main = _write(root, "main.tf", """
+        resource "aws_s3_bucket_lifecycle_configuration" "l" {
+          bucket = "b"
+          rule {
+            id     = "first"
+            status = "Enabled"
+          }
+          rule {
+            id     = "second"
+            status = "Enabled" # on while we test
+          }
+        }
+        """)
+    before = {"bucket": "b", "rule": [{"id": "first", "status": "Enabled"}, {"id": "second", "status": "Enabled"}]}
+    after = {"bucket": "b", "rule": [{"id": "first", "status": "Enabled"}, {"id": "second", "status": "Disabled"}]}
+    adoption = _adopt(root, [_change("aws_s3_bucket_lifecycle_configuration.l", before, after)])
+    assert not adoption.notes, adoption.notes
+    _, new = adoption.files[main.resolve()]
+    assert new.count('"Enabled"') == 1
+    assert 'status = "Disabled" # on while we test' in new
