@@ -78,7 +78,7 @@ class _Context:
         self.change, self.rt, self.allow_sensitive = change, rt, allow_sensitive
 
     def where(self, tok_index: int) -> str:
-        return f"{_display(self.file, self.root_dir)}:{self.hcl.tokens[tok_index].line}"
+        return f"{display(self.file, self.root_dir)}:{self.hcl.tokens[tok_index].line}"
 
 
 def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], objects: list[ObjectDrift],
@@ -100,17 +100,25 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
             out.notes.append(Note(obj.address, "", "has no resource block in the configuration"))
             continue
         file = _source_file(root_dir, module, res)
+        if file.name.endswith(".tf.json"):
+            from engine.drift.adopt_json import adopt_json
+
+            json_edits, json_notes = adopt_json(root_dir, module, file, changes[obj.address], obj, allow_sensitive,
+                                                registry.resource_type(addr.type, "managed"))
+            out.edits.extend(json_edits)
+            out.notes.extend(json_notes)
+            continue
         if file.suffix != ".tf":
             for a in obj.attributes:
-                out.notes.append(Note(obj.address, a.name, f"is set in {_display(file, root_dir)}: only .tf files "
-                                      f"are rewritten; reality has {_shown(a)}"))
+                out.notes.append(Note(obj.address, a.name, f"is set in {display(file, root_dir)}: only .tf files "
+                                      f"are rewritten; reality has {shown(a)}"))
             continue
         if file not in parsed:
             parsed[file] = HclFile.parse(file.read_text(encoding="utf-8"))
         hcl = parsed[file]
         brace = hcl.resource_block(res.rng.start.line, addr.type, addr.name)
         if brace is None:
-            out.notes.append(Note(obj.address, "", f"its block at {_display(file, root_dir)}:{res.rng.start.line} "
+            out.notes.append(Note(obj.address, "", f"its block at {display(file, root_dir)}:{res.rng.start.line} "
                                   "could not be read"))
             continue
         ctx = _Context(root_dir, module, res, file, hcl, brace, changes[obj.address],
@@ -121,7 +129,7 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
     out.edits, conflicts = _without_conflicts(out.edits)
     out.notes.extend(conflicts)
     for file in {e.file for e in out.edits}:
-        before = parsed[file].text
+        before = parsed[file].text if file in parsed else file.read_text(encoding="utf-8")
         edits = [e for e in out.edits if e.file == file]
         out.files[file] = (before, _patched(before, edits))
         masked = [Edit(**{**e.__dict__, "text": e.masked_text}) if e.sensitive else e for e in edits]
@@ -150,19 +158,19 @@ def _in_body(ctx: _Context, a: AttributeDrift, brace: int, rest: list[PathPart])
         if isinstance(index, int) and index < len(blocks):
             return _in_body(ctx, a, blocks[index][2], rest[2:])
         return Note(ctx.change.address, name, f"changes the nested blocks at {ctx.where(blocks[0][2])} as a whole; "
-                    f"reality has {_shown(a)}")
+                    f"reality has {shown(a)}")
     nested = brace != ctx.brace
-    if not nested and _computed_only(ctx.rt, top):
+    if not nested and computed_only(ctx.rt, top):
         return Note(ctx.change.address, name, "is computed by the provider: nothing to write", remains=False)
     if not nested and top in getattr(ctx.rt, "computed", frozenset()):
         return Note(ctx.change.address, name, "is not set in the configuration and the provider computes it: "
                     "the plan keeps what it reads", remains=False)
     if len(rest) != 1 or nested:
-        return Note(ctx.change.address, name, f"is not set in the configuration; reality has {_shown(a)}")
-    value = _raw(ctx.change.after, a.path)
+        return Note(ctx.change.address, name, f"is not set in the configuration; reality has {shown(a)}")
+    value = raw(ctx.change.after, a.path)
     text = render_literal(value)
     if text is None:
-        return Note(ctx.change.address, name, f"has a value no literal can hold; reality has {_shown(a)}")
+        return Note(ctx.change.address, name, f"has a value no literal can hold; reality has {shown(a)}")
     return _insert_line(ctx, a, ctx.hcl.closing(brace), f"{top} = {text}")
 
 
@@ -172,7 +180,7 @@ def _in_value(ctx: _Context, a: AttributeDrift, start: int, end: int, rest: list
     if not rest:
         if literal_value(toks) is NOT_LITERAL and not _literal_constructor(toks):
             return _expression(ctx, a, start, end)
-        return _replace(ctx, a, start, end, _raw(ctx.change.after, a.path))
+        return _replace(ctx, a, start, end, raw(ctx.change.after, a.path))
     key = rest[0]
     if isinstance(key, str) and toks and toks[0].kind == t.O_BRACE and hcl.closing(start) == end - 1:
         try:
@@ -180,7 +188,7 @@ def _in_value(ctx: _Context, a: AttributeDrift, start: int, end: int, rest: list
         except ValueError:
             return _expression(ctx, a, start, end)
         item = next((i for i in items if i[0] == key), None)
-        after = _raw(ctx.change.after, a.path)
+        after = raw(ctx.change.after, a.path)
         if item is not None and len(rest) == 1 and after is None:
             return _remove_item(ctx, a, item[1], item[3])
         if item is not None:
@@ -189,7 +197,7 @@ def _in_value(ctx: _Context, a: AttributeDrift, start: int, end: int, rest: list
             return _insert_line(ctx, a, end - 1, f"{key_text(key)} = {render_literal(after)}")
     if isinstance(key, int) and _literal_constructor(toks):
         whole = a.path[:len(a.path) - len(rest)]
-        return _replace(ctx, a, start, end, _raw(ctx.change.after, whole))
+        return _replace(ctx, a, start, end, raw(ctx.change.after, whole))
     return _expression(ctx, a, start, end)
 
 
@@ -212,7 +220,7 @@ def _literal_constructor(toks: list[t.Token]) -> bool:
 def _replace(ctx: _Context, a: AttributeDrift, start: int, end: int, value: Any) -> Edit | Note:
     text = render_literal(value)
     if text is None:
-        return Note(ctx.change.address, a.name, f"has a value no literal can hold; reality has {_shown(a)}")
+        return Note(ctx.change.address, a.name, f"has a value no literal can hold; reality has {shown(a)}")
     hcl = ctx.hcl
     return Edit(ctx.file, hcl.offset(start), hcl.end_offset(end - 1), text, ctx.change.address, a.name,
                 hcl.tokens[start].line, MASK if a.sensitive else text, a.sensitive, _MASKED)
@@ -261,13 +269,13 @@ def _expression(ctx: _Context, a: AttributeDrift, start: int, end: int) -> Note:
     hcl = ctx.hcl
     toks = hcl.tokens[start:end]
     kinds = [(tok.kind, tok.text) for tok in toks]
-    reality = f"reality has {_shown(a)}"
+    reality = f"reality has {shown(a)}"
     if len(kinds) == 3 and kinds[0] == (t.IDENT, "var") and kinds[1][0] == t.DOT:
-        return Note(ctx.change.address, a.name, f"comes from var.{toks[2].text} ({_variable_sources(ctx, toks[2].text)}); "
+        return Note(ctx.change.address, a.name, f"comes from var.{toks[2].text} ({variable_sources(ctx.module, ctx.root_dir, toks[2].text)}); "
                     f"{reality}")
     if len(kinds) == 3 and kinds[0] == (t.IDENT, "local") and kinds[1][0] == t.DOT:
         local = ctx.module.locals.get(toks[2].text)
-        where = (f"the locals entry at {_display(Path(local.rng.filename), ctx.root_dir, ctx.module.dir)}:"
+        where = (f"the locals entry at {display(Path(local.rng.filename), ctx.root_dir, ctx.module.dir)}:"
                  f"{local.rng.start.line}") if local is not None else "a locals entry"
         return Note(ctx.change.address, a.name, f"comes from local.{toks[2].text} ({where}); {reality}")
     source = hcl.source(start, end).replace("\n", " ")
@@ -276,18 +284,18 @@ def _expression(ctx: _Context, a: AttributeDrift, start: int, end: int) -> Note:
     return Note(ctx.change.address, a.name, f"is set by the expression `{source}` at {ctx.where(start)}; {reality}")
 
 
-def _variable_sources(ctx: _Context, name: str) -> str:
+def variable_sources(module: Module, root_dir: Path, name: str) -> str:
     """Everywhere a root variable's value may be set: its default, tfvars lines, the environment."""
     found: list[str] = []
-    var = ctx.module.variables.get(name)
+    var = module.variables.get(name)
     if var is not None and var.default is not None:
-        found.append(f"default at {_display(Path(var.default.rng.filename), ctx.root_dir, ctx.module.dir)}:"
+        found.append(f"default at {display(Path(var.default.rng.filename), root_dir, module.dir)}:"
                      f"{var.default.rng.start.line}")
     elif var is not None:
-        found.append(f"declared at {_display(Path(var.rng.filename), ctx.root_dir, ctx.module.dir)}:{var.rng.start.line}")
-    if ctx.module.dir.resolve() == ctx.root_dir.resolve():
+        found.append(f"declared at {display(Path(var.rng.filename), root_dir, module.dir)}:{var.rng.start.line}")
+    if module.dir.resolve() == root_dir.resolve():
         pattern = re.compile(rf"^\s*{re.escape(name)}\s*=")
-        files = [ctx.root_dir / "terraform.tfvars", *sorted(ctx.root_dir.glob("*.auto.tfvars"))]
+        files = [root_dir / "terraform.tfvars", *sorted(root_dir.glob("*.auto.tfvars"))]
         for f in files:
             if not f.is_file():
                 continue
@@ -302,7 +310,7 @@ def _variable_sources(ctx: _Context, name: str) -> str:
     return "; ".join(found) or "no default"
 
 
-def _computed_only(rt: Any, name: str) -> bool:
+def computed_only(rt: Any, name: str) -> bool:
     props = (getattr(rt, "schema", None) or {}).get("properties", {})
     spec = props.get(name)
     return isinstance(spec, dict) and bool(spec.get("readOnly"))
@@ -332,7 +340,7 @@ def _patched(text: str, edits: list[Edit]) -> str:
     return text
 
 
-def _raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
+def raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
     """The unmarked value at ``path`` (None where it is absent)."""
     for part in path:
         if isinstance(value, Marked):
@@ -349,7 +357,7 @@ def _raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
 _MASKED = str(render_literal(MASK))
 
 
-def _shown(a: AttributeDrift) -> str:
+def shown(a: AttributeDrift) -> str:
     return MASK if a.sensitive else literal(a.after)
 
 
@@ -370,7 +378,7 @@ def _source_file(root_dir: Path, module: Module, res: Resource) -> Path:
     return (module.dir / name.name).resolve()
 
 
-def _display(file: Path, root_dir: Path, module_dir: Path | None = None) -> str:
+def display(file: Path, root_dir: Path, module_dir: Path | None = None) -> str:
     if not file.is_absolute():
         file = (module_dir or root_dir) / file if not (root_dir / file).exists() else root_dir / file
     try:

@@ -9,6 +9,7 @@ held while the state is read, refreshed and written back, and only then.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,13 @@ def _styled(file: Path, old: str, new: str) -> str:
     from engine.fmt import format_source
     from engine.lang.hcl import parse_hcl_file
 
+    if file.name.endswith(".tf.json"):
+        try:
+            json.loads(new)
+        except ValueError as exc:
+            raise CtlError(f"Adopting the drift would leave {file.name} unreadable; nothing was written",
+                           detail=str(exc), hint="Edit the values by hand; `ctl drift` lists them.") from None
+        return new
     try:
         canonical = format_source(old.encode(), str(file)) == old.encode()
         if canonical:

@@ -111,3 +111,20 @@ def test_an_argument_of_a_nested_block_is_found_by_its_block_s_position(root: Pa
     _, new = adoption.files[main.resolve()]
     assert new.count('"Enabled"') == 1
     assert 'status = "Disabled" # on while we test' in new
+
+
+def test_a_tf_json_file_is_edited_in_place_and_a_template_string_is_left_alone(root: Path) -> None:
+    text = ('{\n  "resource": {\n    "aws_s3_bucket": {\n      "logs": {\n        "bucket": "b",\n'
+            '        "tags": {\n          "team": "payments",\n          "env": "${var.env}"\n        }\n'
+            '      }\n    }\n  },\n  "variable": {"env": {"default": "prod"}}\n}\n')
+    main = root / "main.tf.json"
+    main.write_text(text)
+    before = {"bucket": "b", "tags": {"team": "payments", "env": "prod"}}
+    after = {"bucket": "b", "tags": {"team": "search", "env": "dev", "owner": "ops"}}
+    adoption = _adopt(root, [_change("aws_s3_bucket.logs", before, after)])
+    _, new = adoption.files[main.resolve()]
+    assert new == text.replace('"payments"', '"search"').replace(
+        '"env": "${var.env}"', '"env": "${var.env}",\n          "owner": "ops"')
+    [note] = [n for n in adoption.notes if n.remains]
+    assert note.name == 'tags["env"]' and "comes from var.env (default at main.tf.json:13)" in note.message
+    assert 'reality has "dev"' in note.message
