@@ -9,6 +9,7 @@ import. HCL is written by python-hcl2's writer, the same library that parses ctl
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -37,17 +38,57 @@ def generate(root_dir: Path, out: Path, *, var_args: Any, environ: Any, prompt: 
         raise DiagnosticsError(diags.items)
     if not targets:
         return []
-    if out.exists():
-        raise CtlError(f"--generate-config-out: {out} already exists",
-                       hint="Name a new file; ctl does not overwrite configuration.")
+    check_destination(root_dir, out, loaded.root, workspace)
     for target in targets:
         if target.address.module:
             raise CtlError(f"Cannot generate configuration for {target.address}: it is in a child module",
                            range=target.block.rng, hint="Write the resource block in that module yourself.")
     providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
     blocks = [render_block(t, *read_target(t, registry, providers)[:2]) for t in targets]
-    out.write_text(format_hcl(HEADER + "".join(blocks), str(out)))
+    text = format_hcl(HEADER + "".join(blocks), str(out)).encode()
+    try:  # O_EXCL and O_NOFOLLOW: never through a symlink, never over a file made since the check
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    except FileExistsError:
+        raise CtlError(f"--generate-config-out: {out} already exists",
+                       hint="Name a new file; ctl does not overwrite configuration.") from None
+    except OSError as exc:
+        raise CtlError(f"--generate-config-out: cannot create {out}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(text)
     return [str(t.address) for t in targets]
+
+
+def check_destination(root_dir: Path, out: Path, root: Any, workspace: str) -> None:
+    """Refuse a file the plan would not read, or one that is ctl's own.
+
+    The plan that follows loads the generated blocks with the rest of the root module, so the file
+    must be a new ``.tf`` file directly in the configuration directory: written anywhere else it
+    would be left out of that plan (and of every later one). The state, its backup, journal and
+    lock, Terraform's state and lock file, and ``.ctl/`` are refused by name, whether or not they
+    exist yet.
+    """
+    from engine.reserved_paths import is_reserved, reserved_paths
+    from engine.session import open_store
+
+    name = f"--generate-config-out: {out}"
+    if os.path.lexists(out):
+        raise CtlError(f"{name} already exists", hint="Name a new file; ctl does not overwrite configuration.")
+    config_dir = Path(os.path.realpath(root_dir))
+    if Path(os.path.realpath(out.parent)) != config_dir:
+        raise CtlError(f"{name} is outside the configuration directory {config_dir}",
+                       hint="Name a new .tf file directly in the configuration directory, so the plan reads it.")
+    try:
+        store = open_store(root_dir, root)
+    except CtlError:
+        store = None
+    own = (*reserved_paths(store, workspace, root_dir),
+           *(config_dir / n for n in ("ctl.tfstate", "terraform.tfstate", ".terraform.lock.hcl", ".terraform")))
+    if is_reserved(out, own):
+        raise CtlError(f"{name} is one of ctl's own files (state, backup, journal, lock or .ctl/)",
+                       hint="Name a new .tf file for the generated configuration.")
+    if not out.name.endswith(".tf") or out.name.startswith("."):
+        raise CtlError(f"{name} is not a .tf file, so the plan would not read it",
+                       hint="Name a new file ending in .tf, such as generated.tf.")
 
 
 def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
