@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from cli import ci_summary, json_ui, output, progress, run_flags
+from cli import ci_summary, json_ui, output, progress, run_flags, timings_view
 from cli.common import input_enabled
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
@@ -132,8 +132,10 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
     finally:
         restore()
         view.close()
+        timings = timings_view.report_of(run.plan.timings)
+        timings_view.show(timings, ui)
     keep_until_exit(_plan, result)
-    ci_summary.after_apply(_plan, result, mode)
+    ci_summary.after_apply(_plan, result, mode, timings)
     if result is None:
         if ui is not None:
             ui.apply_done(mode, None, _plan.prior_state)

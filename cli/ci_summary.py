@@ -68,17 +68,29 @@ def write_summary_file(doc: Document, path: Path) -> None:
         raise CtlError(f"Could not write the summary to {path}: {exc.strerror or exc}") from None
 
 
-def after_plan(plan: Any, summary_md: Path | None = None) -> None:
-    """What ``ctl plan`` writes: the job summary on GitHub Actions, and ``--summary-md`` if given."""
+def after_plan(plan: Any, summary_md: Path | None = None, timings: Any = None) -> None:
+    """What ``ctl plan`` writes: the job summary on GitHub Actions, and ``--summary-md`` if given;
+    ``timings`` (a ``TimingReport``, with ``--timings``) adds its table."""
     if summary_md is None and not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
     doc = plan_document(plan)
+    _add_timings(doc, timings)
     if summary_md is not None:
         write_summary_file(doc, summary_md)
     append_step_summary(doc)
 
 
-def after_apply(plan: Any, result: Any, mode: str) -> None:
-    """What ``ctl apply``/``destroy`` write: the job summary on GitHub Actions."""
+def after_apply(plan: Any, result: Any, mode: str, timings: Any = None) -> None:
+    """What ``ctl apply``/``destroy`` write: the job summary on GitHub Actions (and the timings table)."""
     if os.environ.get("GITHUB_STEP_SUMMARY") and plan is not None:
-        append_step_summary(apply_document(plan, result, mode))
+        doc = apply_document(plan, result, mode)
+        _add_timings(doc, timings)
+        append_step_summary(doc)
+
+
+def _add_timings(doc: Document, timings: Any) -> None:
+    """The ``--timings`` table, last: it is cut first when the summary must shrink."""
+    if timings is not None:
+        from cli.timings_view import summary_table
+
+        doc.tables.append(summary_table(timings))

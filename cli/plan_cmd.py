@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from cli import ci_summary, json_ui, output, progress, run_flags
+from cli import ci_summary, json_ui, output, progress, run_flags, timings_view
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
 from engine.errors import ExitCode, UsageError
@@ -98,9 +98,11 @@ def plan_command(
     finally:
         restore()
         view.close()
+        timings = timings_view.report_of(run.plan.timings)
+        timings_view.show(timings, ui)
     keep_until_exit(planned)
     plan = planned.plan
-    ci_summary.after_plan(plan, summary_md)
+    ci_summary.after_plan(plan, summary_md, timings)
     denied = planned.policy is not None and planned.policy.denied
     if out is not None:
         # A denied plan is saved too, its verdict inside: CI can publish it, `ctl show` it, and check it

@@ -25,6 +25,7 @@ from cli.render_plan_summary import TERMINAL_LIMIT
 
 if TYPE_CHECKING:
     from engine.operations import RunOptions
+    from engine.telemetry.timings import Timings
     from policies.gate import PolicyOptions
 
 FULL_PLAN_HELP = (f"Show every change in full on a terminal too (there, a plan of more than {TERMINAL_LIMIT} "
@@ -33,6 +34,17 @@ FULL_PLAN_HELP = (f"Show every change in full on a terminal too (there, a plan o
 
 COMPACT_WARNINGS_HELP = ("Show warnings that come without an error as one line each (summary and where), "
                          "as Terraform's -compact-warnings does.")
+
+TIMINGS_HELP = ("After the run, show the slowest resources and phases and the time spent waiting on the "
+                "state lock, providers and the backend (also set by CTL_TIMINGS=1).")
+
+
+def timing_recorder(flag: bool) -> Timings | None:
+    """A recorder for the timing report when ``--timings`` or ``CTL_TIMINGS`` asks for one, else None."""
+    from engine.telemetry.timings import Timings, enabled
+
+    return Timings() if enabled(flag) else None
+
 
 # The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.
 SHARED: Any = None
@@ -58,6 +70,7 @@ class RunFlags:
     policy_override: str | None = None
     full_plan: bool = False
     compact_warnings: bool = False
+    timings: bool = False
 
     def policy_options(self) -> PolicyOptions:
         """The policy gate's options; an empty --policy-override reason is a usage error."""
@@ -75,6 +88,7 @@ class RunFlags:
                                 lock_timeout_text=self.lock_timeout, parallelism_value=self.parallelism,
                                 take_lock=take_lock)
         run.policy = policy if policy is not None else self.policy_options()
+        run.plan.timings = timing_recorder(self.timings)
         return run
 
 
@@ -101,6 +115,7 @@ def _options(*, lock_default: bool, lock_help: str, refresh_help: str, input_hel
         ("policy_override", str, typer.Option(None, "--policy-override", help=OVERRIDE_HELP)),
         ("full_plan", bool, typer.Option(False, "--full-plan", help=FULL_PLAN_HELP)),
         ("compact_warnings", bool, typer.Option(False, "--compact-warnings", help=COMPACT_WARNINGS_HELP)),
+        ("timings", bool, typer.Option(False, "--timings", help=TIMINGS_HELP)),
     ]
     return [o for o in opts if replace or o[0] != "replace"]
 

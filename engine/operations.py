@@ -52,6 +52,7 @@ from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
+from engine.telemetry.timings import BACKEND, LOCK, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
 from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
 from policies.model import PolicyOutcome
@@ -59,9 +60,12 @@ from policies.model import PolicyOutcome
 _log = logging.getLogger(__name__)
 
 
-def _phase_done(phase: str, started: float) -> None:
-    """One structured log record per phase, so CTL_LOG=info shows where a run spends its time."""
+def _phase_done(phase: str, started: float, timings: Timings | None = None) -> None:
+    """One structured log record per phase, so CTL_LOG=info shows where a run spends its time;
+    the same measurement goes to the timing report when one is asked for."""
     seconds = time.perf_counter() - started
+    if timings is not None:
+        timings.phase(phase, seconds)
     _log.info("phase %s took %.3fs", phase, seconds, extra={"phase": phase, "seconds": round(seconds, 6)})
 
 
@@ -107,7 +111,7 @@ def prepare(opts: RunOptions) -> Prepared:
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     store = open_store(opts.root, loaded.root)
-    _phase_done("load", started)
+    _phase_done("load", started, opts.plan.timings)
     return Prepared(loaded, store, opts.plan.workspace)
 
 
@@ -146,20 +150,25 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     denied plan is the caller's to refuse (``policies.gate.enforce``) — after, say, writing a summary.
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
+    timings = opts.plan.timings
+    events = timings.events(events) if timings is not None else events
     prep = prepare(opts)
     if not opts.plan.read_as_document and not may_read_whole_plan(opts.root, opts.policy):
         let_go_of_taken_over_syntax(prep.loaded)  # nothing reads the plan's configuration view
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
-    with locked(prep.store, prep.workspace, "OperationTypePlan", lock):
-        state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
-                                registry=registry)
+    with entered(timings, LOCK, locked(prep.store, prep.workspace, "OperationTypePlan", lock)):
+        with entered(timings, BACKEND):
+            state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
+                                    registry=registry)
         refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
         started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
                            events=events)
-        _phase_done("plan", started)
+        _phase_done("plan", started, timings)
+        if timings is not None:
+            timings.plan_phases(result.timings)
     assert prep.loaded.walk is not None
     prep.loaded.walk.forget_resources()  # the plan walk took over what it needed; nothing reads it again
     if on_recovery is not None:
@@ -177,7 +186,9 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
 def _check_policies(plan: Plan, opts: RunOptions, policy: PolicyOptions,
                     on_policy: Callable[[PolicyOutcome], None] | None) -> PolicyOutcome:
     """The gate over one plan; the findings are recorded in the plan (saved plans, job summaries)."""
+    started = time.perf_counter()
     outcome = check_plan(plan, opts.root, policy)
+    _phase_done("policy", started, opts.plan.timings)
     plan.policy_results = outcome.results_json()
     if on_policy is not None:
         on_policy(outcome)
@@ -211,6 +222,8 @@ def apply_run(
     checked again (the policies may have changed since), keeping the override it was saved with.
     """
     registry = remote_state.install(registry_for(opts.root))  # data.terraform_remote_state
+    timings = opts.plan.timings
+    events = timings.events(events) if timings is not None else events
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
     if loaded_plan is not None and opts.policy is not None:
         if opts.policy.override is None:
@@ -228,8 +241,9 @@ def apply_run(
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
     # starts nothing new, lets running operations finish and persists what they did.
     stop = stop or threading.Event()
-    with locked(prep.store, prep.workspace, operation, opts.lock, stop=stop):
-        state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
+    with entered(timings, LOCK, locked(prep.store, prep.workspace, operation, opts.lock, stop=stop)):
+        with entered(timings, BACKEND):
+            state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
         if on_recovery is not None:
             on_recovery(rec)
         if loaded_plan is not None:
@@ -246,7 +260,9 @@ def apply_run(
             plan_result = make_plan(opts.root, state, manager.lineage or state.lineage,
                                     manager.serial if manager.lineage else -1, opts.plan, registry,
                                     first=prep.loaded, events=events)
-            _phase_done("plan", started)
+            _phase_done("plan", started, timings)
+            if timings is not None:
+                timings.plan_phases(plan_result.timings)
             plan = plan_result.plan
             if on_plan is not None:
                 on_plan(plan_result)
@@ -263,11 +279,12 @@ def apply_run(
         started = time.perf_counter()
         manager.policy_override = opts.policy_override
         result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
-        _phase_done("apply", started)
+        _phase_done("apply", started, timings)
         prep.loaded.release()  # nothing reads the configuration again: let it go before the state's bytes exist
         started = time.perf_counter()
-        manager.compact(result.state)
-        _phase_done("persist", started)
+        with entered(timings, BACKEND):
+            manager.compact(result.state)
+        _phase_done("persist", started, timings)
     return plan, result
 
 

@@ -8,6 +8,7 @@ preconditions, records the change, and returns the planned value that later refe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +44,7 @@ from engine.plan.targets import Selection
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
+from engine.telemetry.timings import Timings
 
 
 class PlanHooks(WalkHooks):
@@ -62,8 +64,10 @@ class PlanHooks(WalkHooks):
         previous_addresses: dict[str, str],
         resource_deps: dict[Node, list[str]],
         parallelism: int = DEFAULT_PARALLELISM,
+        timings: Timings | None = None,
     ) -> None:
         self.registry = registry
+        self.timings = timings
         self.parallelism = max(1, parallelism)
         self.diags = diags
         self.graph = graph
@@ -96,6 +100,21 @@ class PlanHooks(WalkHooks):
     # ---- entry point -----------------------------------------------------------------------
 
     def resource_value(self, inst: ResourceInstance) -> Any:
+        """The instance's planned value; timed for the timing report only when one is asked for."""
+        if self.timings is None:
+            return self._resource_value(inst)
+        started = time.perf_counter()
+        ok = False
+        try:
+            value = self._resource_value(inst)
+            ok = True
+            return value
+        finally:
+            change = self.changes.get(inst.address)
+            self.timings.resource(inst.address, "plan", time.perf_counter() - started, ok=ok,
+                                  action="-".join(change.actions) if change is not None else "")
+
+    def _resource_value(self, inst: ResourceInstance) -> Any:
         res = inst.resource
         self.visited.add(inst.address)
         rt = self.registry.resource_type(res.type, res.mode)

@@ -51,6 +51,7 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.gc_pause import gc_paused_then_frozen
 from engine.state.model import State
+from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
 
 _log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class PlanOptions:
     # and no user policy may read it whole either, ``plan_only`` lets go of the syntax the plan
     # walk does not read again.
     read_as_document: bool = True
+    # The timing report's recorder (``--timings``); None when not asked for, and nothing is timed.
+    timings: Timings | None = None
 
 
 @dataclass
@@ -155,7 +158,8 @@ def make_plan(
         selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
         hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
                           replace=opts.replace, selection=selection, previous_addresses=previous,
-                          resource_deps=resource_dependencies(graph), parallelism=opts.parallelism)
+                          resource_deps=resource_dependencies(graph), parallelism=opts.parallelism,
+                          timings=opts.timings)
         from engine.config_walk import ConfigWalk
         from engine.lang.templatefile import render
 

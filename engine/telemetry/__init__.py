@@ -1,0 +1,5 @@
+"""What a run measures about itself: the timing report (``timings``) and, later, traces.
+
+One recorder per command is handed down by the caller; with measuring off the engine is given
+``None`` and skips every measurement with one ``is None`` test, so nothing is paid for it.
+"""

@@ -1,0 +1,189 @@
+"""The timing report of ``--timings`` / ``CTL_TIMINGS=1``: where a plan or an apply spent its time.
+
+A slow run is explained by a few numbers: how long each phase took (load, refresh, plan, apply,
+persist), how long the run waited on the state lock, on providers and on the backend that holds
+the state, and which resources were the slowest. ``Timings`` gathers them as the engine reaches
+each point; the engine already times its phases for the log (``engine.operations._phase_done``)
+and the refresh and apply already time each resource for their progress events, so those
+measurements are recorded here, not taken again. Only the plan of each resource is timed anew.
+
+The recorder is one object per command, passed down explicitly (``RunOptions.timings``), never a
+global: two runs in one process (tests, a server) keep their reports apart. Worker threads record
+resources concurrently, so every write takes a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+Events = Callable[[str, str, dict[str, Any]], None]
+
+# What a run waits on, in the order the report shows them.
+LOCK, PROVIDERS, BACKEND = "lock", "providers", "backend"
+WAITS = (LOCK, PROVIDERS, BACKEND)
+
+# The planner's phase names, as parts of the run's phases: loading (parse, graph, evaluate) and planning.
+_SUB_PHASES = {"parse": "load/parse", "graph": "load/graph", "evaluate": "load/evaluate",
+               "refresh": "plan/refresh", "plan": "plan/diff"}
+# The order the report lists phases in: the order a run goes through them.
+_PHASE_ORDER = ("load", "load/parse", "load/graph", "load/evaluate", "plan", "plan/refresh", "plan/diff",
+                "policy", "apply", "persist")
+
+_STEP_OF_EVENT = {"refresh_complete": "refresh", "refresh_errored": "refresh",
+                  "apply_complete": "apply", "apply_errored": "apply"}
+
+
+@dataclass(frozen=True)
+class ResourceTiming:
+    """One resource's step (refresh, plan or apply) and how long it took."""
+
+    address: str
+    step: str
+    seconds: float
+    action: str = ""
+    ok: bool = True
+
+
+@dataclass
+class Timings:
+    """The measurements of one command; ``report`` orders them for display."""
+
+    phases: dict[str, float] = field(default_factory=dict)
+    waits: dict[str, float] = field(default_factory=lambda: dict.fromkeys(WAITS, 0.0))
+    resources: list[ResourceTiming] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def phase(self, name: str, seconds: float) -> None:
+        """A phase of the run ended; a phase run twice (a plan within an apply) adds up."""
+        with self._lock:
+            self.phases[name] = self.phases.get(name, 0.0) + seconds
+
+    def wait(self, kind: str, seconds: float) -> None:
+        """Time spent waiting on the lock, a provider or the backend (``WAITS``)."""
+        with self._lock:
+            self.waits[kind] = self.waits.get(kind, 0.0) + seconds
+
+    def resource(self, address: str, step: str, seconds: float, *, action: str = "", ok: bool = True) -> None:
+        """One resource's step. Every step is a call into the resource's provider (the built-in
+        ``terraform`` one too), so its time is also time waiting on providers: summed over the
+        concurrent calls, which is why that wait may exceed the run's wall time."""
+        with self._lock:
+            self.resources.append(ResourceTiming(address, step, seconds, action, ok))
+            self.waits[PROVIDERS] = self.waits.get(PROVIDERS, 0.0) + seconds
+
+    @contextmanager
+    def waiting(self, kind: str) -> Iterator[None]:
+        """Time the block as waiting on ``kind``, also when it raises (a lock never obtained)."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.wait(kind, time.perf_counter() - t)
+
+    def plan_phases(self, measured: dict[str, float]) -> None:
+        """The planner's own phase times (``PlanResult.timings``), under the phase they belong to."""
+        for name, seconds in measured.items():
+            self.phase(_SUB_PHASES.get(name, name), seconds)
+
+    def events(self, forward: Events | None) -> Events:
+        """The progress events, passed on to ``forward`` after recording each resource's elapsed time.
+
+        The refresh and the apply time every resource for their progress events already; reading
+        the time from there keeps one measurement per resource.
+        """
+        def observe(event: str, address: str, details: dict[str, Any]) -> None:
+            step = _STEP_OF_EVENT.get(event)
+            elapsed = details.get("elapsed")
+            if step is not None and isinstance(elapsed, (int, float)):
+                self.resource(address, step, float(elapsed), action=str(details.get("action") or ""),
+                              ok=not event.endswith("_errored"))
+            if forward is not None:
+                forward(event, address, details)
+        return observe
+
+    def report(self, top: int = 10) -> TimingReport:
+        """The slowest ``top`` resource steps, the phases in the order they ran, and the waits."""
+        with self._lock:
+            slowest = sorted(self.resources, key=lambda r: (-r.seconds, r.address, r.step))[:top]
+            order = {name: i for i, name in enumerate(_PHASE_ORDER)}
+            phases = dict(sorted(self.phases.items(), key=lambda kv: order.get(kv[0], len(order))))
+            return TimingReport(total=time.perf_counter() - self.started, phases=phases,
+                                waits=dict(self.waits), slowest=slowest, resource_count=len(self.resources))
+
+
+@dataclass(frozen=True)
+class TimingReport:
+    """What ``--timings`` shows: a snapshot of ``Timings`` taken once the run is over."""
+
+    total: float
+    phases: dict[str, float]
+    waits: dict[str, float]
+    slowest: list[ResourceTiming]
+    resource_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The machine-readable form (JSON UI ``timings`` message), seconds rounded to the microsecond."""
+        return {
+            "total_seconds": round(self.total, 6),
+            "phases": [{"name": k, "seconds": round(v, 6)} for k, v in self.phases.items()],  # in run order
+            "waiting": {k: round(v, 6) for k, v in self.waits.items()},
+            "slowest_resources": [
+                {"address": r.address, "step": r.step, "action": r.action, "seconds": round(r.seconds, 6),
+                 "ok": r.ok} for r in self.slowest],
+            "resources_timed": self.resource_count,
+        }
+
+    def rows(self) -> list[tuple[str, str, float]]:
+        """(what, kind, seconds) rows: the phases, the waits, then the slowest resources."""
+        out = [(name, "phase", s) for name, s in self.phases.items()]
+        out += [(f"waiting on {name}", "wait", s) for name, s in self.waits.items()]
+        out += [(r.address, f"{r.step} {r.action}".strip() + ("" if r.ok else " (failed)"), r.seconds)
+                for r in self.slowest]
+        return out
+
+    def lines(self) -> list[str]:
+        """The plain-text table printed after the run."""
+        rows = self.rows()
+        width = max((len(w) for w, _, _ in rows), default=10)
+        kind_width = max((len(k) for _, k, _ in rows), default=5)
+        out = [f"Timings (total {self.total:.3f}s; {self.resource_count} resource steps timed):"]
+        out += [f"  {what:<{width}}  {kind:<{kind_width}}  {seconds:9.3f}s" for what, kind, seconds in rows]
+        return out
+
+
+@contextmanager
+def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] | None = None) -> Iterator[None]:
+    """Enter ``cm`` (or run the block, without one), timing the entry (or the block) as waiting on ``kind``.
+
+    With a context manager, only entering it is waiting (taking the lock); the block inside is not.
+    Without a recorder, nothing is timed.
+    """
+    if timings is None:
+        if cm is None:
+            yield
+        else:
+            with cm:
+                yield
+        return
+    if cm is None:
+        with timings.waiting(kind):
+            yield
+        return
+    with ExitStack() as stack:
+        with timings.waiting(kind):
+            stack.enter_context(cm)
+        yield
+
+
+def enabled(flag: bool, environ: dict[str, str] | None = None) -> bool:
+    """Whether to measure: ``--timings``, or ``CTL_TIMINGS`` set to a true value."""
+    import os
+
+    env = os.environ if environ is None else environ
+    return flag or env.get("CTL_TIMINGS", "").strip().lower() in ("1", "true", "yes", "on")
