@@ -100,7 +100,7 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
             out.notes.append(Note(obj.address, "", "has no resource block in the configuration"))
             continue
         file = _source_file(root_dir, module, res)
-        if file.name.endswith(".tf.json"):
+        if file.name.endswith((".tf.json", ".tf.yaml", ".tf.yml")):
             from engine.drift.adopt_json import adopt_json
 
             json_edits, json_notes = adopt_json(root_dir, module, file, changes[obj.address], obj, allow_sensitive,

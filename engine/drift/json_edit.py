@@ -29,6 +29,11 @@ class Node:
     members: dict[str, Node] = field(default_factory=dict)
     items: list[Node] = field(default_factory=list)
     kind: str = "scalar"  # "object" | "array" | "scalar"
+    # What YAML also says of a node (engine.drift.yaml_edit): written unquoted, a flow mapping, and
+    # the column of the key that holds it, so an edit keeps the file's style.
+    plain: bool = False
+    flow: bool = False
+    key_column: int = 0
 
 
 def parse(text: str) -> Node:

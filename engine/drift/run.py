@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from engine.config.model import Module
 from engine.drift.adopt import Adoption
 from engine.drift.detect import ObjectDrift, drifted_objects
@@ -93,10 +95,10 @@ def _styled(file: Path, old: str, new: str) -> str:
     from engine.fmt import format_source
     from engine.lang.hcl import parse_hcl_file
 
-    if file.name.endswith(".tf.json"):
+    if file.name.endswith((".tf.json", ".tf.yaml", ".tf.yml")):
         try:
-            json.loads(new)
-        except ValueError as exc:
+            json.loads(new) if file.name.endswith(".json") else yaml.safe_load(new)
+        except (ValueError, yaml.YAMLError) as exc:
             raise CtlError(f"Adopting the drift would leave {file.name} unreadable; nothing was written",
                            detail=str(exc), hint="Edit the values by hand; `ctl drift` lists them.") from None
         return new

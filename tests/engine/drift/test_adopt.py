@@ -128,3 +128,24 @@ def test_a_tf_json_file_is_edited_in_place_and_a_template_string_is_left_alone(r
     [note] = [n for n in adoption.notes if n.remains]
     assert note.name == 'tags["env"]' and "comes from var.env (default at main.tf.json:13)" in note.message
     assert 'reality has "dev"' in note.message
+
+
+def test_a_tf_yaml_file_keeps_its_comments_and_plain_scalars(root: Path) -> None:
+    text = textwrap.dedent("""
+        resource:
+          aws_s3_bucket:
+            logs:
+              bucket: b
+              tags:
+                team: payments # owned by payments
+                env: prod
+        """).lstrip()
+    main = root / "main.tf.yaml"
+    main.write_text(text)
+    before = {"bucket": "b", "tags": {"team": "payments", "env": "prod"}}
+    after = {"bucket": "b", "tags": {"team": "search", "env": "prod", "owner": "ops"}}
+    adoption = _adopt(root, [_change("aws_s3_bucket.logs", before, after)])
+    assert not [n for n in adoption.notes if n.remains], adoption.notes
+    _, new = adoption.files[main.resolve()]
+    assert new == text.replace("team: payments", "team: search").replace(
+        "env: prod\n", 'env: prod\n        owner: "ops"\n')
