@@ -159,6 +159,10 @@ def test_the_real_local_provider_reports_an_edited_file_gone_as_terraform_does(t
     assert res.code == 2, res
     drifted = [d for d in _json_lines(res.stdout) if d["type"] == "drift"]
     assert [(d["address"], d["action"]) for d in drifted] == [("local_file.a", "delete")]
+    adopt = project.ctl("drift", "adopt")
+    assert adopt.code == 2, adopt  # a deleted object has no value to write: it is left for apply
+    assert "local_file.a deleted outside ctl" in adopt.stdout
+    assert project.path("main.tf").read_text().count("local_file") == 2
 
 
 def _aws_project(tmp_path: Path, moto: MotoServer) -> Project:
@@ -304,3 +308,20 @@ def test_adopt_into_a_read_only_or_broken_file_is_one_error_and_changes_nothing(
     assert broken.code == 1, broken
     assert "main.tf:" in broken.stderr and "Traceback" not in broken.output
     assert main.read_text() == original + '\nresource "aws_sqs_queue" "broken" {\n  name = \n}\n'
+
+
+def test_adopt_edits_a_tf_json_file_in_place_and_the_next_plan_is_empty(
+        tmp_path: Path, moto_server_clean: MotoServer) -> None:
+    moto = moto_server_clean
+    project = Project(tmp_path)
+    text = ('{\n  "provider": {"aws": {"region": "us-east-1"}},\n  "resource": {\n    "aws_s3_bucket": {\n'
+            '      "logs": {\n        "bucket": "ctl-drift-logs",\n        "tags": {\n'
+            '          "team": "payments",\n          "env": "prod"\n        }\n      }\n    }\n  }\n}\n')
+    project.path("main.tf.json").write_text(text)
+    assert project.ctl("init", env=moto.env).code == 0
+    project.ok("apply", "--auto-approve", env=moto.env)
+    _retag(moto, {"team": "search", "env": "prod"})
+    res = project.ctl("drift", "adopt", env=moto.env)
+    assert res.code == 0, res
+    assert project.path("main.tf.json").read_text() == text.replace('"payments"', '"search"')
+    assert project.ctl("plan", "--detailed-exitcode", env=moto.env).code == 0
