@@ -1,0 +1,74 @@
+"""Ctrl-C during a ``local-exec`` command, sent to ctl alone as a supervisor or CI runner sends it.
+
+The first interrupt cancels the command as Terraform cancels its provisioners: the command's whole
+process group gets SIGTERM, so a trap runs, and ctl ends without waiting for the command's sleep.
+A command that ignores SIGTERM is killed once a second interrupt makes ctl stop waiting: it never
+outlives ctl as an orphan of init.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import Project, background, communicate, wait_until
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead: only its parent has not collected it yet
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_first_interrupt_tells_the_command_and_ctl_does_not_wait_for_it(project: Project) -> None:
+    project.write("""
+    resource "terraform_data" "a" {
+      provisioner "local-exec" {
+        command = "trap 'echo term > told; exit 3' TERM; touch started; sleep 120 & wait"
+      }
+    }
+    """)
+    with background(project.start("apply", "-auto-approve")) as proc:
+        wait_until(lambda: project.path("started").exists(), what="the provisioner to start")
+        began = time.monotonic()
+        os.kill(proc.pid, signal.SIGINT)  # ctl only, not its process group
+        res = communicate(proc, timeout=60)
+    assert time.monotonic() - began < 30, res
+    assert project.path("told").read_text() == "term\n"
+    assert res.code == 130, res
+    assert "cancelled" in res.stderr, res
+    assert "Traceback" not in res.stderr
+
+
+def test_a_command_ignoring_sigterm_does_not_outlive_ctl(project: Project) -> None:
+    project.write("""
+    resource "terraform_data" "a" {
+      provisioner "local-exec" {
+        command = "trap '' TERM; echo $$ > shell.pid; sleep 120 & echo $! > child.pid; touch started; wait"
+      }
+    }
+    """)
+    with background(project.start("apply", "-auto-approve")) as proc:
+        wait_until(lambda: project.path("started").exists(), what="the provisioner to start")
+        os.kill(proc.pid, signal.SIGINT)
+        time.sleep(2)
+        assert proc.poll() is None  # the command ignores SIGTERM: ctl still waits for it
+        os.kill(proc.pid, signal.SIGINT)
+        res = communicate(proc, timeout=60)
+    assert res.code == 130, res
+    pids = [int(project.path(name).read_text()) for name in ("shell.pid", "child.pid")]
+    wait_until(lambda: not any(_alive(pid) for pid in pids), timeout=10, what="the command to be gone")
