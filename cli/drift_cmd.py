@@ -75,9 +75,13 @@ def drift_command(
                             input_flag=False, lock=True, lock_timeout_text=lock_timeout,
                             parallelism_value=parallelism, take_lock=refresh_state)
     view = None if json_out else progress.for_terminal()
+    from cli.plan_cmd import _stop_providers_on_interrupt
+
+    restore = _stop_providers_on_interrupt()  # Ctrl-C asks the providers to stop, as plan does
     try:
         report = run_drift(run, record=refresh_state, events=view)
     finally:
+        restore()
         if view is not None:
             view.close()
     if json_out:
