@@ -28,6 +28,9 @@ _local = threading.local()
 # HCL reads ``1e3`` as one number; the grammar only knows exponents after a fraction (``1.0e3``).
 _EXPONENT_WITHOUT_FRACTION = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
 _DIGIT_THEN_E = re.compile(rb"[0-9][eE]")
+_NUL_STAND_IN = b"`"
+# Tokens whose text may hold any character, a NUL included.
+_TEXT_TOKENS = frozenset({"comment", "template_literal"})
 
 
 def _parseable(src: bytes) -> bytes:
@@ -36,7 +39,13 @@ def _parseable(src: bytes) -> bytes:
     The tree is built from these bytes, but every token's text is read from the original ``src``:
     the literal keeps its value and every position stays where it was. Inside strings, comments
     and names the substitution is one run of plain characters for another, so no structure changes.
+
+    A NUL byte, which the grammar refuses anywhere, becomes a backtick: like NUL in HCL, a
+    character allowed in strings, heredocs and comments (where Terraform keeps the NUL) and
+    nowhere else, so a NUL outside them is still a syntax error, reported at its own place.
     """
+    if b"\0" in src:
+        src = src.replace(b"\0", _NUL_STAND_IN)
     if not _DIGIT_THEN_E.search(src):  # a third of the time of the search below
         return src
     return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
@@ -173,6 +182,8 @@ class NodeReader:
     # ---- errors ----------------------------------------------------------------------------
 
     def raise_syntax_error(self, root: Node) -> None:
+        if b"\0" in self.src:
+            self._raise_at_stray_nul(root)
         bad = _first_error(root)
         node = bad or root
         if bad is not None and bad.type == "ERROR":
@@ -228,6 +239,32 @@ class NodeReader:
             token = self.text(node).strip().split("\n")[0][:40]
             summary = f'Invalid syntax: unexpected "{token}"' if token else "Invalid syntax"
         self._raise_at(node, summary, "This is not valid HCL; check for unbalanced braces, brackets or quotes.")
+
+    def _raise_at_stray_nul(self, root: Node) -> None:
+        """A NUL outside strings, heredocs and comments: Terraform's "Invalid character", at the NUL."""
+        text_spans: list[tuple[int, int]] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in _TEXT_TOKENS:
+                text_spans.append((node.start_byte, node.end_byte))
+            else:
+                stack.extend(node.children)
+        at = self.src.find(b"\0")
+        while at >= 0:
+            if not any(start <= at < end for start, end in text_spans):
+                row = self.src.count(b"\n", 0, at)
+                col = at - (self.src.rfind(b"\n", 0, at) + 1)
+                pos = self._pos((row, col), at)
+                line = self.src.split(b"\n")[row]
+                raise DiagnosticsError([Diagnostic(
+                    "error", "Invalid character",
+                    detail="A NUL character is not used within the language; it may appear only inside "
+                           "strings, heredocs and comments.",
+                    range=SourceRange(self.filename, pos, pos),
+                    snippet=line.decode("utf-8", "replace"),
+                )])
+            at = self.src.find(b"\0", at + 1)
 
     def _raise_at(self, node: Node, summary: str, detail: str, *, at_end: bool = False) -> NoReturn:
         """Raise a syntax error at ``node`` (``at_end``: just after the last character of its line)."""
