@@ -24,7 +24,7 @@ from adapters.registry import Registry
 from engine.config.loader import config_files, load_config
 from engine.config.model import Module, Resource, Variable
 from engine.config.syntax import ReleasedBody
-from engine.errors import CtlError, Diagnostics, DiagnosticsError
+from engine.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.references import forget_remembered
 from engine.lang.values import SENSITIVE, mark
@@ -134,7 +134,7 @@ def make_plan(
     root_vars = dict(walk0.root_vars)
 
     t = time.perf_counter()
-    prior, previous = apply_moved(state, root)
+    prior, previous = apply_moved(state, root, warnings)
     config_of = config_lookup(root)
     providers = Providers(registry, walk0.provider_configs, root.dir)
     try:
@@ -249,28 +249,18 @@ def _sort_key(address: str) -> tuple[Any, ...]:
     return (address.count("module."), address)
 
 
-def apply_moved(state: State, root: Module) -> tuple[State, dict[str, str]]:
-    """Rename objects as the configuration's ``moved`` blocks say; returns new -> old addresses."""
-    moves = [(path, m) for path, module in root.walk() for m in module.moved]
-    if not moves:
-        return state, {}
-    new = state.copy()
-    previous: dict[str, str] = {}
-    for path, mv in moves:
-        prefix = "".join(f"module.{p}." for p in path)
-        src, dst = prefix + mv.from_addr, prefix + mv.to_addr
-        for addr, inst in list(new.instances()):
-            text = str(addr)
-            if text == src or text.startswith(src + "["):
-                target = dst + text[len(src):]
-                if new.instance(target) is not None:
-                    continue  # already moved, or the destination exists: nothing to rename
-                res = new.resource(addr)
-                provider = res.provider if res is not None else None
-                new.remove_instance(addr)
-                new.set_instance(target, inst, provider=provider)
-                previous[target] = text
-    return new, previous
+def apply_moved(state: State, root: Module, warnings: list[Diagnostic] | None = None
+                ) -> tuple[State, dict[str, str]]:
+    """Rename objects as the configuration's ``moved`` blocks say (resources and module calls, into
+    and out of modules); returns new -> old addresses. A move blocked by an object already at its
+    destination is added to ``warnings``; a bad statement raises ``DiagnosticsError``."""
+    from engine.plan.moves import apply_moves
+
+    diags = Diagnostics()
+    moved = apply_moves(state, root, diags)
+    if warnings is not None:
+        warnings.extend(diags.items)
+    return moved
 
 
 def config_lookup(root: Module) -> ResourceLookup:
