@@ -232,32 +232,30 @@ def apply_moves(state: State, root: Module, diags: Diagnostics) -> tuple[State, 
     blocked: list[str] = []
     for s in stmts:
         cur = new if new is not None else state
-        plan: list[tuple[InstanceAddress, InstanceAddress]] = []
-        for addr, _ in cur.instances():
+        plan: list[tuple[InstanceAddress, InstanceAddress, str | None]] = []
+        for addr, inst in cur.instances(include_deposed=True):  # a deposed object moves with its instance
             target = _rename(addr, s)
             if target is not None:
-                plan.append((addr, target))
+                plan.append((addr, target, inst.deposed))
         if not plan:
             continue
-        moving = {str(a) for a, _ in plan}
-        taken = [t for _, t in plan if str(t) not in moving and cur.instance(t) is not None]
-        if taken:
+        moving = {str(a) for a, _, _ in plan}
+        if any(str(t) not in moving and cur.instance(t) is not None for _, t, _ in plan):
             blocked.append(f"  - {s.block.from_addr} could not move to {s.block.to_addr}")
             continue
         if new is None:
             new = state.copy()
-        for addr, target in plan:
-            inst = new.instance(addr)
+        for addr, target, deposed in plan:
             res = new.resource(addr)
-            if inst is None:
+            obj = new.remove_instance(addr, deposed)
+            if obj is None:
                 continue
-            provider = res.provider if res is not None else None
-            new.remove_instance(addr)
-            exists = new.resource(target) is not None
-            new.set_instance(target, inst, provider=None if exists else provider)
-            old = previous.pop(str(addr), str(addr))
-            if old != str(target):
-                previous[str(target)] = old
+            provider = res.provider if res is not None and new.resource(target) is None else None
+            new.set_instance(target, obj, provider=provider)
+            if deposed is None:
+                old = previous.pop(str(addr), str(addr))
+                if old != str(target):
+                    previous[str(target)] = old
     if blocked:
         diags.warning("Unresolved resource instance address changes",
                       detail="ctl tried to adjust resource instance addresses in the prior state based on change "
