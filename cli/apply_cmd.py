@@ -134,6 +134,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         view.close()
         timings = timings_view.report_of(run.plan.timings)
         timings_view.show(timings, ui)
+        timings_view.finish_trace(run.plan.timings, mode if mode != "normal" else "apply")
     keep_until_exit(_plan, result)
     ci_summary.after_apply(_plan, result, mode, timings)
     if result is None:

@@ -100,6 +100,7 @@ def plan_command(
         view.close()
         timings = timings_view.report_of(run.plan.timings)
         timings_view.show(timings, ui)
+        timings_view.finish_trace(run.plan.timings, "plan")
     keep_until_exit(planned)
     plan = planned.plan
     ci_summary.after_plan(plan, summary_md, timings)

@@ -40,10 +40,13 @@ TIMINGS_HELP = ("After the run, show the slowest resources and phases and the ti
 
 
 def timing_recorder(flag: bool) -> Timings | None:
-    """A recorder for the timing report when ``--timings`` or ``CTL_TIMINGS`` asks for one, else None."""
+    """The run's recorder when ``--timings``/``CTL_TIMINGS`` asks for the report or the OTEL_* variables
+    for a trace; None otherwise, and the engine measures nothing."""
     from engine.telemetry.timings import Timings, enabled
+    from engine.telemetry.tracing import wanted
 
-    return Timings() if enabled(flag) else None
+    report = enabled(flag)
+    return Timings(report_wanted=report) if report or wanted() else None
 
 
 # The default of a command's ``flags: RunFlags`` parameter, which ``shared_run_flags`` replaces.

@@ -17,7 +17,21 @@ if TYPE_CHECKING:
 
 def report_of(timings: Timings | None) -> TimingReport | None:
     """The report, taken once when the run is over (None when timings were not asked for)."""
-    return timings.report() if timings is not None else None
+    return timings.report() if timings is not None and timings.report_wanted else None
+
+
+def finish_trace(timings: Timings | None, command: str) -> None:
+    """Export the run's trace when the OTEL_* variables ask for one; a failure is one warning.
+
+    Called in a ``finally`` clause: the exception under way, if any, marks the trace as failed.
+    """
+    from engine.telemetry.tracing import finish
+
+    problem = finish(timings, command, error=sys.exc_info()[1])
+    if problem is not None:
+        from cli import output
+
+        output.warn(problem)
 
 
 def show(report: TimingReport | None, ui: Any) -> None:

@@ -157,8 +157,9 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
         let_go_of_taken_over_syntax(prep.loaded)  # nothing reads the plan's configuration view
     manager = manager_for(prep.store, prep.workspace, opts.root)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
-    with entered(timings, LOCK, locked(prep.store, prep.workspace, "OperationTypePlan", lock)):
-        with entered(timings, BACKEND):
+    with entered(timings, LOCK, locked(prep.store, prep.workspace, "OperationTypePlan", lock),
+                 "state.lock"):
+        with entered(timings, BACKEND, name="state.read"):
             state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
                                     registry=registry)
         refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
@@ -241,8 +242,9 @@ def apply_run(
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
     # starts nothing new, lets running operations finish and persists what they did.
     stop = stop or threading.Event()
-    with entered(timings, LOCK, locked(prep.store, prep.workspace, operation, opts.lock, stop=stop)):
-        with entered(timings, BACKEND):
+    with entered(timings, LOCK, locked(prep.store, prep.workspace, operation, opts.lock, stop=stop),
+                 "state.lock"):
+        with entered(timings, BACKEND, name="state.read"):
             state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
         if on_recovery is not None:
             on_recovery(rec)
@@ -282,7 +284,7 @@ def apply_run(
         _phase_done("apply", started, timings)
         prep.loaded.release()  # nothing reads the configuration again: let it go before the state's bytes exist
         started = time.perf_counter()
-        with entered(timings, BACKEND):
+        with entered(timings, BACKEND, name="state.write"):
             manager.compact(result.state)
         _phase_done("persist", started, timings)
     return plan, result

@@ -104,15 +104,17 @@ class PlanHooks(WalkHooks):
         if self.timings is None:
             return self._resource_value(inst)
         started = time.perf_counter()
-        ok = False
+        error = ""
         try:
-            value = self._resource_value(inst)
-            ok = True
-            return value
+            return self._resource_value(inst)
+        except BaseException as exc:
+            error = type(exc).__name__
+            raise
         finally:
             change = self.changes.get(inst.address)
-            self.timings.resource(inst.address, "plan", time.perf_counter() - started, ok=ok,
-                                  action="-".join(change.actions) if change is not None else "")
+            self.timings.resource(inst.address, "plan", time.perf_counter() - started, ok=not error, error=error,
+                                  action="-".join(change.actions) if change is not None else "",
+                                  provider=change.provider if change is not None else "")
 
     def _resource_value(self, inst: ResourceInstance) -> Any:
         res = inst.resource

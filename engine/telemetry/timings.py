@@ -7,9 +7,12 @@ each point; the engine already times its phases for the log (``engine.operations
 and the refresh and apply already time each resource for their progress events, so those
 measurements are recorded here, not taken again. Only the plan of each resource is timed anew.
 
-The recorder is one object per command, passed down explicitly (``RunOptions.timings``), never a
+The recorder is one object per command, passed down explicitly (``PlanOptions.timings``), never a
 global: two runs in one process (tests, a server) keep their reports apart. Worker threads record
-resources concurrently, so every write takes a lock.
+resources concurrently, so every write takes a lock. Each measurement is also kept as an interval
+(``Span``: when it started and ended), from which ``engine.telemetry.tracing`` builds the run's
+OpenTelemetry trace once the command is over: one instrumentation point per event serves both, and
+the recorder exists whenever either the report or a trace is wanted (``report`` says which).
 """
 
 from __future__ import annotations
@@ -47,6 +50,23 @@ class ResourceTiming:
     seconds: float
     action: str = ""
     ok: bool = True
+    end: float = 0.0  # perf_counter() when it ended
+    provider: str = ""  # provider["registry.terraform.io/hashicorp/random"], when known
+    error: str = ""  # the kind of failure (an exception's class), never its message: it may hold values
+
+    @property
+    def start(self) -> float:
+        return self.end - self.seconds
+
+
+@dataclass(frozen=True)
+class Span:
+    """A phase or a wait, as an interval of ``perf_counter()`` times (a trace's span)."""
+
+    name: str
+    kind: str  # "phase" or one of WAITS
+    start: float
+    end: float
 
 
 @dataclass
@@ -57,34 +77,45 @@ class Timings:
     waits: dict[str, float] = field(default_factory=lambda: dict.fromkeys(WAITS, 0.0))
     resources: list[ResourceTiming] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    report_wanted: bool = True  # False when the recorder exists only for a trace
+    spans: list[Span] = field(default_factory=list)
+    # time.time_ns() at perf_counter() == 0: turns the intervals into a trace's wall-clock times
+    epoch_offset_ns: int = field(default_factory=lambda: time.time_ns() - time.perf_counter_ns())
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def phase(self, name: str, seconds: float) -> None:
         """A phase of the run ended; a phase run twice (a plan within an apply) adds up."""
+        now = time.perf_counter()
         with self._lock:
             self.phases[name] = self.phases.get(name, 0.0) + seconds
+            self.spans.append(Span(name, "phase", now - seconds, now))
 
-    def wait(self, kind: str, seconds: float) -> None:
-        """Time spent waiting on the lock, a provider or the backend (``WAITS``)."""
+    def wait(self, kind: str, seconds: float, name: str = "") -> None:
+        """Time spent waiting on the lock, a provider or the backend (``WAITS``); ``name`` says on what
+        (``state.lock``, ``state.read``, ``state.write``)."""
+        now = time.perf_counter()
         with self._lock:
             self.waits[kind] = self.waits.get(kind, 0.0) + seconds
+            self.spans.append(Span(name or kind, kind, now - seconds, now))
 
-    def resource(self, address: str, step: str, seconds: float, *, action: str = "", ok: bool = True) -> None:
+    def resource(self, address: str, step: str, seconds: float, *, action: str = "", ok: bool = True,
+                 provider: str = "", error: str = "") -> None:
         """One resource's step. Every step is a call into the resource's provider (the built-in
         ``terraform`` one too), so its time is also time waiting on providers: summed over the
         concurrent calls, which is why that wait may exceed the run's wall time."""
         with self._lock:
-            self.resources.append(ResourceTiming(address, step, seconds, action, ok))
+            self.resources.append(ResourceTiming(address, step, seconds, action, ok, time.perf_counter(),
+                                                 provider, error))
             self.waits[PROVIDERS] = self.waits.get(PROVIDERS, 0.0) + seconds
 
     @contextmanager
-    def waiting(self, kind: str) -> Iterator[None]:
+    def waiting(self, kind: str, name: str = "") -> Iterator[None]:
         """Time the block as waiting on ``kind``, also when it raises (a lock never obtained)."""
         t = time.perf_counter()
         try:
             yield
         finally:
-            self.wait(kind, time.perf_counter() - t)
+            self.wait(kind, time.perf_counter() - t, name)
 
     def plan_phases(self, measured: dict[str, float]) -> None:
         """The planner's own phase times (``PlanResult.timings``), under the phase they belong to."""
@@ -101,8 +132,9 @@ class Timings:
             step = _STEP_OF_EVENT.get(event)
             elapsed = details.get("elapsed")
             if step is not None and isinstance(elapsed, (int, float)):
+                failed = event.endswith("_errored")
                 self.resource(address, step, float(elapsed), action=str(details.get("action") or ""),
-                              ok=not event.endswith("_errored"))
+                              ok=not failed, error="failed" if failed else "")
             if forward is not None:
                 forward(event, address, details)
         return observe
@@ -158,7 +190,8 @@ class TimingReport:
 
 
 @contextmanager
-def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] | None = None) -> Iterator[None]:
+def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] | None = None,
+            name: str = "") -> Iterator[None]:
     """Enter ``cm`` (or run the block, without one), timing the entry (or the block) as waiting on ``kind``.
 
     With a context manager, only entering it is waiting (taking the lock); the block inside is not.
@@ -172,11 +205,11 @@ def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] 
                 yield
         return
     if cm is None:
-        with timings.waiting(kind):
+        with timings.waiting(kind, name):
             yield
         return
     with ExitStack() as stack:
-        with timings.waiting(kind):
+        with timings.waiting(kind, name):
             stack.enter_context(cm)
         yield
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import REPO, Project, release_lock, take_lock
+from tests.e2e.helpers import REPO, Project, background, communicate, release_lock, take_lock
 
 MIRROR = REPO.parent / "shared" / "providers"
 
@@ -126,12 +126,190 @@ def test_the_json_ui_and_the_job_summary_carry_the_report(project: Project, tmp_
 def test_time_waiting_for_the_state_lock_is_reported(project: Project) -> None:
     project.ok("apply", "--auto-approve")
     lock_id = take_lock(project, "someone else's run")
-    releaser = threading.Timer(2.0, release_lock, args=(project, lock_id))
+    proc = project.start("plan", "--lock", "--lock-timeout", "60s", "--json", "--timings")
+    with background(proc):
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the version line: written before loading, so before the lock is tried
+        assert '"type":"version"' in first, first
+        time.sleep(2.5)
+        release_lock(project, lock_id)
+        planned = communicate(proc)
+    assert planned.code == 0, planned
+    waited = _json_timings(first + planned.stdout)["waiting"]["lock"]
+    # Loading comes between the version line and the first try, so a little less than the 2.5 s held.
+    assert 1.0 <= waited <= 2.5 + 3.0, planned
+
+
+# ---- OpenTelemetry traces -------------------------------------------------------------------------
+#
+# The collector here is a loopback OTLP/HTTP receiver the test starts: it decodes each export request
+# with OpenTelemetry's own protobuf classes, as a collector's otlpreceiver does, and keeps the raw
+# bytes too, so a test can check that no secret went over the wire.
+
+SECRET = "s3cr3t-token-value-0451"
+
+TRACED_CONFIG = CONFIG + f"""
+variable "token" {{
+  type      = string
+  sensitive = true
+  default   = "{SECRET}"
+}}
+
+resource "terraform_data" "uses_secret" {{
+  input = var.token
+}}
+"""
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_SPAN = "00f067aa0ba902b7"
+
+
+class _Collector:
+    """A loopback OTLP/HTTP trace receiver: every export request, raw and decoded into spans."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+            ExportTraceServiceResponse,
+        )
+
+        self.raw: list[bytes] = []
+        self.spans: list[dict[str, Any]] = []
+        self.services: set[str] = set()
+        collector = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if self.headers.get("Content-Encoding") == "gzip":
+                    import gzip
+
+                    body = gzip.decompress(body)
+                collector.raw.append(body)
+                request = ExportTraceServiceRequest.FromString(body)
+                for rs in request.resource_spans:
+                    for kv in rs.resource.attributes:
+                        if kv.key == "service.name":
+                            collector.services.add(kv.value.string_value)
+                    for ss in rs.scope_spans:
+                        for span in ss.spans:
+                            collector.spans.append({
+                                "name": span.name, "id": span.span_id.hex(), "parent": span.parent_span_id.hex(),
+                                "trace": span.trace_id.hex(), "status": span.status.code,
+                                "start": span.start_time_unix_nano, "end": span.end_time_unix_nano,
+                                "attrs": {kv.key: kv.value.string_value or kv.value.int_value
+                                          for kv in span.attributes}})
+                reply = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def named(self, name: str) -> list[dict[str, Any]]:
+        return [s for s in self.spans if s["name"] == name]
+
+    def parent_name(self, span: dict[str, Any]) -> str:
+        (parent,) = [s["name"] for s in self.spans if s["id"] == span["parent"]] or ["<outside>"]
+        return parent
+
+
+@pytest.fixture
+def collector() -> Any:
+    c = _Collector()
+    yield c
+    c.close()
+
+
+def _otel(collector: _Collector, **extra: str) -> dict[str, str]:
+    return {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint, "OTEL_SERVICE_NAME": "infra-pipeline", **extra}
+
+
+def test_an_apply_and_a_plan_are_each_one_trace_with_the_expected_tree(project: Project,
+                                                                       collector: _Collector) -> None:
+    project.write(TRACED_CONFIG)
+    project.ok("apply", "--auto-approve",
+               env=_otel(collector, TRACEPARENT=f"00-{TRACE_ID}-{PARENT_SPAN}-01"))
+    assert collector.services == {"infra-pipeline"}
+    (root,) = collector.named("ctl apply")
+    assert root["parent"] == PARENT_SPAN and {s["trace"] for s in collector.spans} == {TRACE_ID}
+    assert root["attrs"]["ctl.command"] == "apply"
+    children = {s["name"] for s in collector.spans if s["parent"] == root["id"]}
+    assert {"load", "state.lock", "state.read", "plan", "policy", "apply", "persist"} <= children
+    assert {collector.parent_name(s) for s in collector.named("state.write")} == {"persist"}
+    for part in ("parse", "graph", "evaluate"):
+        assert [collector.parent_name(s) for s in collector.named(part)] == ["load"]
+    assert [collector.parent_name(s) for s in collector.named("diff")] == ["plan"]
+
+    applied = {s["attrs"]["ctl.resource.address"]: s for s in collector.named("resource.apply")}
+    assert set(applied) == {"time_sleep.slow", "random_pet.name", "module.m.terraform_data.inner",
+                            "terraform_data.uses_secret"}
+    pet = applied["random_pet.name"]
+    assert collector.parent_name(pet) == "apply"
+    assert pet["attrs"]["ctl.resource.action"] == "create" and pet["attrs"]["ctl.resource.outcome"] == "ok"
+    assert "hashicorp/random" in pet["attrs"]["ctl.provider"]
+    assert applied["module.m.terraform_data.inner"]["attrs"]["ctl.module"] == "module.m"
+    slow = applied["time_sleep.slow"]
+    assert slow["end"] - slow["start"] >= 1.5e9
+    planned = collector.named("resource.plan")
+    assert {collector.parent_name(s) for s in planned} == {"diff"} and len(planned) == 4
+    assert not any(SECRET.encode() in raw for raw in collector.raw)
+
+    collector.spans.clear()
+    project.ok("plan", env=_otel(collector))
+    (root,) = collector.named("ctl plan")
+    assert root["parent"] == "" and "apply" not in {s["name"] for s in collector.spans}
+    refreshed = collector.named("resource.refresh")
+    assert len(refreshed) == 4 and {collector.parent_name(s) for s in refreshed} == {"refresh"}
+    assert [collector.parent_name(s) for s in collector.named("refresh")] == ["plan"]
+    assert not any(SECRET.encode() in raw for raw in collector.raw)
+
+
+def test_a_failed_command_is_a_trace_marked_as_failed(project: Project, collector: _Collector) -> None:
+    project.write(CONFIG + '\nresource "terraform_data" "bad" {\n  input = file("missing.txt")\n}\n')
+    failed = project.ctl("plan", env=_otel(collector))
+    assert failed.code == 1 and "Traceback" not in failed.output, failed
+    (root,) = collector.named("ctl plan")
+    assert root["status"] == 2  # STATUS_CODE_ERROR
+    assert root["attrs"]["error.type"]
+
+
+def test_an_unreachable_collector_costs_at_most_its_timeout_and_one_warning(project: Project) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     started = time.monotonic()
-    releaser.start()
-    try:
-        planned = project.ok("plan", "--lock", "--lock-timeout", "30s", "--json", "--timings")
-    finally:
-        releaser.join()
-    waited = _json_timings(planned.stdout)["waiting"]["lock"]
-    assert 1.5 <= waited <= time.monotonic() - started, planned
+    project.ok("plan")
+    baseline = time.monotonic() - started
+    started = time.monotonic()
+    planned = project.ok("plan", env={"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+                                      "OTEL_EXPORTER_OTLP_TIMEOUT": "2"})
+    took = time.monotonic() - started
+    assert took < baseline + 2 + 3, (took, baseline)
+    warnings = [line for line in planned.stderr.splitlines() if "trace" in line.lower()]
+    assert len(warnings) == 1 and f"127.0.0.1:{port}" in warnings[0], planned
+
+
+def test_with_tracing_off_the_sdk_is_not_even_imported(project: Project) -> None:
+    quiet = project.ok("plan", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert "opentelemetry.sdk" not in quiet.stderr
+    traced = project.ok("plan", env={"PYTHONPROFILEIMPORTTIME": "1", "OTEL_TRACES_EXPORTER": "console"})
+    assert "opentelemetry.sdk" in traced.stderr
+    version = project.ok("--version", env={"PYTHONPROFILEIMPORTTIME": "1", "OTEL_TRACES_EXPORTER": "otlp"})
+    assert "opentelemetry" not in version.stderr
