@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.config.decode import MODULE_META
+from engine.config.language import MODULE_META
 from engine.config.model import Module, ModuleCall, Resource, Variable
 from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize

@@ -6,6 +6,17 @@ only the parse of a single file stops at its first syntax error.
 
 from __future__ import annotations
 
+from engine.config.language import (
+    DATA_META_BLOCKS,
+    FILE_SCHEMA,
+    LABELS,
+    MANAGED_ONLY,
+    META_BLOCKS,
+    MODULE_META,
+    REQUIRED_PROVIDER_KEYS,
+    RESOURCE_META,
+)
+from engine.config.literals import required_provider_entry, text_column, traversal_text, unwrap
 from engine.config.model import (
     Backend,
     Check,
@@ -26,94 +37,12 @@ from engine.config.model import (
 )
 from engine.config.names import DYNAMIC, NameCheck, is_structured
 from engine.config.provisioners import CONNECTION, decode_provisioners
-from engine.config.syntax import Attribute, Block, BlockSchema, Body
+from engine.config.syntax import Attribute, Block, Body
 from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.eval import _did_you_mean
 from engine.lang.hcl import parse_expression
 from engine.positions import Located, as_range
-
-
-def _closed(attributes: tuple[str, ...] = (), blocks: dict[str, tuple[int, BlockSchema]] | None = None,
-            literal: frozenset[str] = frozenset()) -> BlockSchema:
-    """The schema of a block of the language itself: every argument and nested block it takes."""
-    return BlockSchema(blocks=blocks or {}, literal_attributes=literal, attributes=frozenset(attributes),
-                       other_blocks=False)
-
-
-_OPEN = BlockSchema()  # a body whose names are not the language's (a backend's, a provider's)
-_CONDITION = _closed(("condition", "error_message"))
-# ``enabled`` and ``destroy`` are OpenTofu's; they are recognised so that ctl can say it does not
-# act on them rather than call them misspelt.
-_LIFECYCLE = _closed(
-    ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by", "enabled", "destroy"),
-    {"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)},
-)
-_MANAGED_ONLY = frozenset({"create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by",
-                           "destroy"})
-# A resource's arguments and nested blocks are its provider's (checked against the provider's
-# schema); only the meta-blocks are the language's. Connection blocks are checked only where a
-# provisioner uses them, as Terraform does.
-_RESOURCE = BlockSchema(
-    blocks={
-        "lifecycle": (0, _LIFECYCLE),
-        "provisioner": (1, BlockSchema(blocks={"connection": (0, _OPEN)})),
-        "connection": (0, _OPEN),
-    }
-)
-_DATA = BlockSchema(blocks={"lifecycle": (0, _LIFECYCLE)})  # the managed-only arguments: see _lifecycle
-_VARIABLE = _closed(
-    ("description", "default", "type", "sensitive", "nullable", "ephemeral", "const", "deprecated"),
-    {"validation": (0, _CONDITION)},
-    literal=frozenset({"default"}),
-)
-# ``postcondition`` is named so that it is refused as OpenTofu refuses it, not as a misspelling.
-_OUTPUT = _closed(("description", "value", "depends_on", "sensitive", "ephemeral", "deprecated"),
-                  {"precondition": (0, _CONDITION), "postcondition": (0, _CONDITION)})
-_TERRAFORM = _closed(
-    ("required_version", "experiments", "language"),
-    {
-        "backend": (1, _OPEN),
-        "cloud": (0, _OPEN),
-        "required_providers": (0, _OPEN),
-        "provider_meta": (1, _OPEN),
-        "encryption": (0, _OPEN),
-    },
-)
-_MODULE = BlockSchema(blocks={"lifecycle": (0, _closed(("enabled",)))}, other_blocks=False)
-_REMOVED = _closed(("from",), {"lifecycle": (0, _closed(("destroy",))), "provisioner": (1, _OPEN)})
-
-#: What the JSON and YAML readers need to know about top-level blocks, and which names each
-#: block of the language takes (``engine.config.names``).
-FILE_SCHEMA = BlockSchema(
-    blocks={
-        "terraform": (0, _TERRAFORM),
-        "provider": (1, _OPEN),
-        "variable": (1, _VARIABLE),
-        "locals": (0, _OPEN),
-        "output": (1, _OUTPUT),
-        "resource": (2, _RESOURCE),
-        "data": (2, _DATA),
-        "ephemeral": (2, _OPEN),
-        "required_providers": (0, _OPEN),  # misplaced: refused with where it belongs
-        "module": (1, _MODULE),
-        "moved": (0, _closed(("from", "to"))),
-        "check": (1, _closed((), {"assert": (0, _CONDITION), "data": (2, _DATA)})),
-        "import": (0, _closed(("to", "id", "provider", "for_each", "identity"))),
-        "removed": (0, _REMOVED),
-        # OpenTofu's: which language edition and OpenTofu versions a module is written for; nothing
-        # ctl acts on, but refusing it would refuse a module OpenTofu accepts.
-        "language": (0, _closed(("edition", "experiments"), {"compatible_with": (0, _OPEN)})),
-    }
-)
-
-_REQUIRED_PROVIDER_KEYS = frozenset({"source", "version", "configuration_aliases"})
-_RESOURCE_META = frozenset({"count", "for_each", "provider", "depends_on"})
-_META_BLOCKS = frozenset({"lifecycle", "provisioner", "connection"})
-_DATA_META_BLOCKS = frozenset({"lifecycle"})
-_MODULE_META = frozenset({"source", "version", "count", "for_each", "depends_on", "providers"})
-MODULE_META = _MODULE_META  # a module call's own arguments, beside its child's variables
-_LABELS = {"ephemeral": 2, "provider": 1, "variable": 1, "output": 1, "resource": 2, "data": 2, "module": 1, "check": 1}
 
 
 class ModuleDecoder:
@@ -139,8 +68,8 @@ class ModuleDecoder:
                 range=attr.name_rng,
             )
         for block in body.blocks:
-            want = _LABELS.get(block.type, 0)
-            if block.type in _LABELS and len(block.labels) != want:
+            want = LABELS.get(block.type, 0)
+            if block.type in LABELS and len(block.labels) != want:
                 self.diags.error(
                     f'A "{block.type}" block needs {want} label{"s" if want > 1 else ""}, found {len(block.labels)}',
                     range=block.rng,
@@ -206,25 +135,25 @@ class ModuleDecoder:
         self.diags.error(f"{what} is not supported by ctl", hint=hint, range=rng)
 
     def _required_provider(self, name: str, attr: Attribute) -> RequiredProvider:
-        expr = _unwrap(attr.expr)
+        expr = unwrap(attr.expr)
         if isinstance(expr, ast.ObjectCons):
             for item in expr.items:
-                key = _unwrap(item.key)
-                text = key.value if isinstance(key, ast.Literal) else _traversal_text(key)
-                if text not in _REQUIRED_PROVIDER_KEYS:
+                key = unwrap(item.key)
+                text = key.value if isinstance(key, ast.Literal) else traversal_text(key)
+                if text not in REQUIRED_PROVIDER_KEYS:
                     self.diags.error(
                         "Invalid required_providers object",
                         detail=('required_providers objects can only contain "version", "source" and '
                                 '"configuration_aliases" attributes. To configure a provider, use a "provider" '
-                                "block. " + _did_you_mean(str(text), _REQUIRED_PROVIDER_KEYS)).strip(),
+                                "block. " + _did_you_mean(str(text), REQUIRED_PROVIDER_KEYS)).strip(),
                         range=key.rng)
-        return _required_provider(name, attr)
+        return required_provider_entry(name, attr)
 
     def _constant(self, attr: Attribute | None, kind: type, what: str) -> object:
         """A literal value of an argument that must not be an expression (``sensitive = true``)."""
         if attr is None:
             return None
-        expr = _unwrap(attr.expr)
+        expr = unwrap(attr.expr)
         if isinstance(expr, ast.Literal) and isinstance(expr.value, kind):
             return expr.value
         self.diags.error(f"{what} must be a literal {kind.__name__ if kind is not str else 'string'}", range=attr.expr.rng)
@@ -295,10 +224,10 @@ class ModuleDecoder:
         if type_attr is not None:
             type_expr = type_attr.expr
             if isinstance(type_expr, ast.TemplateWrap):
-                type_expr = _unwrap(type_expr)  # "${map(string)}": python-hcl2 wraps every expression
+                type_expr = unwrap(type_expr)  # "${map(string)}": python-hcl2 wraps every expression
             if isinstance(type_expr, ast.Literal) and isinstance(type_expr.value, str):
                 r = type_expr.rng
-                type_expr = parse_expression(type_expr.value, r.filename, r.start.line, _text_column(type_expr))
+                type_expr = parse_expression(type_expr.value, r.filename, r.start.line, text_column(type_expr))
             try:
                 var.type = parse_variable_type(type_expr)
             except CtlError as err:
@@ -352,10 +281,10 @@ class ModuleDecoder:
         body = block.body
         self._report_duplicate_attributes(body)
         # Most resources have arguments only: their body is their arguments as it is, not a copy.
-        plain = not body.blocks and body.attributes.keys().isdisjoint(_RESOURCE_META)
-        meta_blocks = _META_BLOCKS if mode == "managed" else _DATA_META_BLOCKS
+        plain = not body.blocks and body.attributes.keys().isdisjoint(RESOURCE_META)
+        meta_blocks = META_BLOCKS if mode == "managed" else DATA_META_BLOCKS
         args = body if plain else Body(
-            {k: v for k, v in body.attributes.items() if k not in _RESOURCE_META},
+            {k: v for k, v in body.attributes.items() if k not in RESOURCE_META},
             [b for b in body.blocks if b.type not in meta_blocks],
             body._rng,  # as kept, not a SourceRange built for it
             body.duplicates,
@@ -415,7 +344,7 @@ class ModuleDecoder:
         if not isinstance(source, str):
             return
         call = ModuleCall(name, source, block.rng, source_attr.expr.rng)
-        call.inputs = {k: v for k, v in body.attributes.items() if k not in _MODULE_META}
+        call.inputs = {k: v for k, v in body.attributes.items() if k not in MODULE_META}
         call.count = body.attr("count")
         call.for_each = body.attr("for_each")
         call.depends_on = self._traversal_list(body.attr("depends_on"))
@@ -427,8 +356,8 @@ class ModuleDecoder:
         providers = body.attr("providers")
         if providers is not None and isinstance(providers.expr, ast.ObjectCons):
             for item in providers.expr.items:
-                key = _traversal_text(item.key)
-                val = _traversal_text(item.value)
+                key = traversal_text(item.key)
+                val = traversal_text(item.value)
                 if key and val:
                     call.providers[key] = val
         if self._claim(f"module call:{name}", "module call", block.rng):
@@ -439,7 +368,7 @@ class ModuleDecoder:
         if frm is None or to is None:
             self.diags.error('A "moved" block needs "from" and "to"', range=block.rng)
             return
-        from_text, to_text = _traversal_text(frm.expr), _traversal_text(to.expr)
+        from_text, to_text = traversal_text(frm.expr), traversal_text(to.expr)
         if not from_text or not to_text:
             self.diags.error('"from" and "to" must be resource addresses', range=block.rng)
             return
@@ -468,7 +397,7 @@ class ModuleDecoder:
         if identity is not None:
             self._not_supported(identity.name_rng, 'Importing by "identity"', 'Name the object with "id".')
             return
-        text = _traversal_text(to.expr) if to is not None else None
+        text = traversal_text(to.expr) if to is not None else None
         if to is None or id_ is None or not text:
             self.diags.error('An "import" block needs "to" (a resource instance address) and "id"',
                              range=block.rng, hint='For example: import {\n  to = aws_s3_bucket.logs\n  id = "logs"\n}')
@@ -477,7 +406,7 @@ class ModuleDecoder:
 
     def _block_removed(self, block: Block) -> None:
         frm = block.body.attr("from")
-        text = _traversal_text(frm.expr) if frm is not None else None
+        text = traversal_text(frm.expr) if frm is not None else None
         if frm is None or not text:
             self.diags.error('A "removed" block needs "from": the address of a resource or module',
                              range=block.rng)
@@ -500,7 +429,7 @@ class ModuleDecoder:
     def _lifecycle(self, block: Block, mode: str = "managed") -> Lifecycle:
         body = block.body
         if mode == "data":
-            for name in _MANAGED_ONLY.intersection(body.attributes):
+            for name in MANAGED_ONLY.intersection(body.attributes):
                 self.diags.error(
                     "Invalid data resource lifecycle argument",
                     detail=f'The lifecycle argument "{name}" is defined only for managed resources '
@@ -521,11 +450,11 @@ class ModuleDecoder:
         ignore_changes: tuple[str, ...] | str = ()
         ignore = body.attr("ignore_changes")
         if ignore is not None:
-            expr = _unwrap(ignore.expr)
+            expr = unwrap(ignore.expr)
             if (isinstance(expr, ast.ScopeTraversal) and expr.root == "all" and not expr.steps) or (isinstance(expr, ast.Literal) and expr.value == "all"):
                 ignore_changes = "all"
             else:
-                ignore_changes = tuple(t for t in (_traversal_text(e) for e in self._traversal_list(ignore)) if t)
+                ignore_changes = tuple(t for t in (traversal_text(e) for e in self._traversal_list(ignore)) if t)
         return Lifecycle(
             create_before_destroy,
             prevent_destroy,
@@ -539,16 +468,16 @@ class ModuleDecoder:
         """``[aws_s3_bucket.a, module.x]`` (HCL) or ``["aws_s3_bucket.a"]`` (JSON) as traversals."""
         if attr is None:
             return []
-        expr = _unwrap(attr.expr)
+        expr = unwrap(attr.expr)
         if not isinstance(expr, ast.TupleCons):
             self.diags.error(f'"{attr.name}" must be a list of references', range=attr.expr.rng)
             return []
         out: list[ast.Expr] = []
         for item in expr.items:
-            item = _unwrap(item)
+            item = unwrap(item)
             if isinstance(item, ast.Literal) and isinstance(item.value, str):
                 r = item.rng
-                item = parse_expression(item.value, r.filename, r.start.line, _text_column(item))
+                item = parse_expression(item.value, r.filename, r.start.line, text_column(item))
             if not isinstance(item, ast.ScopeTraversal | ast.RelativeTraversal):
                 self.diags.error(f'"{attr.name}" entries must be references', range=item.rng)
                 continue
@@ -556,70 +485,13 @@ class ModuleDecoder:
         return out
 
     def _provider_ref(self, attr: Attribute) -> tuple[str, str | None] | None:
-        expr = _unwrap(attr.expr)
+        expr = unwrap(attr.expr)
         if isinstance(expr, ast.Literal) and isinstance(expr.value, str):
             r = expr.rng
-            expr = parse_expression(expr.value, r.filename, r.start.line, _text_column(expr))
-        text = _traversal_text(expr)
+            expr = parse_expression(expr.value, r.filename, r.start.line, text_column(expr))
+        text = traversal_text(expr)
         if not text:
             self.diags.error('"provider" must be a provider reference such as aws.west', range=attr.expr.rng)
             return None
         name, _, alias = text.partition(".")
         return name, alias or None
-
-
-def _text_column(lit: ast.Literal) -> int:
-    """The column where a string literal's text starts: after the quote of an HCL string.
-
-    An HCL string's range covers its quotes; a JSON/YAML string's range already starts at its text.
-    """
-    r = lit.rng
-    quoted = r.start.line == r.end.line and r.end.column - r.start.column == len(str(lit.value)) + 2
-    return r.start.column + 1 if quoted else r.start.column
-
-
-def _unwrap(expr: ast.Expr) -> ast.Expr:
-    while isinstance(expr, ast.TemplateWrap | ast.Parens):
-        expr = expr.inner
-    return expr
-
-
-def _traversal_text(expr: ast.Expr) -> str | None:
-    """``aws_s3_bucket.a[0]`` as text, for references used as names rather than values."""
-    expr = _unwrap(expr)
-    if isinstance(expr, ast.Literal) and isinstance(expr.value, str):
-        return expr.value
-    if not isinstance(expr, ast.ScopeTraversal):
-        return None
-    out = expr.root
-    for step in expr.steps:
-        if isinstance(step, ast.AttrStep):
-            out += "." + step.name
-        elif isinstance(step, ast.SplatStep):
-            return None
-        else:
-            key = _unwrap(step.key)
-            if not isinstance(key, ast.Literal):
-                return None
-            out += f'["{key.value}"]' if isinstance(key.value, str) else f"[{key.value}]"
-    return out
-
-
-def _required_provider(name: str, attr: Attribute) -> RequiredProvider:
-    expr = _unwrap(attr.expr)
-    source, version = f"hashicorp/{name}", ""
-    if isinstance(expr, ast.Literal) and isinstance(expr.value, str):
-        version = expr.value
-    elif isinstance(expr, ast.ObjectCons):
-        for item in expr.items:
-            key, val = _unwrap(item.key), _unwrap(item.value)
-            if isinstance(key, ast.Literal) and isinstance(val, ast.Literal):
-                if key.value == "source":
-                    source = str(val.value)
-                elif key.value == "version":
-                    version = str(val.value)
-    return RequiredProvider(name, source, version, attr.rng)
-
-
-traversal_text = _traversal_text
-unwrap = _unwrap

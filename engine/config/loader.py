@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from engine.config.decode import FILE_SCHEMA, ModuleDecoder
+from engine.config.decode import ModuleDecoder
+from engine.config.language import FILE_SCHEMA
 from engine.config.model import Module
 from engine.config.parse_ahead import ParseAhead
 from engine.config.parse_cache import ParseCache

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config.decode import traversal_text
+from engine.config.literals import traversal_text
 from engine.config.loader import load_config
 from engine.config.model import Module
 from engine.errors import Diagnostics

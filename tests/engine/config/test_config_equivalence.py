@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.config.decode import traversal_text
+from engine.config.literals import traversal_text
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.values import deep_unmark, is_marked
 from engine.validate import Loaded, load_and_evaluate

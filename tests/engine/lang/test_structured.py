@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.config.decode import FILE_SCHEMA
+from engine.config.language import FILE_SCHEMA
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Block, Body
 from engine.errors import DiagnosticsError
