@@ -21,7 +21,7 @@ Contracts every resource type keeps (the shared contract suite in ``tests/adapte
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,8 +198,9 @@ class Provider:
 
     name: str  # local name, e.g. "aws"; resource types are prefixed "<name>_"
     source: str  # e.g. "registry.terraform.io/hashicorp/aws" (written into state as Terraform does)
-    resources: dict[str, ResourceType] = field(default_factory=dict)
-    data_sources: dict[str, ResourceType] = field(default_factory=dict)
+    # Read-only to the engine: a plugin builds its types on first lookup (adapters/plugin/bridge.py).
+    resources: Mapping[str, ResourceType] = field(default_factory=dict)
+    data_sources: Mapping[str, ResourceType] = field(default_factory=dict)
     config_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     def configure(self, config: dict[str, Any], workdir: Path) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Mapping
 from typing import ClassVar
 
 from adapters.base import Provider, ResourceType
@@ -34,7 +35,9 @@ class Registry:
 
     def __init__(self) -> None:
         self._providers: dict[str, Provider] = {}
-        self._types: dict[tuple[str, str], ResourceType] = {}
+        # (mode, type name) -> the provider's types of that mode, which builds the type when asked
+        # (a plugin's thousands of types are built only when a configuration uses them).
+        self._types: dict[tuple[str, str], Mapping[str, ResourceType]] = {}
         self.problems: list[str] = []  # why plug-ins were skipped, one line each
 
     @classmethod
@@ -91,10 +94,10 @@ class Registry:
         if old is not None:
             self._types = {k: v for k, v in self._types.items() if not _owned_by(old, k)}
         self._providers[provider.name] = provider
-        for name, rt in provider.resources.items():
-            self._types[("managed", name)] = rt
-        for name, rt in provider.data_sources.items():
-            self._types[("data", name)] = rt
+        for name in provider.resources:
+            self._types[("managed", name)] = provider.resources
+        for name in provider.data_sources:
+            self._types[("data", name)] = provider.data_sources
 
     def provider(self, name: str) -> Provider | None:
         """The provider registered under a local name (``"aws"``), or None."""
@@ -102,7 +105,8 @@ class Registry:
 
     def resource_type(self, type_name: str, mode: str = "managed") -> ResourceType | None:
         """The resource type (``mode="managed"``) or data source (``mode="data"``), or None."""
-        return self._types.get((mode, type_name))
+        types = self._types.get((mode, type_name))
+        return None if types is None else types[type_name]
 
     def provider_for_type(self, type_name: str) -> str:
         """Terraform's implied provider of a type: the prefix before the first ``_``.

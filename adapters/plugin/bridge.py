@@ -11,10 +11,12 @@ ImportResourceState then ReadResource, a data source is ReadDataSource.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Provider
+from adapters.base import Provider, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
@@ -70,8 +72,43 @@ def provider_from_spec(spec: PluginSpec) -> PluginProvider:
     provider.spec = spec
     provider.provider_schema = provider_schema
     provider.functions = ProviderFunctions(spec)
-    for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas")):
-        target = provider.resources if mode == "managed" else provider.data_sources
-        for type_name, schema_doc in sorted((doc.get(key) or {}).items()):
-            target[type_name] = PluginResourceType.build(type_name, mode, schema_from_json(schema_doc))
+    provider.resources = BuiltOnUse("managed", doc.get("resource_schemas") or {})
+    provider.data_sources = BuiltOnUse("data", doc.get("data_source_schemas") or {})
     return provider
+
+
+class BuiltOnUse(Mapping[str, ResourceType]):
+    """A provider's resource types (or data sources) by name, each built from its schema the first
+    time it is looked up.
+
+    A large provider describes thousands of types and a configuration uses a handful; building them
+    all (schema, value type, argument checks) was most of every command's start with such a
+    provider. Names and iteration come from the recorded schema without building anything; a type
+    is built at most once, also when walker threads look it up together.
+    """
+
+    def __init__(self, mode: str, schemas: dict[str, Any]) -> None:
+        self._mode = mode
+        self._schemas = schemas
+        self._built: dict[str, ResourceType] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> ResourceType:
+        built = self._built.get(name)
+        if built is not None:
+            return built
+        schema_doc = self._schemas[name]  # KeyError for a name the provider does not have
+        with self._lock:
+            built = self._built.get(name)
+            if built is None:
+                built = self._built[name] = PluginResourceType.build(name, self._mode, schema_from_json(schema_doc))
+        return built
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._schemas
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._schemas))
+
+    def __len__(self) -> int:
+        return len(self._schemas)

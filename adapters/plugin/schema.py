@@ -103,25 +103,28 @@ def implied_type(block: Block) -> CtyType:
     hit = _IMPLIED.get(id(block))
     if hit is not None and hit[0] is block:
         return hit[1]
-    ty = without_optional_attributes(_block_type(block))
+    ty = without_optional_attributes(_block_type(block)[0])
     _IMPLIED[id(block)] = (block, ty)
     return ty
 
 
-def _block_type(block: Block) -> ObjectType:
+def _block_type(block: Block) -> tuple[ObjectType, bool]:
+    """The block's object type, and whether ``dynamic`` appears anywhere in it: worked out once per
+    block on the way up, so a deep schema is walked once, not once per level of nesting."""
     attrs: dict[str, CtyType] = {a.name: attribute_type(a) for a in block.attributes}
+    dynamic = any(has_dynamic(t) for t in attrs.values())
     for nested in block.block_types:
         if nested.type_name in attrs:
             continue  # an attribute and a block of one name: invalid schema, the attribute wins
-        inner = _block_type(nested.block)
+        inner, inner_dynamic = _block_type(nested.block)
+        dynamic = dynamic or inner_dynamic
         if nested.nesting in (SINGLE, GROUP):
             attrs[nested.type_name] = inner
         elif nested.nesting == SET:
             attrs[nested.type_name] = Collection("set", inner)
         elif nested.nesting in (LIST, MAP):
-            dynamic = has_dynamic(inner)
-            attrs[nested.type_name] = DYNAMIC if dynamic else Collection(nested.nesting, inner)
-    return ObjectType(attrs)
+            attrs[nested.type_name] = DYNAMIC if inner_dynamic else Collection(nested.nesting, inner)
+    return ObjectType(attrs), dynamic
 
 
 def attribute_type(attribute: Attribute) -> CtyType:
