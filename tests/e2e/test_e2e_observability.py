@@ -4,6 +4,10 @@ The configuration has a resource that is slow on purpose (``time_sleep``), one o
 ``random`` provider served as a plugin from ``../shared/providers``, and a module: the slow resource
 must head the table, every resource must be in it, the waits must be there, and the same report
 must reach the JSON UI and the GitHub job summary. Without the option, nothing of it appears.
+
+The traces of the same runs are checked twice: against a loopback OTLP/HTTP receiver in this file
+(quick, and it sees the raw request bytes), and against the OpenTelemetry Collector's own OTLP
+receiver built from the Go module proxy (``tests/otel_collector.py``), over HTTP and gRPC.
 """
 
 from __future__ import annotations
@@ -313,3 +317,37 @@ def test_with_tracing_off_the_sdk_is_not_even_imported(project: Project) -> None
     assert "opentelemetry.sdk" in traced.stderr
     version = project.ok("--version", env={"PYTHONPROFILEIMPORTTIME": "1", "OTEL_TRACES_EXPORTER": "otlp"})
     assert "opentelemetry" not in version.stderr
+
+
+# ---- the same, received by the OpenTelemetry Collector's own OTLP receiver ------------------------
+
+
+@pytest.mark.parametrize("protocol", ["http/protobuf", "grpc"])
+def test_the_collector_receives_the_span_tree_of_an_apply(project: Project, tmp_path: Path, protocol: str) -> None:
+    from tests.otel_collector import running
+
+    project.write(TRACED_CONFIG)
+    with running(tmp_path) as collector:
+        endpoint = collector.http_endpoint if protocol == "http/protobuf" else collector.grpc_endpoint
+        project.ok("apply", "--auto-approve",
+                   env={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+                        "OTEL_SERVICE_NAME": "infra-pipeline", "TRACEPARENT": f"00-{TRACE_ID}-{PARENT_SPAN}-01"})
+        spans = collector.wait_for("ctl apply")
+    by_id = {s["id"]: s for s in spans}
+
+    def parent(span: dict[str, Any]) -> str:
+        return by_id[span["parent"]]["name"] if span["parent"] in by_id else span["parent"]
+
+    (root,) = [s for s in spans if s["name"] == "ctl apply"]
+    assert parent(root) == PARENT_SPAN and {s["trace"] for s in spans} == {TRACE_ID}
+    assert {s["service"] for s in spans} == {"infra-pipeline"}
+    assert {s["name"] for s in spans if s["parent"] == root["id"]} >= \
+        {"load", "state.lock", "state.read", "plan", "policy", "apply", "persist"}
+    applied = {s["attrs"]["ctl.resource.address"]: s for s in spans if s["name"] == "resource.apply"}
+    assert {parent(s) for s in applied.values()} == {"apply"}
+    pet = applied["random_pet.name"]["attrs"]
+    assert (pet["ctl.resource.action"], pet["ctl.resource.outcome"]) == ("create", "ok")
+    assert "hashicorp/random" in pet["ctl.provider"]
+    assert applied["module.m.terraform_data.inner"]["attrs"]["ctl.module"] == "module.m"
+    assert {parent(s) for s in spans if s["name"] == "resource.plan"} == {"diff"}
+    assert not any(SECRET in line for line in collector.raw)
