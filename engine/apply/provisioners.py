@@ -52,11 +52,14 @@ class _Running:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._groups: dict[int, bool] = {}  # process group -> cancelled
-        atexit.register(self.kill_all)
 
     def add(self, pid: int) -> None:
         with self._lock:
             self._groups[pid] = False
+        # Registered again at each start, so it is the last registered and runs first at exit, before
+        # any exit handler that waits (for a provider's calls to settle) while the command runs on.
+        atexit.unregister(self.kill_all)
+        atexit.register(self.kill_all)
 
     def remove(self, pid: int) -> bool:
         """Forget a command that ended; whether it was cancelled."""
