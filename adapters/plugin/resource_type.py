@@ -100,7 +100,9 @@ class PluginResourceType(ResourceType):
         session = self._session(ctx)
         shaped, config = self._config(ctx, planned)
         if self.mode == "data":
-            self._check(ctx, session.client.validate_data_resource_config(self.name, config))
+            # A read that waits for apply: its provider checks the configuration then, once it is
+            # known (``read``), as Terraform's does; checked now, a value not known yet can make a
+            # conflict between arguments look certain.
             return _unknown_computed(self.block, shaped)
         self._check(ctx, session.client.validate_resource_config(self.name, config))
         prior_bytes = None if prior is None else self._encode(prior)

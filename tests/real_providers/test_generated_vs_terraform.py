@@ -111,8 +111,6 @@ resource "random_string" "none" {
     assert outcome.agree, "\n".join(outcome.differences)
 
 
-@pytest.mark.xfail(strict=True, reason="ctl asks the provider to validate a data source whose read waits "
-                   "for apply with the values known at plan; Terraform 1.0.3 and OpenTofu do not, and plan")
 def test_a_data_source_read_at_apply_is_not_refused_at_plan(planner: Planner) -> None:
     outcome = _plan_both(planner, '''
 data "archive_file" "later" {
