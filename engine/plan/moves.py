@@ -64,15 +64,15 @@ def _end(text: str, prefix: ModulePath) -> _End:
 
 
 def _where(block: Moved) -> str:
-    rng = block.rng
-    return f"{rng.filename}:{rng.start.line},{rng.start.column}"
+    return _at(block.rng)
 
 
 def statements(root: Module) -> list[_Statement]:
     """Every ``moved`` block of the configuration, checked; raises ``DiagnosticsError`` on bad ones."""
     diags = Diagnostics()
     out: list[_Statement] = []
-    for path, module in root.walk():
+    modules = dict(root.walk())
+    for path, module in modules.items():
         prefix: ModulePath = tuple((name, None) for name in path)
         for block in module.moved:
             try:
@@ -92,7 +92,7 @@ def statements(root: Module) -> list[_Statement]:
                 continue
             every = src.key is None and dst.key is None
             stmt = _Statement(src, dst, every, len(path), block, _where(block))
-            still = _declared(module, block.from_addr, src, every)
+            still = _declared(modules, src, every)
             if still is not None:
                 kind, rng = still
                 diags.error("Moved object still exists", range=block.rng,
@@ -112,29 +112,34 @@ def statements(root: Module) -> list[_Statement]:
     return _ordered(out)
 
 
-def _declared(module: Module, text: str, src: _End, every: bool) -> tuple[str, SourceRange] | None:
-    """Where the source of a move is still declared in the same module, if it is."""
-    relative_steps = src.module
+def _declared(modules: dict[tuple[str, ...], Module], src: _End, every: bool) -> tuple[str, str] | None:
+    """Where the source of a move is still declared in the configuration, if it is (Terraform's
+    "Moved object still exists"), as ``("module call" | "resource", "file:line,col")``."""
+    steps = src.module if src.resource is not None else src.module[:-1]
+    parent: tuple[str, ...] = ()
+    for name, key in steps:
+        call = modules[parent].module_calls.get(name) if parent in modules else None
+        if call is None or (key is None) != (call.count is None and call.for_each is None):
+            return None
+        parent = (*parent, name)
+    found = modules.get(parent)
+    if found is None:
+        return None
     if src.resource is None:
-        name = relative_steps[-1][0]
-        # only a call declared in the declaring module itself (the source's own parent)
-        if text.count("module.") != 1:
-            return None
-        call = module.module_calls.get(name)
-        if call is None:
-            return None
-        if every or (src.key is None and call.count is None and call.for_each is None):
-            return "module call", call.rng
+        name = src.module[-1][0]
+        call = found.module_calls.get(name)
+        if call is not None and (every or (src.key is None and call.count is None and call.for_each is None)):
+            return "module call", _at(call.rng)
         return None
-    if text.count("module.") != 0:
-        return None
-    mode, type_, name = src.resource
-    res = module.resources.get(f"{'data.' if mode == 'data' else ''}{type_}.{name}")
-    if res is None:
-        return None
-    if every or (src.key is None and res.count is None and res.for_each is None):
-        return "resource", res.rng
+    mode, type_, rname = src.resource
+    res = found.resources.get(f"{'data.' if mode == 'data' else ''}{type_}.{rname}")
+    if res is not None and (every or (src.key is None and res.count is None and res.for_each is None)):
+        return "resource", _at(res.rng)
     return None
+
+
+def _at(rng: SourceRange) -> str:
+    return f"{rng.filename}:{rng.start.line},{rng.start.column}"
 
 
 def _node(end: _End, every: bool) -> tuple[object, ...]:
