@@ -256,3 +256,24 @@ def test_terraform_1_0_3_has_no_moved_blocks(tmp_path: Path) -> None:
                           timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0
     assert 'Blocks of type "moved" are not expected here' in proc.stdout + proc.stderr
+
+
+def test_removed_without_lifecycle_destroys_as_terraform_documents(tofu: Path, tmp_path: Path) -> None:
+    """Terraform's documented default for ``removed`` is ``destroy = true``; OpenTofu 1.12 forgets
+    instead (with a warning). ctl follows Terraform: the reference is run to show the difference is
+    OpenTofu's, and that both agree once ``lifecycle { destroy = false }`` is written."""
+    before = 'resource "terraform_data" "g" {\n  input = "g"\n}\n'
+    bare = 'removed {\n  from = terraform_data.g\n}\n'
+    kept = 'removed {\n  from = terraform_data.g\n  lifecycle {\n    destroy = false\n  }\n}\n'
+    for name, after, ctl_action in (("bare", bare, ("delete",)), ("kept", kept, ("forget",))):
+        ref, got = _tofu(tofu, tmp_path / f"tofu-{name}"), _ctl(tmp_path / f"ctl-{name}")
+        planned: dict[str, tuple[str, ...]] = {}
+        for tool in (ref, got):
+            _first(tool, before, after)
+            tool.run("plan", "-input=false", "-no-color", "-out=tfplan")
+            shown = tool.run("show", "-json", "tfplan").stdout
+            (address, actions, _), = _changes(json.loads(shown[shown.find("{"):]))
+            assert address == "terraform_data.g"
+            planned[tool.argv[0]] = actions
+        assert planned[CTL] == ctl_action
+        assert planned[str(tofu)] == ("forget",)
