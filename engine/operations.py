@@ -327,7 +327,7 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
         return ApplyResult(state)
     cancelled = threading.Event()
     providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled,
-                          reserved_paths(manager.store, manager.workspace, loaded.root.dir))
+                          reserved_paths(manager.store, manager.workspace, loaded.root.dir), timings=opts.plan.timings)
     from engine.errors import Diagnostics
 
     diags = Diagnostics()

@@ -21,6 +21,7 @@ from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.errors import CtlError, Diagnostic, SourceRange
 from engine.lang.values import deep_unmark
+from engine.telemetry.timings import Timings
 
 ModPath = tuple[str, ...]
 
@@ -44,8 +45,10 @@ class Providers:
         workdir: Path,
         cancelled: threading.Event | None = None,
         reserved_paths: tuple[Path, ...] = (),
+        timings: Timings | None = None,
     ) -> None:
         self.registry = registry
+        self.timings = timings  # given, every plugin client made reports its calls to it (the trace)
         self.reserved_paths = reserved_paths
         self.configs = configs
         self.workdir = workdir
@@ -146,6 +149,9 @@ class Providers:
                     self._failed[key] = copy.copy(failure)
                     raise failure from None
                 self._makers.append((provider, client))
+                plugin = getattr(client, "client", None)  # a plugin's session: its calls are traced
+                if self.timings is not None and plugin is not None and hasattr(plugin, "observe"):
+                    plugin.observe = self.timings.rpc_observer(provider.source)
             self._clients[key] = client
             return client
 

@@ -15,7 +15,8 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -117,6 +118,9 @@ class PluginClient:
         self._settled = threading.Condition()
         self._closing = False
         self._stopped = False  # asked to cancel its calls (StopProvider): they end soon, or never
+        # Told of every call once it ends (operation, seconds, error kind or ""): the run's timing
+        # recorder, when a trace or the timing report is wanted. None costs nothing.
+        self.observe: Callable[[str, float, str], None] | None = None
 
     @classmethod
     def launch(cls, executable: str, *, name: str | None = None, **options: Any) -> PluginClient:
@@ -150,6 +154,20 @@ class PluginClient:
         return found
 
     def _call(self, operation: str, request, timeout: float | None = None):
+        observe = self.observe
+        if observe is None:
+            return self._send(operation, request, timeout)
+        started = time.perf_counter()
+        error = ""
+        try:
+            return self._send(operation, request, timeout)
+        except BaseException as exc:
+            error = type(exc).__name__  # its kind only: a provider's message may quote a value
+            raise
+        finally:
+            observe(operation, time.perf_counter() - started, error)
+
+    def _send(self, operation: str, request, timeout: float | None):
         method, _ = self._callable(operation)
         with self._under_way(operation):
             try:

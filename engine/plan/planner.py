@@ -136,7 +136,7 @@ def make_plan(
     t = time.perf_counter()
     prior, previous = apply_moved(state, root, warnings)
     config_of = config_lookup(root)
-    providers = Providers(registry, walk0.provider_configs, root.dir)
+    providers = Providers(registry, walk0.provider_configs, root.dir, timings=opts.timings)
     try:
         diags = Diagnostics()
         drift: list[ResourceChange] = []

@@ -53,10 +53,23 @@ class ResourceTiming:
     end: float = 0.0  # perf_counter() when it ended
     provider: str = ""  # provider["registry.terraform.io/hashicorp/random"], when known
     error: str = ""  # the kind of failure (an exception's class), never its message: it may hold values
+    thread: int = 0  # the thread that recorded it: a provider call on the same thread within it is its own
 
     @property
     def start(self) -> float:
         return self.end - self.seconds
+
+
+@dataclass(frozen=True)
+class Rpc:
+    """One call into a provider plugin (``PlanResourceChange`` …), for the trace."""
+
+    operation: str
+    provider: str
+    start: float
+    end: float
+    error: str
+    thread: int
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,7 @@ class Timings:
     started: float = field(default_factory=time.perf_counter)
     report_wanted: bool = True  # False when the recorder exists only for a trace
     spans: list[Span] = field(default_factory=list)
+    rpcs: list[Rpc] = field(default_factory=list)
     # time.time_ns() at perf_counter() == 0: turns the intervals into a trace's wall-clock times
     epoch_offset_ns: int = field(default_factory=lambda: time.time_ns() - time.perf_counter_ns())
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -105,8 +119,17 @@ class Timings:
         concurrent calls, which is why that wait may exceed the run's wall time."""
         with self._lock:
             self.resources.append(ResourceTiming(address, step, seconds, action, ok, time.perf_counter(),
-                                                 provider, error))
+                                                 provider, error, threading.get_ident()))
             self.waits[PROVIDERS] = self.waits.get(PROVIDERS, 0.0) + seconds
+
+    def rpc_observer(self, provider: str) -> Callable[[str, float, str], None]:
+        """What a provider plugin's client calls after each call (``PluginClient.observe``). Only the
+        trace reads these: the time is already in the resource steps that made the calls."""
+        def observe(operation: str, seconds: float, error: str) -> None:
+            now = time.perf_counter()
+            with self._lock:
+                self.rpcs.append(Rpc(operation, provider, now - seconds, now, error, threading.get_ident()))
+        return observe
 
     @contextmanager
     def waiting(self, kind: str, name: str = "") -> Iterator[None]:

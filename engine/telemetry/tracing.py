@@ -8,7 +8,8 @@ Off unless the standard variables ask for it: ``OTEL_TRACES_EXPORTER`` (``otlp``
 The exporters read their own variables (headers, timeout, certificates) as the SDK documents.
 
 Why after the fact: the engine records every event once, on the ``Timings`` recorder, as an
-interval (phases, lock and state operations, each resource's refresh, plan and apply). The trace
+interval (phases, lock and state operations, each resource's refresh, plan and apply, each call into
+a provider plugin, which ``PluginClient.observe`` reports). The trace
 is those intervals laid out as spans, each the child of the innermost phase that contains it, under
 one root span for the command. Nothing in the engine's hot paths knows about OpenTelemetry, the SDK
 is imported only here and only when tracing is on (``ctl --version`` and an untraced plan import
@@ -127,7 +128,7 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
         root.set_status(Status(StatusCode.ERROR, type(error).__name__))
         root.set_attribute("error.type", type(error).__name__)
     with timings._lock:
-        spans, resources = list(timings.spans), list(timings.resources)
+        spans, resources, rpcs = list(timings.spans), list(timings.resources), list(timings.rpcs)
     containers = _containers(spans)
     opened: list[tuple[_Container, Any]] = []
     for c in containers:  # outermost first: each opens under the innermost one already open that holds it
@@ -136,13 +137,32 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
                                  start_time=ns(c.start), attributes={"ctl.kind": c.kind})
         opened.append((c, span))
     providers = {r.address: r.provider for r in resources if r.provider}
+    resource_spans: list[tuple[ResourceTiming, Any]] = []
     for r in resources:
-        holder = _innermost(opened, r, root)
+        holder = _innermost(opened, r.start, r.end, root)
         span = tracer.start_span(f"resource.{r.step}", context=trace.set_span_in_context(holder),
                                  start_time=ns(r.start), attributes=_resource_attributes(r, providers))
         if not r.ok:
             span.set_status(Status(StatusCode.ERROR, r.error or "failed"))
+        resource_spans.append((r, span))
+    for call in rpcs:
+        # A call belongs to the resource step that made it: same thread, within its time. The apply
+        # reports its steps from the thread that records the state, not the one that called, so its
+        # calls sit under the apply phase.
+        holder = next((s for r, s in resource_spans if r.thread == call.thread and r.start - _SLACK <= call.start
+                       and call.end <= r.end + _SLACK), None) or _innermost(opened, call.start, call.end, root)
+        span = tracer.start_span(f"provider.{call.operation}", context=trace.set_span_in_context(holder),
+                                 start_time=ns(call.start),
+                                 attributes={"rpc.system": "grpc", "rpc.method": call.operation,
+                                             "ctl.provider": call.provider,
+                                             "ctl.rpc.outcome": "failed" if call.error else "ok"})
+        if call.error:
+            span.set_status(Status(StatusCode.ERROR, call.error))
+            span.set_attribute("error.type", call.error)
+        span.end(end_time=ns(call.end))
+    for r, span in resource_spans:
         span.end(end_time=ns(r.end))
+
     for c, span in opened:
         span.end(end_time=ns(c.end))
     root.end(end_time=ns(end))
@@ -161,13 +181,13 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
     return None
 
 
-def _innermost(opened: list[tuple[_Container, Any]], r: ResourceTiming, root: Any) -> Any:
-    """The span of the innermost phase a resource's step ran in: one that holds it exactly if any
-    (a phase that took no time holds nothing), else one that holds it give or take ``_SLACK``."""
+def _innermost(opened: list[tuple[_Container, Any]], start: float, end: float, root: Any) -> Any:
+    """The span of the innermost phase a resource's step (or a provider call) ran in: one that holds
+    it exactly if any (a phase that took no time holds nothing), else give or take ``_SLACK``."""
     phases = [(k, s) for k, s in opened if k.kind == "phase"]
     for exact in (True, False):
         found = [(k, s) for k, s in phases
-                 if (k.start <= r.start and r.end <= k.end if exact else k.holds_resource(r.start, r.end))]
+                 if (k.start <= start and end <= k.end if exact else k.holds_resource(start, end))]
         if found:
             return min(found, key=lambda ks: ks[0].end - ks[0].start)[1]
     return root

@@ -271,6 +271,20 @@ def test_an_apply_and_a_plan_are_each_one_trace_with_the_expected_tree(project: 
     assert slow["end"] - slow["start"] >= 1.5e9
     planned = collector.named("resource.plan")
     assert {collector.parent_name(s) for s in planned} == {"diff"} and len(planned) == 4
+    by_id = {s["id"]: s for s in collector.spans}
+
+    def random_calls(operation: str) -> list[dict[str, Any]]:
+        return [s for s in collector.named(f"provider.{operation}") if "hashicorp/random" in s["attrs"]["ctl.provider"]]
+
+    # Each provider call is a span: the plan's calls under the resource step that made them, the
+    # apply's (which plans once more before applying) under the apply.
+    plan_calls = random_calls("PlanResourceChange")
+    assert {by_id[s["parent"]]["attrs"].get("ctl.resource.address") for s in plan_calls
+            if collector.parent_name(s) == "resource.plan"} == {"random_pet.name"}
+    assert {collector.parent_name(s) for s in plan_calls} <= {"resource.plan", "apply", "resource.apply"}
+    (create,) = random_calls("ApplyResourceChange")
+    assert create["attrs"]["rpc.system"] == "grpc" and create["attrs"]["ctl.rpc.outcome"] == "ok"
+    assert collector.parent_name(create) in ("apply", "resource.apply")
     assert not any(SECRET.encode() in raw for raw in collector.raw)
 
     collector.spans.clear()
@@ -280,6 +294,9 @@ def test_an_apply_and_a_plan_are_each_one_trace_with_the_expected_tree(project: 
     refreshed = collector.named("resource.refresh")
     assert len(refreshed) == 4 and {collector.parent_name(s) for s in refreshed} == {"refresh"}
     assert [collector.parent_name(s) for s in collector.named("refresh")] == ["plan"]
+    by_id = {s["id"]: s for s in collector.spans}
+    reads = [s for s in collector.named("provider.ReadResource") if "hashicorp/random" in s["attrs"]["ctl.provider"]]
+    assert len(reads) == 1 and by_id[reads[0]["parent"]]["attrs"]["ctl.resource.address"] == "random_pet.name"
     assert not any(SECRET.encode() in raw for raw in collector.raw)
 
 
