@@ -316,6 +316,8 @@ class ConfigWalk:
         for scope in self.scopes_at(node.path):
             expansion, keys = self._expand(res.count, res.for_each, scope.ctx, res.address)
             scope.init_resource(res, expansion)
+            if not keys and expansion != "single" and self.hooks.checks_without_instances:
+                self._check_without_instances(res, scope, expansion)
             for key, bindings in keys:
                 addr = instance_address(scope.key, res, key)
                 prev = earlier.get(addr) if earlier else None
@@ -328,6 +330,21 @@ class ConfigWalk:
                 out.append(ResourceInstance(addr, res, scope, key, expansion, config, bindings))
         self.instances[node] = out
         return out
+
+    def _check_without_instances(self, res: Resource, scope: ModuleScope, expansion: str) -> None:
+        """Terraform checks every resource block against its schema, whatever its instances: a
+        misspelt argument of a resource that is off today (``count = 0``) is found now, not on the
+        day it is turned on. Its arguments are evaluated once with ``count.index`` or ``each``
+        unknown; what that evaluation cannot work out is not this check's to report."""
+        unknown: dict[str, Any] = (
+            {"count": {"index": UNKNOWN}} if expansion == "count" else {"each": {"key": UNKNOWN, "value": UNKNOWN}})
+        diags, self.diags = self.diags, Diagnostics()
+        try:
+            config = self.eval_resource_body(res, scope.ctx.child(unknown))
+        finally:
+            self.diags = diags
+        if config is not None:
+            self.hooks.without_instances(res, f"{res.address} (no instances)", config)
 
     def _earlier_instances(self, node: Node, res: Resource) -> dict[str, ResourceInstance] | None:
         """The earlier walk's instances of ``node`` by address, when this walk may take them over.

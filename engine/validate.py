@@ -16,13 +16,13 @@ from typing import Any
 from adapters.registry import Registry
 from engine import remote_state, schema
 from engine.config.loader import load_config
-from engine.config.model import Module, Variable
+from engine.config.model import Module, Resource, Variable
 from engine.config.names import check_provider_body
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
 from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, build_graph
-from engine.lang.references import forget_remembered
+from engine.lang.references import forget_remembered, references
 from engine.lang.values import UNKNOWN
 from engine.plan.removals import check_removed_blocks
 from engine.plugins.functions import resolver as functions_resolver
@@ -65,6 +65,21 @@ class ValidateHooks(WalkHooks):
             if config.get(attr) is None:
                 config[attr] = UNKNOWN
         return config
+
+
+    checks_without_instances = True
+
+    def without_instances(self, res: Resource, address: str, config: dict[str, Any]) -> None:
+        """Names the type does not take, and arguments written as constants that do not fit it: what
+        Terraform's check of the block finds whatever the variables (it checks them unknown)."""
+        rt = self.registry.resource_type(res.type, res.mode)
+        if rt is None:
+            return
+        constant = {name for name, attr in res.body.attributes.items() if not references(attr.expr)}
+        for diag in schema.check(rt, schema.normalize(rt, config), address, res.body, res.type_at):
+            name = diag.summary.partition('"')[2].partition('"')[0].split(".")[0].split("[")[0]
+            if diag.summary.startswith(("Unsupported argument", "Missing required argument")) or name in constant:
+                self.diags.extend([diag])
 
 
 def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -> None:

@@ -122,6 +122,7 @@ class WalkHooks:
     """What a walk does with each resource instance; the default is what ``validate`` needs."""
 
     plan_mode = False  # unknown count/for_each is an error when planning, one placeholder otherwise
+    checks_without_instances = False  # whether ``without_instances`` wants a resource with none
 
     def resource_value(self, inst: ResourceInstance) -> Any:
         """The value references to this instance see."""
@@ -130,6 +131,10 @@ class WalkHooks:
     def resource_values(self, instances: list[ResourceInstance]) -> list[Any]:
         """The values of a resource's instances (which cannot refer to each other): one by one here."""
         return [self.resource_value(inst) for inst in instances]
+
+    def without_instances(self, res: Resource, address: str, config: dict[str, Any]) -> None:
+        """A resource whose ``count`` or ``for_each`` gave no instance, its arguments evaluated once
+        with ``count.index`` and ``each`` unknown: nothing to do by default (see ``ValidateHooks``)."""
 
 
 ComputedLookup = Callable[[Resource], frozenset[str]]

@@ -98,8 +98,6 @@ def _plan_both(planner: Planner, blocks: str) -> Outcome:
     return planner.run(Case(seed=-1, config=PREAMBLE + SOURCES + blocks))
 
 
-@pytest.mark.xfail(strict=True, reason="ctl checks no argument of a resource with count = 0 or an empty "
-                   "for_each; Terraform checks every block against its schema whatever its instances")
 def test_a_block_with_no_instances_is_still_checked_against_its_schema(planner: Planner) -> None:
     outcome = _plan_both(planner, '''
 resource "random_string" "none" {
