@@ -106,3 +106,23 @@ def test_a_move_onto_an_existing_object_is_blocked_with_a_warning(project: Proje
     assert actions(result.plan) == {"module.a.demo_thing.x": "delete", "module.b.demo_thing.x": "no-op"}
     warned = [d for d in result.diags.items if d.summary == "Unresolved resource instance address changes"]
     assert warned and "module.a could not move to module.b" in warned[0].detail
+
+
+def test_a_moved_block_in_a_child_module_moves_within_each_of_its_instances(project: Project) -> None:
+    call = 'module "a" {\n  source = "./m"\n  count  = 2\n}\n'
+    project.write(call, **{"m/main.tf": 'resource "demo_thing" "old" { name = "x" }\n'
+                                        'module "inner" { source = "../n" }\n',
+                           "n/main.tf": CHILD})
+    project.apply()
+    project.write(call, **{"m/main.tf": 'resource "demo_thing" "x" { name = "x" }\n'
+                                        'module "inner2" { source = "../n" }\n'
+                                        'moved {\n  from = demo_thing.old\n  to   = demo_thing.x\n}\n'
+                                        'moved {\n  from = module.inner\n  to   = module.inner2\n}\n',
+                           "n/main.tf": CHILD})
+    plan = project.plan().plan
+    expected = {f"module.a[{i}].{rest}": "no-op" for i in (0, 1) for rest in ("demo_thing.x", "module.inner2.demo_thing.x")}
+    assert actions(plan) == expected
+    assert change(plan, "module.a[1].module.inner2.demo_thing.x").previous_address == \
+        "module.a[1].module.inner.demo_thing.x"
+    project.apply()
+    assert _addresses(project) == sorted(expected)
