@@ -368,3 +368,24 @@ def test_the_collector_receives_the_span_tree_of_an_apply(project: Project, tmp_
     assert applied["module.m.terraform_data.inner"]["attrs"]["ctl.module"] == "module.m"
     assert {parent(s) for s in spans if s["name"] == "resource.plan"} == {"diff"}
     assert not any(SECRET in line for line in collector.raw)
+
+
+def test_the_state_operations_of_a_remote_backend_are_spans(tmp_path: Path, moto_server_clean: Any) -> None:
+    """An S3 backend (on moto): taking the lock, reading and writing the state are spans of the trace."""
+    from tests.e2e.test_e2e_backends import project_for, s3_remote
+
+    remote = s3_remote(moto_server_clean)
+    project = project_for(tmp_path / "app", remote, 'resource "terraform_data" "a" {\n  input = "x"\n}\n')
+    project.ok("init", *remote.init_args)
+    collector = _Collector()
+    try:
+        project.ok("apply", "--auto-approve", env=_otel(collector))
+    finally:
+        collector.close()
+    assert remote.state()["resources"]
+    assert len(collector.named("ctl apply")) == 1
+    assert {collector.parent_name(s) for s in collector.named("state.lock")} == {"ctl apply"}
+    assert {collector.parent_name(s) for s in collector.named("state.read")} == {"ctl apply"}
+    assert {collector.parent_name(s) for s in collector.named("state.write")} == {"persist"}
+    (write,) = collector.named("state.write")
+    assert write["attrs"]["ctl.kind"] == "backend" and write["end"] > write["start"]
