@@ -106,7 +106,9 @@ def statements(root: Module) -> list[_Statement]:
                             detail=f"Cannot move {block.from_addr} into itself: {block.to_addr} is inside it.")
                 continue
             out.append(stmt)
-    _check_cycles(out, diags)
+    _check_ambiguous(out, diags)
+    if not diags.has_errors:
+        _check_cycles(out, diags)
     if diags.has_errors:
         raise DiagnosticsError(diags.items)
     return _ordered(out)
@@ -146,6 +148,29 @@ def _node(end: _End, every: bool) -> tuple[object, ...]:
     key: object = _ANY if every else end.key
     return (end.module[:-1] if end.resource is None else end.module,
             end.module[-1][0] if end.resource is None else end.resource, key)
+
+
+def _check_ambiguous(stmts: list[_Statement], diags: Diagnostics) -> None:
+    """Two statements moving one thing to two places, or two things to one place: Terraform refuses
+    both, since which object ends where would depend on their order."""
+    by_src: dict[tuple[object, ...], _Statement] = {}
+    by_dst: dict[tuple[object, ...], _Statement] = {}
+    for s in stmts:
+        what, whats = ("module call", "call") if s.src.resource is None else ("resource", "resource")
+        first = by_src.setdefault(_node(s.src, s.every), s)
+        if first is not s and _node(first.dst, first.every) != _node(s.dst, s.every):
+            diags.error("Ambiguous move statements", range=s.block.rng,
+                        detail=f"A statement at {first.where} declared that {first.block.from_addr} moved to "
+                               f"{first.block.to_addr}, but this statement instead declares that it moved to "
+                               f"{s.block.to_addr}.\n\nEach {what} can move to only one destination {whats}.")
+            continue
+        first = by_dst.setdefault(_node(s.dst, s.every), s)
+        if first is not s and _node(first.src, first.every) != _node(s.src, s.every):
+            diags.error("Ambiguous move statements", range=s.block.rng,
+                        detail=f"A statement at {first.where} declared that {first.block.from_addr} moved to "
+                               f"{first.block.to_addr}, but this statement instead declares that "
+                               f"{s.block.from_addr} moved there.\n\nEach {what} can have moved from only one "
+                               f"source {whats}.")
 
 
 def _check_cycles(stmts: list[_Statement], diags: Diagnostics) -> None:

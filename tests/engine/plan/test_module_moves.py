@@ -126,3 +126,11 @@ def test_a_moved_block_in_a_child_module_moves_within_each_of_its_instances(proj
         "module.a[1].module.inner.demo_thing.x"
     project.apply()
     assert _addresses(project) == sorted(expected)
+
+
+def test_one_module_moved_to_two_places_is_refused(project: Project) -> None:
+    _start(project, 'module "a" { source = "./m" }\n')
+    text = _refused(project, 'module "b" { source = "./m" }\nmodule "c" { source = "./m" }\n'
+                             'moved {\n  from = module.a\n  to   = module.b\n}\n'
+                             'moved {\n  from = module.a\n  to   = module.c\n}\n')
+    assert "Ambiguous move statements" in text and "Each module call can move to only one destination call" in text
