@@ -5,8 +5,8 @@ into or out of a module) never destroys and re-creates anything.
 A statement names resources or module calls relative to the module that declares it. When both
 ends carry no instance key it moves every instance, keys kept (``module.a`` -> ``module.b`` moves
 ``module.a[0]`` to ``module.b[0]``); otherwise it moves the one instance it names
-(``module.a`` -> ``module.a[0]``). Chains are followed to their end; cycles, a source still declared
-and mixed resource/module ends are refused with Terraform's messages; a destination already taken
+(``module.a`` -> ``module.a[0]``). Chains are followed to their end; cycles, ambiguous statements, a
+source still declared and mixed resource/module ends are refused with Terraform's messages; a destination already taken
 in the state leaves the object where it is, with Terraform's warning.
 """
 
