@@ -92,6 +92,8 @@ def _convert(value: Any, ty: CtyType, path: PathSteps) -> Any:
     if kind in ("list", "set"):
         if not isinstance(value, list):
             raise ConversionError(mismatch_message(value, ty), path)
+        if kind == "list" and isinstance(value, SetValue) and contains_unknown(value):
+            return Unknown(ty.friendly_name)  # a set's order is not known while an element is not
         element = ty.element  # type: ignore[attr-defined]
         items = [_convert(x, element, (*path, i)) for i, x in enumerate(value)]
         return as_set(items) if kind == "set" else items

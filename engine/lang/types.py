@@ -360,7 +360,9 @@ def _unify(items: list, path: str, kind: str) -> list:
     return [convert(x, STRING, path=path) for x in items]
 
 
-def _to_list(v: Any, t: ListType, path: str) -> list:
+def _to_list(v: Any, t: ListType, path: str) -> Any:
+    if isinstance(v, SetValue) and contains_unknown(v):
+        return Unknown(str(t))  # a set's order is not known while an element is not
     return ListValue(_elements(v, t, path), None if isinstance(t.elem, Any_) else t.elem)
 
 

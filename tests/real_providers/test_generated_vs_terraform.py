@@ -121,3 +121,18 @@ data "archive_file" "later" {
 ''')
     assert outcome.terraform_code == 0
     assert outcome.agree, "\n".join(outcome.differences)
+
+
+def test_a_set_with_an_element_not_known_yet_is_an_unknown_list(planner: Planner) -> None:
+    """``toset([x, "b"])`` with ``x`` unknown is a set of "b" and one unknown element; given to a
+    list argument it is wholly unknown, as Terraform plans it: the set's order is not known yet."""
+    outcome = _plan_both(planner, '''
+resource "random_shuffle" "partly" {
+  input = toset([random_shuffle.src.result[0], "b"])
+}
+''')
+    assert outcome.terraform_code == 0, outcome.differences
+    assert outcome.agree, "\n".join(outcome.differences)
+    shown = json.loads(planner.ctl.ok("show", "--json", "ctlplan").stdout)
+    change = next(c for c in shown["resource_changes"] if c["address"] == "random_shuffle.partly")
+    assert change["change"]["after_unknown"]["input"] is True

@@ -83,16 +83,24 @@ def _tolist(a: list, _c: FunctionContext) -> object:
         return v
     if not isinstance(v, list):
         raise ArgError(0, f"cannot convert {describe(v)} to list")
+    if isinstance(v, SetValue) and contains_unknown(v):
+        return UNKNOWN  # a set's order is not known while an element is not
     return ListValue(unify(list(v), 0))
 
 
-def _toset(a: list, _c: FunctionContext) -> list | None:
+def _toset(a: list, _c: FunctionContext) -> object:
+    """Known elements as a set; elements not known yet stay, as unknown members after them (as
+    Terraform keeps ``toset([x, "b"])`` a set holding "b" and one unknown element)."""
     v = a[0]
-    if v is None:
-        return None
+    if v is None or isinstance(v, Unknown):
+        return v
     if not isinstance(v, list):
         raise ArgError(0, f"cannot convert {describe(v)} to set")
-    return make_set(v, 0)
+    unknown = [x for x in v if contains_unknown(x)]
+    if not unknown:
+        return make_set(v, 0)
+    known = make_set([x for x in v if not contains_unknown(x)], 0)
+    return SetValue([*known, *unknown])
 
 
 def _tomap(a: list, _c: FunctionContext) -> object:
@@ -141,7 +149,7 @@ FUNCTIONS = {
     "tolist": fn(_tolist, "v", unknown_ok=True),
     "tomap": fn(_tomap, "v", unknown_ok=True),
     "tonumber": fn(_tonumber, "v"),
-    "toset": fn(_toset, "v"),
+    "toset": fn(_toset, "v", unknown_ok=True),
     "tostring": fn(_tostring, "v"),
     "type": fn(_type, "value", unknown_ok=True),
 }

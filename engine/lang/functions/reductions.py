@@ -19,7 +19,7 @@ from engine.lang.functions._args import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count
-from engine.lang.values import UNKNOWN, Unknown
+from engine.lang.values import UNKNOWN, SetValue, Unknown, contains_unknown
 
 
 def _alltrue(a: list, _c: FunctionContext) -> bool:
@@ -56,6 +56,8 @@ def _length(a: list, _c: FunctionContext) -> object:
         return UNKNOWN
     if isinstance(v, str):
         return char_count(v)
+    if isinstance(v, SetValue) and any(contains_unknown(x) for x in v):
+        return UNKNOWN  # an unknown element may turn out equal to another one
     if isinstance(v, list | dict):
         return len(v)
     if v is None:
