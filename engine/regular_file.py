@@ -46,8 +46,12 @@ def kind_of(mode: int) -> str:
     return "not a file"
 
 
-def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES, *, pipes: bool = False) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), at most ``limit`` of them.
+
+    With ``pipes`` a named pipe is read too, as the stream it is, up to the same limit: a
+    ``local_file`` resource's ``source`` may name one, and HashiCorp's provider reads it, waiting for
+    a writer as that read does. Configuration files and data sources never read one.
 
     Raises ``FileNotFoundError`` and the other ``OSError``s of opening, ``NotRegularFile`` for
     anything but a regular file and ``FileTooLarge`` past ``limit``; all are ``OSError``, so
@@ -57,7 +61,14 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if pipes and stat.S_ISFIFO(info.st_mode):
+            os.close(fd)
+            fd = -1
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))  # waits for a writer
+            info = os.fstat(fd)
+            if not stat.S_ISFIFO(info.st_mode):
+                raise NotRegularFile(path, kind_of(info.st_mode))
+        elif not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(path, kind_of(info.st_mode))
         if info.st_size > limit:
             raise FileTooLarge(path, info.st_size, limit)
@@ -74,7 +85,8 @@ def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
                 raise FileTooLarge(path, total, limit)
         return b"".join(chunks)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def is_regular(path: str | Path) -> bool:

@@ -126,7 +126,7 @@ class LocalFile(ResourceType):
         if arg == "source":
             source = _files.resolve(ctx, value)
             try:
-                return read_regular(source)
+                return read_regular(source, pipes=True)
             except OSError as exc:
                 raise AdapterError(
                     f"cannot read source file {source}: {exc.strerror or exc}", address=ctx.address
