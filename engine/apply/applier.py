@@ -17,7 +17,6 @@ of operations.
 from __future__ import annotations
 
 import logging
-import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,13 +26,7 @@ from adapters.base import PartialResult
 from adapters.plugin.errors import PluginCallError
 from adapters.registry import Registry
 from engine import schema
-from engine.apply.finish import (
-    ApplyResult,
-    PostconditionFailed,
-    count_changes,
-    record_outputs,
-    refresh_dependencies,
-)
+from engine.apply.finish import ApplyResult, PostconditionFailed, summarize, warn_possibly_done
 from engine.apply.ordering import ApplyNode, configuration_waits, order_deletes
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
@@ -425,7 +418,7 @@ class Applier:
                   extra={"address": addr, "action": op, "seconds": round(elapsed, 6), "ok": exc is None})
         if exc is not None and exc_after is None:
             if isinstance(exc, PluginCallError):
-                self._unsettled(addr, op)  # the provider stopped mid-call: whether it acted is unknown
+                warn_possibly_done(self.diags, addr, op)  # the provider stopped mid-call: whether it acted is unknown
             else:
                 self.manager.journal.record_failed(addr, op)
             self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})
@@ -443,8 +436,8 @@ class Applier:
             self.state.remove_instance(addr, deposed)
             self.manager.journal.record_removed(addr, deposed=deposed, sync=self._durable(change))
         else:
-            if change.actions == (CREATE, DELETE):
-                self._depose(addr)
+            if change.actions == (CREATE, DELETE) and (key := self.state.depose(addr)) is not None:
+                self.deposed[addr] = key
             same_object = self.state.instance(addr) if change.actions == (UPDATE,) else None
             obj = InstanceState.from_marked(
                 result, schema_version=change.schema_version, dependencies=list(change.dependencies),
@@ -466,22 +459,6 @@ class Applier:
         if exc_after is not None:
             raise_later = exc_after
             self.diags.add(raise_later)
-
-    def _unsettled(self, addr: str, op: str) -> None:
-        """An operation whose provider crashed, exited or stopped answering during the call, or that a
-        second interrupt gave up waiting for: it may have done its work. Its intent is left open, as a
-        killed apply leaves it, so the journal keeps it through every compaction and the next run
-        reports it (looked up where the type can be, else with the ``ctl import`` to run); this run
-        names it now."""
-        verb = {CREATE: "created", DELETE: "deleted"}.get(op, "updated")
-        if op == CREATE:
-            then = (f"If the object exists, adopt it with: ctl import '{addr}' ID (the next run reminds you); "
-                    "otherwise the next apply creates it.")
-        else:
-            then = "The next plan's refresh reads what it became."
-        self.diags.warning(f"possibly {verb}",
-                           detail=f"It was cut short during the {op}, so whether it finished is unknown. {then}",
-                           address=addr)
 
     def _state_only(self, change: ResourceChange) -> bool:
         """Whether the object lives only in state (terraform_data, random_*, time_sleep)."""
@@ -514,43 +491,7 @@ class Applier:
         self.manager.maybe_compact(self.state)
         self.events("apply_complete", change.address, {"action": DELETE, "elapsed": elapsed, "id": None})
 
-    def _depose(self, addr: str) -> None:
-        """Keep the old object of a create-before-destroy replacement as a deposed object."""
-        old = self.state.instance(addr)
-        if old is None:
-            return
-        key = secrets.token_hex(4)
-        self.state.set_instance(addr, old.replace(deposed=key))
-        self.deposed[addr] = key
-
     def _finish(self, result: WalkResult[ApplyNode]) -> ApplyResult:
         self.diags.extend(self.providers.take_warnings())
-        out = ApplyResult(self.state, diags=self.diags)
-        created: set[str] = set()
-        deleted: set[str] = set()
-        for (kind, addr), _ in result.succeeded.items():
-            if kind in ("op", "del"):
-                out.applied.append(addr)
-                (deleted if kind == "del" else created).add(addr)
-            elif kind == "drop":
-                out.counts["destroy"] += 1
-        for (kind, addr), exc in result.failed.items():
-            if kind == "op" and isinstance(exc, PostconditionFailed):
-                created.add(addr)  # the object was made and recorded; only its check failed
-            if kind == "drop":
-                change = self.drops[addr]
-                out.failed[f"{change.address} (deposed object {change.deposed})"] = exc
-            elif kind in ("op", "del", "prov") or isinstance(exc, PostconditionFailed):
-                out.failed[addr] = exc
-        for (kind, addr), (_, blocker) in result.skipped.items():
-            if kind in ("op", "del"):
-                out.skipped[addr] = blocker
-        out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
-        for kind, addr in sorted(result.abandoned):  # given up on while running: their intents stay open
-            if kind in ("op", "del"):
-                self._unsettled(addr, DELETE if kind == "del" else op_of(self.changes[addr]))
-        out.interrupted = self.stop.is_set() or self.abandon.is_set()
-        refresh_dependencies(self.plan, self.state)
-        record_outputs(self.plan, self.state, self.cwalk)
-        count_changes(out, self.changes, created=created, deleted=deleted)
-        return out
+        return summarize(result, self.plan, self.state, self.diags, changes=self.changes, drops=self.drops,
+                         interrupted=self.stop.is_set() or self.abandon.is_set(), cwalk=self.cwalk)

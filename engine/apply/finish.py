@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.apply.ordering import ApplyNode
+from engine.apply.values import op_of
+from engine.apply.walker import WalkResult
 from engine.config_walk import ConfigWalk
 from engine.errors import CtlError, Diagnostics
 from engine.lang.values import contains_unknown, deep_unmark
@@ -90,3 +93,56 @@ def count_changes(out: ApplyResult, changes: dict[str, ResourceChange], *, creat
             key = {CREATE: "add", UPDATE: "change", DELETE: "destroy"}.get(change.actions[0])
             if key:
                 out.counts[key] += 1
+
+
+def warn_possibly_done(diags: Diagnostics, addr: str, op: str) -> None:
+    """An operation whose provider crashed, exited or stopped answering during the call, or that a
+    second interrupt gave up waiting for: it may have done its work. Its intent is left open, as a
+    killed apply leaves it, so the journal keeps it through every compaction and the next run
+    reports it (looked up where the type can be, else with the ``ctl import`` to run); this run
+    names it now."""
+    verb = {CREATE: "created", DELETE: "deleted"}.get(op, "updated")
+    if op == CREATE:
+        then = (f"If the object exists, adopt it with: ctl import '{addr}' ID (the next run reminds you); "
+                "otherwise the next apply creates it.")
+    else:
+        then = "The next plan's refresh reads what it became."
+    diags.warning(f"possibly {verb}",
+                  detail=f"It was cut short during the {op}, so whether it finished is unknown. {then}",
+                  address=addr)
+
+
+def summarize(result: WalkResult[ApplyNode], plan: Plan, state: State, diags: Diagnostics, *,
+              changes: dict[str, ResourceChange], drops: dict[str, ResourceChange], interrupted: bool,
+              cwalk: ConfigWalk | None) -> ApplyResult:
+    """The apply's outcome from its walk's: what was applied, failed, skipped or cut short, with the
+    state's dependencies, root outputs and counts brought up to date."""
+    out = ApplyResult(state, diags=diags)
+    created: set[str] = set()
+    deleted: set[str] = set()
+    for (kind, addr), _ in result.succeeded.items():
+        if kind in ("op", "del"):
+            out.applied.append(addr)
+            (deleted if kind == "del" else created).add(addr)
+        elif kind == "drop":
+            out.counts["destroy"] += 1
+    for (kind, addr), exc in result.failed.items():
+        if kind == "op" and isinstance(exc, PostconditionFailed):
+            created.add(addr)  # the object was made and recorded; only its check failed
+        if kind == "drop":
+            change = drops[addr]
+            out.failed[f"{change.address} (deposed object {change.deposed})"] = exc
+        elif kind in ("op", "del", "prov") or isinstance(exc, PostconditionFailed):
+            out.failed[addr] = exc
+    for (kind, addr), (_, blocker) in result.skipped.items():
+        if kind in ("op", "del"):
+            out.skipped[addr] = blocker
+    out.cancelled = sorted(a for k, a in result.cancelled | result.abandoned if k in ("op", "del"))
+    for kind, addr in sorted(result.abandoned):  # given up on while running: their intents stay open
+        if kind in ("op", "del"):
+            warn_possibly_done(diags, addr, DELETE if kind == "del" else op_of(changes[addr]))
+    out.interrupted = interrupted
+    refresh_dependencies(plan, state)
+    record_outputs(plan, state, cwalk)
+    count_changes(out, changes, created=created, deleted=deleted)
+    return out

@@ -16,6 +16,7 @@ Serialisation lives in ``codec.py`` (reading) and ``encode.py`` (writing).
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import uuid
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
@@ -344,6 +345,17 @@ class State:
         elif provider:
             res.provider = provider
         res.put(instance)
+
+    def depose(self, addr: str | InstanceAddress) -> str | None:
+        """Keep the current object at ``addr`` as a deposed one under a new key (the old half of a
+        create-before-destroy replacement), so the new object can take its place; the key, or None
+        when there is no current object."""
+        old = self.instance(addr)
+        if old is None:
+            return None
+        key = secrets.token_hex(4)
+        self.set_instance(addr, old.replace(deposed=key))
+        return key
 
     def remove_instance(
         self, addr: str | InstanceAddress, deposed: str | None = None
