@@ -20,7 +20,7 @@ from engine.config.language import MODULE_META
 from engine.config.model import Module, ModuleCall, Resource, Variable
 from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize
-from engine.errors import CtlError, Diagnostics, SourceRange
+from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
@@ -29,22 +29,18 @@ from engine.lang.functions import FunctionContext
 from engine.lang.values import (
     SENSITIVE,
     UNKNOWN,
-    Marked,
-    SetValue,
     Unknown,
-    contains_unknown,
     is_marked,
     mark,
     unmark,
 )
-from engine.limits import MAX_INSTANCES_ENV, max_instances
 from engine.walk_addresses import (
     UNKNOWN_KEY,
-    Key,
     format_key,
     instance_address,
     module_address,
 )
+from engine.walk_expansion import expand
 from engine.walk_scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re-exported)
     ModeWatch,
     ModuleScope,
@@ -254,7 +250,8 @@ class ConfigWalk:
         self._check_inputs(call, child_module)
         children: list[ModuleScope] = []
         for scope in self.scopes_at(node.path):
-            expansion, keys = self._expand(call.count, call.for_each, scope.ctx, f"module.{call.name}")
+            expansion, keys = expand(call.count, call.for_each, scope.ctx, f"module.{call.name}", self.diags,
+                                     plan_mode=self.hooks.plan_mode)
             mine = []
             for key, bindings in keys:
                 child = ModuleScope((*scope.key, (call.name, key)), child_module, child_path, call=call,
@@ -314,7 +311,8 @@ class ConfigWalk:
         out: list[ResourceInstance] = []
         earlier = self._earlier_instances(node, res)
         for scope in self.scopes_at(node.path):
-            expansion, keys = self._expand(res.count, res.for_each, scope.ctx, res.address)
+            expansion, keys = expand(res.count, res.for_each, scope.ctx, res.address, self.diags,
+                                     plan_mode=self.hooks.plan_mode)
             scope.init_resource(res, expansion)
             if not keys and expansion != "single" and self.hooks.checks_without_instances:
                 self._check_without_instances(res, scope, expansion)
@@ -410,100 +408,6 @@ class ConfigWalk:
             child = ctx.child({iterator: {"key": k, "value": v}})
             value = self.eval_body(contents[0].body, child)
             target.append(mark(value, marks) if marks else value)
-
-    def _expand(
-        self, count: Any, for_each: Any, ctx: EvalContext, what: str
-    ) -> tuple[str, list[tuple[Key, dict[str, Any] | None]]]:
-        """("single"|"count"|"for_each", [(key, bindings for count/each)])."""
-        if count is not None:
-            n = self._eval(count.expr, ctx)
-            n, count_marks = unmark(n)
-            if isinstance(n, Unknown):
-                return "count", self._unknown_expansion(count.expr.rng, what, "count")
-            if isinstance(n, str) and n.strip().lstrip("-").isdigit():
-                n = int(n)
-            if isinstance(n, bool) or not isinstance(n, int | float) or n < 0 or int(n) != n:
-                self.diags.error(
-                    "Invalid count argument",
-                    detail=f"The count of {what} must be a whole number of zero or more, not "
-                           f"{'(sensitive value)' if count_marks else repr(n)}.",
-                    range=count.expr.rng,
-                )
-                return "count", []
-            if self._too_many(int(n), count.expr.rng, what, "count"):
-                return "count", []
-            return "count", [(i, {"count": {"index": i}}) for i in range(int(n))]
-        if for_each is not None:
-            coll = self._eval(for_each.expr, ctx)
-            if isinstance(coll, Marked) or is_marked(coll):
-                self.diags.error(
-                    "Invalid for_each argument",
-                    detail="Sensitive values, or values derived from them, cannot be used as for_each arguments: "
-                           "they would be shown as instance keys.",
-                    range=for_each.expr.rng,
-                )
-                return "for_each", []
-            if isinstance(coll, Unknown):
-                return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
-            if isinstance(coll, dict | list) and self._too_many(len(coll), for_each.expr.rng, what, "for_each"):
-                return "for_each", []
-            if isinstance(coll, dict):
-                if any(isinstance(k, Unknown) for k in coll):
-                    return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
-                return "for_each", [(k, {"each": {"key": k, "value": coll[k]}}) for k in sorted(coll)]
-            if isinstance(coll, list):
-                if contains_unknown(coll):
-                    return "for_each", self._unknown_expansion(for_each.expr.rng, what, "for_each")
-                if not isinstance(coll, SetValue):
-                    self.diags.error(
-                        "Invalid for_each argument",
-                        detail="for_each needs a map, or a set of strings, and this is a list: its order and "
-                               "duplicates would not give stable instance keys. Convert it with toset([...]).",
-                        range=for_each.expr.rng,
-                    )
-                    return "for_each", []
-                if not all(isinstance(x, str) for x in coll):
-                    self.diags.error(
-                        "Invalid for_each argument",
-                        detail="for_each needs a map, or a set of strings (use toset([...]) for a list of strings).",
-                        range=for_each.expr.rng,
-                    )
-                    return "for_each", []
-                return "for_each", [(k, {"each": {"key": k, "value": k}}) for k in sorted(set(coll))]
-            self.diags.error(
-                "Invalid for_each argument",
-                detail=f"for_each needs a map or a set of strings, not {'null' if coll is None else type(coll).__name__}.",
-                range=for_each.expr.rng,
-            )
-            return "for_each", []
-        return "single", [(None, None)]
-
-    def _too_many(self, n: int, rng: SourceRange, what: str, arg: str) -> bool:
-        """More instances than ``CTL_MAX_INSTANCES`` allows: an error now, not minutes of silence."""
-        limit = max_instances()
-        if n <= limit:
-            return False
-        self.diags.error(
-            f"Too many instances for {arg}",
-            detail=f"{what} would have {n:,} instances; ctl allows at most {limit:,} per resource, data source "
-                   f"or module call.",
-            hint=f"If that many are really meant, raise the limit with {MAX_INSTANCES_ENV}={n}.",
-            range=rng,
-        )
-        return True
-
-    def _unknown_expansion(self, rng: SourceRange, what: str, arg: str) -> list[tuple[Key, dict[str, Any] | None]]:
-        if self.hooks.plan_mode:
-            self.diags.error(
-                f"Invalid {arg} argument",
-                detail=f'The "{arg}" of {what} depends on values that cannot be known until apply, so ctl '
-                       "cannot tell how many instances to plan.",
-                hint="Apply the resources it depends on first with --target, or derive it from variables.",
-                range=rng,
-            )
-            return []
-        binding = {"count": {"index": UNKNOWN}} if arg == "count" else {"each": {"key": UNKNOWN, "value": UNKNOWN}}
-        return [(UNKNOWN_KEY, binding)]
 
     def _eval(self, expr: ast.Expr, ctx: EvalContext) -> Any:
         try:
