@@ -1,7 +1,7 @@
 """HashiCorp's aws provider served as a plugin by ctl, beside Terraform 1.0.3 with the same binary,
 each against a moto server of its own, through a whole lifecycle.
 
-The configuration has fifteen resources: S3 buckets with versioning and an object each (for_each),
+The configuration has fifteen resources: S3 buckets (for_each), one versioned, objects in the other,
 two SQS queues joined by a redrive policy, an SNS topic with a subscription, a DynamoDB table, an IAM
 role with an inline policy, a managed policy and their attachment, tags throughout, outputs, and an
 SNS topic made outside either tool and imported. Every step (create, a tag change, a bucket rename,
@@ -32,6 +32,7 @@ from tests.plugin.terraform_cli import TerraformDir
 from tests.servers import MotoServer, ServerError
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 # The provider waits for SQS attributes to settle (tens of seconds per queue), on top of its own start.
 STEP_TIMEOUT = 300.0
@@ -85,19 +86,21 @@ resource "aws_s3_bucket" "b" {
   tags     = merge(local.tags, { role = each.key })
 }
 
+# The logs bucket keeps versions; the objects live in the data bucket (an object deleted from a
+# versioned bucket leaves a version behind, and then the bucket cannot be deleted).
 resource "aws_s3_bucket_versioning" "b" {
-  for_each = aws_s3_bucket.b
+  for_each = { for k, b in aws_s3_bucket.b : k => b if k == "logs" }
   bucket   = each.value.id
   versioning_configuration {
     status = "Enabled"
   }
 }
 
-resource "aws_s3_object" "readme" {
-  for_each     = aws_s3_bucket.b
-  bucket       = each.value.id
-  key          = "README.txt"
-  content      = "bucket ${each.key}\n"
+resource "aws_s3_object" "file" {
+  for_each     = toset(["README.txt", "notes.txt", "data.json"])
+  bucket       = aws_s3_bucket.b["data"].id
+  key          = each.key
+  content      = "file ${each.key}\n"
   content_type = "text/plain"
 }
 
@@ -287,7 +290,7 @@ def _respaced_only(plan_json: dict[str, Any]) -> bool:
     return True
 
 
-def _both(on_ctl: Callable[[], T], on_terraform: Callable[[], T]) -> tuple[T, T]:
+def _both(on_ctl: Callable[[], T], on_terraform: Callable[[], U]) -> tuple[T, U]:
     """Run one step in both tools at once (most of a step is waiting on the provider and moto)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         ours, theirs = pool.submit(on_ctl), pool.submit(on_terraform)
@@ -378,14 +381,15 @@ def test_aws_lifecycle_served_by_the_plugin_as_terraform(
         assert _respaced_only(theirs), (name, _actions(theirs))
         assert _respaced_only(ours), (name, _actions(ours))
 
-    _both(lambda: ctl.run("init", "-plugin-dir", str(aws_provider)),
-          lambda: terraform.run("init", f"-plugin-dir={aws_provider}"))
+    initialized, _ = _both(lambda: ctl.run("init", "-plugin-dir", str(aws_provider)),
+                           lambda: terraform.run("init", f"-plugin-dir={aws_provider}"))
+    assert "Using provider plugin aws" in initialized.output  # every aws type is the plugin's
 
     created = step("create")
     assert len(created) == 14 and all(a == ["create"] for a in created.values()), created
     made = _moto_objects(ctl.moto)
-    assert made["s3 ctl-data"]["objects"] == {"README.txt": ["bucket data\n", "text/plain"]}
-    assert made["s3 ctl-data"]["versioning"] == "Enabled"
+    assert made["s3 ctl-data"]["objects"]["README.txt"] == ["file README.txt\n", "text/plain"]
+    assert made["s3 ctl-logs"]["versioning"] == "Enabled"
     assert made["iam role ctl-app"]["inline"].keys() == {"read-queue"}
 
     for side in sides:
@@ -401,7 +405,7 @@ def test_aws_lifecycle_served_by_the_plugin_as_terraform(
     assert renamed['aws_s3_bucket.b["data"]'] == ["delete", "create"], renamed
     held = _moto_objects(ctl.moto)
     assert "s3 ctl-data" not in held
-    assert held["s3 ctl-data-2"]["objects"] == {"README.txt": ["bucket data\n", "text/plain"]}
+    assert held["s3 ctl-data-2"]["objects"].keys() == {"README.txt", "notes.txt", "data.json"}
 
     # A topic made outside either tool is adopted by import, and then plans no change.
     for side in sides:
