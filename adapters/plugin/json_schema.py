@@ -34,7 +34,8 @@ _PRIMITIVE: dict[CtyType, dict[str, Any]] = {
 
 def block_schema(block: Block) -> dict[str, Any]:
     """The JSON Schema of a block's arguments: every attribute and nested block type a property."""
-    properties: dict[str, Any] = {a.name: attribute_schema(a) for a in block.attributes}
+    properties: dict[str, Any] = {a.name: _read_only(attribute_schema(a)) if a.computed and not (a.optional or a.required)
+                                  else attribute_schema(a) for a in block.attributes}
     for nested in block.block_types:
         properties[nested.type_name] = _nested_block_schema(nested)
     required = [a.name for a in block.attributes if a.required]
@@ -92,6 +93,11 @@ def _nested_block_schema(nested: NestedBlock) -> dict[str, Any]:
     if nested.max_items:
         out["maxItems"] = nested.max_items
     return out
+
+
+def _read_only(schema: dict[str, Any]) -> dict[str, Any]:
+    """A computed-only attribute, marked as native schemas mark theirs: nothing configures it."""
+    return {**schema, "readOnly": True}
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:

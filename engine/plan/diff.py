@@ -34,9 +34,14 @@ def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore:
     Plan and apply both call this, so the object applied is the object planned.
     """
     out = dict(planned)
-    names = list(rt.schema.get("properties", {})) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
+    properties = rt.schema.get("properties", {})
+    names = list(properties) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
     for name in names:
-        if name in prior and name not in rt.computed:
+        # An argument, also one the provider may compute when unset (Optional+Computed, as tags or a
+        # queue's redrive policy often are), keeps its prior value; a computed-only attribute is no
+        # argument, and the provider's value stands.
+        read_only = isinstance(properties.get(name), dict) and properties[name].get("readOnly") is True
+        if name in prior and not (name in rt.computed and read_only):
             out[name] = prior[name]
     return out
 
