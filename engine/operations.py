@@ -130,7 +130,10 @@ def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | No
     if rec.orphans and loaded is not None and registry is not None:
         assert loaded.walk is not None and loaded.root is not None
         providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
-        rec.outcomes = find_orphans(state, rec.orphans, registry, providers, config_lookup(loaded.root))
+        try:
+            rec.outcomes = find_orphans(state, rec.orphans, registry, providers, config_lookup(loaded.root))
+        finally:
+            providers.close()  # the lookups' provider processes end with them, not with ctl
     if holding_lock and (manager.replayed or manager.journal.appended):
         manager.compact(state)
         rec.persisted = True
