@@ -43,7 +43,7 @@ def decode_json(data: bytes | str, ty: CtyType, *, dynamic_types: DynamicTypes |
     """The value of type ``ty`` that cty JSON ``data`` encodes (see ``from_json_value``)."""
     try:
         doc = json.loads(data, parse_float=Decimal)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (ValueError, RecursionError) as e:  # also: too deep, or an integer of too many digits
         raise PluginValueError(f"the provider sent malformed JSON: {e}") from None
     return from_json_value(doc, ty, dynamic_types=dynamic_types)
 

@@ -77,7 +77,8 @@ def decode(
         raw = msgpack.unpackb(data, raw=False, ext_hook=_ext_hook, strict_map_key=False)
     except PluginValueError:
         raise
-    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as e:
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as e:
+        # TypeError: a map key that cannot be one (a list or a map)
         raise PluginValueError(
             f"the provider sent a malformed msgpack value: {e}", hint=DECODE_HINT
         ) from None

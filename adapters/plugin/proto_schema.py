@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin.diagnostics import PluginDiagnostic, diagnostics_from_proto
+from adapters.plugin.value_errors import TypeSpecError
 
 _NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "group"}
 _STRING_KIND = {0: "plain", 1: "markdown"}
@@ -33,7 +34,15 @@ class ProviderSchema:
 
 
 def _cty_type(raw: bytes) -> Any:
-    return json.loads(raw) if raw else None
+    """A type's JSON encoding as a value; bytes a provider sent that are not JSON are its error."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        shown = raw[:80].decode("utf-8", errors="replace")
+        raise TypeSpecError(f"the provider's schema holds a type description that is not JSON "
+                            f"({shown!r}: {exc})") from None
 
 
 def _description(target: dict[str, Any], message) -> None:
