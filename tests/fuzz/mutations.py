@@ -29,10 +29,15 @@ def seed(name: str) -> bytes:
     return (SEEDS / name).read_bytes()
 
 
+def damaged(names: tuple[str, ...]) -> st.SearchStrategy[bytes]:
+    """One seed file (of ``names``) after one to six mutations."""
+    return damaged_bytes(tuple(seed(name) for name in names))
+
+
 @st.composite
-def damaged(draw: st.DrawFn, names: tuple[str, ...]) -> bytes:
-    """One seed (of ``names``) after one to six mutations."""
-    data = bytearray(seed(draw(st.sampled_from(names))))
+def damaged_bytes(draw: st.DrawFn, originals: tuple[bytes, ...]) -> bytes:
+    """One of ``originals`` (seeds built in memory, e.g. a zip) after one to six mutations."""
+    data = bytearray(draw(st.sampled_from(originals)))
     for _ in range(draw(st.integers(1, 6))):
         at = draw(st.integers(0, len(data)))
         kind = draw(st.sampled_from(("flip", "insert", "delete", "duplicate", "truncate", "hostile", "splice")))
@@ -50,7 +55,7 @@ def damaged(draw: st.DrawFn, names: tuple[str, ...]) -> bytes:
         elif kind == "hostile":
             data[at:at] = draw(st.sampled_from(HOSTILE))
         else:
-            other = seed(draw(st.sampled_from(names)))
+            other = draw(st.sampled_from(originals))
             start = draw(st.integers(0, len(other)))
             data[at:at] = other[start:start + draw(st.integers(1, 120))]
     return bytes(data)

@@ -123,3 +123,158 @@ def lock_file(data: bytes) -> None:
         store._sibling("default", ".tflock").write_bytes(data)
         with contextlib.suppress(CtlError):
             store.lock_info("default")
+
+
+# --- what comes from the network and from providers --------------------------------------------
+
+REGISTRY_DOCUMENTS = ("versions.json", "download.json", "discovery.json", "mirror_index.json",
+                      "mirror_version.json")
+_PROVIDER = "registry.terraform.io/hashicorp/random"
+_OS_ARCH = "linux_amd64"
+
+
+def _registry_json(data: bytes) -> Any:
+    """The document as ``get_json`` reads an answer; what it refuses never reaches the parsers."""
+    from engine.install.fetch import FetchError
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise FetchError("not JSON") from None
+
+
+def registry_document(name: str, data: bytes) -> None:
+    """A damaged registry or network-mirror answer, read by the installer's own sources (no network):
+    the answer to each of their questions is the damaged document."""
+    from adapters.plugin.discovery import ProviderSource
+    from adapters.plugin.versions import Version
+    from engine.install.network_mirror import NetworkMirror
+    from engine.install.registry_source import RegistrySource
+
+    provider = ProviderSource.parse(_PROVIDER)
+    version = Version.parse("3.6.0")
+
+    class Answering(RegistrySource):
+        def _get(self, url: str, hostname: str) -> Any:
+            return _registry_json(data)
+
+    with bounded():
+        try:
+            doc = _registry_json(data)
+        except CtlError:
+            return
+        try:
+            if name.startswith("mirror_"):
+                mirror = NetworkMirror("https://mirror.example.com/providers")
+                prefix = mirror._prefix(provider)
+                mirror._docs[prefix + "index.json"] = doc
+                mirror._docs[f"{prefix}{version}.json"] = doc
+                mirror.versions(provider, _OS_ARCH)
+                package = mirror.package(provider, version, _OS_ARCH)
+            elif name == "discovery.json":
+                Answering().base(provider.hostname)
+                return
+            else:
+                source = Answering(_bases={provider.hostname: "https://registry.example.com/v1/providers/"})
+                source.versions(provider, _OS_ARCH)
+                package = source.package(provider, version, _OS_ARCH)
+        except CtlError:
+            return
+        if package is not None:  # what was accepted is text the installer can use as it is
+            assert isinstance(package.location, str) and package.location, package
+            assert all(isinstance(k, str) for k in package.signing_keys + package.mirror_hashes), package
+
+
+def provider_zip(data: bytes) -> None:
+    """A damaged provider release zip, checked and unpacked into a fresh directory: it is refused or
+    unpacked entirely inside that directory, and nothing appears beside it."""
+    from engine.install.archive import checked_members, opened
+    from engine.install.unpack import unpack
+
+    with tempfile.TemporaryDirectory() as tmp, bounded():
+        root = Path(tmp)
+        archive = root / "terraform-provider-random_3.6.0_linux_amd64.zip"
+        archive.write_bytes(data)
+        target = root / "unpacked"
+        try:
+            with opened(archive) as zipped:
+                checked_members(zipped, archive)
+            unpack(archive, target)
+        except CtlError:
+            pass
+        outside = sorted(p.name for p in root.iterdir() if p not in (archive, target))
+        assert not outside, f"written outside the target directory: {outside}"
+        if target.exists():
+            for path in target.rglob("*"):
+                assert not path.is_symlink(), path
+                assert path.resolve().is_relative_to(target.resolve()), path
+
+
+def _schemas() -> dict[str, Any]:
+    """A few value types a provider's answers are read against."""
+    from adapters.plugin.cty_types import (
+        BOOL,
+        DYNAMIC,
+        NUMBER,
+        STRING,
+        ObjectType,
+        TupleType,
+        list_of,
+        map_of,
+        set_of,
+    )
+    return {
+        "object": ObjectType({"id": STRING, "count": NUMBER, "enabled": BOOL, "tags": map_of(STRING),
+                              "ports": list_of(NUMBER), "names": set_of(STRING), "extra": DYNAMIC,
+                              "pair": TupleType((STRING, NUMBER)),
+                              "rules": list_of(ObjectType({"cidr": STRING, "port": NUMBER}))}),
+        "dynamic": DYNAMIC,
+        "set": set_of(ObjectType({"k": STRING, "v": list_of(NUMBER)})),
+    }
+
+
+RESPONSE_KINDS = (*(f"{encoding}-{schema}" for encoding in ("msgpack", "json") for schema in ("object", "dynamic", "set")),
+                  "schema.pb5", "schema.pb6")
+
+
+def provider_response(name: str, data: bytes) -> None:
+    """A damaged value or ``GetProviderSchema`` answer from a provider, read as ctl reads one: it
+    decodes or is a ``CtlError`` (a ``PluginValueError`` for values), never another exception."""
+    from adapters.plugin.dynamic_value import decode_dynamic_value
+
+    with bounded():
+        if name.startswith("schema.pb"):
+            _schema_response(name, data)
+            return
+        encoding, _, schema = name.partition("-")
+        ty = _schemas()[schema]
+        types: dict[Any, Any] = {}
+        try:
+            if encoding == "msgpack":
+                value = decode_dynamic_value(data, b"", ty, dynamic_types=types)
+            else:
+                value = decode_dynamic_value(b"", data, ty, dynamic_types=types)
+        except CtlError:
+            return
+        json.dumps(value, default=str)  # whatever it is, it can be shown
+
+
+def _schema_response(name: str, data: bytes) -> None:
+    """Parsing the protocol buffer is gRPC's part; what ctl makes of a parsed answer is checked."""
+    from google.protobuf.message import DecodeError
+
+    from adapters.plugin import proto_schema
+    from adapters.plugin.proto import tfplugin5_pb2, tfplugin6_pb2
+    from adapters.plugin.schema import implied_type
+    from adapters.plugin.schema_json import schema_from_json
+
+    module = tfplugin5_pb2 if name.endswith("5") else tfplugin6_pb2
+    try:
+        response = module.GetProviderSchema.Response.FromString(data)
+    except (DecodeError, RecursionError):
+        return
+    try:
+        parsed = proto_schema.provider_schema(response)
+        for doc in [parsed.provider, *parsed.resource_schemas.values(), *parsed.data_source_schemas.values()]:
+            implied_type(schema_from_json(doc).block)
+    except CtlError:
+        return
