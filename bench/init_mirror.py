@@ -132,7 +132,7 @@ def _tools(ctl: Path, terraform: Path, mirror: Path) -> list[Tool]:
     ]
 
 
-def _env(home: Path) -> dict[str, str]:
+def clean_env(home: Path) -> dict[str, str]:
     """No user configuration, no plugin cache, no update check, no data dir outside the configuration."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "CTL_"))}
     env.update(HOME=str(home), CHECKPOINT_DISABLE="1", TF_IN_AUTOMATION="1")
@@ -154,25 +154,40 @@ def _measure(tool: Tool, workdir: Path, env: dict[str, str], runs: int) -> tuple
     return fresh, again
 
 
-def _line(label: str, times: Times) -> str:
+def line(label: str, times: Times, width: int = 18) -> str:
+    """One case's medians and minimum, as every benchmark against Terraform prints them."""
     wall = [w for w, _ in times]
     cpu = statistics.median(c for _, c in times)
-    return (f"  {label:<18} wall median {statistics.median(wall):6.2f} s  min {min(wall):6.2f} s"
+    return (f"  {label:<{width}} wall median {statistics.median(wall):6.2f} s  min {min(wall):6.2f} s"
             f"   cpu median {cpu:6.2f} s")
+
+
+def add_tool_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--mirror``, ``--terraform`` and ``--ctl``, defaulting to the mirror beside the checkout and
+    the tools beside the running Python."""
+    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
+    parser.add_argument("--terraform", type=Path, default=Path(sys.executable).parent / "terraform")
+    parser.add_argument("--ctl", type=Path, default=Path(sys.executable).parent / "ctl")
+
+
+def missing_tool(args: argparse.Namespace) -> str | None:
+    """What is missing of the mirror and the two tools, said as the benchmark prints it; None if nothing."""
+    for what, path in (("provider mirror", args.mirror), ("terraform", args.terraform), ("ctl", args.ctl)):
+        if not path.exists():
+            return f"no {what} at {path}\n"
+    return None
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--providers", choices=("small", "aws", "both"), default="both")
-    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
-    parser.add_argument("--terraform", type=Path, default=Path(sys.executable).parent / "terraform")
-    parser.add_argument("--ctl", type=Path, default=Path(sys.executable).parent / "ctl")
+    add_tool_arguments(parser)
     args = parser.parse_args()
-    for what, path in (("provider mirror", args.mirror), ("terraform", args.terraform), ("ctl", args.ctl)):
-        if not path.exists():
-            sys.stdout.write(f"no {what} at {path}\n")
-            return 2
+    problem = missing_tool(args)
+    if problem is not None:
+        sys.stdout.write(problem)
+        return 2
     names = ["small", "aws"] if args.providers == "both" else [args.providers]
     tools = _tools(args.ctl, args.terraform, args.mirror.resolve())
     load = os.getloadavg()[0]
@@ -181,7 +196,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="init-bench-") as scratch:
         home = Path(scratch) / "home"
         home.mkdir()
-        env = _env(home)
+        env = clean_env(home)
         for name in names:
             medians: dict[tuple[str, str], float] = {}
             sys.stdout.write(f"\n{name}:\n")
@@ -190,8 +205,8 @@ def main() -> int:
                 workdir.mkdir()
                 (workdir / "main.tf").write_text(CONFIGS[name])
                 fresh, again = _measure(tool, workdir, env, args.runs)
-                sys.stdout.write(_line(f"{tool.name} fresh", fresh) + "\n")
-                sys.stdout.write(_line(f"{tool.name} again", again) + "\n")
+                sys.stdout.write(line(f"{tool.name} fresh", fresh) + "\n")
+                sys.stdout.write(line(f"{tool.name} again", again) + "\n")
                 medians[(tool.name, "fresh")] = statistics.median(w for w, _ in fresh)
                 medians[(tool.name, "again")] = statistics.median(w for w, _ in again)
             for case in ("fresh", "again"):

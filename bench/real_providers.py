@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from init_mirror import DEFAULT_MIRROR, Times, Tool, _env
+from init_mirror import Times, Tool, add_tool_arguments, clean_env, line, missing_tool
 
 HEADER = """\
 terraform {
@@ -126,25 +126,16 @@ def _tools(ctl: Path, terraform: Path, mirror: Path) -> dict[str, dict[str, Tool
     }
 
 
-def _line(label: str, times: Times) -> str:
-    wall = [w for w, _ in times]
-    cpu = statistics.median(c for _, c in times)
-    return (f"  {label:<20} wall median {statistics.median(wall):7.2f} s  min {min(wall):7.2f} s"
-            f"   cpu median {cpu:7.2f} s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
-    parser.add_argument("--terraform", type=Path, default=Path(sys.executable).parent / "terraform")
-    parser.add_argument("--ctl", type=Path, default=Path(sys.executable).parent / "ctl")
+    add_tool_arguments(parser)
     args = parser.parse_args()
-    for what, path in (("provider mirror", args.mirror), ("terraform", args.terraform), ("ctl", args.ctl)):
-        if not path.exists():
-            sys.stdout.write(f"no {what} at {path}\n")
-            return 2
+    problem = missing_tool(args)
+    if problem is not None:
+        sys.stdout.write(problem)
+        return 2
     text = configuration(args.count)
     managed = text.count('\nresource "') * 10
     tools = _tools(args.ctl, args.terraform, args.mirror.resolve())
@@ -155,7 +146,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="real-providers-bench-") as scratch:
         home = Path(scratch) / "home"
         home.mkdir()
-        env = _env(home)
+        env = clean_env(home)
         for name, steps in tools.items():
             workdir = Path(scratch) / name
             workdir.mkdir()
@@ -169,7 +160,7 @@ def main() -> int:
             steps["init"].clean(workdir)
             sys.stdout.write(f"\n{name}:\n")
             for step in STEPS:
-                sys.stdout.write(_line(f"{name} {step}", times[step]) + "\n")
+                sys.stdout.write(line(f"{name} {step}", times[step], width=20) + "\n")
                 medians[(name, step)] = statistics.median(w for w, _ in times[step])
     sys.stdout.write("\n")
     for step in STEPS:
