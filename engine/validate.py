@@ -75,10 +75,11 @@ class ValidateHooks(WalkHooks):
         rt = self.registry.resource_type(res.type, res.mode)
         if rt is None:
             return
-        constant = {name for name, attr in res.body.attributes.items() if not references(attr.expr)}
+        # A value's problem is reported at its argument's expression: kept where that is a constant.
+        constant = {str(attr.expr.rng) for attr in res.body.attributes.values() if not references(attr.expr)}
         for diag in schema.check(rt, schema.normalize(rt, config), address, res.body, res.type_at):
-            name = diag.summary.partition('"')[2].partition('"')[0].split(".")[0].split("[")[0]
-            if diag.summary.startswith(("Unsupported argument", "Missing required argument")) or name in constant:
+            names_only = diag.summary.startswith(("Unsupported argument", "Missing required argument"))
+            if names_only or (diag.range is not None and str(diag.range) in constant):
                 self.diags.extend([diag])
 
 
