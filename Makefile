@@ -43,7 +43,8 @@ proto: venv
 # ruff, and mypy over every package (strict for engine/, backends/ and policies/: see pyproject.toml).
 lint: venv
 	$(BIN)/ruff check .
-	$(BIN)/mypy engine backends policies adapters cli
+	$(BIN)/mypy vocab engine backends policies adapters cli
+	$(BIN)/lint-imports
 
 # Terraform test providers (tests/providers/) and the OPA oracle (tests/opa/), from Go: rebuilt only
 # when a Go source changed.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.values import Marked, Unknown
+from vocab.values import Marked, Unknown
 
 
 def complete(schema: dict[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class AdapterError(CtlError):
@@ -56,7 +56,7 @@ class AdapterContext:
     cancelled: threading.Event = field(default_factory=threading.Event)
     stored_schema_version: int | None = None  # on refresh: the schema version the state was written with
     # ctl's own files (state, its backup/history/journal/lock, .ctl/): no resource may write or delete
-    # them (see engine/reserved_paths.py).
+    # them (see vocab/reserved_paths.py).
     reserved_paths: tuple[Path, ...] = ()
     # Reports a warning (summary, detail, and optionally the SourceRange it is about) to the user with
     # the run's other diagnostics; None: log it.
@@ -129,7 +129,7 @@ class ResourceType:
         update computed attributes keep their prior values. Override when a computed value can
         be known at plan time or changes with an update.
         """
-        from engine.lang.values import UNKNOWN
+        from vocab.values import UNKNOWN
 
         out = dict(planned)
         for attr in self.computed:

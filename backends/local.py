@@ -40,7 +40,6 @@ from backends.base import (
     DEFAULT_WORKSPACE,
     BackendError,
     HistoryEntry,
-    LockInfo,
     OpenedState,
     Snapshot,
     Written,
@@ -48,10 +47,7 @@ from backends.base import (
     lock_lost_error,
     lock_mismatch_error,
     not_locked_error,
-    now_rfc3339,
     state_facts,
-    unreadable_lock,
-    who_am_i,
 )
 from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone: re-exported)
     _atomic_write,
@@ -68,7 +64,8 @@ from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone
     process_alive,
 )
 from backends.local_journal import JournalFiles
-from engine.errors import CtlError
+from vocab.errors import CtlError
+from vocab.locks import LockInfo, now_rfc3339, unreadable_lock, who_am_i
 
 DEFAULT_FILENAME = "ctl.tfstate"
 WORKSPACES_DIR = "ctl.tfstate.d"

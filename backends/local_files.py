@@ -17,15 +17,9 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from backends.base import (
-    BackendError,
-    LockInfo,
-    OpenedState,
-    StateConflict,
-    conflict_error,
-    lock_held_error,
-)
-from engine.errors import LockHeld
+from backends.base import BackendError, OpenedState, StateConflict, conflict_error, lock_held_error
+from vocab.errors import LockHeld
+from vocab.locks import LockInfo
 
 
 def process_alive(pid: int) -> bool:

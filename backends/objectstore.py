@@ -31,7 +31,6 @@ from backends.base import (
     DEFAULT_WORKSPACE,
     BackendError,
     HistoryEntry,
-    LockInfo,
     Snapshot,
     check_workspace_name,
     conflict_error,
@@ -39,12 +38,10 @@ from backends.base import (
     lock_lost_error,
     lock_mismatch_error,
     not_locked_error,
-    now_rfc3339,
     state_facts,
-    unreadable_lock,
-    who_am_i,
 )
-from engine.errors import CtlError
+from vocab.errors import CtlError
+from vocab.locks import LockInfo, now_rfc3339, unreadable_lock, who_am_i
 
 # How often a lock or journal operation re-reads after losing a race to another writer before giving
 # up. Each round means another process changed the object in between; more than a few is pathological.

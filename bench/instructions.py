@@ -68,9 +68,9 @@ def run_phase(phase: str, directory: Path, setup_only: bool) -> None:
         _run_file_phase(phase, sorted(directory.glob("r*.tf"))[:_SAMPLE_FILES], setup_only)
         return
     from engine.config.loader import load_config
-    from engine.errors import Diagnostics
     from engine.graph import build_graph
     from engine.validate import validate
+    from vocab.errors import Diagnostics
 
     if phase == "load":
         if not setup_only:
@@ -86,10 +86,10 @@ def run_phase(phase: str, directory: Path, setup_only: bool) -> None:
 def _run_file_phase(phase: str, files: list[Path], setup_only: bool) -> None:
     import orjson
 
-    from engine.errors import SourceText
     from engine.lang.hcl import parse_hcl_file
     from engine.lang.hcl_tree import _parser
     from engine.lang.syntax_codec import decode_body, encode_body
+    from vocab.errors import SourceText
 
     sources = [(f.name, f.read_bytes()) for f in files]
     bodies = [parse_hcl_file(src, name) for name, src in sources] if phase in ("encode", "decode") else []

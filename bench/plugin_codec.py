@@ -30,7 +30,7 @@ from adapters.plugin.schema import (
     implied_type,
     sensitive_paths,
 )
-from engine.lang.values import UNKNOWN, Marked
+from vocab.values import UNKNOWN, Marked
 
 RULE = Block(
     attributes=(

@@ -16,7 +16,7 @@ from cli.common import input_enabled
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
 from cli.plan_cmd import report_recovery, show_plan, show_policy
-from engine.errors import CtlError, Diagnostic, ExitCode, UsageError
+from vocab.errors import CtlError, Diagnostic, ExitCode, UsageError
 
 _APPLY_HELP = """Make the changes of a plan: plan now and ask for confirmation, or apply a saved plan.
 

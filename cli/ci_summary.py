@@ -60,7 +60,7 @@ def append_step_summary(doc: Document) -> None:
 
 def write_summary_file(doc: Document, path: Path) -> None:
     """``--summary-md FILE``: the markdown for a pull-request comment (under 65,536 characters)."""
-    from engine.errors import CtlError
+    from vocab.errors import CtlError
 
     try:
         path.write_text(doc.render(COMMENT_BUDGET) + "\n", encoding="utf-8")

@@ -44,7 +44,7 @@ def read_state_or_file(root: Path, path: Path | None) -> State:
     except FileNotFoundError:
         return new_state()
     except OSError as exc:
-        from engine.errors import CtlError
+        from vocab.errors import CtlError
 
         raise CtlError(f"Cannot read the state file {path}: {exc.strerror or exc}") from None
     return State.from_json(data, str(path))

@@ -20,7 +20,7 @@ import typer
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, hidden_flag, hidden_values, ordered_var_args
 from cli.global_options import options
-from engine.errors import CtlError, ExitCode
+from vocab.errors import CtlError, ExitCode
 
 if TYPE_CHECKING:
     from engine.console import Session

@@ -18,7 +18,7 @@ from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completers import complete_addresses
 from cli.drift_cmd import drift_app
 from cli.global_options import options
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 _HELP = """Rewrite the configuration so it matches what changed outside ctl.
 

@@ -21,7 +21,7 @@ from cli import output, progress, run_options
 from cli.common import VAR_FILE_HELP, VAR_HELP
 from cli.completers import complete_addresses
 from cli.global_options import options
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 if TYPE_CHECKING:
     from engine.drift.run import DriftReport

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import click
 
-from engine.errors import UsageError
+from vocab.errors import UsageError
 
 PREFIX = "CTL_CLI_ARGS"
 _log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ import click
 import typer
 from typer.core import TyperCommand
 
-from engine.errors import CtlError, Diagnostic, DiagnosticsError, ExitCode, UsageError
+from vocab.errors import CtlError, Diagnostic, DiagnosticsError, ExitCode, UsageError
 
 if TYPE_CHECKING:
     from engine.fmt.files import FileResult

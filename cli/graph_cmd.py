@@ -11,7 +11,7 @@ import typer
 from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, ordered_var_args
 from cli.global_options import options
-from engine.errors import DiagnosticsError, ExitCode, UsageError
+from vocab.errors import DiagnosticsError, ExitCode, UsageError
 
 
 class GraphFormat(StrEnum):

@@ -23,7 +23,7 @@ from cli.common import (
 )
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
-from engine.errors import ExitCode, UsageError
+from vocab.errors import ExitCode, UsageError
 
 _HELP = """Bring an existing object under ctl's management at ADDRESS.
 
@@ -62,8 +62,8 @@ def import_command(
         output.compact_warnings()
     from rich.markup import escape
 
-    from engine.lang.values import Marked
     from engine.state_tools.importing import import_resource
+    from vocab.values import Marked
 
     con = output.stdout()
     locks = lock_options(lock, lock_timeout)

@@ -13,7 +13,7 @@ from cli import output
 from cli.common import IGNORE_REMOTE_VERSION_HELP, hidden_flag, hidden_values
 from cli.global_options import options
 from cli.state_cmd import LOCK_TIMEOUT_HELP
-from engine.errors import CtlError, ExitCode, UsageError
+from vocab.errors import CtlError, ExitCode, UsageError
 
 _INIT_HELP = """Prepare the configuration directory: check the configuration, the adapters and the backend, and
 record the backend's settings in .ctl/backend.json.

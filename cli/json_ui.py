@@ -25,8 +25,8 @@ from typing import Any, TextIO
 from cli.progress import ProgressView
 from cli.progress_tracker import Ticker, Tracker
 from cli.progress_words import format_elapsed, shown_id, verbs
-from engine.errors import Diagnostic
-from engine.version import VERSION
+from vocab.errors import Diagnostic
+from vocab.version import VERSION
 
 # One encoder for every line (``json.dumps`` with options builds one per call): a large apply
 # writes several lines per resource.
@@ -255,7 +255,7 @@ def start(stream: TextIO | None = None) -> JsonUI:
 
 def require_approval_source(auto_approve: bool, planfile: object) -> None:
     """``apply --json`` cannot ask a question: it needs ``--auto-approve`` or a saved plan (as Terraform)."""
-    from engine.errors import UsageError
+    from vocab.errors import UsageError
 
     if not auto_approve and planfile is None:
         raise UsageError("--json needs --auto-approve or a saved plan file",

@@ -20,9 +20,9 @@ from rich.markup import escape
 from cli import lifetime, output
 from cli.common import remember_args
 from cli.global_options import GlobalOptions
-from engine.errors import CtlError, ExitCode
-from engine.limits import raise_recursion_limit
-from engine.version import VERSION
+from vocab.errors import CtlError, ExitCode
+from vocab.limits import raise_recursion_limit
+from vocab.version import VERSION
 
 typer_app = typer.Typer(
     name="ctl",
@@ -125,7 +125,7 @@ def run(args: list[str] | None = None) -> int:
     from cli import env_args, logging_setup, single_dash
 
     logging_setup.configure()  # CTL_LOG / CTL_LOG_PATH
-    raise_recursion_limit()  # room for MAX_NESTING levels of expression (engine/limits.py)
+    raise_recursion_limit()  # room for MAX_NESTING levels of expression (vocab/limits.py)
     raw = list(sys.argv[1:] if args is None else args)
     try:
         args = env_args.apply(raw, command)  # CTL_CLI_ARGS, CTL_CLI_ARGS_<command>

@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from engine.errors import CtlError, Diagnostic
+from vocab.errors import CtlError, Diagnostic
 
 _state: dict[str, object] = {"no_color": False, "root": Path("."), "compact_warnings": False}
 _sink: list[Callable[[list[Diagnostic]], None]] = []

@@ -12,7 +12,7 @@ import typer
 from cli import output
 from cli.common import STATE_FILE_HELP, hidden_flag, read_state_or_file
 from cli.global_options import options
-from engine.errors import CtlError, ExitCode
+from vocab.errors import CtlError, ExitCode
 
 _HELP = """Show the root module's outputs recorded in state.
 

@@ -14,7 +14,7 @@ import typer
 from cli import ci_summary, json_ui, output, progress, run_flags, timings_view
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
-from engine.errors import ExitCode, UsageError
+from vocab.errors import ExitCode, UsageError
 
 _HELP = """Show the changes that apply would make, after refreshing the state.
 

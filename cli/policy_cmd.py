@@ -11,7 +11,7 @@ import typer
 
 from cli import output
 from cli.global_options import options
-from engine.errors import ExitCode, UsageError
+from vocab.errors import ExitCode, UsageError
 
 POLICY_DIR_HELP = "Also check the policies in this directory (repeatable)."
 NO_BUILTIN_HELP = "Do not check the built-in policy pack (the same as --builtin-policies=off)."
@@ -95,12 +95,13 @@ def check_command(
     opts = options(ctx)
     gopts = gate_options(policy_dir, no_builtin, override, namespace, all_namespaces, builtin_mode)
     if planfile is not None:
+        from engine.plan.json_view import PolicyDocument
         from engine.plan.planfile import load_plan
 
         plan = load_plan(planfile if planfile.is_absolute() else Path.cwd() / planfile)
         if gopts.override is None and plan.policy_override:
             gopts.override = plan.policy_override
-        outcome = check_plan(plan, opts.root, gopts)
+        outcome = check_plan(PolicyDocument(plan), opts.root, gopts)
     else:
         outcome = check_plan_json(_read_json(plan_json), opts.root, gopts)
     sys.stdout.write(render(outcome, fmt))
@@ -110,7 +111,7 @@ def check_command(
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    from engine.errors import CtlError
+    from vocab.errors import CtlError
 
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown
+from vocab.values import SENSITIVE, Marked, Unknown
 
 STILL_INTERVAL = 10.0  # seconds between "Still creating..." lines (Terraform's pace)
 MASK = "(sensitive value)"

@@ -15,7 +15,7 @@ import typer
 from cli.common import print_json_line
 from cli.global_options import options
 from engine.config.model import Module
-from engine.errors import CtlError, ExitCode
+from vocab.errors import CtlError, ExitCode
 
 providers_app = typer.Typer(
     name="providers",
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 
 def _configuration(root_dir: Path) -> Module:
     from engine.config.loader import load_config
-    from engine.errors import DiagnosticsError
+    from vocab.errors import DiagnosticsError
 
     root, diags = load_config(root_dir)
     if diags.has_errors:

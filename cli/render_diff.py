@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown
+from vocab.values import SENSITIVE, Marked, Unknown
 
 _ABSENT = object()
 _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, as Terraform does

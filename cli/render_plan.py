@@ -16,7 +16,6 @@ from typing import Any
 
 from cli.render_diff import Differ, Painter
 from cli.render_plan_summary import counted
-from engine.lang.values import Marked
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
@@ -30,6 +29,7 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.state.address import AddressError, InstanceAddress, format_key
+from vocab.values import Marked
 
 _SYMBOLS: dict[tuple[str, ...], str] = {
     ACTIONS_CREATE: "+",

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from cli import output
 from cli.common import input_enabled, ordered_var_args, prompt_variable
-from engine.errors import UsageError
-from engine.limits import DEFAULT_PARALLELISM
+from vocab.errors import UsageError
+from vocab.limits import DEFAULT_PARALLELISM
 
 if TYPE_CHECKING:
     from engine.operations import RunOptions

@@ -10,7 +10,7 @@ import typer
 from cli import output
 from cli.common import print_json_line
 from cli.global_options import options
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 _HELP = """Show a saved plan (ctl show PLANFILE) or the current state (ctl show).
 
@@ -32,7 +32,7 @@ def show_command(
     show_sensitive: bool = typer.Option(False, "--show-sensitive", help="Show sensitive values in clear."),
 ) -> int:
     from engine.plan.json_view import plan_to_json, state_to_json
-    from engine.version import VERSION
+    from vocab.version import VERSION
 
     color = output.color_enabled(sys.stdout)
     if planfile is not None:

@@ -22,7 +22,7 @@ import re
 
 import click
 
-from engine.errors import UsageError
+from vocab.errors import UsageError
 
 _SINGLE_DASH = re.compile(r"-[a-z][a-z0-9-]+(=.*)?", re.DOTALL)
 

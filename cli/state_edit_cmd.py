@@ -13,7 +13,7 @@ import typer
 from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.completers import complete_addresses
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 
 @state_app.command("mv", help="""Rename an object in the state without touching the real object.
@@ -84,8 +84,8 @@ def replace_provider_command(
 ) -> int:
     from cli import output
     from cli.common import input_enabled
-    from engine.errors import CtlError
     from engine.state_tools.replace_provider import replace_provider
+    from vocab.errors import CtlError
 
     con = output.stdout()
 

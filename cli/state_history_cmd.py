@@ -15,7 +15,7 @@ import typer
 from cli import output
 from cli.common import print_json
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 if TYPE_CHECKING:
     from engine.state_tools.rollback import RollbackPlan
@@ -68,8 +68,8 @@ def rollback_command(
 ) -> int:
     from cli.common import input_enabled
     from cli.render_state import rollback_diff
-    from engine.errors import CtlError
     from engine.state_tools.rollback import rollback
+    from vocab.errors import CtlError
 
     interactive = input_enabled(input_)
 

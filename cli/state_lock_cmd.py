@@ -15,7 +15,7 @@ import typer
 from cli import output
 from cli.common import print_json
 from cli.state_cmd import lock_timeout_option, root_dir, state_app
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 
 @state_app.command("lock", help="""Take the state lock and leave it held; prints the lock ID.

@@ -11,7 +11,7 @@ from cli import output
 from cli.common import STATE_FILE_HELP, print_json, read_state_or_file
 from cli.completers import complete_addresses, complete_instances
 from cli.state_cmd import root_dir, state_app
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 
 @state_app.command("list", help="""List the resource instances in the state, optionally only those under ADDRESS.

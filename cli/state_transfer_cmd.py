@@ -14,7 +14,7 @@ import typer
 from cli import output
 from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.state_cmd import LOCK_HELP, lock_options, lock_timeout_option, root_dir, state_app
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 
 @state_app.command("pull", help="""Print the stored state document (an interrupted apply's journal applied).
@@ -44,8 +44,8 @@ def push_command(
     lock_timeout: str = lock_timeout_option(),
     ignore_remote_version: bool = typer.Option(False, "--ignore-remote-version", help=IGNORE_REMOTE_VERSION_HELP),
 ) -> int:
-    from engine.errors import UsageError
     from engine.state_tools.pull_push import push
+    from vocab.errors import UsageError
 
     if file == "-":
         data, source = sys.stdin.buffer.read(), "standard input"

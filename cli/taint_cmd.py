@@ -11,7 +11,7 @@ from cli.common import IGNORE_REMOTE_VERSION_HELP
 from cli.completers import complete_addresses
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
-from engine.errors import ExitCode
+from vocab.errors import ExitCode
 
 
 def register(app: typer.Typer) -> None:

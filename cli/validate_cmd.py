@@ -8,7 +8,7 @@ from cli import output
 from cli.common import VAR_FILE_HELP, VAR_HELP, hidden_flag, ordered_var_args, print_json
 from cli.global_options import options
 from cli.lifetime import keep_until_exit
-from engine.errors import CtlError, ExitCode
+from vocab.errors import CtlError, ExitCode
 
 
 def register(app: typer.Typer) -> None:

@@ -13,8 +13,8 @@ import typer
 
 from cli.common import print_json
 from cli.global_options import options
-from engine.errors import ExitCode
-from engine.version import VERSION
+from vocab.errors import ExitCode
+from vocab.version import VERSION
 
 
 def register(app: typer.Typer) -> None:

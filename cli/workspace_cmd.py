@@ -16,7 +16,7 @@ from cli import output
 from cli.completers import complete_deletable_workspaces, complete_workspaces
 from cli.global_options import options
 from cli.state_cmd import LOCK_HELP, LOCK_TIMEOUT_HELP, lock_options
-from engine.errors import CtlError, ExitCode
+from vocab.errors import CtlError, ExitCode
 
 workspace_app = typer.Typer(
     name="workspace",
@@ -58,10 +58,10 @@ def new_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
 ) -> int:
-    from engine.errors import UsageError
     from engine.state.model import State
     from engine.state_tools.pull_push import push
     from engine.state_tools.workspaces import new_workspace
+    from vocab.errors import UsageError
 
     locks = lock_options(lock, lock_timeout)
     data = None

@@ -20,20 +20,11 @@ from engine.config.language import MODULE_META
 from engine.config.model import Module, ModuleCall, Resource, Variable
 from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize
-from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, _did_you_mean, evaluate
 from engine.lang.functions import FunctionContext
-from engine.lang.values import (
-    SENSITIVE,
-    UNKNOWN,
-    Unknown,
-    is_marked,
-    mark,
-    unmark,
-)
 from engine.walk_addresses import (
     UNKNOWN_KEY,
     format_key,
@@ -49,6 +40,15 @@ from engine.walk_scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re
     _module_value,
     _project_dir,
     _with_unknown_computed,
+)
+from vocab.errors import CtlError, Diagnostics
+from vocab.values import (
+    SENSITIVE,
+    UNKNOWN,
+    Unknown,
+    is_marked,
+    mark,
+    unmark,
 )
 
 

@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 
 from engine.config.model import Module, Resource
 from engine.config.syntax import Body
-from engine.errors import Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.eval import Reference, references
-from engine.positions import Located, as_range
+from vocab.errors import Diagnostics, SourceRange
+from vocab.positions import Located, as_range
 
 ModPath = tuple[str, ...]
 

@@ -25,7 +25,6 @@ from adapters.registry import Registry
 from engine import remote_state
 from engine.config.loader import load_config
 from engine.config.model import Module
-from engine.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 from engine.graph import build_graph
 from engine.init_backend_change import changed_error, previous_backend
 from engine.init_backend_config import parse_backend_config, unrecorded_secrets
@@ -42,6 +41,7 @@ from engine.session import (
     write_backend_record,
 )
 from engine.validate import check_resource_types
+from vocab.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 
 
 def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:

@@ -12,8 +12,8 @@ from typing import Any
 
 from backends.base import StateStore
 from backends.local import DEFAULT_FILENAME
-from engine.errors import CtlError
 from engine.session import BackendRecord, public_settings
+from vocab.errors import CtlError
 
 
 @dataclass(frozen=True)

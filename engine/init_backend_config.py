@@ -11,9 +11,9 @@ from typing import Any
 
 from engine.config.structured import parse_json_file
 from engine.config.syntax import EMPTY_SCHEMA
-from engine.errors import CtlError, UsageError
 from engine.lang.hcl import parse_hcl_file
 from engine.session import constant_settings, is_secret_setting
+from vocab.errors import CtlError, UsageError
 
 
 def parse_backend_config(items: list[str], root_dir: Path) -> dict[str, Any]:

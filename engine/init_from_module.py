@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 _CONFIG_SUFFIXES = (".tf", ".tf.json", ".tf.yaml")
 

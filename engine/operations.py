@@ -26,12 +26,11 @@ from backends.base import StateStore
 from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
 from engine.config_walk import ConfigWalk, WalkHooks
-from engine.errors import CtlError, DiagnosticsError, ExitCode
 from engine.lang.references import remembered
 from engine.lang.templatefile import render
-from engine.limits import DEFAULT_PARALLELISM
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
+from engine.plan.json_view import PolicyDocument
 from engine.plan.model import Plan
 from engine.plan.planfile import load_plan
 from engine.plan.planner import (
@@ -46,7 +45,6 @@ from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
 from engine.providers import Providers
 from engine.recovery import Recovery, find_orphans
-from engine.reserved_paths import reserved_paths
 from engine.session import manager_for, open_store
 from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
@@ -56,6 +54,9 @@ from engine.telemetry.timings import BACKEND, LOCK, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
 from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
 from policies.model import PolicyOutcome
+from vocab.errors import CtlError, DiagnosticsError, ExitCode
+from vocab.limits import DEFAULT_PARALLELISM
+from vocab.reserved_paths import reserved_paths
 
 _log = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def _check_policies(plan: Plan, opts: RunOptions, policy: PolicyOptions,
                     on_policy: Callable[[PolicyOutcome], None] | None) -> PolicyOutcome:
     """The gate over one plan; the findings are recorded in the plan (saved plans, job summaries)."""
     started = time.perf_counter()
-    outcome = check_plan(plan, opts.root, policy)
+    outcome = check_plan(PolicyDocument(plan), opts.root, policy)
     _phase_done("policy", started, opts.plan.timings)
     plan.policy_results = outcome.results_json()
     if on_policy is not None:
@@ -232,7 +233,7 @@ def apply_run(
     if loaded_plan is not None and opts.policy is not None:
         if opts.policy.override is None:
             opts.policy.override = loaded_plan.policy_override
-        outcome = check_plan(loaded_plan, opts.root, opts.policy)
+        outcome = check_plan(PolicyDocument(loaded_plan), opts.root, opts.policy)
         if on_policy is not None:
             on_policy(outcome)
         _enforce(outcome, opts)
@@ -331,7 +332,7 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
     cancelled = threading.Event()
     providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled,
                           reserved_paths(manager.store, manager.workspace, loaded.root.dir), timings=opts.plan.timings)
-    from engine.errors import Diagnostics
+    from vocab.errors import Diagnostics
 
     diags = Diagnostics()
     # The saved plan's values as the configuration's types convert them (a ``set(string)`` is a set

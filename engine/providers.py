@@ -19,9 +19,9 @@ from adapters.base import AdapterContext, Provider, ResourceType
 from adapters.plugin.errors import PluginLaunchError
 from adapters.registry import Registry
 from engine.config.model import Resource
-from engine.errors import CtlError, Diagnostic, SourceRange
-from engine.lang.values import deep_unmark
 from engine.telemetry.timings import Timings
+from vocab.errors import CtlError, Diagnostic, SourceRange
+from vocab.values import deep_unmark
 
 ModPath = tuple[str, ...]
 

@@ -16,13 +16,13 @@ from typing import Any
 
 from adapters.base import ResourceType
 from adapters.registry import Registry
-from engine.errors import CtlError
 from engine.plan.diff import mark_sensitive
 from engine.plan.refresh import ResourceLookup, config_key
 from engine.providers import Providers
 from engine.state.address import AddressError, InstanceAddress
 from engine.state.journal import Orphan
 from engine.state.model import InstanceState, State
+from vocab.errors import CtlError
 
 _log = logging.getLogger(__name__)
 

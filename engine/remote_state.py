@@ -28,8 +28,8 @@ from typing import Any
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.registry import Registry
 from backends.base import DEFAULT_WORKSPACE
-from engine.errors import CtlError
-from engine.lang.values import mark
+from vocab.errors import CtlError
+from vocab.values import mark
 
 NAME = "terraform_remote_state"
 _KINDS = ("local", "s3", "gcs", "azurerm")

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.base import ArgumentProblem, ResourceType
 from engine.config.syntax import Body
-from engine.errors import Diagnostic
-from engine.lang.values import Marked, Unknown, deep_unmark, type_name
-from engine.positions import Located, SourceRange, as_range
+from vocab.errors import Diagnostic
+from vocab.positions import Located, SourceRange, as_range
+from vocab.values import Marked, Unknown, deep_unmark, type_name
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

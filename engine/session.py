@@ -16,9 +16,9 @@ from typing import Any
 from backends.base import DEFAULT_WORKSPACE, StateStore, check_workspace_name
 from engine.config.model import Module
 from engine.config.syntax import Body
-from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
 from engine.state.manager import StateManager
+from vocab.errors import CtlError
 
 CTL_DIR = ".ctl"
 _ENV_FILE = "environment"

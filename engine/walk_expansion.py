@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
-from engine.lang.values import UNKNOWN, Marked, SetValue, Unknown, contains_unknown, is_marked, unmark
-from engine.limits import MAX_INSTANCES_ENV, max_instances
 from engine.state.address import Key
 from engine.walk_addresses import UNKNOWN_KEY
+from vocab.errors import CtlError, Diagnostics, SourceRange
+from vocab.limits import MAX_INSTANCES_ENV, max_instances
+from vocab.values import UNKNOWN, Marked, SetValue, Unknown, contains_unknown, is_marked, unmark
 
 
 def expand(

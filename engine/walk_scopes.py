@@ -13,19 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.model import Module, ModuleCall, Resource
-from engine.errors import Diagnostic
 from engine.graph import Graph, ModPath
 from engine.lang.eval import EvalContext
 from engine.lang.functions import FunctionContext
-from engine.lang.values import (
-    UNKNOWN,
-)
 from engine.walk_addresses import (
     Key,
     ModKey,
     UnknownKey,
     _relative,
     module_address,
+)
+from vocab.errors import Diagnostic
+from vocab.values import (
+    UNKNOWN,
 )
 
 

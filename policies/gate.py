@@ -20,10 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from engine.errors import CtlError, PolicyDenied
-from engine.lang.redact import redact_error
 from policies import isolation, levels, simple
 from policies.evaluation import CompiledPolicy, RegoModule
 from policies.levels import Level
@@ -34,6 +32,8 @@ from policies.policy_set import BUILTIN_MODES, PolicySet
 from policies.rego_source import is_policy_rule, rule_kind
 from policies.rule_errors import RuleFailure, evaluate_tolerating
 from policies.secrets import masked, plan_secrets
+from vocab.errors import CtlError, PolicyDenied
+from vocab.redact import redact_error
 
 DEFAULT_NAMESPACE = "main"
 
@@ -49,23 +49,36 @@ class PolicyOptions:
     override: str | None = None
 
 
-def check_plan(plan: Any, root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
-    """Check a ``Plan``: its JSON view with the real (unmasked) values, in memory only.
+class PlanDocument(Protocol):
+    """A plan as the gate reads it: Terraform's JSON plan document, with the real (unmasked) values.
+
+    The engine owns the plan model and its JSON view; the gate asks only for the document, in the
+    two sizes it needs, so this package never imports the engine (``engine.plan.json_view``
+    implements it).
+    """
+
+    def resource_changes(self, keep: Callable[[str, str, tuple[str, ...]], bool]) -> list[dict[str, Any]]:
+        """The ``resource_changes`` entries whose (mode, type, actions) ``keep`` accepts."""
+        ...
+
+    def whole(self) -> dict[str, Any]:
+        """The whole document: planned values, prior state, configuration and changes."""
+        ...
+
+
+def check_plan(plan: PlanDocument, root_dir: Path, options: PolicyOptions) -> PolicyOutcome:
+    """Check a plan's JSON document, in memory only.
 
     The built-in pack reads only the resource changes, so the whole document (planned values, prior
     state, configuration: most of its size for a large plan) is built only when a user policy is
     there to read it; without one, only the changes the pack's view may keep (``may_keep``).
     """
-    from engine.plan.json_view import plan_to_json, resource_changes_json
 
     def document(whole: bool, with_tags: bool) -> dict[str, Any]:
-        if not whole:
-            def keep(c: Any) -> bool:
-                return may_keep(c.mode, c.type, c.actions, with_tags=with_tags)
-
-            return {"resource_changes": resource_changes_json(plan, show_sensitive=True, keep=keep)}
-        # A saved plan and a fresh one build their configuration when first asked (configuration_json).
-        return plan_to_json(plan, show_sensitive=True)
+        if whole:
+            return plan.whole()
+        return {"resource_changes": plan.resource_changes(
+            lambda mode, rtype, actions: may_keep(mode, rtype, actions, with_tags=with_tags))}
 
     return _check(document, root_dir, options)
 

@@ -12,7 +12,7 @@ of a Python interpreter plus importing regopy) is paid only when user Rego polic
 
 A policy is code its author controls: the worker runs within a budget of memory and time
 (``policies.worker_budget``), and leads a process group of its own, handed to the watcher that
-stops providers when ctl dies (``adapters.plugin.lifeline``), so a ``kill -9`` of ctl does not
+stops providers when ctl dies (``vocab.lifeline``), so a ``kill -9`` of ctl does not
 leave it running, nor a Ctrl-C (the group no longer gets the terminal's signal: ``_exchange``
 stops it).
 """
@@ -29,13 +29,13 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from adapters.plugin import lifeline
 from policies.model import PolicyError, range_for
 from policies.rego_module import RegoModule
 from policies.rego_worker import PROGRESS_FD_ENV
 from policies.rule_errors import RuleFailure
 from policies.secrets import mask_text
 from policies.worker_budget import Watch, budget, budget_error, memory_budget
+from vocab import lifeline
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 class WorkerCrashed(Exception):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import CtlError, SourceRange
 from policies.levels import Level, blocks
+from vocab.errors import CtlError, SourceRange
 
 
 class PolicyError(CtlError):
@@ -140,7 +140,7 @@ class PolicyOutcome:
 
 
 def range_for(file: str, line: int) -> SourceRange:
-    from engine.errors import Pos
+    from vocab.errors import Pos
 
     return SourceRange(file, Pos(line, 1), Pos(line, 1))
 

@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
-from engine.version import VERSION
 from policies.levels import Level
 from policies.model import Finding, PolicyOutcome, status
+from vocab.version import VERSION
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -6,7 +6,7 @@ them to OPA: a rule may need to compare a secret. But a message a rule builds fr
 and in the saved plan, where the plan itself shows "(sensitive value)". The plan document says which
 values are sensitive (``after_sensitive``, ``sensitive_values``, a sensitive output or variable);
 every such text is cut out of the findings and errors of the check, as provider messages are
-(``engine.lang.redact``).
+(``vocab.redact``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from engine.lang.redact import redact
 from policies.model import Finding, PolicyOutcome
+from vocab.redact import redact
 
 
 def plan_secrets(doc: Any) -> set[str]:

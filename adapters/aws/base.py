@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from adapters._recovery import known_strings
 from adapters.aws.session import AwsClients
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from engine.lang.values import UNKNOWN, Unknown
+from vocab.values import UNKNOWN, Unknown
 
 
 class AwsResource(ResourceType):

@@ -27,7 +27,7 @@ from adapters.aws import schema as s
 from adapters.aws.base import AwsResource
 from adapters.aws.errors import call, sdk_error
 from adapters.base import AdapterContext, AdapterError
-from engine.lang.values import Unknown
+from vocab.values import Unknown
 
 GONE = frozenset({"ResourceNotFoundException"})
 _WAIT = {"Delay": 2, "MaxAttempts": 300}

@@ -26,7 +26,7 @@ from adapters.aws.base import AwsResource
 from adapters.aws.errors import call, pages
 from adapters.aws.s3_bucket import BUCKET_GONE
 from adapters.base import AdapterContext, AdapterError
-from engine.lang.values import UNKNOWN
+from vocab.values import UNKNOWN
 
 BODY_ARGS = ("content", "content_base64", "source", "source_hash", "content_type", "metadata")
 OBJECT_GONE = BUCKET_GONE | {"NoSuchKey"}

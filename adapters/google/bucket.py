@@ -257,7 +257,7 @@ def _plan_rule(rule: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plan_condition(condition: dict[str, Any]) -> dict[str, Any]:
-    from engine.lang.values import Unknown
+    from vocab.values import Unknown
 
     out: dict[str, Any] = {name: condition.get(name) for name in _CONDITION_KEYS}
     for flag in _ZERO_FLAGS.values():

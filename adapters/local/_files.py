@@ -26,7 +26,7 @@ def resolve(ctx: AdapterContext, filename: str) -> Path:
 
 def writable(ctx: AdapterContext, filename: str) -> Path:
     """``resolve``, refusing ctl's own files: writing or deleting one would lose the state."""
-    from engine.reserved_paths import is_reserved
+    from vocab.reserved_paths import is_reserved
 
     path = resolve(ctx, filename)
     if is_reserved(path, ctx.reserved_paths):

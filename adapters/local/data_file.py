@@ -8,8 +8,8 @@ from adapters._attributes import complete
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.local import _files
 from adapters.local.schemas import HASHES, data_file_schema
-from engine.lang.values import deep_unmark
-from engine.regular_file import read_regular
+from vocab.regular_file import read_regular
+from vocab.values import deep_unmark
 
 
 class LocalFileData(ResourceType):

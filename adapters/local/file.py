@@ -13,8 +13,8 @@ from adapters._attributes import complete
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.local import _files
 from adapters.local.schemas import CONTENT_ARGS, HASHES, file_schema
-from engine.lang.values import deep_unmark
-from engine.regular_file import NotRegularFile, read_regular
+from vocab.regular_file import NotRegularFile, read_regular
+from vocab.values import deep_unmark
 
 
 class LocalFile(ResourceType):

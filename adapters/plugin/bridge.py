@@ -27,7 +27,7 @@ from adapters.plugin.schema import Schema, implied_type
 from adapters.plugin.schema_json import schema_from_json
 from adapters.plugin.session import PluginSession
 from adapters.plugin.spec import PluginSpec
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class PluginProvider(Provider):

@@ -30,7 +30,7 @@ from adapters.plugin.schema import (
     nested_spec_type,
 )
 from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
-from engine.lang.values import Marked, Path, SetValue, Unknown
+from vocab.values import Marked, Path, SetValue, Unknown
 
 _PLAIN: dict[CtyType, type] = {STRING: str, NUMBER: int, BOOL: bool}
 

@@ -45,8 +45,8 @@ from adapters.plugin.schema import (
     attribute_type,
     implied_type,
 )
-from engine.errors import Diagnostic
-from engine.lang.values import Marked, Unknown
+from vocab.errors import Diagnostic
+from vocab.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")
 

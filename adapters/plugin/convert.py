@@ -27,7 +27,7 @@ from adapters.plugin.mismatch import constraint_name, convertible
 from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError, format_path
-from engine.lang.values import (
+from vocab.values import (
     ListValue,
     MapValue,
     Marked,

@@ -30,7 +30,7 @@ from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
 from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.set_order import set_order
 from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError
-from engine.lang.values import Marked, Unknown
+from vocab.values import Marked, Unknown
 
 
 def encode_json(value: Any, ty: CtyType, *, dynamic_types: DynamicTypes | None = None) -> bytes:

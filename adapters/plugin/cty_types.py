@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from adapters.plugin.value_errors import TypeSpecError
-from engine.lang.values import Marked, SetValue, Unknown
+from vocab.values import Marked, SetValue, Unknown
 
 
 class CtyType:

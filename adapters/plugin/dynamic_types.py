@@ -15,7 +15,7 @@ from typing import Any
 
 from adapters.plugin.cty_types import ObjectType, TupleType, has_dynamic, parse_type
 from adapters.plugin.value_errors import TypeSpecError
-from engine.lang.values import Marked, Path, SetValue, Unknown
+from vocab.values import Marked, Path, SetValue, Unknown
 
 DynamicTypes = dict[Path, Any]  # path -> CtyType
 

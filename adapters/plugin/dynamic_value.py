@@ -13,7 +13,7 @@ from adapters.plugin.cty_json import decode_json
 from adapters.plugin.cty_types import CtyType
 from adapters.plugin.dynamic_types import DynamicTypes
 from adapters.plugin.msgpack_codec import decode, encode
-from engine.lang.values import Path, apply_paths
+from vocab.values import Path, apply_paths
 
 
 def decode_dynamic_value(

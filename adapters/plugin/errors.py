@@ -6,7 +6,7 @@ print it as one message instead of a traceback from subprocess or gRPC.
 
 from __future__ import annotations
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class PluginError(CtlError):

@@ -18,8 +18,8 @@ from adapters.plugin.cty_types import parse_type
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.msgpack_decode import decode
 from adapters.plugin.spec import PluginSpec
-from engine.errors import CtlError
-from engine.lang.values import UNKNOWN, contains_unknown, deep_unmark, mark
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, contains_unknown, deep_unmark, mark
 
 
 class ProviderFunctionError(CtlError):

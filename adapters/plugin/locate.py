@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import SourceRange
+from vocab.errors import SourceRange
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_-]*")
 _SPACE = b" \t\r"

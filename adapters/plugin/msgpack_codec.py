@@ -39,7 +39,7 @@ from adapters.plugin.msgpack_decode import decode, from_wire  # decoding, reache
 from adapters.plugin.numbers import NotANumber, number_wire
 from adapters.plugin.set_order import sort_set
 from adapters.plugin.value_errors import ENCODE_HINT, Misfit, TypeSpecError
-from engine.lang.values import Marked, Path, Unknown, deep_unmark
+from vocab.values import Marked, Path, Unknown, deep_unmark
 
 UNKNOWN_EXT_TYPE = 0
 UNKNOWN_WIRE = msgpack.ExtType(UNKNOWN_EXT_TYPE, b"\x00")

@@ -28,7 +28,7 @@ from adapters.plugin.cty_types import (
 from adapters.plugin.dynamic_types import DynamicTypes, record_wire_types
 from adapters.plugin.numbers import NotANumber, from_wire_float, parse_number
 from adapters.plugin.value_errors import DECODE_HINT, Misfit, PluginValueError, TypeSpecError
-from engine.lang.values import ListValue, MapValue, Path, Unknown, apply_paths
+from vocab.values import ListValue, MapValue, Path, Unknown, apply_paths
 
 REFINED_UNKNOWN_EXT_TYPE = 12
 _MAX_REFINEMENT_BYTES = 1024

@@ -20,8 +20,8 @@ from typing import Any
 from adapters.base import AdapterError, PartialResult
 from adapters.plugin.diagnostics import AttributeStep, KeyStep, PluginDiagnostic, path_text
 from adapters.plugin.locate import argument_range
-from engine.errors import Diagnostic, SourceRange
-from engine.lang.values import Marked, Unknown
+from vocab.errors import Diagnostic, SourceRange
+from vocab.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")  # warnings reach stderr even with logging off
 

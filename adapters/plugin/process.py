@@ -27,7 +27,7 @@ from pathlib import Path
 
 import grpc
 
-from adapters.plugin import lifeline, tls
+from adapters.plugin import tls
 from adapters.plugin.errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 from adapters.plugin.handshake import (
     DEFAULT_MAX_PORT,
@@ -40,6 +40,7 @@ from adapters.plugin.handshake import (
 from adapters.plugin.proto import plugin_pb2
 from adapters.plugin.stderr_log import OutputForwarder
 from adapters.plugin.tls_bridge import TlsBridge, client_ssl_context
+from vocab import lifeline
 
 # Providers' own log lines are records of ``ctl.plugin.<type>``: shown only where logging is set up.
 logging.getLogger("ctl.plugin").addHandler(logging.NullHandler())

@@ -29,7 +29,7 @@ from adapters.plugin.schema import (
 )
 from adapters.plugin.session import PlannedInstance, PluginSession
 from adapters.plugin.value_errors import PluginValueError, format_path
-from engine.lang.values import UNKNOWN, Unknown, deep_unmark
+from vocab.values import UNKNOWN, Unknown, deep_unmark
 
 
 class PluginResourceType(ResourceType):

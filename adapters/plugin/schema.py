@@ -20,7 +20,7 @@ from adapters.plugin.cty_types import (
     has_dynamic,
     without_optional_attributes,
 )
-from engine.lang.values import Marked, Path, SetValue, Unknown, apply_paths
+from vocab.values import Marked, Path, SetValue, Unknown, apply_paths
 
 SINGLE, GROUP, LIST, SET, MAP = "single", "group", "list", "set", "map"
 BLOCK_NESTINGS = frozenset({SINGLE, GROUP, LIST, SET, MAP})

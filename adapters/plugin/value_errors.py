@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 PathSteps = Sequence[str | int]
 

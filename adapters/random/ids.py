@@ -11,7 +11,7 @@ from adapters._attributes import complete
 from adapters.base import AdapterContext, AdapterError
 from adapters.random._base import RandomResource, whole_number
 from adapters.random.schemas import ID_SCHEMA, INTEGER_SCHEMA
-from engine.lang.values import deep_unmark
+from vocab.values import deep_unmark
 
 
 class RandomId(RandomResource):

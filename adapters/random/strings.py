@@ -13,7 +13,7 @@ from typing import Any
 from adapters.base import AdapterContext, AdapterError
 from adapters.random._base import RandomResource, whole_number
 from adapters.random.schemas import string_schema
-from engine.lang.values import Unknown, deep_unmark, unmark
+from vocab.values import Unknown, deep_unmark, unmark
 
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LOWER = "abcdefghijklmnopqrstuvwxyz"

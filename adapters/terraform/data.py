@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.base import AdapterContext, ResourceType
-from engine.lang.values import UNKNOWN, deep_unmark
+from vocab.values import UNKNOWN, deep_unmark
 
 _ANY: dict[str, Any] = {}  # any value: string, number, bool, list, map, object or null
 

@@ -14,7 +14,7 @@ from adapters._attributes import complete, string_map
 from adapters.base import AdapterContext, AdapterError, ResourceType
 from adapters.time import duration
 from adapters.time.schemas import SLEEP_SCHEMA
-from engine.lang.values import deep_unmark
+from vocab.values import deep_unmark
 
 
 class TimeSleep(ResourceType):

@@ -33,12 +33,9 @@ from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
 from engine.config.provisioners import Provisioner
 from engine.config_walk import ConfigWalk, ResourceInstance
-from engine.errors import CtlError, Diagnostics
 from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
-from engine.lang.values import UNKNOWN, contains_unknown
-from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChange
@@ -46,6 +43,9 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, encode_private
+from vocab.errors import CtlError, Diagnostics
+from vocab.limits import DEFAULT_PARALLELISM
+from vocab.values import UNKNOWN, contains_unknown
 
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)
 _STOP_CHECK_SECONDS = 0.05  # how soon the providers hear of an interrupt

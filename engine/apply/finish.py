@@ -9,10 +9,10 @@ from engine.apply.ordering import ApplyNode
 from engine.apply.values import op_of
 from engine.apply.walker import WalkResult
 from engine.config_walk import ConfigWalk
-from engine.errors import CtlError, Diagnostics
-from engine.lang.values import contains_unknown, deep_unmark
 from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.state.model import OutputValue, State, output_type
+from vocab.errors import CtlError, Diagnostics
+from vocab.values import contains_unknown, deep_unmark
 
 
 class PostconditionFailed(CtlError):

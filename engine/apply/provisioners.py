@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.provisioners import Provisioner
-from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.types import BOOL, STRING, ListType, MapType, convert
-from engine.lang.values import deep_unmark, is_marked
+from vocab.errors import CtlError
+from vocab.values import deep_unmark, is_marked
 
 DEFAULT_INTERPRETER = ("/bin/sh", "-c")
 SUPPRESSED = "(output suppressed due to sensitive value in config)"

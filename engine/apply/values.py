@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.values import Marked, Unknown, unmark
 from engine.plan.model import CREATE, READ, UPDATE, ResourceChange
 from engine.state.journal import planned_identity
+from vocab.values import Marked, Unknown, unmark
 
 
 def op_of(change: ResourceChange) -> str:

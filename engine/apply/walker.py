@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from engine.limits import DEFAULT_PARALLELISM
+from vocab.limits import DEFAULT_PARALLELISM
 
 K = TypeVar("K", bound=Hashable)
 

@@ -25,11 +25,11 @@ from engine.config.parse_ahead import ParseAhead
 from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
 from engine.config.syntax import Body
-from engine.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from engine.lang.hcl import parse_hcl_file
-from engine.limits import MAX_NESTING
-from engine.positions import Pos, SourceRange
-from engine.regular_file import is_regular, read_regular
+from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
+from vocab.limits import MAX_NESTING
+from vocab.positions import Pos, SourceRange
+from vocab.regular_file import is_regular, read_regular
 
 _SUFFIXES = (".tf", ".tf.json", ".tf.yaml", ".tf.yml")
 _OTHER_YAML = (".yaml", ".yml")

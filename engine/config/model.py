@@ -13,10 +13,10 @@ from pathlib import Path
 
 from engine.config.provisioners import Provisioner
 from engine.config.syntax import RELEASED_BODY, Attribute, Block, Body
-from engine.errors import SourceRange
 from engine.lang.ast import Expr, Ranged
 from engine.lang.types import Type
-from engine.positions import Located, as_range
+from vocab.errors import SourceRange
+from vocab.positions import Located, as_range
 
 
 @dataclass(slots=True)

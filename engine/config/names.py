@@ -15,9 +15,9 @@ name is close.
 from __future__ import annotations
 
 from engine.config.syntax import Attribute, Block, BlockSchema, Body
-from engine.errors import Diagnostics
 from engine.lang.eval import _did_you_mean
-from engine.positions import SourceRange, as_range
+from vocab.errors import Diagnostics
+from vocab.positions import SourceRange, as_range
 
 _STRUCTURED_SUFFIXES = (".json", ".yaml", ".yml")
 #: What a ``dynamic`` block takes. The blocks it generates are a provider's, which never have labels,

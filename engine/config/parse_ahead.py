@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from engine.config.parse_cache import ParseCache
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 MIN_BYTES = 1 << 20  # about 25 files of 250 resources: half a second of parsing, five helper start-ups
 _WAIT_S = 60.0
@@ -162,7 +162,7 @@ def _helper() -> None:
     """The helper process: parse the job's files from the last one down into the cache, and stop
     before one the other side has started, or when the other side closes the pipe."""
     from engine.lang.hcl import parse_hcl_file
-    from engine.regular_file import read_regular
+    from vocab.regular_file import read_regular
 
     # What the helper makes is one file's tree at a time, without cycles, freed by reference
     # counting once written; the collector, started every few hundred allocations, found nothing

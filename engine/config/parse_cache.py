@@ -27,14 +27,14 @@ import orjson
 import tree_sitter
 import tree_sitter_hcl
 
-import engine.errors
 import engine.lang
-import engine.positions
+import vocab.errors
+import vocab.positions
 from engine.config import syntax
 from engine.config.cache_writer import write_in_child
 from engine.config.syntax import Body
-from engine.errors import SourceText
 from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
+from vocab.errors import SourceText
 
 CACHE_DIR = Path(".ctl") / "cache" / "parse"
 ENABLE_ENV = "CTL_PARSE_CACHE"
@@ -181,7 +181,7 @@ def _fingerprint() -> bytes | None:
 def _fingerprint_of_sources() -> bytes:
     digest = hashlib.sha256()
     sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
-    sources += [Path(syntax.__file__), Path(engine.errors.__file__), Path(engine.positions.__file__), Path(__file__)]
+    sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__)]
     for path in sources:
         digest.update(path.read_bytes())
     for package in (tree_sitter, tree_sitter_hcl):

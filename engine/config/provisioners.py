@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from engine.config.names import NameCheck
 from engine.config.syntax import Attribute, Block, BlockSchema, Body
-from engine.errors import Diagnostics, SourceRange
 from engine.lang import ast
+from vocab.errors import Diagnostics, SourceRange
 
 LOCAL_EXEC = "local-exec"
 #: What a ``connection`` block takes: every argument of every connection type, as Terraform checks it.

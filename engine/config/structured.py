@@ -18,13 +18,13 @@ from typing import Any
 import yaml
 
 from engine.config.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
 from engine.lang.functions._yaml import AliasBudget, YamlError
 from engine.lang.hcl import parse_template
 from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
-from engine.lang.values import normalize_number
-from engine.limits import MAX_NESTING
+from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from vocab.limits import MAX_NESTING
+from vocab.values import normalize_number
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OCTAL_LIKE = re.compile(r"^0[0-9]+$")

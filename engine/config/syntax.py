@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from engine.lang.ast import Expr, Ranged
-from engine.positions import Located, SourceRange, as_range
+from vocab.positions import Located, SourceRange, as_range
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.model import Variable
-from engine.errors import CtlError, Diagnostics, SourceRange
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl_file
 from engine.lang.types import ConversionError, Primitive, convert
-from engine.lang.values import SENSITIVE, UNKNOWN, mark
+from vocab.errors import CtlError, Diagnostics, SourceRange
+from vocab.values import SENSITIVE, UNKNOWN, mark
 
 
 @dataclass(frozen=True, slots=True)

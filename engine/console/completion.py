@@ -15,9 +15,9 @@ import functools
 import re
 
 from engine.console.scope import ConsoleScope
-from engine.errors import CtlError
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
+from vocab.errors import CtlError
 
 _IDENT = r"[A-Za-z_][\w-]*"
 # A reference followed by a dot and the start of a name: ``module.net["eu"].vpc_``.

@@ -35,12 +35,12 @@ from engine.console.types import (
     of_value,
     unify,
 )
-from engine.errors import CtlError
 from engine.graph import Graph, ModPath
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import scalar_to_string
-from engine.lang.values import Unknown, unmark
+from vocab.errors import CtlError
+from vocab.values import Unknown, unmark
 
 _log = logging.getLogger(__name__)
 _NOT_KNOWN = object()

@@ -26,7 +26,7 @@ from engine.console.types import (
     unify,
 )
 from engine.lang.operators import format_number
-from engine.lang.values import SENSITIVE, Marked, SetValue, Unknown
+from vocab.values import SENSITIVE, Marked, SetValue, Unknown
 
 UNKNOWN_TEXT = "(known after apply)"
 SENSITIVE_TEXT = "(sensitive)"

@@ -22,11 +22,9 @@ from adapters.registry import Registry
 from engine import remote_state
 from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.console.infer import Typer
-from engine.errors import Diagnostic, Diagnostics, DiagnosticsError
 from engine.graph import ModPath, build_graph
 from engine.lang.eval import EvalContext
 from engine.lang.templatefile import render
-from engine.lang.values import UNKNOWN
 from engine.plan.diff import mark_sensitive
 from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
@@ -34,6 +32,8 @@ from engine.session import selected_workspace
 from engine.state.model import State
 from engine.state_tools.access import read_state
 from engine.validate import Loaded, load_and_evaluate
+from vocab.errors import Diagnostic, Diagnostics, DiagnosticsError
+from vocab.values import UNKNOWN
 
 
 class StateValues(WalkHooks):

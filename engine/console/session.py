@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from engine.console.completion import candidates
 from engine.console.render import render
 from engine.console.scope import ConsoleScope
-from engine.errors import CtlError, Diagnostic
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
+from vocab.errors import CtlError, Diagnostic
 
 INPUT_NAME = "<console-input>"  # the "file" errors point into, as Terraform names it
 

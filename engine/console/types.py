@@ -32,7 +32,7 @@ from adapters.plugin.cty_types import (
 )
 from adapters.plugin.value_errors import TypeSpecError
 from engine.lang import types as constraints
-from engine.lang.values import Marked, SetValue, Unknown
+from vocab.values import Marked, SetValue, Unknown
 
 __all__ = [
     "BOOL", "DYNAMIC", "NUMBER", "STRING", "Collection", "CtyType", "ObjectType", "Repeated", "TupleType",

@@ -25,10 +25,10 @@ from engine.config.model import Module, Resource
 from engine.drift.detect import MASK, AttributeDrift, ObjectDrift, PathPart, literal, path_text
 from engine.drift.hcl_edit import NOT_LITERAL, HclFile, key_text, literal_value, render_literal
 from engine.fmt import tokens as t
-from engine.lang.values import Marked
 from engine.plan.model import ResourceChange
 from engine.plan.refresh import config_key
 from engine.state.address import InstanceAddress
+from vocab.values import Marked
 
 
 @dataclass

@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown
 from engine.plan.diff import equal
 from engine.plan.model import ACTIONS_DELETE, ResourceChange
 from engine.plan.targets import matches
+from vocab.values import SENSITIVE, Marked, Unknown
 
 PathPart = str | int
 MASK = "(sensitive value)"

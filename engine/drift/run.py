@@ -20,13 +20,13 @@ import yaml
 from engine.config.model import Module
 from engine.drift.adopt import Adoption
 from engine.drift.detect import ObjectDrift, drifted_objects
-from engine.errors import CtlError, DiagnosticsError
 from engine.operations import RunOptions, apply_run, plan_only
 from engine.plan.model import Plan
 from engine.plan.planner import config_lookup
 from engine.plan.refresh import config_key
-from engine.positions import SourceRange
 from engine.state.address import InstanceAddress
+from vocab.errors import CtlError, DiagnosticsError
+from vocab.positions import SourceRange
 
 
 @dataclass

@@ -30,9 +30,9 @@ from typing import Any
 from engine.config.model import Module
 from engine.config.syntax import Block, Body
 from engine.encryption.errors import EncryptionError
-from engine.errors import CtlError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
+from vocab.errors import CtlError
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
 KEY_PROVIDERS = ("pbkdf2", "aws_kms")

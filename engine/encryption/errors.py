@@ -1,6 +1,6 @@
 """The one error type of encryption: a clear message, never a partial or plaintext write."""
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class EncryptionError(CtlError):

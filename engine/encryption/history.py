@@ -16,7 +16,7 @@ from backends.base import HistoryEntry, StateStore, state_facts
 from engine.encryption.envelope import looks_sealed
 from engine.encryption.errors import EncryptionError
 from engine.encryption.store import EncryptingStore
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 def resource_counts(store: StateStore, workspace: str, entries: list[HistoryEntry],

@@ -29,7 +29,7 @@ def plan_target(root_dir: Path) -> Target | None:
 def target_in(root_dir: Path, name: str) -> Target | None:
     """The ``name`` target (``state`` or ``plan``) of the configuration in ``root_dir``, if any."""
     from engine.config.loader import config_files, load_module
-    from engine.errors import Diagnostics
+    from vocab.errors import Diagnostics
 
     root: Module | None = None
     if not any(os.environ.get(var, "").strip() for var in ENV_VARS):

@@ -10,12 +10,12 @@ string contents, CRLF line endings, blank lines — stays exactly as written.
 
 from __future__ import annotations
 
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.fmt import align, checks, layout
 from engine.fmt.rewrite import rewrite
 from engine.fmt.structure import Malformed
 from engine.fmt.tokens import Problem, scan
 from engine.lang.literals import decode_utf8
+from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 
 _BOM = b"\xef\xbb\xbf"
 

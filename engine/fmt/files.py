@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.errors import CtlError, Diagnostic
 from engine.fmt import format_source
-from engine.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
-from engine.regular_file import FileTooLarge, NotRegularFile, read_regular
+from vocab.errors import CtlError, Diagnostic
+from vocab.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from vocab.regular_file import FileTooLarge, NotRegularFile, read_regular
 
 EXTENSIONS = (".tf", ".tfvars")
 STDIN_NAME = "<stdin>"

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import CtlError
 from engine.install.constants import MAX_ARCHIVE_MEMBERS, MAX_UNPACKED_BYTES
+from vocab.errors import CtlError
 
 _READABLE = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 _HINT = "This is not a provider release as its publisher built it; nothing was installed."

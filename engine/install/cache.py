@@ -26,8 +26,8 @@ from types import FrameType
 
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Version
-from engine.errors import Interrupted
 from engine.install.sources import InstallError
+from vocab.errors import Interrupted
 
 STAGING_PREFIX = ".staging-"
 

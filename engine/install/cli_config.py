@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.config.syntax import Body
-from engine.errors import CtlError
 from engine.install.constants import constant
 from engine.install.sources import Patterns
 from engine.lang.hcl import parse_hcl_file
+from vocab.errors import CtlError
 
 CONFIG_ENV = ("CTL_CLI_CONFIG_FILE", "TF_CLI_CONFIG_FILE")
 CACHE_ENV = ("CTL_PLUGIN_CACHE_DIR", "TF_PLUGIN_CACHE_DIR")

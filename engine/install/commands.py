@@ -13,7 +13,6 @@ from pathlib import Path
 from adapters.plugin.discovery import ProviderSource, host_os_arch
 from adapters.plugin.versions import Version
 from engine.config.model import Module
-from engine.errors import UsageError
 from engine.install.cache import scratch_root
 from engine.install.cli_config import read_cli_config
 from engine.install.credentials import gather
@@ -23,6 +22,7 @@ from engine.install.network_mirror import NetworkMirror
 from engine.install.platforms import Wanted, lock_platforms, mirror_platforms
 from engine.install.sources import FilesystemMirror, Method, Sources
 from engine.plugins.requirements import requirements
+from vocab.errors import UsageError
 
 
 def _wanted(root_dir: Path, root: Module, names: list[str]) -> list[Wanted]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from engine.config.syntax import Body
-from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
+from vocab.errors import CtlError
 
 
 def constant(body: Body, name: str, where: str) -> object:

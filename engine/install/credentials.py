@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 ENV_PREFIX = "TF_TOKEN_"
 

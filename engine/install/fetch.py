@@ -32,14 +32,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from engine.errors import CtlError
 from engine.install.constants import (
     MAX_DOCUMENT_BYTES,
     document_deadline,
     download_deadline,
     max_download_bytes,
 )
-from engine.version import VERSION
+from vocab.errors import CtlError
+from vocab.version import VERSION
 
 TIMEOUT = 30.0
 ATTEMPTS = 4

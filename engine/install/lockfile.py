@@ -15,9 +15,9 @@ from pathlib import Path
 
 from adapters.plugin.versions import normalize_constraints
 from engine.config.syntax import Body
-from engine.errors import CtlError
 from engine.install.constants import constant
 from engine.lang.hcl import parse_hcl_file
+from vocab.errors import CtlError
 
 LOCK_FILE = ".terraform.lock.hcl"
 HEADER = (

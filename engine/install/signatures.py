@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 _LINE = re.compile(r"^([0-9a-fA-F]{64})\s+\*?(\S+)$")
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from adapters.plugin.discovery import ProviderSource, installed_in
 from adapters.plugin.versions import Version
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class InstallError(CtlError):

@@ -3,7 +3,7 @@
 HCL source (through tree-sitter), ``*.tf.json`` and YAML strings (templates) all become these
 nodes, so one evaluator serves every input syntax. Every node carries its source range, which is
 what lets an error point at ``file:line:col``: kept as a ``Located`` (for a parsed file, one packed
-int; see ``engine.positions``) and given as a ``SourceRange`` by ``rng``. Template strip markers
+int; see ``vocab.positions``) and given as a ``SourceRange`` by ``rng``. Template strip markers
 (``~``) are applied by the parser, so the evaluator never sees them.
 
 Nodes are never changed once built, and hash by value as frozen ones would (``unsafe_hash``), but
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.positions import Located, SourceRange, as_range
+from vocab.positions import Located, SourceRange, as_range
 
 
 class Ranged:

@@ -10,10 +10,10 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.errors import CtlError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, _did_you_mean, evaluate
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
 
 
 @functools.cache

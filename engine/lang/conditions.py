@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import CtlError
 from engine.lang.eval import EvalContext, evaluate
-from engine.lang.redact import condition_message
-from engine.lang.values import contains_unknown, unmark
+from vocab.errors import CtlError
+from vocab.redact import condition_message
+from vocab.values import contains_unknown, unmark
 
 UNREADABLE_MESSAGE = "(error_message could not be evaluated)"
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import CtlError
 from engine.lang import ast
 from engine.lang.operators import (
     LOGICAL_OPS,
@@ -28,7 +27,8 @@ from engine.lang.operators import (
     to_bool,
     unary,
 )
-from engine.lang.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
 if TYPE_CHECKING:
     from engine.lang.functions import FunctionContext

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from engine.config.syntax import Attribute, Block, Body
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import ast
 from engine.lang.hcl_expressions import ExpressionConverter
 from engine.lang.hcl_tree import _parseable, _parser
 from engine.lang.literals import decode_utf8, nfc
-from engine.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
-from engine.positions import Located, as_range
+from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from vocab.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from vocab.positions import Located, as_range
 
 _SUB_DELIM = "__CTL_TEMPLATE_END__"
 

@@ -12,12 +12,12 @@ from typing import Any
 
 from tree_sitter import Node
 
-from engine.errors import Diagnostic, DiagnosticsError
 from engine.lang import ast
 from engine.lang.hcl_templates import TemplateConverter
 from engine.lang.literals import LiteralError, number
-from engine.limits import MAX_NESTING
-from engine.positions import as_range
+from vocab.errors import Diagnostic, DiagnosticsError
+from vocab.limits import MAX_NESTING
+from vocab.positions import as_range
 
 _CHILDREN = attrgetter("children")
 _BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"})

@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from engine.lang import ast
 from engine.lang.hcl_tree import NodeReader, _between, _unescape
-from engine.positions import Located
+from vocab.positions import Located
 
 
 class TemplateConverter(NodeReader):

@@ -16,9 +16,9 @@ from typing import Any, NoReturn
 import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser
 
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange, SourceText
 from engine.lang.literals import LiteralError, code_point, nfc
-from engine.positions import START_SHIFT, Located, as_range, packed_in
+from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange, SourceText
+from vocab.positions import START_SHIFT, Located, as_range, packed_in
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
 _local = threading.local()

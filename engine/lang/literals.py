@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import unicodedata
 
-from engine.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from engine.lang import numbers
-from engine.limits import MAX_NUMBER_DIGITS
+from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
+from vocab.limits import MAX_NUMBER_DIGITS
 
 
 class LiteralError(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from engine.lang.values import normalize_number
+from vocab.values import normalize_number
 
 PRECISION = 512  # bits of mantissa, as Terraform's numbers have
 

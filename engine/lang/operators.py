@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.lang import numbers
-from engine.lang.values import Unknown, deep_unmark, mark, normalize_number, unmark
+from vocab.values import Unknown, deep_unmark, mark, normalize_number, unmark
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 

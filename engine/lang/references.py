@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.lang import ast
-from engine.positions import Located
+from vocab.positions import Located
 
 
 @dataclass(slots=True, unsafe_hash=True)

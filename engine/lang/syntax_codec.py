@@ -28,10 +28,10 @@ from sys import intern
 from typing import Any
 
 from engine.config.syntax import Attribute, Block, Body
-from engine.errors import SourceRange, SourceText
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
-from engine.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
+from vocab.errors import SourceRange, SourceText
+from vocab.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
 
 _RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT = -1, -2, -3, -4, -5, -6
 _INT64 = 1 << 63

@@ -12,7 +12,7 @@ from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, _condition, _iteration, evaluate
 from engine.lang.literals import nfc
 from engine.lang.operators import scalar_to_string
-from engine.lang.values import Unknown, mark, type_name, unmark
+from vocab.values import Unknown, mark, type_name, unmark
 
 
 class _Rendered:

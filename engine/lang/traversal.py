@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import SourceRange
 from engine.lang import ast
 from engine.lang.eval import _MISSING, EvalContext, EvalError, _did_you_mean, evaluate
 from engine.lang.operators import scalar_to_string, to_number
-from engine.lang.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
+from vocab.errors import SourceRange
+from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
 # --- names, attributes and indexes ---------------------------------------------------------------
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import CtlError, SourceRange
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import parse_number, scalar_to_string, to_bool
-from engine.lang.values import (
+from vocab.errors import CtlError, SourceRange
+from vocab.values import (
     ListValue,
     MapValue,
     Marked,

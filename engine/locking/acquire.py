@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from backends.base import LockInfo, StateStore
-from engine.errors import LockHeld
+from backends.base import StateStore
 from engine.locking.describe import held_error
+from vocab.errors import LockHeld
+from vocab.locks import LockInfo
 
 FIRST_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 16.0

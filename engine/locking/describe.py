@@ -8,10 +8,11 @@ so the user reads the same facts and the same command everywhere.
 
 from __future__ import annotations
 
-from backends.base import LockInfo, StateStore
+from backends.base import StateStore
 from backends.local import LocalStore, holder_is_gone
-from engine.errors import LockHeld
 from engine.locking.liveness import Liveness, human_duration, liveness
+from vocab.errors import LockHeld
+from vocab.locks import LockInfo
 
 UNLOCK_COMMAND = "ctl state unlock"
 

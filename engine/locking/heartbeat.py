@@ -18,9 +18,10 @@ from __future__ import annotations
 import logging
 import threading
 
-from backends.base import LockInfo, LockLost, StateStore
-from engine.errors import CtlError
+from backends.base import LockLost, StateStore
 from engine.locking.options import heartbeat_interval
+from vocab.errors import CtlError
+from vocab.locks import LockInfo
 
 _JOIN_TIMEOUT_S = 60.0  # a renewal in flight when the run ends: wait for it before the lock is released
 

@@ -11,12 +11,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from backends.base import BackendError, LockInfo, StateStore
-from engine.errors import CtlError, LockHeld
+from backends.base import BackendError, StateStore
 from engine.locking.acquire import acquire
 from engine.locking.describe import DescribedLockHeld, held_error
 from engine.locking.heartbeat import Heartbeat
 from engine.locking.options import LOCK_ID_ENV, LockOptions, lock_id_from_env
+from vocab.errors import CtlError, LockHeld
+from vocab.locks import LockInfo
 
 
 @contextmanager

@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from engine.errors import UsageError
+from vocab.errors import UsageError
 
 LOCK_ID_ENV = "CTL_LOCK_ID"
 HEARTBEAT_ENV = "CTL_LOCK_HEARTBEAT_SECONDS"

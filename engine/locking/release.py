@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from backends.base import LockInfo, StateStore, who_am_i
-from engine.errors import CtlError
+from backends.base import StateStore
 from engine.locking.describe import describe_lock
 from engine.locking.liveness import liveness
+from vocab.errors import CtlError
+from vocab.locks import LockInfo, who_am_i
 
 # The records keep the channel name they have always been published under (``@module`` in CTL_LOG
 # output), so log filters and alerts set up for broken locks keep working.

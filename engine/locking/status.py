@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backends.base import LockInfo, StateStore
+from backends.base import StateStore
 from engine.locking.describe import describe_lock, unlock_command
 from engine.locking.liveness import liveness
+from vocab.locks import LockInfo
 
 
 @dataclass(frozen=True)

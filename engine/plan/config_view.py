@@ -15,10 +15,10 @@ from typing import Any
 from adapters.registry import Registry
 from engine.config.model import Module, ModuleCall, Resource
 from engine.config.syntax import Body
-from engine.errors import CtlError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate, references
-from engine.lang.values import SENSITIVE, contains_unknown, mark
+from vocab.errors import CtlError
+from vocab.values import SENSITIVE, contains_unknown, mark
 
 # Names whose reference is just their subject (``var.x``, ``each.value``), never a resource.
 _SUBJECT_ONLY = frozenset({"var", "local", "count", "each", "path", "terraform", "self"})

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.lang.redact import redacted_exception, secret_texts
-from engine.lang.values import (
+from vocab.redact import redacted_exception, secret_texts
+from vocab.values import (
     SENSITIVE,
     Marked,
     Unknown,

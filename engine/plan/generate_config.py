@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError, Diagnostics, DiagnosticsError
-from engine.lang.values import Marked, deep_unmark
 from engine.plan.imports import Target, import_targets, read_target
 from engine.providers import Providers
+from vocab.errors import CtlError, Diagnostics, DiagnosticsError
+from vocab.values import Marked, deep_unmark
 
 HEADER = "# __generated__ by ctl\n# Please review these resources and move them into your main configuration files.\n"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -67,8 +67,8 @@ def check_destination(root_dir: Path, out: Path, root: Any, workspace: str) -> N
     lock, Terraform's state and lock file, and ``.ctl/`` are refused by name, whether or not they
     exist yet.
     """
-    from engine.reserved_paths import is_reserved, reserved_paths
     from engine.session import open_store
+    from vocab.reserved_paths import is_reserved, reserved_paths
 
     name = f"--generate-config-out: {out}"
     if os.path.lexists(out):

@@ -16,12 +16,9 @@ from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine import schema
 from engine.config_walk import ResourceInstance, WalkHooks
-from engine.errors import CtlError, Diagnostics
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import references
-from engine.lang.values import UNKNOWN, contains_unknown
-from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import (
     call_plain,
     changed_attributes,
@@ -45,6 +42,9 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
 from engine.telemetry.timings import Timings
+from vocab.errors import CtlError, Diagnostics
+from vocab.limits import DEFAULT_PARALLELISM
+from vocab.values import UNKNOWN, contains_unknown
 
 
 class PlanHooks(WalkHooks):

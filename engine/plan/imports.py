@@ -15,13 +15,13 @@ from typing import Any
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import ImportBlock, Module, Resource
-from engine.errors import CtlError, Diagnostics
 from engine.lang.eval import EvalContext, evaluate
-from engine.lang.values import contains_unknown, deep_unmark
 from engine.plan.diff import mark_sensitive
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State, encode_private
+from vocab.errors import CtlError, Diagnostics
+from vocab.values import contains_unknown, deep_unmark
 
 
 @dataclass(frozen=True)

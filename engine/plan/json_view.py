@@ -19,12 +19,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from engine.lang.values import SENSITIVE, Marked, Unknown, entries_before
 from engine.plan.model import DELETE, OutputChange, Plan, ResourceChange
 from engine.state.address import format_module, parse_module
 from engine.state.gc_pause import gc_paused
 from engine.state.model import TERRAFORM_COMPAT_VERSION, State, output_type
-from engine.version import VERSION
+from vocab.values import SENSITIVE, Marked, Unknown, entries_before
+from vocab.version import VERSION
 
 PLAN_FORMAT_VERSION = "1.2"
 # The first Terraform release whose plan document has every field written here (format 1.2,
@@ -427,3 +427,19 @@ __all__ = [
     "state_to_json",
     "value_shapes",
 ]
+
+
+class PolicyDocument:
+    """A plan's JSON document as the policy gate reads it (``policies.gate.PlanDocument``), with the
+    real values: built only in the size the gate asks for, and never written anywhere."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    def resource_changes(self, keep: Callable[[str, str, tuple[str, ...]], bool]) -> list[dict]:
+        return resource_changes_json(self.plan, show_sensitive=True,
+                                     keep=lambda c: keep(c.mode, c.type, tuple(c.actions)))
+
+    def whole(self) -> dict:
+        # A saved plan and a fresh one build their configuration when first asked (configuration_json).
+        return plan_to_json(self.plan, show_sensitive=True)

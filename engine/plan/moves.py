@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config.model import Module, Moved
-from engine.errors import Diagnostics, DiagnosticsError, SourceRange
 from engine.state.address import AddressError, InstanceAddress, Key, ModulePath, format_key, format_module
 from engine.state.model import State
 from engine.state_tools.addresses import parse_any
+from vocab.errors import Diagnostics, DiagnosticsError, SourceRange
 
 _ANY = object()  # a key position that matches every key (a move of all instances)
 

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import BackendError
-from engine.errors import CtlError
-from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown
 from engine.plan.model import ACTIONS_NOOP, OutputChange, Plan, ResourceChange
 from engine.state.encode import state_pieces
 from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.model import OutputValue, State
-from engine.version import VERSION
+from vocab.errors import CtlError
+from vocab.values import SENSITIVE, UNKNOWN, Marked, Unknown
+from vocab.version import VERSION
 
 PLAN_FORMAT = 2  # 2: the configuration and the prior state as JSON text
 

@@ -24,11 +24,8 @@ from adapters.registry import Registry
 from engine.config.loader import config_files, load_config
 from engine.config.model import Module, Resource, Variable
 from engine.config.syntax import ReleasedBody
-from engine.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.references import forget_remembered
-from engine.lang.values import SENSITIVE, mark
-from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
@@ -53,6 +50,9 @@ from engine.state.gc_pause import gc_paused_then_frozen
 from engine.state.model import State
 from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
+from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
+from vocab.limits import DEFAULT_PARALLELISM
+from vocab.values import SENSITIVE, mark
 
 _log = logging.getLogger(__name__)
 

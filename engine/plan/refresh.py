@@ -15,14 +15,14 @@ from typing import Any
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import Resource
-from engine.errors import CtlError, Diagnostics
-from engine.lang.values import apply_paths
-from engine.limits import DEFAULT_PARALLELISM
 from engine.plan.diff import changed_attributes, mark_sensitive
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State, encode_private
+from vocab.errors import CtlError, Diagnostics
+from vocab.limits import DEFAULT_PARALLELISM
+from vocab.values import apply_paths
 
 ResourceLookup = dict[tuple[tuple[str, ...], str], Resource]  # (module path, "type.name") -> config
 RefreshEvents = Callable[[str, str, dict[str, Any]], None]  # (event, address, details), from worker threads

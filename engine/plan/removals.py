@@ -8,7 +8,7 @@ object itself alone, as Terraform 1.7 does. Addresses in a block are relative to
 from __future__ import annotations
 
 from engine.config.model import Module, Removed
-from engine.errors import Diagnostics
+from vocab.errors import Diagnostics
 
 ModPath = tuple[str, ...]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.errors import UsageError
 from engine.graph import RESOURCE, Graph, Node
 from engine.state.address import AddressError, InstanceAddress, parse_module
+from vocab.errors import UsageError
 
 
 def check_addresses(option: str, patterns: list[str], *, modules: bool = True) -> None:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 RECORD_FILE = Path(".ctl") / "plugins.json"
 _RETIRED = frozenset({"handed_over"})  # keys older records have that no longer mean anything

@@ -14,10 +14,10 @@ from pathlib import Path
 from adapters.plugin.spec import PluginSpec
 from adapters.registry import Registry
 from engine.config.model import Module
-from engine.errors import CtlError
 from engine.install.lockfile import normalized_constraints
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry, read_record
+from vocab.errors import CtlError
 
 _RUN_INIT = "Run `ctl init` to select the providers again."
 

@@ -15,7 +15,7 @@ from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Constraints, normalize_constraints
 from engine.config.model import Module
 from engine.config.syntax import Body
-from engine.errors import CtlError, SourceRange
+from vocab.errors import CtlError, SourceRange
 
 BUILTIN = "terraform"
 

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
 CACHE_FORMAT = 2  # bumped when the cached shape changes: an older entry is read from the binary again

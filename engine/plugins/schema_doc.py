@@ -12,9 +12,9 @@ from typing import Any
 
 from adapters.registry import Registry
 from engine.config.model import Module
-from engine.errors import CtlError
 from engine.plugins import native_schema, schema_cache
 from engine.plugins.inventory import served
+from vocab.errors import CtlError
 
 FORMAT_VERSION = "1.0"
 _SECTIONS = ("provider", "resource_schemas", "data_source_schemas", "functions")

@@ -29,12 +29,12 @@ from adapters.plugin.discovery import host_os_arch
 from adapters.plugin.spec import PluginSpec
 from adapters.plugin.versions import Constraints
 from adapters.registry import Registry
-from engine.errors import CtlError
 from engine.install.installer import Installed
 from engine.install.sources import FilesystemMirror
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry
 from engine.plugins.requirements import Requirement
+from vocab.errors import CtlError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 # ``json.dumps(key, ensure_ascii=False)`` without building an encoder per call: addresses are
 # formatted for every instance of every command.

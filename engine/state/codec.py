@@ -14,8 +14,7 @@ from sys import intern
 from typing import Any, BinaryIO
 
 from backends.base import BackendError
-from engine.lang.values import Path
-from engine.state import dynamic_attrs, piecewise, piecewise_file
+from engine.state import dynamic_attrs, piecewise_file
 from engine.state.address import AddressError, parse_module
 from engine.state.gc_pause import gc_paused
 from engine.state.model import (
@@ -24,6 +23,8 @@ from engine.state.model import (
     ResourceState,
     State,
 )
+from vocab import piecewise
+from vocab.values import Path
 
 STATE_VERSION = 4
 _TOP_KEYS = (

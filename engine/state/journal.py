@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from backends.base import BackendError, StateStore
-from engine.errors import CtlError
-from engine.lang.values import contains_unknown, is_marked, unmark
 from engine.state.address import InstanceAddress
 from engine.state.codec import SURROGATE_HINT, holds_lone_surrogate, paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
+from vocab.errors import CtlError
+from vocab.values import contains_unknown, is_marked, unmark
 
 _log = logging.getLogger(__name__)
 

@@ -20,12 +20,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
-from engine.errors import CtlError, LockHeld
 from engine.state.codec import decode_state_file
 from engine.state.encode import state_pieces
 from engine.state.gc_pause import collector_paused
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
+from vocab.errors import CtlError, LockHeld
 
 ERRORED_STATE_FILE = "errored.tfstate"
 COMPACT_EVERY_ENTRIES = 1000

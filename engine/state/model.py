@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from engine.lang.types import type_json
-from engine.lang.values import ListValue, MapValue, Path, SetValue, apply_paths, unmark_paths
 from engine.state.address import InstanceAddress, Key, parse_module
+from vocab.values import ListValue, MapValue, Path, SetValue, apply_paths, unmark_paths
 
 # Terraform refuses a state whose ``terraform_version`` is newer than itself, so a fresh state
 # claims the oldest Terraform release that writes this exact format; a version read from an

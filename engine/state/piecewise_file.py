@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from engine.state.piecewise import (
+from vocab.piecewise import (
     BETWEEN,
     BETWEEN_AT,
     BRACKET_IN_START,

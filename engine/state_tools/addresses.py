@@ -4,9 +4,9 @@ an instance or a module) and listing every object with its address, deposed ones
 
 from __future__ import annotations
 
-from engine.errors import CtlError
 from engine.state.address import AddressError, InstanceAddress, ModulePath, parse_module
 from engine.state.model import InstanceState, ResourceState, State
+from vocab.errors import CtlError
 
 LIST_HINT = "List the addresses in the state with `ctl state list`."
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.plugins.registry import registry_for
@@ -14,6 +13,7 @@ from engine.session import manager_for, open_store, selected_workspace
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, encode_private
 from engine.state_tools.access import load_for_change
+from vocab.errors import CtlError
 
 
 class ImportRefused(CtlError):
@@ -38,10 +38,10 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
     block is imported with its type's default provider configuration; the next plan destroys it
     unless a block is written.
     """
-    from engine.errors import DiagnosticsError
     from engine.plan.diff import mark_sensitive
     from engine.providers import Providers
     from engine.validate import load_and_evaluate
+    from vocab.errors import DiagnosticsError
 
     addr = InstanceAddress.parse(address)
     if addr.mode != "managed":

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CtlError
 from engine.locking.options import LockOptions
 from engine.state.address import InstanceAddress, format_module
 from engine.state.model import InstanceState, ResourceState, State
 from engine.state_tools.access import edit_state
 from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound, parse_any, state_objects
+from vocab.errors import CtlError
 
 
 class StateEditRefused(CtlError):

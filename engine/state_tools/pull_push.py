@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import CtlError
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.session import manager_for
 from engine.state.model import State
 from engine.state_tools.access import load_for_change, open_backend
+from vocab.errors import CtlError
 
 
 class PushRefused(CtlError):

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backends.base import StateStore
-from engine.errors import CtlError
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.session import manager_for
 from engine.state.model import State
 from engine.state_tools.access import load_for_change, open_backend
 from engine.state_tools.diff import StateDiff, state_diff
+from vocab.errors import CtlError
 
 
 class RollbackRefused(CtlError):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import CtlError
 from engine.locking.options import LockOptions
 from engine.state.address import AddressError, InstanceAddress
 from engine.state.model import State
 from engine.state_tools.access import edit_state
 from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound
+from vocab.errors import CtlError
 
 
 def set_tainted(root_dir: Path, address: str, tainted: bool, lock: LockOptions, *,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backends.base import StateStore
-from engine.errors import CtlError
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.state.model import State
+from vocab.errors import CtlError
 
 TERRAFORM_STATE = "terraform.tfstate"
 TERRAFORM_WORKSPACES = "terraform.tfstate.d"

@@ -7,12 +7,12 @@ import os
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE, check_workspace_name
-from engine.errors import CtlError
 from engine.locking.acquire import acquire_and_keep
 from engine.locking.options import LockOptions
 from engine.session import manager_for, select_workspace
 from engine.state.model import new_state
 from engine.state_tools.access import load_for_change, open_backend
+from vocab.errors import CtlError
 
 
 class WorkspaceError(CtlError):

@@ -92,7 +92,7 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
     from opentelemetry.trace import Status, StatusCode
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from engine.version import VERSION
+    from vocab.version import VERSION
 
     class Collect(SpanProcessor):
         """Keeps the ended spans, exported together once the trace is complete."""

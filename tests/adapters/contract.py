@@ -26,8 +26,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from adapters.base import AdapterContext, Provider, ResourceType
-from engine.lang.values import contains_unknown, deep_unmark, is_unknown
 from engine.state.journal import planned_identity
+from vocab.values import contains_unknown, deep_unmark, is_unknown
 
 
 class _SchemaChecks:

@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 
 from adapters import local
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from engine.lang.values import Marked, is_unknown
 from tests.adapters.contract import DataSourceContract, ResourceContract
+from vocab.values import Marked, is_unknown
 
 FILE = local.PROVIDER.resources["local_file"]
 SENSITIVE_FILE = local.PROVIDER.resources["local_sensitive_file"]

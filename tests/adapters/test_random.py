@@ -10,8 +10,8 @@ import pytest
 
 from adapters import random as random_provider
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from engine.lang.values import UNKNOWN, is_unknown
 from tests.adapters.contract import ResourceContract
+from vocab.values import UNKNOWN, is_unknown
 
 RID = random_provider.PROVIDER.resources["random_id"]
 RSTRING = random_provider.PROVIDER.resources["random_string"]

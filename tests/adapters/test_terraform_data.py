@@ -9,8 +9,8 @@ import pytest
 
 from adapters import terraform
 from adapters.base import AdapterContext
-from engine.lang.values import UNKNOWN, Marked, is_unknown
 from tests.adapters.contract import ResourceContract
+from vocab.values import UNKNOWN, Marked, is_unknown
 
 DATA = terraform.PROVIDER.resources["terraform_data"]
 

@@ -13,8 +13,8 @@ from jsonschema import Draft202012Validator
 from adapters import time as time_provider
 from adapters.base import AdapterContext, AdapterError
 from adapters.time.duration import parse_duration
-from engine.lang.values import is_unknown
 from tests.adapters.contract import ResourceContract
+from vocab.values import is_unknown
 
 SLEEP = time_provider.PROVIDER.resources["time_sleep"]
 

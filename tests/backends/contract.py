@@ -30,19 +30,11 @@ from typing import Any
 
 import pytest
 
-from backends.base import (
-    DEFAULT_WORKSPACE,
-    BackendError,
-    LockInfo,
-    LockLost,
-    LockMismatch,
-    StateConflict,
-    StateStore,
-    who_am_i,
-)
+from backends.base import DEFAULT_WORKSPACE, BackendError, LockLost, LockMismatch, StateConflict, StateStore
 from backends.local import LocalStore
 from backends.objectstore import ObjectStateStore, StoredObject
-from engine.errors import CtlError, ExitCode, LockHeld
+from vocab.errors import CtlError, ExitCode, LockHeld
+from vocab.locks import LockInfo, who_am_i
 
 StoreFactory = Callable[[], StateStore]
 RACERS = 8

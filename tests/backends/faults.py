@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo, StateStore
-from engine.errors import LockHeld
+from backends.base import DEFAULT_WORKSPACE, StateStore
 from tests.fault_proxy import FaultProxy
+from vocab.errors import LockHeld
+from vocab.locks import LockInfo
 
 
 def check_a_lost_lock_reply_is_ours(store: StateStore, proxy: FaultProxy, *, method: str, path: str) -> None:

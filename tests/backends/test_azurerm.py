@@ -19,12 +19,12 @@ from backends.azurerm import AzureStore
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo
 from backends.factory import make_store
 from backends.objectstore import PreconditionFailed
-from engine.errors import CtlError, LockHeld
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes
 from tests.backends.encrypted import check_encrypted_round_trip
 from tests.backends.stubs import StubServer
 from tests.servers import Azurite, free_port
+from vocab.errors import CtlError, LockHeld
 
 KEY = "team/network.tfstate"
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, StateConflict
+from backends.base import DEFAULT_WORKSPACE, BackendError, StateConflict
 from backends.local import LocalStore, holder_is_gone, process_alive
-from engine.errors import CtlError, LockHeld, UsageError
 from tests.backends.contract import StateStoreContract, state_bytes
 from tests.backends.encrypted import check_encrypted_round_trip
+from vocab.errors import CtlError, LockHeld, UsageError
+from vocab.locks import LockInfo
 
 
 class TestLocalStoreContract(StateStoreContract):

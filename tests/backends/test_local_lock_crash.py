@@ -17,7 +17,7 @@ import pytest
 from backends import local_files
 from backends.base import DEFAULT_WORKSPACE, LockInfo
 from backends.local import LocalStore, holder_is_gone
-from engine.errors import LockHeld
+from vocab.errors import LockHeld
 
 ROOT = Path(__file__).resolve().parents[2]
 

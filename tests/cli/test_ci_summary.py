@@ -153,7 +153,7 @@ def test_annotations_on_github_actions(tmp_path: Path, json_flag: list[str]) -> 
 
 def test_annotation_messages_are_escaped(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from cli import output
-    from engine.errors import Diagnostic, Pos, SourceRange
+    from vocab.errors import Diagnostic, Pos, SourceRange
 
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     rng = SourceRange("dir,1/a:b.tf", Pos(3, 4), Pos(3, 9))

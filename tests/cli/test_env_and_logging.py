@@ -15,8 +15,8 @@ import typer
 
 from cli import common, env_args, logging_setup, output
 from cli.main import run, typer_app
-from engine.errors import ExitCode, UsageError
 from tests.e2e.helpers import Project, sleeps, take_lock
+from vocab.errors import ExitCode, UsageError
 
 GROUP = typer.main.get_command(typer_app)
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import pytest
 
 from backends import factory
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, StateStore
+from backends.base import DEFAULT_WORKSPACE, BackendError, StateStore
 from backends.local import LocalStore
 from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
 from cli.main import run
@@ -24,6 +24,7 @@ from engine.session import public_settings
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState
 from tests.servers import MotoServer
+from vocab.locks import LockInfo
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
 MAIN = 'resource "random_id" "a" {\n  byte_length = 2\n}\n'

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from cli.json_ui import JsonUI, change_action, resource_json
-from engine.errors import ExitCode
 from tests.e2e.helpers import Project
+from vocab.errors import ExitCode
 
 CONFIG = """
 variable "password" {

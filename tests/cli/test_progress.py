@@ -18,8 +18,8 @@ from cli.progress import ProgressView
 from cli.progress_live import LiveProgress
 from cli.progress_plain import PlainProgress
 from cli.progress_words import format_elapsed, shown_id
-from engine.lang.values import SENSITIVE, Marked, Unknown
 from tests.e2e.helpers import CTL, clean_env
+from vocab.values import SENSITIVE, Marked, Unknown
 
 
 def _apply_events(view: ProgressView, *, fail: bool = False) -> None:

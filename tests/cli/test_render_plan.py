@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from cli.render_plan import render_drift, render_instance, render_plan, summary_line
-from engine.lang.values import UNKNOWN, Marked
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
@@ -18,6 +17,7 @@ from engine.plan.model import (
 )
 from engine.state.address import InstanceAddress
 from engine.state.model import State
+from vocab.values import UNKNOWN, Marked
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
 

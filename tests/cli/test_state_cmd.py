@@ -14,9 +14,9 @@ import pytest
 from backends.base import DEFAULT_WORKSPACE
 from backends.local import LocalStore
 from cli.main import run
-from engine.lang.values import SENSITIVE, mark
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, State, new_state
+from vocab.values import SENSITIVE, mark
 
 CTL = Path(sys.executable).with_name("ctl")
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'

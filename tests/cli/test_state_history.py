@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, LockInfo, StateStore
+from backends.base import DEFAULT_WORKSPACE, StateStore
 from backends.factory import make_store
 from backends.local import LocalStore
 from cli.main import run
-from engine.errors import CtlError
 from engine.locking.options import LockOptions
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, new_state
@@ -23,6 +22,8 @@ from engine.state_tools.diff import state_diff
 from engine.state_tools.history import history_in
 from engine.state_tools.rollback import RollbackPlan, RollbackRefused, rollback_in
 from tests.servers import MotoServer
+from vocab.errors import CtlError
+from vocab.locks import LockInfo
 
 TFDATA = 'provider["terraform.io/builtin/terraform"]'
 
@@ -290,7 +291,7 @@ def test_a_short_stale_threshold_makes_a_recent_lock_abandoned(
 
 def test_unlock_force_prints_and_logs_who_broke_whose_lock(
         root: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
-    from backends.base import who_am_i
+    from vocab.locks import who_am_i
 
     info = _old_lock(root, 12)
     assert run(["state", "unlock", "00000000-0000-4000-8000-000000000000"]) == 1  # wrong ID, no --force

@@ -1,4 +1,4 @@
-"""Configurations past ctl's size limits (engine/limits.py) end in one clear error naming the limit."""
+"""Configurations past ctl's size limits (vocab/limits.py) end in one clear error naming the limit."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.limits import MAX_NESTING
 from tests.e2e.helpers import Project
+from vocab.limits import MAX_NESTING
 
 DEEP = 3000
 NESTED = {

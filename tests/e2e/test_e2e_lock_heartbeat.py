@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from backends.base import LockInfo
 from tests.e2e.helpers import (
     Project,
     Result,
@@ -28,6 +27,7 @@ from tests.e2e.helpers import (
     wait_until,
 )
 from tests.servers import MotoServer
+from vocab.locks import LockInfo
 
 FAST = {"CTL_LOCK_HEARTBEAT_SECONDS": "0.2"}
 

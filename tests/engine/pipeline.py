@@ -20,7 +20,6 @@ from adapters.registry import Registry
 from backends.local import LocalStore
 from engine.apply.applier import Applier, ApplyResult
 from engine.config_walk import ConfigWalk, WalkHooks
-from engine.errors import Diagnostics, DiagnosticsError
 from engine.lang.templatefile import render
 from engine.plan.model import Plan, ResourceChange
 from engine.plan.planner import PlanOptions, PlanResult, make_plan
@@ -29,6 +28,7 @@ from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import load_and_evaluate
 from tests.conftest import write_tree
+from vocab.errors import Diagnostics, DiagnosticsError
 
 STATE_FILE = "ctl.tfstate"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_walk import WalkHooks
-from engine.lang.values import deep_unmark, is_unknown
 from engine.validate import Loaded, load_and_evaluate
+from vocab.values import deep_unmark, is_unknown
 
 MakeConfig = Callable[[dict[str, str]], Path]
 
@@ -268,7 +268,7 @@ class _PlanHooks(WalkHooks):
     plan_mode = True
 
     def resource_value(self, inst: Any) -> Any:
-        from engine.lang.values import UNKNOWN
+        from vocab.values import UNKNOWN
 
         return UNKNOWN
 

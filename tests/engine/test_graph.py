@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.config.loader import load_config
-from engine.errors import Diagnostics
 from engine.graph import LOCAL, MODCALL, MODOUT, OUTPUT, PROVIDER, RESOURCE, VAR, Graph, Node, build_graph
+from vocab.errors import Diagnostics
 
 MakeConfig = Callable[[dict[str, str]], Path]
 

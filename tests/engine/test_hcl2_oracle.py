@@ -10,8 +10,8 @@ import hcl2
 import pytest
 
 from engine.config.syntax import Body
-from engine.errors import DiagnosticsError
 from engine.lang.hcl import parse_hcl_file
+from vocab.errors import DiagnosticsError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS_FILES = sorted(FIXTURES.glob("corpus/**/*.tf"))

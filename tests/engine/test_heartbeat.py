@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo, LockLost, StateStore
+from backends.base import DEFAULT_WORKSPACE, BackendError, LockLost, StateStore
 from backends.factory import make_store
 from backends.local import LocalStore
-from engine.errors import CtlError, LockHeld, UsageError
 from engine.locking.describe import (
     abandoned_phrase,
     describe_lock,
@@ -32,6 +31,8 @@ from engine.locking.hold import locked
 from engine.locking.liveness import human_duration, liveness
 from engine.locking.options import LockOptions, heartbeat_interval, stale_after
 from tests.servers import MotoServer
+from vocab.errors import CtlError, LockHeld, UsageError
+from vocab.locks import LockInfo
 
 
 def _stamp(ago: float) -> str:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import PolicyDenied
 from engine.operations import RunOptions, apply_run, plan_only
 from engine.plan.planfile import load_plan, save_plan
 from engine.plan.planner import PlanOptions
 from engine.state_tools.history import history
 from policies.gate import PolicyOptions
+from vocab.errors import PolicyDenied
 
 CONFIG = 'resource "terraform_data" "risky" {\n  input = "yes"\n}\n'
 SOFT = """package main

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 
 from adapters.registry import Registry
-from backends.base import LockInfo, StateStore
+from backends.base import StateStore
 from backends.factory import make_store
 from cli.main import run
 from engine import remote_state
 from engine.state.manager import StateManager
 from engine.state.model import OutputValue
 from tests.servers import MotoServer
+from vocab.locks import LockInfo
 
 NETWORK_OUTPUTS = {
     "vpc_id": OutputValue("vpc-123", "string"),

@@ -10,9 +10,9 @@ import pytest
 import engine.schema as schema_module
 from adapters.base import ResourceType
 from engine.config.syntax import Body
-from engine.errors import Pos, SourceRange
-from engine.lang.values import UNKNOWN, Marked
 from engine.schema import check
+from vocab.errors import Pos, SourceRange
+from vocab.values import UNKNOWN, Marked
 
 WHERE = SourceRange("main.tf", Pos(1, 1, 0), Pos(1, 2, 1))
 

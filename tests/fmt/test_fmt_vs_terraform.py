@@ -20,12 +20,12 @@ import hcl2
 import pytest
 
 from engine.config.syntax import Attribute, Block, Body
-from engine.errors import SourceRange
 from engine.fmt import format_source
 from engine.lang.ast import Literal, ScopeTraversal, TemplateWrap
 from engine.lang.hcl import parse_expression, parse_hcl_file
 from engine.lang.types import TypeConstraintError, parse_variable_type
 from tests.plugin.terraform_cli import terraform_executable
+from vocab.errors import SourceRange
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "fmt"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".tf", ".tfvars"))

@@ -12,7 +12,7 @@ import io
 import zipfile
 from typing import Any
 
-from engine.lang.values import Unknown
+from vocab.values import Unknown
 
 EXECUTABLE = "terraform-provider-random_v3.6.0_x5"
 

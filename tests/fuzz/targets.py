@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from backends.local import LocalStore
-from engine.errors import CtlError, DiagnosticsError
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.hcl import parse_expression, parse_hcl_file
@@ -26,6 +25,7 @@ from engine.state.encode import encode_state
 from engine.state.journal import parse_entries, replay
 from engine.state.model import new_state
 from engine.validate import validate
+from vocab.errors import CtlError, DiagnosticsError
 
 TIME_BOUND_S = 10.0  # the bar: no input takes longer
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import CtlError
 from engine.install.archive import extract
 from engine.install.hashes import archive_hash, directory_hash
+from vocab.errors import CtlError
 
 
 def _seed() -> bytes:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import CtlError
 from engine.install.cli_config import read_cli_config
+from vocab.errors import CtlError
 
 CONFIG = """
 plugin_cache_dir = "/var/cache/providers"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import CtlError
 from engine.install.lockfile import LOCK_FILE, LockedProvider, parse_lock, read_lock, render, write_lock
+from vocab.errors import CtlError
 
 TERRAFORM_WRITTEN = """\
 # This file is maintained automatically by "terraform init".

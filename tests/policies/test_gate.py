@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.plan.json_view import plan_to_json
+from engine.plan.json_view import PolicyDocument, plan_to_json
 from engine.plan.model import Plan, ResourceChange
 from engine.state.model import new_state
 from policies.gate import PolicyOptions, check_plan, check_plan_json, pack_view
@@ -279,7 +279,7 @@ def test_a_plan_is_judged_as_its_whole_json_document_is(tmp_path: Path, required
     def findings(out: PolicyOutcome) -> list[tuple[str, str | None]]:
         return sorted((f.rule.rule_id, f.address) for f in out.findings)
 
-    from_plan = findings(check_plan(planned, tmp_path, PolicyOptions()))
+    from_plan = findings(check_plan(PolicyDocument(planned), tmp_path, PolicyOptions()))
     assert from_plan == findings(check_plan_json(plan_to_json(planned, show_sensitive=True), tmp_path, PolicyOptions()))
     assert ("ctl.aws.iam_no_wildcard.deny", "aws_iam_policy.star") in from_plan
     assert ("ctl.lifecycle.protect.deny", "aws_instance.db") in from_plan

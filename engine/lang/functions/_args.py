@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.lang.functions._core import ArgError
 from engine.lang.operators import format_number
-from engine.lang.values import ListValue, MapValue, SetValue, Unknown, normalize_number, type_name
+from vocab.values import ListValue, MapValue, SetValue, Unknown, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")

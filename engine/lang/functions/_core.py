@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import CtlError
+from vocab.errors import CtlError
 
 
 class FunctionError(CtlError):

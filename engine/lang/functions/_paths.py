@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 
 from engine.lang.functions._core import ArgError, FunctionContext
-from engine.limits import MAX_FILE_BYTES
+from vocab.limits import MAX_FILE_BYTES
 
 
 def resolve(path: str, i: int, ctx: FunctionContext) -> Path:

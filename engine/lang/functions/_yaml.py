@@ -19,8 +19,8 @@ import yaml
 
 from engine.lang.functions._args import num_to_str
 from engine.lang.numbers import BigFloat
-from engine.lang.values import normalize_number
-from engine.limits import MAX_ALIAS_EXPANSION, MAX_DECODED_NESTING
+from vocab.limits import MAX_ALIAS_EXPANSION, MAX_DECODED_NESTING
+from vocab.values import normalize_number
 
 _TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
 _FALSE = ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.lang.functions._args import describe, make_set, parse_number, unify, want_str
 from engine.lang.functions._core import ArgError, FunctionContext, fn
-from engine.lang.values import (
+from vocab.values import (
     SENSITIVE,
     UNKNOWN,
     ListValue,

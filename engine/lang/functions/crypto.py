@@ -19,7 +19,7 @@ from collections.abc import Callable
 from engine.lang.functions import _paths
 from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, FunctionContext, FunctionSpec, fn
-from engine.lang.values import UNKNOWN
+from vocab.values import UNKNOWN
 
 _NAMESPACES = {
     "dns": _uuid.NAMESPACE_DNS,

@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, FunctionContext, fn
-from engine.lang.values import UNKNOWN
+from vocab.values import UNKNOWN
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))"

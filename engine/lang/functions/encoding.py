@@ -19,8 +19,8 @@ from typing import Any
 from engine.lang.functions import _json, _yaml
 from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
-from engine.lang.values import normalize_number
-from engine.limits import MAX_DECODED_NESTING
+from vocab.limits import MAX_DECODED_NESTING
+from vocab.values import normalize_number
 
 
 def _b64decode(text: str, i: int) -> bytes:

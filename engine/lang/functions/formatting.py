@@ -20,8 +20,8 @@ from engine.lang.functions._args import parse_number, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count, graphemes
 from engine.lang.operators import format_number
-from engine.lang.values import Unknown, contains_unknown, type_name
-from engine.limits import MAX_STRING_LENGTH
+from vocab.limits import MAX_STRING_LENGTH
+from vocab.values import Unknown, contains_unknown, type_name
 
 _VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(?:\.([0-9]*))?([A-Za-z%])?")
 

@@ -13,7 +13,7 @@ from engine.lang.functions._args import (
     want_list,
 )
 from engine.lang.functions._core import ArgError, FunctionContext, fn
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown
+from vocab.values import UNKNOWN, Unknown, contains_unknown
 
 
 def _flatten_into(items: list, out: list) -> bool:

@@ -15,7 +15,7 @@ from engine.lang.functions._args import (
     want_str_list,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
-from engine.lang.values import normalize_number
+from vocab.values import normalize_number
 
 _RANGE_LIMIT = 1024
 

@@ -14,7 +14,7 @@ from engine.lang.functions._args import (
     want_str_list,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
-from engine.lang.values import UNKNOWN, Unknown, contains_unknown
+from vocab.values import UNKNOWN, Unknown, contains_unknown
 
 
 def _keys(a: list, _c: FunctionContext) -> object:

@@ -11,8 +11,8 @@ from fractions import Fraction
 from engine.lang import numbers
 from engine.lang.functions._args import want_int, want_num, want_str
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
-from engine.lang.values import normalize_number
-from engine.limits import MAX_NUMBER_DIGITS
+from vocab.limits import MAX_NUMBER_DIGITS
+from vocab.values import normalize_number
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _DIGIT_VALUE = {c: i for i, c in enumerate(_DIGITS)}

@@ -19,7 +19,7 @@ from engine.lang.functions._args import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count
-from engine.lang.values import UNKNOWN, SetValue, Unknown, contains_unknown
+from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown
 
 
 def _alltrue(a: list, _c: FunctionContext) -> bool:

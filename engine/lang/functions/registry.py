@@ -35,7 +35,7 @@ from engine.lang.functions import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
 from engine.lang.literals import nfc
-from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark, unmark
+from vocab.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark, unmark
 
 # Evaluated by the evaluator (their arguments may fail, or must be references), so no body here.
 _SPECIAL_FORMS = {"try": (1, None), "can": (1, 1), "templatestring": (2, 2)}

@@ -11,8 +11,8 @@ import math
 
 from engine.lang.functions._args import make_set, typed_key, unify, want_list
 from engine.lang.functions._core import CallError, FunctionContext, fn
-from engine.lang.values import SetValue
-from engine.limits import MAX_COLLECTION_LENGTH
+from vocab.limits import MAX_COLLECTION_LENGTH
+from vocab.values import SetValue
 
 
 def _setintersection(a: list, _c: FunctionContext) -> list:

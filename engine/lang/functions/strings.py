@@ -13,7 +13,7 @@ from collections.abc import Callable
 from engine.lang.functions._args import want_int, want_str, want_str_list
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
 from engine.lang.functions._text import graphemes
-from engine.limits import MAX_STRING_LENGTH
+from vocab.limits import MAX_STRING_LENGTH
 
 _TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
 # What Go's unicode.IsSpace (and so Terraform's trimspace) counts as white space.

@@ -13,8 +13,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from adapters.plugin import lifeline
 from tests.plugin_providers import provider_dir
+from vocab import lifeline
 
 
 @pytest.fixture(scope="session")

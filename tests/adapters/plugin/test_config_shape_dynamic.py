@@ -12,7 +12,7 @@ import pytest
 from adapters.plugin.config_shape import normalize_config
 from adapters.plugin.cty_types import STRING
 from adapters.plugin.schema import LIST, MAP, SET, SINGLE, Attribute, Block, NestedBlock
-from engine.lang.values import Unknown
+from vocab.values import Unknown
 
 INNER = Block(attributes=(Attribute("content", STRING, required=True),
                           Attribute("filename", STRING, required=True)))

@@ -16,7 +16,7 @@ from adapters.plugin.consistency import (
 )
 from adapters.plugin.cty_types import NUMBER, STRING, list_of, map_of, set_of
 from adapters.plugin.schema import SINGLE, Attribute, Block, NestedAttributeObject
-from engine.lang.values import UNKNOWN
+from vocab.values import UNKNOWN
 
 SETTINGS = NestedAttributeObject(attributes=(
     Attribute("level", type=NUMBER, optional=True),

@@ -12,7 +12,7 @@ from adapters.plugin.cty_json import decode_json, encode_json, from_json_value, 
 from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, set_of
 from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.value_errors import PluginValueError
-from engine.lang.values import UNKNOWN, Marked, SetValue, Unknown
+from vocab.values import UNKNOWN, Marked, SetValue, Unknown
 
 STATE_TYPE = parse_type(
     '["object",{"id":"string","port":"number","ratio":"number","enabled":"bool",'

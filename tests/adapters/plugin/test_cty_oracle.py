@@ -36,7 +36,7 @@ from adapters.plugin.cty_types import (
     type_to_json_value,
 )
 from adapters.plugin.msgpack_codec import decode, encode
-from engine.lang.values import UNKNOWN, Marked, SetValue, Unknown
+from vocab.values import UNKNOWN, Marked, SetValue, Unknown
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "ctyoracle"
 BINARY = ORACLE_DIR / ".build" / "ctyoracle"

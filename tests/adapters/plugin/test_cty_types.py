@@ -24,8 +24,8 @@ from adapters.plugin.cty_types import (
     without_optional_attributes,
 )
 from adapters.plugin.value_errors import TypeSpecError
-from engine.errors import CtlError
-from engine.lang.values import UNKNOWN, Marked, SetValue
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, Marked, SetValue
 
 # Every spelling Terraform sends, in cty's canonical form (compact, keys sorted).
 CANONICAL = [

@@ -27,8 +27,8 @@ from adapters.plugin.cty_types import (
 from adapters.plugin.msgpack_codec import decode, encode, to_wire
 from adapters.plugin.numbers import WireFloat
 from adapters.plugin.value_errors import PluginValueError
-from engine.errors import CtlError
-from engine.lang.values import UNKNOWN, ListValue, MapValue, Marked, SetValue, Unknown, unmark_paths
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, ListValue, MapValue, Marked, SetValue, Unknown, unmark_paths
 
 
 def hexbytes(text: str) -> bytes:

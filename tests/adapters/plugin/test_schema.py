@@ -28,8 +28,8 @@ from adapters.plugin.schema import (
     required_attributes,
     sensitive_paths,
 )
-from engine.errors import CtlError
-from engine.lang.values import UNKNOWN, Marked, SetValue, Unknown, unmark_paths
+from vocab.errors import CtlError
+from vocab.values import UNKNOWN, Marked, SetValue, Unknown, unmark_paths
 
 RULE = Block(
     attributes=(

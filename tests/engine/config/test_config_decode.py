@@ -10,7 +10,7 @@ import pytest
 from engine.config.literals import traversal_text
 from engine.config.loader import load_config
 from engine.config.model import Module
-from engine.errors import Diagnostics
+from vocab.errors import Diagnostics
 
 MakeConfig = Callable[[dict[str, str]], Path]
 

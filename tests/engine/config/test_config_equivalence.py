@@ -10,9 +10,9 @@ import pytest
 
 from engine.config.literals import traversal_text
 from engine.lang.eval import EvalContext, evaluate
-from engine.lang.values import deep_unmark, is_marked
 from engine.validate import Loaded, load_and_evaluate
 from tests.conftest import copy_fixture
+from vocab.values import deep_unmark, is_marked
 
 SYNTAXES = ("hcl", "json", "yaml")
 

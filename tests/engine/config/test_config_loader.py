@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.config.loader import config_files, load_config
-from engine.errors import CtlError, Diagnostic
+from vocab.errors import CtlError, Diagnostic
 
 MakeConfig = Callable[[dict[str, str]], Path]
 

@@ -11,9 +11,9 @@ import pytest
 from engine.config.loader import load_config
 from engine.config.model import Variable
 from engine.config.variables import collect_values, resolve_root_variables
-from engine.errors import CtlError, Diagnostic, Diagnostics
-from engine.lang.values import is_marked, unmark
 from engine.validate import load_and_evaluate
+from vocab.errors import CtlError, Diagnostic, Diagnostics
+from vocab.values import is_marked, unmark
 
 MakeConfig = Callable[[dict[str, str]], Path]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import hcl2
 import pytest
 
-from engine.lang.values import deep_unmark
 from engine.validate import load_and_evaluate
+from vocab.values import deep_unmark
 
 
 def _observed(directory: Path) -> dict:

@@ -11,9 +11,9 @@ import pytest
 from engine.config.loader import load_config
 from engine.drift.adopt import plan_adoption
 from engine.drift.detect import drifted_objects
-from engine.lang.values import mark
 from engine.plan.model import ACTIONS_UPDATE, ResourceChange
 from engine.plugins.registry import registry_for
+from vocab.values import mark
 
 
 def _change(address: str, before: dict[str, Any], after: dict[str, Any]) -> ResourceChange:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.drift.detect import MASK, drifted_objects
-from engine.lang.values import mark
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
+from vocab.values import mark
 
 
 def _change(address: str, before: dict[str, object], after: dict[str, object] | None,

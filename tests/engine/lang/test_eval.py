@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from engine.errors import CtlError, Pos, SourceRange
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, Reference, evaluate, references, render_template
-from engine.lang.values import UNKNOWN, Marked, Unknown, is_marked, is_unknown, unmark
+from vocab.errors import CtlError, Pos, SourceRange
+from vocab.values import UNKNOWN, Marked, Unknown, is_marked, is_unknown, unmark
 
 # --- tiny tree builders ----------------------------------------------------------------------------
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from engine.config.syntax import Body
-from engine.errors import CtlError, DiagnosticsError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.hcl import parse_expression, parse_hcl_file, parse_template
 from engine.lang.templatefile import render
+from vocab.errors import CtlError, DiagnosticsError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import DiagnosticsError
 from engine.lang.hcl import parse_hcl_file
 from tests.e2e.helpers import CTL, clean_env
 from tests.plugin.terraform_cli import terraform_executable
+from vocab.errors import DiagnosticsError
 
 ACCEPTED = {
     "string": b'locals {\n  a = "x\0y"\n}\n',

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.lang.hcl import parse_hcl_file
-from engine.positions import SourceRange, SourceText, as_range, packed_in
+from vocab.positions import SourceRange, SourceText, as_range, packed_in
 
 SRC = b'locals {\n  greeting = "h\xc3\xa9llo ${var.name}"\n}\n'
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.errors import CtlError, SourceText
 from engine.lang import ast
 from engine.lang.hcl import parse_hcl_file
 from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
+from vocab.errors import CtlError, SourceText
 
 TESTS = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from engine.errors import Pos, SourceRange
 from engine.lang import ast
 from engine.lang.types import (
     ANY,
@@ -24,7 +23,8 @@ from engine.lang.types import (
     parse_type,
     parse_variable_type,
 )
-from engine.lang.values import UNKNOWN, Marked, Unknown
+from vocab.errors import Pos, SourceRange
+from vocab.values import UNKNOWN, Marked, Unknown
 
 
 def _r(line: int = 1) -> SourceRange:

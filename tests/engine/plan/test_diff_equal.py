@@ -6,8 +6,8 @@ import itertools
 import random
 from typing import Any
 
-from engine.lang.values import UNKNOWN, Marked, Unknown
 from engine.plan.diff import equal
+from vocab.values import UNKNOWN, Marked, Unknown
 
 
 def reference(a: Any, b: Any) -> bool:

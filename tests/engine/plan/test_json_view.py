@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from engine.lang.values import UNKNOWN, Marked
 from engine.plan.json_view import plan_to_json, state_to_json, value_shapes
 from engine.plan.model import (
     ACTIONS_CREATE,
@@ -17,7 +16,8 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.state.model import InstanceState, OutputValue, State
-from engine.version import VERSION
+from vocab.values import UNKNOWN, Marked
+from vocab.version import VERSION
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
 LOCAL = 'provider["registry.terraform.io/hashicorp/local"]'

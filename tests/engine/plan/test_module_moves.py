@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import DiagnosticsError
 from tests.engine.pipeline import Project, actions, change, new_project
+from vocab.errors import DiagnosticsError
 
 CHILD = 'resource "demo_thing" "x" { name = "x" }\n'
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from engine.config.syntax import ReleasedBody
-from engine.errors import CtlError
 from engine.operations import Planned, RunOptions, plan_only
 from engine.plan.planner import PlanOptions
 from policies.gate import PolicyOptions, may_read_whole_plan
 from tests.e2e.helpers import Project
+from vocab.errors import CtlError
 
 CONFIG = """
 variable "team" {

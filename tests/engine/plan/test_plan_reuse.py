@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from engine.graph import RESOURCE, Node
-from engine.lang.values import Unknown
 from engine.plan.planner import PlanOptions, make_plan
 from engine.state.model import new_state
 from engine.validate import load_and_evaluate
 from tests.engine.pipeline import Project, change, new_project
+from vocab.values import Unknown
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.lang.values import UNKNOWN, Marked, Unknown
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,
@@ -20,6 +19,7 @@ from engine.plan.model import (
 )
 from engine.plan.planfile import PLAN_FORMAT, PlanFileError, _plan_text, load_plan, save_plan
 from engine.state.model import InstanceState, OutputValue, State
+from vocab.values import UNKNOWN, Marked, Unknown
 
 RANDOM = 'provider["registry.terraform.io/hashicorp/random"]'
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import DiagnosticsError, UsageError
-from engine.lang.values import Unknown, contains_unknown, is_marked, unmark
 from engine.plan.planner import PlanOptions, config_hash
 from tests.engine.pipeline import Project, actions, change, new_project
+from vocab.errors import DiagnosticsError, UsageError
+from vocab.values import Unknown, contains_unknown, is_marked, unmark
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 
 from engine.config.loader import load_config
-from engine.errors import CtlError
 from engine.plugins.record import PluginRecord, write_record
 from engine.plugins.registry import check_requirements
 from tests.engine.plugins.test_selection import ROLE, MakeConfig, _record_plugin
+from vocab.errors import CtlError
 
 REQUIRED = 'terraform {\n  required_providers {\n    aws = { source = "hashicorp/aws", version = "%s" }\n  }\n}\n'
 

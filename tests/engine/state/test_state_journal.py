@@ -9,9 +9,9 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE
 from backends.local import LocalStore
-from engine.lang.values import UNKNOWN, Marked
 from engine.state.journal import Journal, Orphan, parse_entries, planned_identity, replay
 from engine.state.model import InstanceState, OutputValue, State, new_state
+from vocab.values import UNKNOWN, Marked
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE, LockInfo
 from backends.local import LocalStore
-from engine.errors import CtlError, ExitCode, LockHeld, UsageError
 from engine.locking.acquire import acquire
 from engine.locking.hold import held_lock
 from engine.locking.options import parse_duration
+from vocab.errors import CtlError, ExitCode, LockHeld, UsageError
 
 WS = DEFAULT_WORKSPACE
 

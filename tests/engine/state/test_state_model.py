@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from backends.base import BackendError
-from engine.lang.values import Marked
 from engine.state.codec import paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State, new_state
+from vocab.values import Marked
 
 TERRAFORM_STATE = Path(__file__).parent / "data" / "terraform-v4.tfstate"
 

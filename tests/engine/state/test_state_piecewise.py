@@ -8,9 +8,9 @@ import json
 import pytest
 
 from backends.base import BackendError
-from engine.state import piecewise
 from engine.state.codec import decode_state
 from engine.state.encode import encode_state
+from vocab import piecewise
 
 
 def _data_instance(value: object, output: object = None) -> dict:

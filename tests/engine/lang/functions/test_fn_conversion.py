@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
-from engine.lang.values import UNKNOWN, Marked, Unknown, is_marked
+from vocab.values import UNKNOWN, Marked, Unknown, is_marked
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 

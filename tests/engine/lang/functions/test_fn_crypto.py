@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
-from engine.lang.values import Unknown
+from vocab.values import Unknown
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 

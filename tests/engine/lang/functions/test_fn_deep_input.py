@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
-from engine.limits import MAX_DECODED_NESTING, raise_recursion_limit
+from vocab.limits import MAX_DECODED_NESTING, raise_recursion_limit
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
-from engine.lang.values import UNKNOWN, Unknown
+from vocab.values import UNKNOWN, Unknown
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 

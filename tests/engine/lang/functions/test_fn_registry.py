@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import CtlError
 from engine.lang.functions import FunctionContext, FunctionError, arity, call_function, function_names
-from engine.lang.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark
+from vocab.errors import CtlError
+from vocab.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 

@@ -42,13 +42,13 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
-class SetValue(list):
+class SetValue(list[Any]):
     """A set: sorted, without duplicates, and known to be a set.
 
     Sets are lists in the value model, but ``for_each`` accepts a set of strings and refuses a
     tuple (Terraform's rule: a list's order and duplicates would not give stable instance keys), so
     ``toset()`` and set-typed conversions return this subclass and the walk can tell them apart.
-    ``element`` is the element type a type constraint gave (``engine.lang.types.Type``), the only
+    ``element`` is the element type a type constraint gave (a type of ``engine.lang.types``), the only
     way an empty collection can still say what it holds.
     """
 
@@ -59,7 +59,7 @@ class SetValue(list):
         self.element = element
 
 
-class ListValue(list):
+class ListValue(list[Any]):
     """A list, known to be one: what a ``list(...)`` type constraint or ``tolist()`` gives.
 
     A bracketed literal is a tuple, and Terraform tells the two apart where a user sees types:
@@ -74,7 +74,7 @@ class ListValue(list):
         self.element = element
 
 
-class MapValue(dict):
+class MapValue(dict[str, Any]):
     """A map, known to be one (``map(...)`` constraints, ``tomap()``); a literal ``{}`` is an object.
     ``element`` as for ``SetValue``."""
 
@@ -289,7 +289,7 @@ def _mark_at(v: Any, path: list[str | int], marks: frozenset[str]) -> Any:
     head, rest = path[0], path[1:]
     if isinstance(v, dict) and head in v:
         out = dict(v)
-        out[head] = _mark_at(v[head], rest, marks)  # type: ignore[index]
+        out[head] = _mark_at(v[head], rest, marks)
         return out
     if isinstance(v, list) and isinstance(head, int) and 0 <= head < len(v):
         out_l = list(v)

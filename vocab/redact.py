@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import CtlError
-from engine.lang.values import SENSITIVE, Marked, deep_unmark, to_display
+from vocab.errors import CtlError
+from vocab.values import SENSITIVE, Marked, deep_unmark, to_display
 
 MASK = "(sensitive value)"
 HIDDEN_MESSAGE = "The error message included a sensitive value, so it is not shown."

@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from engine.limits import MAX_FILE_BYTES
+from vocab.limits import MAX_FILE_BYTES
 
 
 class NotRegularFile(OSError):

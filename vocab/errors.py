@@ -14,14 +14,12 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from engine.positions import Pos as Pos  # re-exported: every error speaks in these
-from engine.positions import SourceRange as SourceRange
-from engine.positions import SourceText as SourceText
+from vocab.positions import Pos as Pos  # re-exported: every error speaks in these
+from vocab.positions import SourceRange as SourceRange
+from vocab.positions import SourceText as SourceText
 
-if TYPE_CHECKING:  # only for the annotation: at run time this module imports only engine.positions
-    from backends.base import LockInfo
-
-
+if TYPE_CHECKING:  # only for the annotation: at run time this module imports only vocab.positions
+    from vocab.locks import LockInfo
 class ExitCode(IntEnum):
     """The process exit codes: public API that CI scripts depend on."""
 
