@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from cli import lifetime, output
 from cli.common import remember_args
-from cli.global_options import GlobalOptions
+from cli.options.globals import GlobalOptions
 from vocab.errors import CtlError, ExitCode
 from vocab.limits import raise_recursion_limit
 from vocab.version import VERSION
@@ -64,43 +64,30 @@ def _global(
 
 
 def _register() -> None:
-    from cli import (
-        apply_cmd,
-        console_cmd,
-        drift_cmd,
-        fmt_cmd,
-        graph_cmd,
-        import_cmd,
-        init_cmd,
-        output_cmd,
-        plan_cmd,
-        policy_cmd,
-        providers_cmd,
-        show_cmd,
-        state_cmd,
-        taint_cmd,
-        validate_cmd,
-        version_cmd,
-        workspace_cmd,
+    """Attach every command, in the order ``ctl --help`` lists them."""
+    from cli.commands import (
+        apply,
+        console,
+        fmt,
+        graph,
+        import_,
+        init,
+        output,
+        plan,
+        policy,
+        providers,
+        show,
+        taint,
+        validate,
+        version,
+        workspace,
     )
+    from cli.commands.drift import group as drift
+    from cli.commands.state import group as state
 
-    init_cmd.register(typer_app)
-    validate_cmd.register(typer_app)
-    fmt_cmd.register(typer_app)
-    plan_cmd.register(typer_app)
-    apply_cmd.register(typer_app)
-    drift_cmd.register(typer_app)
-    show_cmd.register(typer_app)
-    output_cmd.register(typer_app)
-    console_cmd.register(typer_app)
-    graph_cmd.register(typer_app)
-    state_cmd.register(typer_app)
-    taint_cmd.register(typer_app)
-    workspace_cmd.register(typer_app)
-    import_cmd.register(typer_app)
-    policy_cmd.register(typer_app)
-    providers_cmd.register(typer_app)
-    version_cmd.register(typer_app)
+    for command in (init, validate, fmt, plan, apply, drift, show, output, console, graph, state, taint,
+                    workspace, import_, policy, providers, version):
+        command.register(typer_app)
 
 
 _register()
@@ -118,11 +105,12 @@ def run(args: list[str] | None = None) -> int:
     """Run ``ctl`` with ``args`` and return its exit code (never raises for user errors)."""
     lifetime.let_go()  # what the previous command in this process kept
     command = typer.main.get_command(typer_app)
-    if os.environ.get("_CTL_COMPLETE"):  # the shell asking for completions (see cli/completion.py)
+    if os.environ.get("_CTL_COMPLETE"):  # the shell asking for completions (see cli/completion/__init__.py)
         from cli.completion import answer
 
         return answer(command, os.environ["_CTL_COMPLETE"])
-    from cli import env_args, logging_setup, single_dash
+    from cli import logging_setup
+    from cli.options import env_args, single_dash
 
     logging_setup.configure()  # CTL_LOG / CTL_LOG_PATH
     raise_recursion_limit()  # room for MAX_NESTING levels of expression (vocab/limits.py)

@@ -10,8 +10,8 @@ import pytest
 
 from cli import ci_summary
 from cli.ci_summary import COMMENT_BUDGET, STEP_SUMMARY_BUDGET
-from cli.ci_summary_apply import apply_document
-from cli.ci_summary_plan import plan_document
+from cli.ci_summary.apply import apply_document
+from cli.ci_summary.plan import plan_document
 from engine.apply.applier import ApplyResult
 from engine.plan.model import (
     ACTIONS_CREATE,

@@ -19,7 +19,9 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE
 from backends.local import DEFAULT_FILENAME, WORKSPACES_DIR, LocalStore
-from cli import completion_addresses, completion_backend, completion_workspaces
+from cli.completion import addresses as completion_addresses
+from cli.completion import backend as completion_backend
+from cli.completion import workspaces as completion_workspaces
 from cli.main import run
 from engine.session import select_workspace, selected_workspace
 from engine.state.address import format_key

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import typer
 
-from cli import common, env_args, logging_setup, output
+from cli import common, logging_setup, output
 from cli.main import run, typer_app
+from cli.options import env_args
 from tests.e2e.helpers import Project, sleeps, take_lock
 from vocab.errors import ExitCode, UsageError
 
@@ -177,7 +178,7 @@ def test_log_path_and_levels(project: Project, tmp_path: Path) -> None:
 
 def test_only_debug_prints_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                        tmp_path: Path) -> None:
-    from cli import validate_cmd
+    from cli.commands import validate as validate_cmd
 
     def crash(*_a: Any, **_k: Any) -> None:
         raise RuntimeError("kaboom")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cli.json_ui import JsonUI, change_action, resource_json
+from cli.views.json_ui import JsonUI, change_action, resource_json
 from tests.e2e.helpers import Project
 from vocab.errors import ExitCode
 

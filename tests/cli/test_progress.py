@@ -15,9 +15,9 @@ from rich.console import Console
 
 from cli import output, progress
 from cli.progress import ProgressView
-from cli.progress_live import LiveProgress
-from cli.progress_plain import PlainProgress
-from cli.progress_words import format_elapsed, shown_id
+from cli.progress.live import LiveProgress
+from cli.progress.plain import PlainProgress
+from cli.progress.words import format_elapsed, shown_id
 from tests.e2e.helpers import CTL, clean_env
 from vocab.values import SENSITIVE, Marked, Unknown
 

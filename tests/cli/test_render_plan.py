@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli.render_plan import render_drift, render_instance, render_plan, summary_line
+from cli.views.plan import render_drift, render_instance, render_plan, summary_line
 from engine.plan.model import (
     ACTIONS_CREATE,
     ACTIONS_DELETE,

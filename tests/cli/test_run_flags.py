@@ -1,4 +1,4 @@
-"""plan, apply and destroy share one declaration of their run options (cli/run_flags.py)."""
+"""plan, apply and destroy share one declaration of their run options (cli/options/run_flags.py)."""
 
 from __future__ import annotations
 

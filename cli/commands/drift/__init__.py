@@ -1,0 +1,1 @@
+"""``ctl drift`` and ``ctl drift adopt``."""

@@ -1,0 +1,1 @@
+"""``ctl state ...``: the group and its subcommands."""

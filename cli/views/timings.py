@@ -1,0 +1,56 @@
+"""Showing the timing report of ``--timings``: a table after the run, a JSON UI message, a summary table.
+
+The report goes to standard error in text mode: it describes the run, not its result, so a script
+reading the plan from standard output is not disturbed by asking for it. In the JSON UI it is one
+``timings`` message, written as soon as the run's work is over.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cli.ci_summary.document import Table
+    from engine.telemetry.timings import TimingReport, Timings
+
+
+def report_of(timings: Timings | None) -> TimingReport | None:
+    """The report, taken once when the run is over (None when timings were not asked for)."""
+    return timings.report() if timings is not None and timings.report_wanted else None
+
+
+def finish_trace(timings: Timings | None, command: str) -> None:
+    """Export the run's trace when the OTEL_* variables ask for one; a failure is one warning.
+
+    Called in a ``finally`` clause: the exception under way, if any, marks the trace as failed.
+    """
+    from engine.telemetry.tracing import finish
+
+    problem = finish(timings, command, error=sys.exc_info()[1])
+    if problem is not None:
+        from cli import output
+
+        output.warn(problem)
+
+
+def show(report: TimingReport | None, ui: Any) -> None:
+    """Print the report as a table on standard error, or emit it as the JSON UI's ``timings`` message."""
+    if report is None:
+        return
+    if ui is not None:
+        ui.emit("timings", f"Run took {report.total:.3f}s", timings=report.to_json())
+        return
+    sys.stderr.write("\n" + "\n".join(report.lines()) + "\n")
+    sys.stderr.flush()
+
+
+def summary_table(report: TimingReport) -> Table:
+    """The report as a table of the CI job summary."""
+    from cli.ci_summary.document import Table
+    from cli.ci_summary.text import code
+
+    rows = [[code(what) if kind not in ("phase", "wait") else what, kind, f"{seconds:.3f}s"]
+            for what, kind, seconds in report.rows()]
+    return Table("Timings", ["What", "Kind", "Wall time"], rows,
+                 intro=f"The run took {report.total:.3f}s; the slowest resource steps are listed.")
