@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.config_walk import ConfigWalk
 from engine.graph import LOCAL, MODCALL, MODOUT, OUTPUT, PROVIDER, RESOURCE, VAR, Node
-from engine.walk_addresses import ModKey, module_address
+from engine.walk.addresses import ModKey, module_address
+from engine.walk.config import ConfigWalk
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from adapters.registry import Registry
 from backends.base import StateStore
 from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
-from engine.config_walk import ConfigWalk, WalkHooks
 from engine.lang.references import remembered
 from engine.lang.templatefile import render
 from engine.locking.hold import locked
@@ -52,6 +51,7 @@ from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
 from engine.telemetry.timings import BACKEND, LOCK, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
+from engine.walk.config import ConfigWalk, WalkHooks
 from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
 from policies.model import PolicyOutcome
 from vocab.errors import CtlError, DiagnosticsError, ExitCode

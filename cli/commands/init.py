@@ -88,7 +88,7 @@ def init_command(
     from cli.options.run import lock_timeout as parse_timeout
     from cli.progress.download import download_progress
     from engine.init import initialize
-    from engine.init_options import InitOptions, Migration
+    from engine.init.options import InitOptions, Migration
     from engine.locking.options import LockOptions
 
     con = output.stdout()
@@ -120,7 +120,7 @@ def init_command(
     )
     root = options(ctx).root
     if from_module is not None:
-        from engine.init_from_module import copy_module
+        from engine.init.from_module import copy_module
 
         copied = copy_module(from_module, root)
         con.print(f"Copied {len(copied)} file(s) and directories from {escape(from_module)}.")

@@ -32,7 +32,6 @@ from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
 from engine.config.provisioners import Provisioner
-from engine.config_walk import ConfigWalk, ResourceInstance
 from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
@@ -43,6 +42,7 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, encode_private
+from engine.walk.config import ConfigWalk, ResourceInstance
 from vocab.errors import CtlError, Diagnostics
 from vocab.limits import DEFAULT_PARALLELISM
 from vocab.values import UNKNOWN, contains_unknown

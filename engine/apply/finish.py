@@ -8,9 +8,9 @@ from typing import Any
 from engine.apply.ordering import ApplyNode
 from engine.apply.values import op_of
 from engine.apply.walker import WalkResult
-from engine.config_walk import ConfigWalk
 from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.state.model import OutputValue, State, output_type
+from engine.walk.config import ConfigWalk
 from vocab.errors import CtlError, Diagnostics
 from vocab.values import contains_unknown, deep_unmark
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from adapters.registry import Registry
 from engine import remote_state
-from engine.config_walk import ConfigWalk, ResourceInstance, WalkHooks
 from engine.console.infer import Typer
 from engine.graph import ModPath, build_graph
 from engine.lang.eval import EvalContext
@@ -32,6 +31,7 @@ from engine.session import selected_workspace
 from engine.state.model import State
 from engine.state_tools.access import read_state
 from engine.validate import Loaded, load_and_evaluate
+from engine.walk.config import ConfigWalk, ResourceInstance, WalkHooks
 from vocab.errors import Diagnostic, Diagnostics, DiagnosticsError
 from vocab.values import UNKNOWN
 

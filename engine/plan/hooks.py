@@ -15,7 +15,6 @@ from typing import Any
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine import schema
-from engine.config_walk import ResourceInstance, WalkHooks
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import references
@@ -42,6 +41,7 @@ from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
 from engine.telemetry.timings import Timings
+from engine.walk.config import ResourceInstance, WalkHooks
 from vocab.errors import CtlError, Diagnostics
 from vocab.limits import DEFAULT_PARALLELISM
 from vocab.values import UNKNOWN, contains_unknown

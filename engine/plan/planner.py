@@ -160,8 +160,8 @@ def make_plan(
                           replace=opts.replace, selection=selection, previous_addresses=previous,
                           resource_deps=resource_dependencies(graph), parallelism=opts.parallelism,
                           timings=opts.timings)
-        from engine.config_walk import ConfigWalk
         from engine.lang.templatefile import render
+        from engine.walk.config import ConfigWalk
 
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         walk = ConfigWalk(graph, root_vars, diags, root_dir=root.dir, workspace=opts.workspace, hooks=hooks,

@@ -103,7 +103,7 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
 
 def _declares(module_key: tuple[tuple[str, Any], ...], key: Any, addr: InstanceAddress) -> bool:
     """Does a configured instance (keys possibly not known yet) stand for ``addr``?"""
-    from engine.walk_addresses import UnknownKey
+    from engine.walk.addresses import UnknownKey
 
     def same(declared: Any, given: Any) -> bool:
         return isinstance(declared, UnknownKey) or (declared == given and type(declared) is type(given))

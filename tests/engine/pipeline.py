@@ -19,7 +19,6 @@ from adapters.base import AdapterContext, AdapterError, PartialResult, Provider,
 from adapters.registry import Registry
 from backends.local import LocalStore
 from engine.apply.applier import Applier, ApplyResult
-from engine.config_walk import ConfigWalk, WalkHooks
 from engine.lang.templatefile import render
 from engine.plan.model import Plan, ResourceChange
 from engine.plan.planner import PlanOptions, PlanResult, make_plan
@@ -27,6 +26,7 @@ from engine.providers import Providers
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.validate import load_and_evaluate
+from engine.walk.config import ConfigWalk, WalkHooks
 from tests.conftest import write_tree
 from vocab.errors import Diagnostics, DiagnosticsError
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.config_walk import WalkHooks
 from engine.validate import Loaded, load_and_evaluate
+from engine.walk.config import WalkHooks
 from vocab.values import deep_unmark, is_unknown
 
 MakeConfig = Callable[[dict[str, str]], Path]

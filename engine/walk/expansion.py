@@ -12,7 +12,7 @@ from typing import Any
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.state.address import Key
-from engine.walk_addresses import UNKNOWN_KEY
+from engine.walk.addresses import UNKNOWN_KEY
 from vocab.errors import CtlError, Diagnostics, SourceRange
 from vocab.limits import MAX_INSTANCES_ENV, max_instances
 from vocab.values import UNKNOWN, Marked, SetValue, Unknown, contains_unknown, is_marked, unmark

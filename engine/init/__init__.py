@@ -11,10 +11,10 @@ backend (or other settings) is refused unless the user says what should happen t
 ``--migrate-state`` copies every workspace, byte for byte, under the locks of both stores;
 ``--reconfigure`` switches without copying.
 
-This module runs the steps in order; the flags and the report are in ``init_options``, the
-``--backend-config`` merging in ``init_backend_config``, the detection of a backend switch in
-``init_backend_change``, the copying in ``init_migration`` and Terraform's local state files in
-``init_terraform_states``.
+This module runs the steps in order; the flags and the report are in ``options``, the
+``--backend-config`` merging in ``backend_config``, the detection of a backend switch in
+``backend_change``, the copying in ``migration`` and Terraform's local state files in
+``terraform_states``.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from engine import remote_state
 from engine.config.loader import load_config
 from engine.config.model import Module
 from engine.graph import build_graph
-from engine.init_backend_change import changed_error, previous_backend
-from engine.init_backend_config import parse_backend_config, unrecorded_secrets
-from engine.init_migration import migrate_state
-from engine.init_options import InitOptions, InitReport
-from engine.init_terraform_states import move_or_name_terraform_states
+from engine.init.backend_change import changed_error, previous_backend
+from engine.init.backend_config import parse_backend_config, unrecorded_secrets
+from engine.init.migration import migrate_state
+from engine.init.options import InitOptions, InitReport
+from engine.init.terraform_states import move_or_name_terraform_states
 from engine.plugins.init_step import checking_registry, select_providers
 from engine.plugins.selection import Selected
 from engine.session import (

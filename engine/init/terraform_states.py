@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.init_options import InitReport
+from engine.init.options import InitReport
 from engine.locking.options import LockOptions
 
 

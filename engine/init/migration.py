@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from backends.base import StateStore, state_facts
-from engine.init_backend_change import workspaces_with_state
-from engine.init_options import InitOptions, MigratedWorkspace, Migration
+from engine.init.backend_change import workspaces_with_state
+from engine.init.options import InitOptions, MigratedWorkspace, Migration
 from engine.locking.hold import locked
 from engine.session import manager_for
 from engine.state.model import State

@@ -1,7 +1,7 @@
 """What a configuration walk builds: module instance scopes, resource instances, and the hooks that
 decide what a resource is to the expressions referring to it.
 
-``engine.config_walk`` fills these in, node by node; validate, plan and apply read them.
+``engine.walk.config`` fills these in, node by node; validate, plan and apply read them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from engine.config.model import Module, ModuleCall, Resource
 from engine.graph import Graph, ModPath
 from engine.lang.eval import EvalContext
 from engine.lang.functions import FunctionContext
-from engine.walk_addresses import (
+from engine.walk.addresses import (
     Key,
     ModKey,
     UnknownKey,

@@ -25,14 +25,14 @@ from engine.lang import ast
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, _did_you_mean, evaluate
 from engine.lang.functions import FunctionContext
-from engine.walk_addresses import (
+from engine.walk.addresses import (
     UNKNOWN_KEY,
     format_key,
     instance_address,
     module_address,
 )
-from engine.walk_expansion import expand
-from engine.walk_scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re-exported)
+from engine.walk.expansion import expand
+from engine.walk.scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re-exported)
     ModeWatch,
     ModuleScope,
     ResourceInstance,
