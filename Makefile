@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv proto test lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws fuzz generated
+.PHONY: venv proto test check lint providers demo bench completions docs clean test-servers demo-gcp demo-azure demo-aws fuzz generated
 
 # Azurite (tests/package.json, pinned in tests/package-lock.json) into tests/node_modules.
 NPM_TEST_SERVERS = if [ -f tests/package-lock.json ]; \
@@ -54,6 +54,10 @@ providers: venv
 
 test: venv lint providers
 	$(BIN)/python -m pytest
+
+# The everyday loop: lint, and the tests that need no server, no Go build and no reference tool.
+check: venv lint
+	$(BIN)/python -m pytest -q -m "not servers"
 
 demo: $(BASE_STAMP)
 	./examples/quickstart/run-demo.sh $(abspath $(BIN))/ctl

@@ -112,10 +112,3 @@ def print_json_line(data: Any) -> None:
     """One line, as Terraform prints ``show -json`` and ``providers schema -json``: some readers
     (terraform-compliance) accept nothing else, and big plans stay compact."""
     sys.stdout.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n")
-
-
-def root_dir(ctx: typer.Context) -> Path:
-    """The configuration directory a command runs in (``-C``), from the global options."""
-    from cli.options.globals import options
-
-    return options(ctx).root

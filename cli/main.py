@@ -68,6 +68,7 @@ def _register() -> None:
     from cli.commands import (
         apply,
         console,
+        drift,
         fmt,
         graph,
         import_,
@@ -77,13 +78,12 @@ def _register() -> None:
         policy,
         providers,
         show,
+        state,
         taint,
         validate,
         version,
         workspace,
     )
-    from cli.commands.drift import group as drift
-    from cli.commands.state import group as state
 
     for command in (init, validate, fmt, plan, apply, drift, show, output, console, graph, state, taint,
                     workspace, import_, policy, providers, version):

@@ -36,14 +36,13 @@ from engine.plan.planner import (
     PlanOptions,
     PlanResult,
     config_hash,
-    config_lookup,
     let_go_of_taken_over_syntax,
     make_plan,
 )
 from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
 from engine.providers import Providers
-from engine.recovery import Recovery, find_orphans
+from engine.recovery import Recovery, load_state
 from engine.session import manager_for, open_store
 from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
@@ -117,30 +116,6 @@ def prepare(opts: RunOptions) -> Prepared:
 
 
 @gc_paused_then_frozen
-def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | None = None,
-               registry: Registry | None = None) -> tuple[State, Recovery]:
-    """Load state, replaying a journal; with the lock held, write the recovered state right away.
-
-    Given the configuration and the adapters, creates the interrupted apply left unfinished are
-    looked up and what is found is adopted (``engine.recovery``) before anything is written.
-    """
-    # The state lives as long as the command: built with the collector paused, then frozen out of
-    # its view, as the loaded configuration is (engine.validate), never traversed again.
-    state = manager.load()
-    rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
-    if rec.orphans and loaded is not None and registry is not None:
-        assert loaded.walk is not None and loaded.root is not None
-        providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
-        try:
-            rec.outcomes = find_orphans(state, rec.orphans, registry, providers, config_lookup(loaded.root))
-        finally:
-            providers.close()  # the lookups' provider processes end with them, not with ctl
-    if holding_lock and (manager.replayed or manager.journal.appended):
-        manager.compact(state)
-        rec.persisted = True
-    return state, rec
-
-
 @remembered()  # each expression's references worked out once per run
 def plan_only(opts: RunOptions, registry: Registry | None = None, *,
               events: Events | None = None,

@@ -110,7 +110,7 @@ class Providers:
         caller may be a signal handler. A client that cannot be interrupted (a native adapter's) is
         left alone (its operations see ``cancelled`` once the run gives up waiting).
         """
-        from engine.apply.provisioners import cancel_running
+        from engine.running_commands import cancel_running
 
         cancel_running()  # local-exec commands too, as Terraform stops its provisioners
         with self._lock:

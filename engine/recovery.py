@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.plan.diff import mark_sensitive
+from engine.plan.planner import config_lookup
 from engine.plan.refresh import ResourceLookup, config_key
 from engine.providers import Providers
 from engine.state.address import AddressError, InstanceAddress
 from engine.state.journal import Orphan
+from engine.state.manager import StateManager
 from engine.state.model import InstanceState, State
 from vocab.errors import CtlError
+
+if TYPE_CHECKING:
+    from engine.validate import Loaded
 
 _log = logging.getLogger(__name__)
 
@@ -151,3 +156,27 @@ def describe(rec: Recovery) -> list[str]:
 
 __all__ = ["ABSENT", "FAILED", "FOUND", "STATE_ONLY", "UNSEARCHABLE", "Outcome", "Recovery", "describe",
            "find_orphans"]
+
+
+def load_state(manager: StateManager, *, holding_lock: bool, loaded: Loaded | None = None,
+               registry: Registry | None = None) -> tuple[State, Recovery]:
+    """Load state, replaying a journal; with the lock held, write the recovered state right away.
+
+    Given the configuration and the adapters, creates the interrupted apply left unfinished are
+    looked up and what is found is adopted (``engine.recovery``) before anything is written.
+    """
+    # The state lives as long as the command: built with the collector paused, then frozen out of
+    # its view, as the loaded configuration is (engine.validate), never traversed again.
+    state = manager.load()
+    rec = Recovery(replayed=manager.replayed, orphans=list(manager.orphans))
+    if rec.orphans and loaded is not None and registry is not None:
+        assert loaded.walk is not None and loaded.root is not None
+        providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir)
+        try:
+            rec.outcomes = find_orphans(state, rec.orphans, registry, providers, config_lookup(loaded.root))
+        finally:
+            providers.close()  # the lookups' provider processes end with them, not with ctl
+    if holding_lock and (manager.replayed or manager.journal.appended):
+        manager.compact(state)
+        rec.persisted = True
+    return state, rec

@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import ArgumentProblem, ResourceType
-from engine.config.syntax import Body
+from engine.lang.syntax import Body
 from vocab.errors import Diagnostic
 from vocab.positions import Located, SourceRange, as_range
 from vocab.values import Marked, Unknown, deep_unmark, type_name

@@ -15,8 +15,8 @@ from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, StateStore, check_workspace_name
 from engine.config.model import Module
-from engine.config.syntax import Body
 from engine.lang.eval import EvalContext, evaluate
+from engine.lang.syntax import Body
 from engine.state.manager import StateManager
 from vocab.errors import CtlError
 

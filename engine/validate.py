@@ -18,10 +18,10 @@ from engine import remote_state, schema
 from engine.config.loader import load_config
 from engine.config.model import Module, Resource, Variable
 from engine.config.names import check_provider_body
+from engine.config.removals import check_removed_blocks
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
 from engine.graph import Graph, build_graph
 from engine.lang.references import forget_remembered, references
-from engine.plan.removals import check_removed_blocks
 from engine.plugins.functions import resolver as functions_resolver
 from engine.state.gc_pause import gc_paused_then_frozen
 from engine.walk.config import ConfigWalk, ResourceInstance, WalkHooks

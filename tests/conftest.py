@@ -143,3 +143,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
     gc.unfreeze()
     gc.collect()
+
+
+# What `make check` leaves out (`-m "not servers"`): tests that need a server (moto, fake-gcs-server,
+# Azurite, a registry), a provider built from Go, a reference tool (Terraform, OpenTofu, OPA) or the
+# installed `ctl` run as a process. The rest is the quick everyday loop; `make test` runs everything.
+_SERVER_FIXTURES = frozenset({"moto_server", "moto_server_clean", "fake_gcs", "fake_gcs_clean", "azurite",
+                              "azurite_clean"})
+_SERVER_FOLDERS = frozenset({"e2e", "real_providers", "plugin", "install", "fuzz", "ctyoracle", "opa", "otelcol",
+                             "backends"})
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.resolve().relative_to(_TESTS).parts
+        if (parts and parts[0] in _SERVER_FOLDERS) or _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.servers)

@@ -91,6 +91,6 @@ def after_apply(plan: Any, result: Any, mode: str, timings: Any = None) -> None:
 def _add_timings(doc: Document, timings: Any) -> None:
     """The ``--timings`` table, last: it is cut first when the summary must shrink."""
     if timings is not None:
-        from cli.views.timings import summary_table
+        from cli.ci_summary.tables import summary_table
 
         doc.tables.append(summary_table(timings))

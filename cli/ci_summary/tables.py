@@ -6,10 +6,13 @@ a summary.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.ci_summary.document import Table
 from cli.ci_summary.text import ACTION_LABELS, STATUS_LABELS, cell, code
+
+if TYPE_CHECKING:
+    from engine.telemetry.timings import TimingReport
 
 
 def action_of(change: Any) -> str | None:
@@ -62,3 +65,11 @@ def policy_table(plan: Any) -> Table | None:
         rows.append([STATUS_LABELS.get(status, cell(status)), cell(r.get("level", "")), code(str(rule)) if rule else "",
                      where, cell(r.get("message", ""))])
     return Table("Policy results", ["Status", "Level", "Rule", "Resource", "Message"], rows, intro=intro)
+
+
+def summary_table(report: TimingReport) -> Table:
+    """The report as a table of the CI job summary."""
+    rows = [[code(what) if kind not in ("phase", "wait") else what, kind, f"{seconds:.3f}s"]
+            for what, kind, seconds in report.rows()]
+    return Table("Timings", ["What", "Kind", "Wall time"], rows,
+                 intro=f"The run took {report.total:.3f}s; the slowest resource steps are listed.")

@@ -18,3 +18,8 @@ def options(ctx: typer.Context) -> GlobalOptions:
     obj = ctx.find_root().obj
     assert isinstance(obj, GlobalOptions)
     return obj
+
+
+def root_dir(ctx: typer.Context) -> Path:
+    """The configuration directory a command runs in (``-C``), from the global options."""
+    return options(ctx).root

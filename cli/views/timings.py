@@ -1,4 +1,4 @@
-"""Showing the timing report of ``--timings``: a table after the run, a JSON UI message, a summary table.
+"""Showing the timing report of ``--timings``: a table after the run, or a JSON UI message.
 
 The report goes to standard error in text mode: it describes the run, not its result, so a script
 reading the plan from standard output is not disturbed by asking for it. In the JSON UI it is one
@@ -11,7 +11,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cli.ci_summary.document import Table
     from engine.telemetry.timings import TimingReport, Timings
 
 
@@ -43,14 +42,3 @@ def show(report: TimingReport | None, ui: Any) -> None:
         return
     sys.stderr.write("\n" + "\n".join(report.lines()) + "\n")
     sys.stderr.flush()
-
-
-def summary_table(report: TimingReport) -> Table:
-    """The report as a table of the CI job summary."""
-    from cli.ci_summary.document import Table
-    from cli.ci_summary.text import code
-
-    rows = [[code(what) if kind not in ("phase", "wait") else what, kind, f"{seconds:.3f}s"]
-            for what, kind, seconds in report.rows()]
-    return Table("Timings", ["What", "Kind", "Wall time"], rows,
-                 intro=f"The run took {report.total:.3f}s; the slowest resource steps are listed.")

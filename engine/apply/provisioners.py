@@ -9,13 +9,9 @@ is sensitive, as Terraform does, and a failure's message never quotes a sensitiv
 
 from __future__ import annotations
 
-import atexit
 import collections
-import contextlib
 import os
-import signal
 import subprocess
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +20,7 @@ from typing import Any
 from engine.config.provisioners import Provisioner
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.types import BOOL, STRING, ListType, MapType, convert
+from engine.running_commands import RUNNING
 from vocab.errors import CtlError
 from vocab.values import deep_unmark, is_marked
 
@@ -37,59 +34,6 @@ Emit = Callable[[str], None]
 
 class ProvisionerFailed(CtlError):
     """A provisioner's command could not run or exited non-zero."""
-
-
-class _Running:
-    """The commands under way, each the leader of a process group of its own.
-
-    A command's group holds everything it starts (``sh -c "sleep 600 & wait"``), so one signal to
-    the group reaches them all. The first interrupt cancels the provisioners as Terraform does:
-    each group gets SIGTERM, so the command can clean up, and the provisioner fails as cancelled.
-    Whatever is still running when ctl exits (a second interrupt stops waiting for it) is killed,
-    so no command outlives ctl as an orphan of init.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._groups: dict[int, bool] = {}  # process group -> cancelled
-
-    def add(self, pid: int) -> None:
-        with self._lock:
-            self._groups[pid] = False
-        # Registered again at each start, so it is the last registered and runs first at exit, before
-        # any exit handler that waits (for a provider's calls to settle) while the command runs on.
-        atexit.unregister(self.kill_all)
-        atexit.register(self.kill_all)
-
-    def remove(self, pid: int) -> bool:
-        """Forget a command that ended; whether it was cancelled."""
-        with self._lock:
-            return self._groups.pop(pid, False)
-
-    def cancel_all(self) -> None:
-        """SIGTERM to every running command's group (safe from a signal handler's thread)."""
-        with self._lock:
-            groups = list(self._groups)
-            self._groups.update(dict.fromkeys(groups, True))
-        for group in groups:
-            with contextlib.suppress(OSError):
-                os.killpg(group, signal.SIGTERM)
-
-    def kill_all(self) -> None:
-        """SIGKILL to every group still running: ctl is exiting."""
-        with self._lock:
-            groups = list(self._groups)
-        for group in groups:
-            with contextlib.suppress(OSError):
-                os.killpg(group, signal.SIGKILL)
-
-
-_RUNNING = _Running()
-
-
-def cancel_running() -> None:
-    """The first interrupt: cancel every local-exec command under way (SIGTERM to its group)."""
-    _RUNNING.cancel_all()
 
 
 @dataclass(frozen=True)
@@ -138,7 +82,7 @@ def run(command: Command, address: str, emit: Emit) -> None:
                                 f"{exc.strerror or exc}",
                                 hint="Check the interpreter and working_dir of the provisioner.") from None
     assert process.stdout is not None
-    _RUNNING.add(process.pid)
+    RUNNING.add(process.pid)
     try:
         with process:
             for raw in process.stdout:
@@ -148,7 +92,7 @@ def run(command: Command, address: str, emit: Emit) -> None:
                     emit(line)
             status = process.wait()
     finally:
-        cancelled = _RUNNING.remove(process.pid)
+        cancelled = RUNNING.remove(process.pid)
     if cancelled:
         raise ProvisionerFailed(f"{address}: local-exec provisioner cancelled by the interrupt",
                                 hint="The object stays tainted; the next apply replaces it.")

@@ -37,10 +37,10 @@ from engine.config.model import (
 )
 from engine.config.names import DYNAMIC, NameCheck, is_structured
 from engine.config.provisioners import CONNECTION, decode_provisioners
-from engine.config.syntax import Attribute, Block, Body
 from engine.lang import ast
 from engine.lang.eval import _did_you_mean
 from engine.lang.hcl import parse_expression
+from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import CtlError, Diagnostics, SourceRange
 from vocab.positions import Located, as_range
 

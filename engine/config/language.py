@@ -7,7 +7,7 @@ nesting to read it, and the name check, which refuses what a block does not take
 
 from __future__ import annotations
 
-from engine.config.syntax import BlockSchema
+from engine.lang.syntax import BlockSchema
 
 
 def closed(attributes: tuple[str, ...] = (), blocks: dict[str, tuple[int, BlockSchema]] | None = None,

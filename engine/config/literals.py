@@ -9,8 +9,8 @@ what they name) while the configuration is decoded, before anything can be evalu
 from __future__ import annotations
 
 from engine.config.model import RequiredProvider
-from engine.config.syntax import Attribute
 from engine.lang import ast
+from engine.lang.syntax import Attribute
 
 
 def text_column(lit: ast.Literal) -> int:

@@ -24,8 +24,8 @@ from engine.config.model import Module
 from engine.config.parse_ahead import ParseAhead
 from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
-from engine.config.syntax import Body
 from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax import Body
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from vocab.limits import MAX_NESTING
 from vocab.positions import Pos, SourceRange

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.config.provisioners import Provisioner
-from engine.config.syntax import RELEASED_BODY, Attribute, Block, Body
 from engine.lang.ast import Expr, Ranged
+from engine.lang.syntax import RELEASED_BODY, Attribute, Block, Body
 from engine.lang.types import Type
 from vocab.errors import SourceRange
 from vocab.positions import Located, as_range

@@ -14,8 +14,8 @@ name is close.
 
 from __future__ import annotations
 
-from engine.config.syntax import Attribute, Block, BlockSchema, Body
 from engine.lang.eval import _did_you_mean
+from engine.lang.syntax import Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostics
 from vocab.positions import SourceRange, as_range
 

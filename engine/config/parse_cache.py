@@ -30,9 +30,9 @@ import tree_sitter_hcl
 import engine.lang
 import vocab.errors
 import vocab.positions
-from engine.config import syntax
 from engine.config.cache_writer import write_in_child
-from engine.config.syntax import Body
+from engine.lang import syntax
+from engine.lang.syntax import Body
 from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
 from vocab.errors import SourceText
 

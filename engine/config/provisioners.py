@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config.names import NameCheck
-from engine.config.syntax import Attribute, Block, BlockSchema, Body
 from engine.lang import ast
+from engine.lang.syntax import Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostics, SourceRange
 
 LOCAL_EXEC = "local-exec"

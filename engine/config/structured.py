@@ -17,11 +17,11 @@ from typing import Any
 
 import yaml
 
-from engine.config.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
 from engine.lang import ast
 from engine.lang.functions._yaml import AliasBudget, YamlError
 from engine.lang.hcl import parse_template
 from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
+from engine.lang.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from vocab.limits import MAX_NESTING
 from vocab.values import normalize_number

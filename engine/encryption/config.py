@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.config.model import Module
-from engine.config.syntax import Block, Body
 from engine.encryption.errors import EncryptionError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
+from engine.lang.syntax import Block, Body
 from vocab.errors import CtlError
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")

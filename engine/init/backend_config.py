@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.structured import parse_json_file
-from engine.config.syntax import EMPTY_SCHEMA
 from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax import EMPTY_SCHEMA
 from engine.session import constant_settings, is_secret_setting
 from vocab.errors import CtlError, UsageError
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.config.syntax import Body
 from engine.install.constants import constant
 from engine.install.sources import Patterns
 from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax import Body
 from vocab.errors import CtlError
 
 CONFIG_ENV = ("CTL_CLI_CONFIG_FILE", "TF_CLI_CONFIG_FILE")

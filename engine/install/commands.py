@@ -20,8 +20,8 @@ from engine.install.lockfile import LockedProvider, read_lock, write_lock
 from engine.install.methods import sources_for
 from engine.install.network_mirror import NetworkMirror
 from engine.install.platforms import Wanted, lock_platforms, mirror_platforms
+from engine.install.requirements import requirements
 from engine.install.sources import FilesystemMirror, Method, Sources
-from engine.plugins.requirements import requirements
 from vocab.errors import UsageError
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from engine.config.syntax import Body
 from engine.lang.eval import EvalContext, evaluate
+from engine.lang.syntax import Body
 from vocab.errors import CtlError
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adapters.plugin.versions import normalize_constraints
-from engine.config.syntax import Body
 from engine.install.constants import constant
 from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax import Body
 from vocab.errors import CtlError
 
 LOCK_FILE = ".terraform.lock.hcl"

@@ -2,7 +2,7 @@
 
 tree-sitter-hcl parses megabytes per second and gives exact positions for every token, which is
 what lets every later error say ``file:line:col``. This module walks its tree once and produces
-``engine.config.syntax`` bodies whose attribute values are ``engine.lang.ast`` expressions.
+``engine.lang.syntax`` bodies whose attribute values are ``engine.lang.ast`` expressions.
 
 Two details of the grammar shape the code: template literal tokens omit whitespace, so literal
 text is cut from the source bytes *between* interpolations; and operands of operators are flat
@@ -22,11 +22,11 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
-from engine.config.syntax import Attribute, Block, Body
 from engine.lang import ast
 from engine.lang.hcl_expressions import ExpressionConverter
 from engine.lang.hcl_tree import _parseable, _parser
 from engine.lang.literals import decode_utf8, nfc
+from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from vocab.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
 from vocab.positions import Located, as_range

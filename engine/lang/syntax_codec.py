@@ -27,9 +27,9 @@ from operator import attrgetter
 from sys import intern
 from typing import Any
 
-from engine.config.syntax import Attribute, Block, Body
 from engine.lang import ast
 from engine.lang.numbers import BigFloat
+from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import SourceRange, SourceText
 from vocab.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
 

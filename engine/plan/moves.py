@@ -15,9 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config.model import Module, Moved
-from engine.state.address import AddressError, InstanceAddress, Key, ModulePath, format_key, format_module
+from engine.state.address import (
+    AddressError,
+    InstanceAddress,
+    Key,
+    ModulePath,
+    format_key,
+    format_module,
+    parse_any,
+)
 from engine.state.model import State
-from engine.state_tools.addresses import parse_any
 from vocab.errors import Diagnostics, DiagnosticsError, SourceRange
 
 _ANY = object()  # a key position that matches every key (a move of all instances)

@@ -23,9 +23,10 @@ from typing import Any
 from adapters.registry import Registry
 from engine.config.loader import config_files, load_config
 from engine.config.model import Module, Resource, Variable
-from engine.config.syntax import ReleasedBody
+from engine.config.removals import Removals
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.references import forget_remembered
+from engine.lang.syntax import ReleasedBody
 from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
@@ -41,7 +42,6 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.plan.refresh import RefreshEvents, ResourceLookup, config_key, refresh
-from engine.plan.removals import Removals
 from engine.plan.targets import Selection, check_addresses
 from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers

@@ -22,8 +22,8 @@ from engine.install.cli_config import read_cli_config
 from engine.install.installer import DownloadProgress, Installed, Installer
 from engine.install.lockfile import LockedProvider, read_lock, write_lock
 from engine.install.methods import sources_for
+from engine.install.requirements import Requirement, requirements
 from engine.plugins.record import PluginRecord, read_record, write_record
-from engine.plugins.requirements import Requirement, requirements
 from engine.plugins.selection import Selected, offered_by, select, wants_plugin
 
 NATIVE_ENV = "CTL_NATIVE_ADAPTERS"

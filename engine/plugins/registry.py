@@ -44,7 +44,7 @@ def check_requirements(root_dir: Path, root: Module) -> None:
     record = read_record(root_dir)
     if record is None:
         return
-    from engine.plugins.requirements import requirements
+    from engine.install.requirements import requirements
 
     chosen = {e.local_name: e for e in record.providers}
     for req in requirements(root):

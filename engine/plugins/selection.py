@@ -30,10 +30,10 @@ from adapters.plugin.spec import PluginSpec
 from adapters.plugin.versions import Constraints
 from adapters.registry import Registry
 from engine.install.installer import Installed
+from engine.install.requirements import Requirement
 from engine.install.sources import FilesystemMirror
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry
-from engine.plugins.requirements import Requirement
 from vocab.errors import CtlError
 
 

@@ -189,3 +189,17 @@ class _Scanner:
             raise _error(text, f'expected "]" at position {self.pos + 1}')
         self.pos += 1
         return key
+
+
+def parse_any(text: str) -> InstanceAddress | ModulePath:
+    """A resource/instance address, else a module path (``module.net``); the resource error wins."""
+    try:
+        return InstanceAddress.parse(text)
+    except AddressError as first:
+        try:
+            module = parse_module(text)
+        except AddressError:
+            raise first from None
+        if not module:
+            raise first from None
+        return module

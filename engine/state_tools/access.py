@@ -43,10 +43,10 @@ def read_state(root_dir: Path) -> State:
 def load_for_change(manager: StateManager, holding_lock: bool) -> State:
     """Load and, holding the lock, write back what a journal recovered (and drop the journal).
 
-    The same loading a plan or apply does (``engine.operations.load_state``), without the lookup of
+    The same loading a plan or apply does (``engine.recovery.load_state``), without the lookup of
     unfinished creates, which needs the configuration and the adapters.
     """
-    from engine.operations import load_state
+    from engine.recovery import load_state
 
     state, _ = load_state(manager, holding_lock=holding_lock)
     return state

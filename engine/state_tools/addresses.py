@@ -4,7 +4,7 @@ an instance or a module) and listing every object with its address, deposed ones
 
 from __future__ import annotations
 
-from engine.state.address import AddressError, InstanceAddress, ModulePath, parse_module
+from engine.state.address import InstanceAddress, parse_module
 from engine.state.model import InstanceState, ResourceState, State
 from vocab.errors import CtlError
 
@@ -13,20 +13,6 @@ LIST_HINT = "List the addresses in the state with `ctl state list`."
 
 class StateAddressNotFound(CtlError):
     """An address given to a state command names nothing in the state."""
-
-
-def parse_any(text: str) -> InstanceAddress | ModulePath:
-    """A resource/instance address, else a module path (``module.net``); the resource error wins."""
-    try:
-        return InstanceAddress.parse(text)
-    except AddressError as first:
-        try:
-            module = parse_module(text)
-        except AddressError:
-            raise first from None
-        if not module:
-            raise first from None
-        return module
 
 
 def state_objects(state: State) -> list[tuple[InstanceAddress, ResourceState, InstanceState]]:
@@ -39,4 +25,4 @@ def state_objects(state: State) -> list[tuple[InstanceAddress, ResourceState, In
     return out
 
 
-__all__ = ["LIST_HINT", "StateAddressNotFound", "parse_any", "state_objects"]
+__all__ = ["LIST_HINT", "StateAddressNotFound", "state_objects"]

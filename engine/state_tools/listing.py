@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.state.address import InstanceAddress
+from engine.state.address import InstanceAddress, parse_any
 from engine.state.model import InstanceState, State
-from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound, parse_any
+from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound
 
 
 def list_addresses(state: State, patterns: list[str], resource_id: str | None = None) -> list[str]:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.locking.options import LockOptions
-from engine.state.address import InstanceAddress, format_module
+from engine.state.address import InstanceAddress, format_module, parse_any
 from engine.state.model import InstanceState, ResourceState, State
 from engine.state_tools.access import edit_state
-from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound, parse_any, state_objects
+from engine.state_tools.addresses import LIST_HINT, StateAddressNotFound, state_objects
 from vocab.errors import CtlError
 
 

@@ -18,13 +18,13 @@ from typing import Any
 
 from engine.config.language import MODULE_META
 from engine.config.model import Module, ModuleCall, Resource, Variable
-from engine.config.syntax import Body
 from engine.config.variables import check_validations, finalize
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, _did_you_mean, evaluate
 from engine.lang.functions import FunctionContext
+from engine.lang.syntax import Body
 from engine.walk.addresses import (
     UNKNOWN_KEY,
     format_key,

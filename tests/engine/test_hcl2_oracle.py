@@ -9,8 +9,8 @@ from typing import Any
 import hcl2
 import pytest
 
-from engine.config.syntax import Body
 from engine.lang.hcl import parse_hcl_file
+from engine.lang.syntax import Body
 from vocab.errors import DiagnosticsError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -9,7 +9,7 @@ import pytest
 
 import engine.schema as schema_module
 from adapters.base import ResourceType
-from engine.config.syntax import Body
+from engine.lang.syntax import Body
 from engine.schema import check
 from vocab.errors import Pos, SourceRange
 from vocab.values import UNKNOWN, Marked

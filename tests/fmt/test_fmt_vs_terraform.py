@@ -19,10 +19,10 @@ from pathlib import Path
 import hcl2
 import pytest
 
-from engine.config.syntax import Attribute, Block, Body
 from engine.fmt import format_source
 from engine.lang.ast import Literal, ScopeTraversal, TemplateWrap
 from engine.lang.hcl import parse_expression, parse_hcl_file
+from engine.lang.syntax import Attribute, Block, Body
 from engine.lang.types import TypeConstraintError, parse_variable_type
 from tests.plugin.terraform_cli import terraform_executable
 from vocab.errors import SourceRange

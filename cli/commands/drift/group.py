@@ -48,8 +48,7 @@ Example: ctl drift --json | your-alerting-hook
 
 
 def register(app: typer.Typer) -> None:
-    import cli.commands.drift.adopt  # noqa: F401  (attaches ``drift adopt``)
-
+    """Attach ``drift`` (with the subcommands ``cli.commands.drift`` imported beside it)."""
     app.add_typer(drift_app, name="drift")
 
 

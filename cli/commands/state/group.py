@@ -12,7 +12,6 @@ imported. The lock options they share are ``cli.options.lock``.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 import typer
@@ -31,11 +30,6 @@ state_app = typer.Typer(
 
 
 
-# The modules whose commands attach to ``state_app``, in the order ``ctl state --help`` lists them.
-SUBCOMMAND_MODULES = ("read", "edit", "transfer", "lock", "history")
-
-
 def register(app: typer.Typer) -> None:
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(f"cli.commands.state.{name}")
+    """Attach ``state`` (its subcommands attach themselves when ``cli.commands.state`` imports them)."""
     app.add_typer(state_app, name="state")

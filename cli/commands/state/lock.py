@@ -14,7 +14,8 @@ import typer
 
 from cli import output
 from cli.commands.state.group import state_app
-from cli.common import print_json, root_dir
+from cli.common import print_json
+from cli.options.globals import root_dir
 from cli.options.lock import lock_timeout_option
 from vocab.errors import ExitCode
 

@@ -9,8 +9,9 @@ import typer
 
 from cli import output
 from cli.commands.state.group import state_app
-from cli.common import STATE_FILE_HELP, print_json, read_state_or_file, root_dir
+from cli.common import STATE_FILE_HELP, print_json, read_state_or_file
 from cli.completion.completers import complete_addresses, complete_instances
+from cli.options.globals import root_dir
 from vocab.errors import ExitCode
 
 

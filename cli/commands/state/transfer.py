@@ -13,7 +13,8 @@ import typer
 
 from cli import output
 from cli.commands.state.group import state_app
-from cli.common import IGNORE_REMOTE_VERSION_HELP, root_dir
+from cli.common import IGNORE_REMOTE_VERSION_HELP
+from cli.options.globals import root_dir
 from cli.options.lock import LOCK_HELP, lock_options, lock_timeout_option
 from vocab.errors import ExitCode
 

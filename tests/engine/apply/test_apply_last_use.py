@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config.syntax import ReleasedBody
+from engine.lang.syntax import ReleasedBody
 from engine.operations import RunOptions, apply_run
 from engine.plan.planner import PlanOptions, PlanResult
 

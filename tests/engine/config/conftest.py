@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine.config.loader as loader
-from engine.config.syntax import Body
+from engine.lang.syntax import Body
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from engine.config.syntax import Body
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.hcl import parse_expression, parse_hcl_file, parse_template
+from engine.lang.syntax import Body
 from engine.lang.templatefile import render
 from vocab.errors import CtlError, DiagnosticsError
 

@@ -9,9 +9,9 @@ import pytest
 
 from engine.config.language import FILE_SCHEMA
 from engine.config.structured import parse_json_file, parse_yaml_file
-from engine.config.syntax import Block, Body
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, evaluate
+from engine.lang.syntax import Block, Body
 from vocab.errors import DiagnosticsError
 
 SCOPE = {"var": {"env": "dev", "names": ["a", "b"]}}

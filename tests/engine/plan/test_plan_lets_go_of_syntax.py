@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config.syntax import ReleasedBody
+from engine.lang.syntax import ReleasedBody
 from engine.operations import Planned, RunOptions, plan_only
 from engine.plan.planner import PlanOptions
 from policies.gate import PolicyOptions, may_read_whole_plan

@@ -18,10 +18,10 @@ from adapters.plugin.bridge import PluginProvider
 from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.loader import load_config
+from engine.install.requirements import Requirement, requirements
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry, PluginRecord, read_record, write_record
 from engine.plugins.registry import check_requirements, registry_for
-from engine.plugins.requirements import Requirement, requirements
 from engine.plugins.selection import native_covers, offered_by, wants_plugin
 from engine.validate import validate
 from vocab.errors import CtlError

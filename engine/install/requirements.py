@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from adapters.plugin.discovery import ProviderSource
 from adapters.plugin.versions import Constraints, normalize_constraints
 from engine.config.model import Module
-from engine.config.syntax import Body
+from engine.lang.syntax import Body
 from vocab.errors import CtlError, SourceRange
 
 BUILTIN = "terraform"
