@@ -16,11 +16,11 @@ from sys import intern
 from typing import Any
 
 from adapters.base import AdapterContext, Provider, ResourceType
-from adapters.plugin.errors import PluginLaunchError
 from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.telemetry.timings import Timings
 from vocab.errors import CtlError, Diagnostic, SourceRange
+from vocab.provider_errors import PluginLaunchError
 from vocab.values import deep_unmark
 
 ModPath = tuple[str, ...]

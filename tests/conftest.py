@@ -150,13 +150,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # installed `ctl` run as a process. The rest is the quick everyday loop; `make test` runs everything.
 _SERVER_FIXTURES = frozenset({"moto_server", "moto_server_clean", "fake_gcs", "fake_gcs_clean", "azurite",
                               "azurite_clean"})
-_SERVER_FOLDERS = frozenset({"e2e", "real_providers", "plugin", "install", "fuzz", "ctyoracle", "opa", "otelcol",
-                             "backends"})
+_SERVER_FOLDERS = frozenset({("e2e",), ("real_providers",), ("plugin",), ("engine", "install"), ("fuzz",),
+                             ("ctyoracle",), ("opa",), ("otelcol",), ("backends",)})
 _TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.resolve().relative_to(_TESTS).parts
-        if (parts and parts[0] in _SERVER_FOLDERS) or _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        folder = any(parts[:len(prefix)] == prefix for prefix in _SERVER_FOLDERS)
+        if folder or _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)

@@ -11,7 +11,7 @@ The zips carry a fixed date, so identical input packs to identical bytes (and ha
 
 Signing key: RSA 3072 (``CipherSuite.RSA3k``) with the RFC 4880 (v4) profile. Terraform 1.0.3 checks
 signatures with Go's golang.org/x/crypto/openpgp, which reads RSA, DSA and ECDSA keys but not EdDSA
-(sequoia's default Cv25519) nor v6 (RFC 9580) keys; tests/install/test_registry_server.py shows that
+(sequoia's default Cv25519) nor v6 (RFC 9580) keys; tests/engine/install/test_registry_server.py shows that
 Terraform accepts this key. Generating it takes about a second, so there is one key per test session.
 
 Everything is made once per process into one temporary directory, removed at exit: the key, the CA

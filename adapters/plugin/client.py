@@ -24,7 +24,6 @@ from google.protobuf.message import Message
 
 from adapters.plugin import proto_schema
 from adapters.plugin.diagnostics import diagnostics_from_proto, path_from_proto
-from adapters.plugin.errors import PluginCallError
 from adapters.plugin.process import SHUTDOWN_GRACE, PluginProcess
 from adapters.plugin.protocols import BINDINGS, ProtocolBinding
 from adapters.plugin.results import (
@@ -38,6 +37,7 @@ from adapters.plugin.results import (
     ValidateProviderResult,
     Value,
 )
+from vocab.provider_errors import PluginCallError
 
 MSGPACK_NULL = b"\xc0"
 STOP_TIMEOUT = 5.0

@@ -28,7 +28,6 @@ from pathlib import Path
 import grpc
 
 from adapters.plugin import tls
-from adapters.plugin.errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 from adapters.plugin.handshake import (
     DEFAULT_MAX_PORT,
     DEFAULT_MIN_PORT,
@@ -41,6 +40,7 @@ from adapters.plugin.proto import plugin_pb2
 from adapters.plugin.stderr_log import OutputForwarder
 from adapters.plugin.tls_bridge import TlsBridge, client_ssl_context
 from vocab import lifeline
+from vocab.provider_errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 
 # Providers' own log lines are records of ``ctl.plugin.<type>``: shown only where logging is set up.
 logging.getLogger("ctl.plugin").addHandler(logging.NullHandler())

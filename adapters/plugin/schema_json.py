@@ -7,6 +7,8 @@ paths share every derivation in ``schema.py``.
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 from adapters.plugin.cty_types import parse_type
@@ -76,3 +78,44 @@ def _nested_block(name: str, doc: dict[str, Any]) -> NestedBlock:
         min_items=int(doc.get("min_items", 0)),
         max_items=int(doc.get("max_items", 0)),
     )
+
+
+def read_schema_document(executable: Path, source: str, cwd: Path) -> tuple[int, dict[str, Any]]:
+    """Start the provider, read its schema, stop it: the protocol version and the schema as plain JSON
+    data (``provider``, ``resource_schemas``, ``data_source_schemas``, ``functions``), which the engine
+    caches. Diagnostics the provider reports are errors."""
+    from adapters.plugin.client import PluginClient
+    from adapters.plugin.outcome import raise_for
+
+    with PluginClient.launch(str(executable), name=source, cwd=str(cwd)) as client:
+        answer = client.get_provider_schema()
+        protocol = client.protocol_version
+    raise_for(answer.diagnostics, f"provider {source}")
+    schema = {k: v for k, v in _plain(answer).items()
+              if k in ("provider", "resource_schemas", "data_source_schemas", "functions") and v is not None}
+    return protocol, schema
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: Any) -> Any:
+    """What ``dataclasses.asdict`` gives for a schema answer, without its deep copies.
+
+    A large provider's schema is about a million small objects; ``asdict`` copies each leaf and
+    looks every class's fields up again, which made this conversion cost as much as reading the
+    schema from the provider. Tuples become lists, as they would in the JSON written from them.
+    """
+    cls = type(value)
+    if value is None or cls in (str, int, float, bool):
+        return value
+    names = _FIELDS.get(cls)
+    if names is None and dataclasses.is_dataclass(value):
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value

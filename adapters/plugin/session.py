@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin.client import PluginClient
-from adapters.plugin.errors import PluginError
+from vocab.provider_errors import PluginError
 
 _log = logging.getLogger("adapters.plugin")
 

@@ -31,10 +31,10 @@ def version_command(
     ctx: typer.Context,
     json_out: bool = typer.Option(False, "--json", help="Print JSON (Terraform's version -json shape)."),
 ) -> int:
-    from adapters.plugin.discovery import host_os_arch
     from adapters.registry import Registry
     from engine.config.loader import load_config
     from engine.plugins.inventory import served
+    from vocab.providers import host_os_arch
 
     root_dir = options(ctx).root
     root, diags = load_config(root_dir) if root_dir.is_dir() else (None, None)

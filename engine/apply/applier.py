@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from adapters.base import PartialResult
-from adapters.plugin.errors import PluginCallError
 from adapters.registry import Registry
 from engine import schema
 from engine.apply.finish import ApplyResult, PostconditionFailed, summarize, warn_possibly_done
@@ -45,6 +44,7 @@ from engine.state.model import InstanceState, encode_private
 from engine.walk.config import ConfigWalk, ResourceInstance
 from vocab.errors import CtlError, Diagnostics
 from vocab.limits import DEFAULT_PARALLELISM
+from vocab.provider_errors import PluginCallError
 from vocab.values import UNKNOWN, contains_unknown
 
 Events = Callable[[str, str, dict[str, Any]], None]  # (event, address, details)

@@ -24,10 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Version
 from engine.install.sources import InstallError
 from vocab.errors import Interrupted
+from vocab.providers import ProviderSource
+from vocab.versions import Version
 
 STAGING_PREFIX = ".staging-"
 

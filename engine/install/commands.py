@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from adapters.plugin.discovery import ProviderSource, host_os_arch
-from adapters.plugin.versions import Version
 from engine.config.model import Module
 from engine.install.cache import scratch_root
 from engine.install.cli_config import read_cli_config
@@ -23,6 +21,8 @@ from engine.install.platforms import Wanted, lock_platforms, mirror_platforms
 from engine.install.requirements import requirements
 from engine.install.sources import FilesystemMirror, Method, Sources
 from vocab.errors import UsageError
+from vocab.providers import ProviderSource, host_os_arch
+from vocab.versions import Version
 
 
 def _wanted(root_dir: Path, root: Module, names: list[str]) -> list[Wanted]:

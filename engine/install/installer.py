@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Constraints, Version
 from engine.install import cache
 from engine.install.authenticate import fetch_package
 from engine.install.fetch import Progress
@@ -23,6 +21,8 @@ from engine.install.hashes import digests_hash, directory_hash, file_digests, zi
 from engine.install.lockfile import LOCK_FILE, LockedProvider
 from engine.install.sources import InstallError, Package, Sources
 from engine.install.unpack import executable_in, unpack
+from vocab.providers import ProviderSource
+from vocab.versions import Constraints, Version
 
 INSTALL_DIR = Path(".ctl") / "providers"
 DownloadProgress = Callable[[str, int, int | None], None]  # (what, bytes so far, total or None)

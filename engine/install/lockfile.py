@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.plugin.versions import normalize_constraints
 from engine.install.constants import constant
 from engine.lang.hcl import parse_hcl_file
 from engine.lang.syntax import Body
 from vocab.errors import CtlError
+from vocab.versions import normalize_constraints
 
 LOCK_FILE = ".terraform.lock.hcl"
 HEADER = (
@@ -110,7 +110,7 @@ def parse_lock(src: bytes, filename: str) -> dict[str, LockedProvider]:
 
 
 def _address(text: str, block: object) -> str:
-    from adapters.plugin.discovery import ProviderSource
+    from vocab.providers import ProviderSource
 
     try:
         return str(ProviderSource.parse(text))

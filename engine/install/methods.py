@@ -14,9 +14,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from adapters.plugin.discovery import search_directories
 from engine.install.cli_config import CliConfig, MethodConfig
 from engine.install.credentials import Credentials, gather
+from engine.install.discovery import search_directories
 from engine.install.network_mirror import NetworkMirror
 from engine.install.registry_source import RegistrySource
 from engine.install.sources import FilesystemMirror, Method, Patterns, Sources

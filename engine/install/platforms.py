@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Version
 from engine.install.authenticate import fetch_package
 from engine.install.cache import staging
 from engine.install.hashes import archive_hash, directory_hash, zip_hash
 from engine.install.installer import choose_version
 from engine.install.lockfile import LockedProvider
 from engine.install.sources import InstallError, Sources
+from vocab.providers import ProviderSource
+from vocab.versions import Version
 
 
 @dataclass(frozen=True)

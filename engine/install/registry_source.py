@@ -13,11 +13,11 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Version
 from engine.install.credentials import Credentials, refused
 from engine.install.fetch import FetchError, get_json
 from engine.install.sources import InstallError, Package, expect_object, objects
+from vocab.providers import ProviderSource
+from vocab.versions import Version
 
 SERVICE = "providers.v1"
 _DOWNLOAD_FIELDS = ("download_url", "shasum", "shasums_url", "shasums_signature_url", "filename")

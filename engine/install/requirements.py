@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Constraints, normalize_constraints
 from engine.config.model import Module
 from engine.lang.syntax import Body
 from vocab.errors import CtlError, SourceRange
+from vocab.providers import ProviderSource
+from vocab.versions import Constraints, normalize_constraints
 
 BUILTIN = "terraform"
 

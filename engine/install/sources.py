@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from adapters.plugin.discovery import ProviderSource, installed_in
-from adapters.plugin.versions import Version
+from engine.install.discovery import installed_in
 from vocab.errors import CtlError
+from vocab.providers import ProviderSource
+from vocab.versions import Version
 
 
 class InstallError(CtlError):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from adapters.plugin.discovery import ProviderSource
 from engine.install.archive import extract, umask
 from engine.install.sources import InstallError
+from vocab.providers import ProviderSource
 
 
 def unpack(archive: Path, target: Path) -> None:

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from adapters.base import Provider, ResourceType
-from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.install.cli_config import read_cli_config
@@ -25,6 +24,7 @@ from engine.install.methods import sources_for
 from engine.install.requirements import Requirement, requirements
 from engine.plugins.record import PluginRecord, read_record, write_record
 from engine.plugins.selection import Selected, offered_by, select, wants_plugin
+from vocab.providers import host_os_arch
 
 NATIVE_ENV = "CTL_NATIVE_ADAPTERS"
 PLUGIN_DIR_ENV = "CTL_PLUGIN_DIR"

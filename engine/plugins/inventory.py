@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.plugin.versions import normalize_constraints
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.install.requirements import BUILTIN, Requirement, requirements
 from engine.plugins.record import PluginEntry, read_record
 from engine.plugins.selection import native_covers
 from vocab.errors import CtlError
+from vocab.versions import normalize_constraints
 
 
 @dataclass(frozen=True)

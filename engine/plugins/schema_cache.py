@@ -7,7 +7,6 @@ binary, so ``ctl init`` starts each new binary once and later commands start non
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -40,15 +39,9 @@ def cached(root_dir: Path, sha256: str) -> dict[str, Any] | None:
 
 def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str) -> dict[str, Any]:
     """Start the provider, read its schema, cache it; diagnostics the provider reports are errors."""
-    from adapters.plugin.client import PluginClient
-    from adapters.plugin.outcome import raise_for
+    from adapters.plugin.schema_json import read_schema_document
 
-    with PluginClient.launch(str(executable), name=source, cwd=str(root_dir)) as client:
-        answer = client.get_provider_schema()
-        protocol = client.protocol_version
-    raise_for(answer.diagnostics, f"provider {source}")
-    schema = {k: v for k, v in _plain(answer).items()
-              if k in ("provider", "resource_schemas", "data_source_schemas", "functions") and v is not None}
+    protocol, schema = read_schema_document(executable, source, root_dir)
     doc = {"format": CACHE_FORMAT, "protocol": protocol, "schema": schema}
     folder = root_dir / SCHEMA_DIR
     try:
@@ -59,28 +52,3 @@ def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str)
     except OSError as exc:
         raise CtlError(f"cannot cache the schema of provider {source} in {folder}: {exc.strerror}") from None
     return doc
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _plain(value: Any) -> Any:
-    """What ``dataclasses.asdict`` gives for a schema answer, without its deep copies.
-
-    A large provider's schema is about a million small objects; ``asdict`` copies each leaf and
-    looks every class's fields up again, which made this conversion cost as much as reading the
-    schema from the provider. Tuples become lists, as they would in the JSON written from them.
-    """
-    cls = type(value)
-    if value is None or cls in (str, int, float, bool):
-        return value
-    names = _FIELDS.get(cls)
-    if names is None and dataclasses.is_dataclass(value):
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
-    if names is not None:
-        return {name: _plain(getattr(value, name)) for name in names}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    return value

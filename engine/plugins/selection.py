@@ -25,9 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.plugin.discovery import host_os_arch
 from adapters.plugin.spec import PluginSpec
-from adapters.plugin.versions import Constraints
 from adapters.registry import Registry
 from engine.install.installer import Installed
 from engine.install.requirements import Requirement
@@ -35,6 +33,8 @@ from engine.install.sources import FilesystemMirror
 from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry
 from vocab.errors import CtlError
+from vocab.providers import host_os_arch
+from vocab.versions import Constraints
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from adapters.plugin.discovery import ProviderSource
 from engine.locking.options import LockOptions
 from engine.state.model import ResourceState, State
 from engine.state_tools.access import edit_state
 from vocab.errors import CtlError
+from vocab.providers import ProviderSource
 
 # module.x.provider["SOURCE"].alias: the part between the quotes is replaced.
 _PROVIDER = re.compile(r'^(?P<before>(?:.*\.)?provider\[")(?P<source>[^"]+)(?P<after>"\].*)$')

@@ -145,10 +145,10 @@ def _registry_json(data: bytes) -> Any:
 def registry_document(name: str, data: bytes) -> None:
     """A damaged registry or network-mirror answer, read by the installer's own sources (no network):
     the answer to each of their questions is the damaged document."""
-    from adapters.plugin.discovery import ProviderSource
-    from adapters.plugin.versions import Version
     from engine.install.network_mirror import NetworkMirror
     from engine.install.registry_source import RegistrySource
+    from vocab.providers import ProviderSource
+    from vocab.versions import Version
 
     provider = ProviderSource.parse(_PROVIDER)
     version = Version.parse("3.6.0")

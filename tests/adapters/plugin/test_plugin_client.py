@@ -19,8 +19,8 @@ import pytest
 
 from adapters.plugin.client import PluginClient
 from adapters.plugin.diagnostics import AttributeStep, path_text
-from adapters.plugin.errors import PluginCallError
 from tests.adapters.plugin.conftest import config_object, pack, unpack
+from vocab.provider_errors import PluginCallError
 
 PROVIDERS = [("fwtest", "fwtest_thing", 6), ("sdktest", "sdktest_record", 5)]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.plugin.errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 from adapters.plugin.handshake import MAGIC_COOKIE_VALUE
 from adapters.plugin.process import START_TIMEOUT_ENV, PluginProcess
 from tests.adapters.plugin.conftest import in_process_group
+from vocab.provider_errors import PluginHandshakeError, PluginLaunchError, PluginStartTimeout
 
 
 def script(tmp_path: Path, name: str, body: str) -> Path:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from adapters.plugin.bridge import PluginProvider
-from adapters.plugin.discovery import host_os_arch
 from adapters.registry import Registry
 from engine.config.loader import load_config
 from engine.install.requirements import Requirement, requirements
@@ -25,6 +24,7 @@ from engine.plugins.registry import check_requirements, registry_for
 from engine.plugins.selection import native_covers, offered_by, wants_plugin
 from engine.validate import validate
 from vocab.errors import CtlError
+from vocab.providers import host_os_arch
 
 MakeConfig = Callable[[dict[str, str]], Path]
 

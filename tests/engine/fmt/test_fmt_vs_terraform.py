@@ -27,7 +27,7 @@ from engine.lang.types import TypeConstraintError, parse_variable_type
 from tests.plugin.terraform_cli import terraform_executable
 from vocab.errors import SourceRange
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "fmt"
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "fmt"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".tf", ".tfvars"))
 
 

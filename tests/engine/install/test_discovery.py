@@ -6,16 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.plugin.client import PluginClient
-from adapters.plugin.discovery import (
-    InvalidProviderSource,
-    ProviderSource,
-    find_provider,
-    host_os_arch,
-    search_directories,
-)
-from adapters.plugin.errors import ProviderNotFound, VersionConstraintError
-from adapters.plugin.versions import Constraints, Version
+from engine.install.discovery import find_provider, search_directories
+from vocab.provider_errors import ProviderNotFound, VersionConstraintError
+from vocab.providers import InvalidProviderSource, ProviderSource
+from vocab.versions import Constraints, Version
 
 PLATFORM = "linux_amd64"
 
@@ -148,13 +142,3 @@ def test_search_order_defaults(tmp_path) -> None:
         Path("/home/u/.local/share/terraform/plugins"), Path("/usr/local/share/terraform/plugins"),
         Path("/usr/share/terraform/plugins"),
     ]
-
-
-def test_a_found_real_provider_runs(plugin_binaries, tmp_path, no_leftover_children) -> None:
-    plugin_root = plugin_binaries["fwtest"].parents[5]
-    found = find_provider("ctltest/fwtest", "~> 1.0", plugin_dirs=[plugin_root], config_dir=tmp_path,
-                          env=isolated_env(tmp_path), os_arch=host_os_arch())
-    assert found.path == plugin_binaries["fwtest"]
-    with PluginClient.launch(str(found.path)) as client:
-        assert client.protocol_version == 6
-    no_leftover_children()

@@ -1,7 +1,7 @@
 """Release zips that a hostile registry signs and serves: each oddity is one clear error, never a crash,
 and what is installed keeps to the user's umask.
 
-The registry (tests/install/hostile_registry.py) publishes each zip with a matching SHA256SUMS signed
+The registry (tests/engine/install/hostile_registry.py) publishes each zip with a matching SHA256SUMS signed
 by its own key, so every network check passes and only what ctl does with the archive is tested.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import CTL, clean_env
-from tests.install.hostile_registry import (
+from tests.engine.install.hostile_registry import (
     HostileRegistry,
     ctl_env,
     ctl_project,

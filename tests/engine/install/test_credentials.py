@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from engine.install.credentials import env_name, gather
-from tests.install.test_e2e_install import _env, _project
+from tests.engine.install.test_e2e_install import _env, _project
 from tests.provider_registry import ProviderRegistry, provider_registry
 
 __all__ = ["provider_registry"]

@@ -1,5 +1,5 @@
 """A registry is a remote party: what ``ctl init``, ``providers lock`` and ``providers mirror`` follow,
-send and write when it turns hostile (tests/install/hostile_registry.py serves it on loopback).
+send and write when it turns hostile (tests/engine/install/hostile_registry.py serves it on loopback).
 
 Each case runs the real ``ctl`` against the hostile registry and checks what a user would notice: a
 token that reaches another host, a file written outside ``.ctl/``, a run that never ends, an error
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.install.hostile_registry import (
+from tests.engine.install.hostile_registry import (
     HostileRegistry,
     PlainHttpServer,
     ctl_env,

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import total_ordering
 
-from adapters.plugin.errors import VersionConstraintError
+from vocab.provider_errors import VersionConstraintError
 
 _VERSION = re.compile(
     r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?"
@@ -48,11 +48,11 @@ class Version:
         major, minor, patch, pre, meta = found.groups()
         return cls(int(major), int(minor or 0), int(patch or 0), pre or "", meta or "")
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         # Semantic versioning precedence: a pre-release sorts before its release; numeric
         # identifiers compare as numbers and before alphanumeric ones.
         if not self.prerelease:
-            pre: tuple = (1,)
+            pre: tuple[object, ...] = (1,)
         else:
             pre = (0, *((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.prerelease.split(".")))
         return (self.major, self.minor, self.patch, pre)
@@ -111,7 +111,7 @@ class Constraint:
             number = str(v)
         return number if self.operator == "=" else f"{self.operator} {number}"
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[object, ...]:
         """The place of this term in the normalized text: by version (metadata included), then operator."""
         v = self.version
         pre = (1,) if not v.prerelease else (0, *_identifiers(v.prerelease))
@@ -168,7 +168,7 @@ class Constraints:
 _OPERATOR_ORDER = {">": 0, ">=": 1, "=": 2, "~>3": 3, "~>2": 4, "<=": 5, "<": 6, "!=": 7}
 
 
-def _identifiers(text: str) -> tuple:
+def _identifiers(text: str) -> tuple[object, ...]:
     """A pre-release or build label's sort key as Terraform orders the terms of a constraint.
 
     Fewer dot-separated identifiers come first; then identifier by identifier, numbers (compared as

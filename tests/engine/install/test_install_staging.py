@@ -2,7 +2,7 @@
 SIGKILL's leftovers are swept by the next init (never a live run's), and a plugin cache that is not a
 directory is one clear error.
 
-The download is held open by the hostile loopback registry (tests/install/hostile_registry.py)
+The download is held open by the hostile loopback registry (tests/engine/install/hostile_registry.py)
 dripping the zip, so the signal arrives while the package is being fetched into its staging directory.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import Project, background, communicate, wait_until
-from tests.install.hostile_registry import (
+from tests.engine.install.hostile_registry import (
     HostileRegistry,
     ctl_env,
     ctl_project,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.plugin.discovery import ProviderSource
-from adapters.plugin.versions import Version
 from engine.install.cli_config import CliConfig
 from engine.install.methods import providers_in, sources_for
 from engine.install.sources import FilesystemMirror, InstallError, Method, Patterns, Sources
+from vocab.providers import ProviderSource
+from vocab.versions import Version
 
 OS_ARCH = "linux_amd64"
 NULL = ProviderSource.parse("hashicorp/null")

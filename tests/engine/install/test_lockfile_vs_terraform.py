@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine.install.lockfile import LOCK_FILE, read_lock
 from tests.e2e.helpers import Project
-from tests.install.test_e2e_install import CONFIG
+from tests.engine.install.test_e2e_install import CONFIG
 from tests.plugin.terraform_cli import TerraformDir
 from tests.provider_registry import ProviderRegistry, provider_registry
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.plugin.versions import Constraints, Version, normalize_constraints
 from tests.e2e.helpers import Project
 from tests.plugin.terraform_cli import TerraformDir
+from vocab.versions import Constraints, Version, normalize_constraints
 
 MODULE = """\
 terraform {{

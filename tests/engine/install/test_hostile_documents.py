@@ -1,6 +1,6 @@
 """Registry and mirror documents of the wrong shape: one clear error (or a version skipped), never a crash.
 
-The hostile loopback registry (tests/install/hostile_registry.py) answers one document of the
+The hostile loopback registry (tests/engine/install/hostile_registry.py) answers one document of the
 protocol with JSON that parses but is not what the protocol says: a list for an object, a number for
 a URL, platforms as a string, a URL urllib cannot split. ``ctl init`` must say what is wrong with
 which document, and install nothing.
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.install.hostile_registry import (
+from tests.engine.install.hostile_registry import (
     HostileRegistry,
     ctl_env,
     ctl_project,
