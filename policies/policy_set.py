@@ -10,10 +10,15 @@ data:                                 # merged into Rego's data document
   ctl:
     required_tags: [owner, cost-center]
 builtin: enforce                      # the built-in pack: advisory (default), enforce or off
+unattended:                           # what `ctl reconcile` may apply on its own (default: nothing)
+  - name: revert-tags
+    attributes: [tags, tags_all]
+    drift: true
 ```
 
 The file in ``<configuration>/policies/`` and in each ``--policy-dir`` is read; a later source
 wins over an earlier one for the same key. Levels set here win over a policy's own metadata.
+``unattended`` rules are described in ``policies.unattended``.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ import yaml
 
 from policies.levels import LEVEL_NAMES, Level, parse_level
 from policies.model import PolicyError, range_for
+from policies.unattended import UnattendedRule, parse_rules
 
 FILE_NAME = "policy-set.yaml"
-_KEYS = {"levels", "data", "builtin"}
+_KEYS = {"levels", "data", "builtin", "unattended"}
 BUILTIN_MODES = ("advisory", "enforce", "off")
 
 
@@ -37,6 +43,8 @@ class PolicySet:
     levels: dict[str, Level] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     builtin: str | None = None  # what the built-in pack does, when this file says (BUILTIN_MODES)
+    # What ``ctl reconcile`` may apply unattended; None when this file does not say (nothing, then).
+    unattended: list[UnattendedRule] | None = None
 
     def level_for(self, *keys: str) -> Level | None:
         """The level for the most specific key given (rule id first, then package)."""
@@ -47,7 +55,8 @@ class PolicySet:
 
     def merge(self, other: PolicySet) -> PolicySet:
         return PolicySet({**self.levels, **other.levels}, _deep_merge(self.data, other.data),
-                         other.builtin or self.builtin)
+                         other.builtin or self.builtin,
+                         other.unattended if other.unattended is not None else self.unattended)
 
 
 def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +81,7 @@ def load(path: Path, display: str) -> PolicySet:
     unknown = sorted(set(doc) - _KEYS)
     if unknown:
         raise PolicyError(f"{display}: unknown key(s): {', '.join(unknown)}", range=where,
-                          hint="A policy set has 'levels' (policy -> level) and 'data'.")
+                          hint="A policy set has 'levels' (policy -> level), 'data', 'builtin' and 'unattended'.")
     levels: dict[str, Level] = {}
     raw_levels = doc.get("levels") or {}
     if not isinstance(raw_levels, dict):
@@ -94,7 +103,8 @@ def load(path: Path, display: str) -> PolicySet:
     if builtin is not None and builtin not in BUILTIN_MODES:
         raise PolicyError(f"{display}: builtin must be one of {', '.join(BUILTIN_MODES)}, not {builtin!r}",
                           range=where)
-    return PolicySet(levels, data, builtin)
+    unattended = parse_rules(doc["unattended"], display) if "unattended" in doc else None
+    return PolicySet(levels, data, builtin, unattended)
 
 
 __all__ = ["BUILTIN_MODES", "FILE_NAME", "PolicySet", "load"]
