@@ -66,6 +66,23 @@ def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _item_lines(path: Path, key: str) -> list[int]:
+    """The line each item of the top-level list ``key`` starts on (1-based), for messages."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for k, v in root.value:
+        if k.value == key:
+            lines = [v.start_mark.line + 1]
+            if isinstance(v, yaml.SequenceNode):
+                lines = [item.start_mark.line + 1 for item in v.value]
+            return lines
+    return []
+
+
 def load(path: Path, display: str) -> PolicySet:
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -103,7 +120,8 @@ def load(path: Path, display: str) -> PolicySet:
     if builtin is not None and builtin not in BUILTIN_MODES:
         raise PolicyError(f"{display}: builtin must be one of {', '.join(BUILTIN_MODES)}, not {builtin!r}",
                           range=where)
-    unattended = parse_rules(doc["unattended"], display) if "unattended" in doc else None
+    unattended = parse_rules(doc["unattended"], display, _item_lines(path, "unattended")) \
+        if "unattended" in doc else None
     return PolicySet(levels, data, builtin, unattended)
 
 

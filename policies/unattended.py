@@ -112,17 +112,19 @@ def address_matches(address: str, pattern: str) -> bool:
     return address.startswith(pattern) and address[len(pattern)] in "[."
 
 
-def parse_rules(raw: Any, display: str) -> list[UnattendedRule]:
-    """The ``unattended`` list of a policy set, every entry checked; a mistake names the file."""
-    where = range_for(display, 1)
+def parse_rules(raw: Any, display: str, lines: Sequence[int] = ()) -> list[UnattendedRule]:
+    """The ``unattended`` list of a policy set, every entry checked; a mistake names the file and
+    the line of the rule (``lines``: where each entry starts, when the reader knows)."""
+    where = range_for(display, lines[0] if lines else 1)
     hint = "See docs/drift.md: unattended rules take name, addresses, actions, attributes and drift."
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise PolicyError(f"{display}: 'unattended' must be a list of rules", range=where, hint=hint)
+        raise PolicyError("'unattended' must be a list of rules", range=where, hint=hint)
     rules: list[UnattendedRule] = []
     for i, entry in enumerate(raw):
-        label = f"{display}: unattended rule {i + 1}"
+        label = f"unattended rule {i + 1}"
+        where = range_for(display, lines[i] if i < len(lines) else 1)
         if not isinstance(entry, dict):
             raise PolicyError(f"{label} must be a mapping", range=where, hint=hint)
         unknown = sorted(str(k) for k in set(entry) - _KEYS)
