@@ -52,10 +52,10 @@ def register(app: typer.Typer) -> None:
 
 def reconcile_command(
     ctx: typer.Context,
-    every: str = typer.Option("10m", "--every", help="Time between rounds, e.g. 30s, 10m, 1h."),
+    every: str = typer.Option("10m", "--every", metavar="DURATION", help="Time between rounds, e.g. 30s, 10m, 1h."),
     once: bool = typer.Option(False, "--once", help="Run one round and exit with its code (a CronJob, a CI "
                                                     "schedule)."),
-    max_backoff: str = typer.Option("1h", "--max-backoff",
+    max_backoff: str = typer.Option("1h", "--max-backoff", metavar="DURATION",
                                     help="Longest wait after failing rounds (the wait doubles from --every)."),
     metrics_addr: str = typer.Option(None, "--metrics-addr", metavar="HOST:PORT",
                                      help="Serve Prometheus metrics on /metrics and a /healthz there."),

@@ -275,6 +275,26 @@ def test_a_loop_killed_mid_apply_is_recovered_by_the_next_round(tmp_path: Path) 
     assert project.ctl("reconcile", "--once", "--var", "slow=0s").code == 0
 
 
+def test_sigterm_during_an_apply_finishes_running_operations_saves_state_and_exits_130(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write(SLEEPS)
+    (tmp_path / "policies").mkdir()
+    project.write("unattended:\n  - addresses: ['time_sleep.*']\n    actions: [create]\n", "policies/policy-set.yaml")
+    project.ok("init")
+    with background(project.start("reconcile", "--every", "10m", "--var", "slow=3s")) as proc:
+        wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
+                   what="the fast sleeps to finish and the slow ones to start")
+        os.killpg(proc.pid, signal.SIGTERM)
+        res = communicate(proc, timeout=30)
+    assert res.code == 130, res
+    assert "Traceback" not in res.stderr
+    [line] = _rounds(res.stdout)
+    assert line["outcome"] == "interrupted" and line["next_round_seconds"] is None
+    assert sorted(line["applied"]) == sorted(FAST | SLOW)  # the running sleeps were let finish
+    assert set(project.instances()) == FAST | SLOW
+    assert not project.lock_file.exists() and not project.journal_file.exists()
+
+
 BUCKET = """
 provider "aws" {
   region = "us-east-1"
