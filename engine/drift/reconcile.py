@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.config.model import Module
 from engine.drift.detect import MASK, ObjectDrift, drifted_objects
 from engine.operations import RunOptions, apply_run, plan_only
 from engine.plan.model import ACTIONS_CREATE, ACTIONS_DELETE, ACTIONS_UPDATE, Plan, ResourceChange
@@ -123,21 +124,22 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
             report.interrupted = True
             return report
         _apply_allowed(make_options, allowed, rules, report, stop, abandon, planned.result.root)
-    except PolicyDenied as exc:
-        report.error = exc
-    except CtlError as exc:
+    except CtlError as exc:  # a denied plan, a held lock, a configuration or provider error: the round's
         report.error = exc
     return report
 
 
 def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], rules: list[UnattendedRule],
-                   report: RoundReport, stop: threading.Event, abandon: threading.Event, root: Any) -> None:
+                   report: RoundReport, stop: threading.Event, abandon: threading.Event, root: Module) -> None:
     def confirm(plan: Plan) -> bool:
         moved = [c for c in plan.changes if _counts(c) and not decide(rules, facts_of(c, plan)).allowed]
         if moved:
-            raise _PlanMoved(f"{moved[0].address} changed since the read, and the rules do not allow what is "
-                             "planned for it now; nothing was applied",
-                             hint="The next round plans again.", address=moved[0].address)
+            first = moved[0]
+            raise _PlanMoved(f"applying the allowed changes would also {action_of(first)} {first.address}, which no "
+                             "unattended rule allows (something they depend on, or a change made since the "
+                             "read); nothing was applied",
+                             hint=f"Apply {first.address} by hand or allow it in policy-set.yaml; the next round "
+                                  "plans again.", address=first.address)
         return True
 
     def on_recovery(rec: Recovery) -> None:
@@ -164,7 +166,7 @@ def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], r
     report.interrupted = result.interrupted
 
 
-def _take_over(opts: RunOptions, exc: LockHeld, root: Any) -> bool:
+def _take_over(opts: RunOptions, exc: LockHeld, root: Module) -> bool:
     """Break a lock a killed reconcile left: its reason is ours and its holder is gone."""
     from backends.local import LocalStore, holder_is_gone
     from engine.locking.liveness import liveness
@@ -187,7 +189,7 @@ def _recovered(rec: Recovery) -> bool:
 
 def _counts(change: ResourceChange) -> bool:
     """A change a person would call one: a managed object created, updated, deleted or replaced."""
-    return change.mode == "managed" and not change.is_noop and change.actions != ("read",)
+    return change.mode == "managed" and not change.is_noop
 
 
 def _counts_address(plan: Plan, address: str) -> bool:

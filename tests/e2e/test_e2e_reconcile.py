@@ -131,6 +131,23 @@ def test_a_lock_held_by_a_person_is_waited_for_not_broken(tmp_path: Path) -> Non
     assert project.path("a.txt").exists()
 
 
+def test_an_allowed_change_that_needs_a_refused_one_is_not_applied(tmp_path: Path) -> None:
+    project = _files_project(tmp_path, "unattended:\n  - addresses: [local_file.b]\n    actions: [create]\n")
+    project.write(FILES.replace('content  = "second"', "content  = local_file.a.content"))
+    project.apply()
+    project.path("a.txt").unlink()
+    project.path("b.txt").unlink()
+    res = project.ctl("reconcile", "--once")
+    assert res.code == 1, res
+    [line] = _rounds(res.stdout)
+    assert line["outcome"] == "error" and line["applied"] == []
+    assert [r["address"] for r in line["refused"]] == ["local_file.a"]
+    assert line["error"]["message"].startswith(
+        "local_file.a: applying the allowed changes would also create local_file.a, which no unattended rule allows")
+    assert not project.path("a.txt").exists() and not project.path("b.txt").exists()  # the plan under the lock
+    assert not project.lock_file.exists()
+
+
 def test_a_mistake_in_the_rules_is_one_message_naming_the_file(tmp_path: Path) -> None:
     project = _files_project(tmp_path, ONLY_A)
     project.write("unattended:\n  - name: x\n    actions: [destroy]\n", "policies/policy-set.yaml")
