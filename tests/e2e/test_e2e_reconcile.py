@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import urllib.error
@@ -17,7 +18,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.helpers import (
+    REPO,
     Project,
     background,
     communicate,
@@ -28,7 +32,10 @@ from tests.e2e.helpers import (
     take_lock,
     wait_until,
 )
+from tests.plugin.terraform_cli import TerraformDir
 from tests.servers import MotoServer
+
+MIRROR = REPO.parent / "shared" / "providers"
 
 FILES = """
 resource "local_file" "a" {
@@ -113,6 +120,43 @@ def test_once_reverts_what_policy_allows_and_reports_the_rest(tmp_path: Path) ->
     assert again.code == 2, again
     [line] = _rounds(again.stdout)
     assert line["applied"] == [] and [r["address"] for r in line["refused"]] == ["local_file.b"]
+
+
+def test_with_hashicorps_local_provider_the_round_plans_what_terraform_plans(tmp_path: Path) -> None:
+    """The plugin path (the provider started for the read, again for the apply), beside Terraform 1.0.3
+    planning the same drift: the changes a round reports are the ones Terraform would make."""
+    if not (MIRROR / "registry.terraform.io" / "hashicorp" / "local").is_dir():
+        reason = f"HashiCorp's providers are not at {MIRROR} (see its README)"
+        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    config = 'terraform {\n  required_providers {\n    local = { source = "hashicorp/local" }\n  }\n}\n' + FILES
+    tf = TerraformDir(tmp_path / "tf", MIRROR)
+    tf.write(config)
+    tf.init()
+    tf.apply()
+    for name in ("a.txt", "b.txt"):
+        (tf.workdir / name).unlink()
+    oracle = tf.run("plan", "-detailed-exitcode", "-no-color", expect=None)
+    assert oracle.returncode == 2, oracle.output
+    terraform_creates = sorted(re.findall(r"# (\S+) will be created", oracle.stdout))
+
+    project = Project(tmp_path / "ctl")
+    project.root.mkdir()
+    project.write(config)
+    (project.root / "policies").mkdir()
+    project.write(ONLY_A, "policies/policy-set.yaml")
+    project.ok("init", "-plugin-dir", str(MIRROR))
+    project.apply()
+    for name in ("a.txt", "b.txt"):
+        project.path(name).unlink()
+    res = project.ctl("reconcile", "--once")
+    assert res.code == 2, res
+    [line] = _rounds(res.stdout)
+    assert sorted(line["applied"] + [r["address"] for r in line["refused"]]) == terraform_creates
+    assert line["applied"] == ["local_file.a"]
+    assert project.path("a.txt").read_text() == "first" and not project.path("b.txt").exists()
+    assert project.instances()["local_file.a"]["attributes"]["content"] == "first"
 
 
 def test_a_lock_held_by_a_person_is_waited_for_not_broken(tmp_path: Path) -> None:
