@@ -30,6 +30,7 @@ def round_json(number: int, stamp: str, seconds: float, report: RoundReport, del
         "drifted": [o.address for o in report.drifted],
         "changes": report.changes,
         "applied": report.applied,
+        "allowed_by": {a: report.allowed_by[a] for a in report.applied if a in report.allowed_by},
         "refused": [r.as_json() for r in report.refused],
         "failed": report.failed,
         "recovered": report.recovered,

@@ -58,6 +58,7 @@ class RoundReport:
     drifted: list[ObjectDrift] = field(default_factory=list)
     changes: int = 0
     applied: list[str] = field(default_factory=list)
+    allowed_by: dict[str, str] = field(default_factory=dict)  # address -> the rule that allowed its change
     refused: list[Refused] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     recovered: bool = False
@@ -118,6 +119,7 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
         report.refused = [Refused(c.address, c.actions, decisions[c.address].reason) for c in pending
                           if not decisions[c.address].allowed]
         allowed = [c.address for c in pending if decisions[c.address].allowed]
+        report.allowed_by = {a: decisions[a].rule or "" for a in allowed}
         if not allowed:
             return report
         if stop.is_set():

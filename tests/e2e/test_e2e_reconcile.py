@@ -109,6 +109,7 @@ def test_once_reverts_what_policy_allows_and_reports_the_rest(tmp_path: Path) ->
     assert line["drifted"] == ["local_file.a", "local_file.b"]
     assert line["changes"] == 2
     assert line["applied"] == ["local_file.a"]
+    assert line["allowed_by"] == {"local_file.a": "recreate-a"}
     assert line["refused"] == [{"address": "local_file.b", "actions": ["create"],
                                 "reason": "no unattended rule allows it"}]
     assert line["failed"] == [] and line["error"] is None
@@ -403,6 +404,7 @@ def test_tag_drift_is_reverted_and_other_drift_reported_against_moto(tmp_path: P
     [line] = _rounds(res.stdout)
     assert line["drifted"] == ["aws_s3_bucket.logs", "aws_sqs_queue.jobs"]
     assert line["applied"] == ["aws_s3_bucket.logs"]
+    assert line["allowed_by"] == {"aws_s3_bucket.logs": "revert-tags"}
     assert [(r["address"], r["actions"]) for r in line["refused"]] == [("aws_sqs_queue.jobs", ["update"])]
     tags = {t["Key"]: t["Value"] for t in s3.get_bucket_tagging(Bucket="ctl-reconcile-logs")["TagSet"]}
     assert tags == {"team": "payments", "env": "prod"}  # put back
