@@ -77,6 +77,7 @@ def _register() -> None:
         plan,
         policy,
         providers,
+        reconcile,
         show,
         state,
         taint,
@@ -85,7 +86,7 @@ def _register() -> None:
         workspace,
     )
 
-    for command in (init, validate, fmt, plan, apply, drift, show, output, console, graph, state, taint,
+    for command in (init, validate, fmt, plan, apply, drift, reconcile, show, output, console, graph, state, taint,
                     workspace, import_, policy, providers, version):
         command.register(typer_app)
 

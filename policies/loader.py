@@ -15,6 +15,7 @@ from policies import policy_set, simple
 from policies.model import PolicyError
 from policies.policy_set import PolicySet
 from policies.rego_module import RegoModule
+from policies.unattended import UnattendedRule
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 BUILTIN = "builtin"
@@ -111,5 +112,12 @@ def merged_policy_set(sources: list[PolicySource]) -> PolicySet:
     return merged
 
 
+def unattended_rules(root_dir: Path, policy_dirs: list[Path]) -> list[UnattendedRule]:
+    """What ``ctl reconcile`` may apply unattended: the merged policy sets' ``unattended`` rules
+    (none when no policy set has any; the built-in pack never allows anything on its own)."""
+    sources = load_sources(root_dir, policy_dirs, builtin=False)
+    return list(merged_policy_set(sources).unattended or [])
+
+
 __all__ = ["BUILTIN", "BUILTIN_DIR", "PolicySource", "display_path", "load_sources", "merged_policy_set",
-           "read_dir"]
+           "read_dir", "unattended_rules"]

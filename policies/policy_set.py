@@ -10,10 +10,15 @@ data:                                 # merged into Rego's data document
   ctl:
     required_tags: [owner, cost-center]
 builtin: enforce                      # the built-in pack: advisory (default), enforce or off
+unattended:                           # what `ctl reconcile` may apply on its own (default: nothing)
+  - name: revert-tags
+    attributes: [tags, tags_all]
+    drift: true
 ```
 
 The file in ``<configuration>/policies/`` and in each ``--policy-dir`` is read; a later source
 wins over an earlier one for the same key. Levels set here win over a policy's own metadata.
+``unattended`` rules are described in ``policies.unattended``.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ import yaml
 
 from policies.levels import LEVEL_NAMES, Level, parse_level
 from policies.model import PolicyError, range_for
+from policies.unattended import UnattendedRule, parse_rules
 
 FILE_NAME = "policy-set.yaml"
-_KEYS = {"levels", "data", "builtin"}
+_KEYS = {"levels", "data", "builtin", "unattended"}
 BUILTIN_MODES = ("advisory", "enforce", "off")
 
 
@@ -37,6 +43,8 @@ class PolicySet:
     levels: dict[str, Level] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     builtin: str | None = None  # what the built-in pack does, when this file says (BUILTIN_MODES)
+    # What ``ctl reconcile`` may apply unattended; None when this file does not say (nothing, then).
+    unattended: list[UnattendedRule] | None = None
 
     def level_for(self, *keys: str) -> Level | None:
         """The level for the most specific key given (rule id first, then package)."""
@@ -47,7 +55,8 @@ class PolicySet:
 
     def merge(self, other: PolicySet) -> PolicySet:
         return PolicySet({**self.levels, **other.levels}, _deep_merge(self.data, other.data),
-                         other.builtin or self.builtin)
+                         other.builtin or self.builtin,
+                         other.unattended if other.unattended is not None else self.unattended)
 
 
 def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -55,6 +64,23 @@ def _deep_merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     for k, v in b.items():
         out[k] = _deep_merge(out[k], v) if isinstance(out.get(k), dict) and isinstance(v, dict) else v
     return out
+
+
+def _item_lines(path: Path, key: str) -> list[int]:
+    """The line each item of the top-level list ``key`` starts on (1-based), for messages."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for k, v in root.value:
+        if k.value == key:
+            lines = [v.start_mark.line + 1]
+            if isinstance(v, yaml.SequenceNode):
+                lines = [item.start_mark.line + 1 for item in v.value]
+            return lines
+    return []
 
 
 def load(path: Path, display: str) -> PolicySet:
@@ -72,7 +98,7 @@ def load(path: Path, display: str) -> PolicySet:
     unknown = sorted(set(doc) - _KEYS)
     if unknown:
         raise PolicyError(f"{display}: unknown key(s): {', '.join(unknown)}", range=where,
-                          hint="A policy set has 'levels' (policy -> level) and 'data'.")
+                          hint="A policy set has 'levels' (policy -> level), 'data', 'builtin' and 'unattended'.")
     levels: dict[str, Level] = {}
     raw_levels = doc.get("levels") or {}
     if not isinstance(raw_levels, dict):
@@ -94,7 +120,9 @@ def load(path: Path, display: str) -> PolicySet:
     if builtin is not None and builtin not in BUILTIN_MODES:
         raise PolicyError(f"{display}: builtin must be one of {', '.join(BUILTIN_MODES)}, not {builtin!r}",
                           range=where)
-    return PolicySet(levels, data, builtin)
+    unattended = parse_rules(doc["unattended"], display, _item_lines(path, "unattended")) \
+        if "unattended" in doc else None
+    return PolicySet(levels, data, builtin, unattended)
 
 
 __all__ = ["BUILTIN_MODES", "FILE_NAME", "PolicySet", "load"]

@@ -41,7 +41,9 @@ def ctl_executable() -> str:
 
 
 CTL = ctl_executable()
-_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "LOGNAME", "SYSTEMROOT")
+# PYTHONPATH passes through so that a checkout run with PYTHONPATH pointing at it (a git worktree
+# beside the virtualenv's editable install) runs its own ctl, not the install's.
+_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "LOGNAME", "SYSTEMROOT", "PYTHONPATH")
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
