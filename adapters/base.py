@@ -21,7 +21,7 @@ Contracts every resource type keeps (the shared contract suite in ``tests/adapte
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,7 @@ class ArgumentProblem:
     summary: str
     detail: str
     argument: str | None = None
+    severity: str = "error"  # a provider's own check may also warn (a deprecated argument)
 
 
 class ResourceType:
@@ -213,6 +214,17 @@ class Provider:
         Native clients need nothing; a plugin's client owns a provider process, which must not
         outlive the plan or apply that started it.
         """
+
+    def validate_arguments(self, workdir: Path, configs: Sequence[tuple[ResourceType, dict[str, Any]]],
+                           ) -> list[list[ArgumentProblem]]:
+        """The provider's own checks of resource and data source arguments, one list per config.
+
+        Terraform's validate asks every provider to check each block's arguments, values a plan
+        could give unknown, without configuring it: its validators (a length of at least 1, two
+        arguments that conflict) run then, not first at plan. A native adapter's checks are its schema
+        checks (``ResourceType.check_arguments``), already made, so it has nothing to add.
+        """
+        return [[] for _ in configs]
 
     def state_name(self) -> str:
         """The ``provider`` string Terraform writes into state: ``provider["<source>"]``."""

@@ -108,6 +108,14 @@ class Registry:
         types = self._types.get((mode, type_name))
         return None if types is None else types[type_name]
 
+    def provider_serving(self, type_name: str, mode: str = "managed") -> Provider | None:
+        """The provider whose resource type (or data source) ``type_name`` is, or None."""
+        types = self._types.get((mode, type_name))
+        if types is None:
+            return None
+        return next((p for p in self._providers.values()
+                     if (p.resources if mode == "managed" else p.data_sources) is types), None)
+
     def provider_for_type(self, type_name: str) -> str:
         """Terraform's implied provider of a type: the prefix before the first ``_``.
 

@@ -234,13 +234,20 @@ def _involves_unknown(err: ValidationError) -> bool:
     return isinstance(err.instance, Unknown)
 
 
+def provider_diagnostics(problems: list[ArgumentProblem], address: str, body: Body,
+                         fallback: Located) -> list[Diagnostic]:
+    """What a provider's own check found (``Provider.validate_arguments``), each at its argument."""
+    return [_problem_diagnostic(problem, address, body, fallback) for problem in problems]
+
+
 def _problem_diagnostic(problem: ArgumentProblem, address: str, body: Body, fallback: Located) -> Diagnostic:
     """A problem the type found by its own schema form, at the argument (or block) it is about."""
     if problem.argument is not None and not problem.path:
         rng = _name_range(problem.argument, body) or as_range(fallback)
     else:
         rng = _range_at(list(problem.path), body, fallback)
-    return Diagnostic("error", problem.summary, detail=f"{address}: {problem.detail}", range=rng, address=address)
+    return Diagnostic(problem.severity, problem.summary, detail=f"{address}: {problem.detail}", range=rng,
+                      address=address)
 
 
 def _range_at(path: list[Any], body: Body, fallback: Located) -> SourceRange:

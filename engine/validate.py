@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from adapters.base import Provider, ResourceType
 from adapters.registry import Registry
 from engine import remote_state, schema
 from engine.config.loader import load_config
@@ -225,5 +226,42 @@ def _template_renderer() -> Callable[..., Any]:
 
 
 def validate(root_dir: Path, **kw: Any) -> Loaded:
-    """Everything ``ctl validate`` reports, as diagnostics (root variables not given are unknown)."""
-    return load_and_evaluate(root_dir, defaults_unknown=True, **kw)
+    """Everything ``ctl validate`` reports, as diagnostics (root variables not given are unknown):
+    the configuration's own problems, then what each provider's checks find in its resources."""
+    from engine.plugins.registry import registry_for
+
+    registry = kw.pop("registry", None) or registry_for(root_dir)
+    loaded = load_and_evaluate(root_dir, defaults_unknown=True, registry=registry, **kw)
+    if loaded.walk is not None and loaded.root is not None:
+        check_with_providers(loaded, registry)
+    return loaded
+
+
+def check_with_providers(loaded: Loaded, registry: Registry) -> None:
+    """Terraform's validate asks each provider to check every resource's and data source's arguments
+    (ValidateResourceConfig, ValidateDataResourceConfig) with the values a plan could have unknown, so
+    the provider's own validators refuse a bad value here rather than at plan. Instances of one block
+    usually share their problems; each is reported once."""
+    assert loaded.walk is not None and loaded.root is not None
+    asked: dict[str, tuple[Provider, list[tuple[ResourceType, dict[str, Any]]], list[ResourceInstance]]] = {}
+    for instances in loaded.walk.instances.values():
+        for inst in instances:
+            res = inst.resource
+            rt = registry.resource_type(res.type, res.mode)
+            if rt is None or inst.config is None or any(d.severity == "error" for d in inst.checked or ()):
+                continue
+            provider = registry.provider_serving(res.type, res.mode)
+            if provider is None:
+                continue
+            _, configs, owners = asked.setdefault(provider.name, (provider, [], []))
+            configs.append((rt, schema.normalize(rt, inst.config)))
+            owners.append(inst)
+    seen: set[tuple[str, str, str]] = set()
+    for provider, configs, owners in asked.values():
+        for inst, problems in zip(owners, provider.validate_arguments(loaded.root.dir, configs), strict=True):
+            res = inst.resource
+            for diag in schema.provider_diagnostics(problems, inst.address, res.body, res.type_at):
+                key = (diag.summary, diag.detail.replace(inst.address, ""), str(diag.range))
+                if key not in seen:
+                    seen.add(key)
+                    loaded.diags.extend([diag])

@@ -12,11 +12,11 @@ ImportResourceState then ReadResource, a data source is ReadDataSource.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Provider, ResourceType
+from adapters.base import ArgumentProblem, Provider, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
@@ -56,6 +56,20 @@ class PluginProvider(Provider):
             client.close()
             raise
         return PluginSession(client=client, description=what)
+
+    def validate_arguments(self, workdir: Path, configs: Sequence[tuple[ResourceType, dict[str, Any]]],
+                           ) -> list[list[ArgumentProblem]]:
+        """One provider process, started for the checks and stopped after them, never configured
+        (as under Terraform's validate); each config checked by the call of its kind."""
+        from adapters.plugin.client import PluginClient
+
+        if not configs:
+            return []
+        out: list[list[ArgumentProblem]] = []
+        with PluginClient.launch(str(self.spec.executable), name=self.source, cwd=str(workdir)) as client:
+            for rt, config in configs:
+                out.append(rt.validate_with(client, config) if isinstance(rt, PluginResourceType) else [])
+        return out
 
     def release(self, client: Any) -> None:
         """Stop the provider process gracefully (go-plugin's Shutdown), then reap it."""

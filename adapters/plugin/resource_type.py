@@ -85,6 +85,21 @@ class PluginResourceType(ResourceType):
             problems.append(err)
         return [_problem(err) for err in problems]
 
+    def validate_with(self, client: Any, config: dict[str, Any]) -> list[ArgumentProblem]:
+        """The provider's ValidateResourceConfig (or ValidateDataResourceConfig) of ``config`` on a
+        running, unconfigured provider: its problems, each at the argument path it names. A config
+        the schema check refuses is not sent (that check reported it)."""
+        try:
+            shaped = normalize_config(self.block, config)
+        except PluginValueError:
+            return []
+        value = self._encode(shaped)
+        if self.mode == "data":
+            diagnostics = client.validate_data_resource_config(self.name, value)
+        else:
+            diagnostics = client.validate_resource_config(self.name, value)
+        return [_provider_problem(d) for d in diagnostics]
+
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
         raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource,
                   secrets=ctx.secrets)
@@ -207,6 +222,11 @@ class PluginResourceType(ResourceType):
     def find(self, ctx: AdapterContext, identity: dict[str, Any]) -> dict[str, Any] | None:
         """Plugins cannot look an object up by its arguments: recovery asks the user to import."""
         return None
+
+
+def _provider_problem(diagnostic: PluginDiagnostic) -> ArgumentProblem:
+    path = tuple(step.name if isinstance(step, AttributeStep) else step.key for step in diagnostic.path or ())
+    return ArgumentProblem(path, diagnostic.summary, diagnostic.detail, severity=diagnostic.severity)
 
 
 def _problem(err: PluginValueError) -> ArgumentProblem:
