@@ -70,6 +70,7 @@ def _register() -> None:
         console,
         drift,
         fmt,
+        force_unlock,
         graph,
         import_,
         init,
@@ -87,7 +88,7 @@ def _register() -> None:
     )
 
     for command in (init, validate, fmt, plan, apply, drift, reconcile, show, output, console, graph, state, taint,
-                    workspace, import_, policy, providers, version):
+                    workspace, import_, force_unlock, policy, providers, version):
         command.register(typer_app)
 
 

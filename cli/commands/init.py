@@ -48,6 +48,8 @@ def init_command(
                                      help="Use the configured backend without copying the previous backend's state."),
     force_copy: bool = typer.Option(False, "--force-copy",
                                     help="Like --migrate-state, without asking for confirmation."),
+    lock: bool = typer.Option(True, "--lock/--no-lock",
+                              help="Hold the state locks while migrating state (--lock=false skips them)."),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
     plugin_dir: list[str] = typer.Option(None, "--plugin-dir", metavar="DIR",
                                          help="Look for provider plugins in DIR first (repeatable; remembered "
@@ -111,7 +113,7 @@ def init_command(
         migrate_state=migrate_state,
         reconfigure=reconfigure,
         force_copy=force_copy,
-        lock=LockOptions(timeout=parse_timeout(lock_timeout)),
+        lock=LockOptions(enabled=lock, timeout=parse_timeout(lock_timeout)),
         confirm=confirm,
         plugin_dirs=list(plugin_dir) if plugin_dir else None,
         native=native,

@@ -108,7 +108,13 @@ def select_command(
 @workspace_app.command("show", help="""Print the selected workspace's name.
 
 Example: ctl workspace show""")
-def show_command(ctx: typer.Context) -> int:
+def show_command(
+    ctx: typer.Context,
+    # Terraform's workspace show reads no flags, so the common ones a script passes everywhere pass here.
+    input_: bool = typer.Option(None, "--input/--no-input", hidden=True),
+    lock: bool = typer.Option(None, "--lock/--no-lock", hidden=True),
+    lock_timeout: str = typer.Option(None, "--lock-timeout", hidden=True),
+) -> int:
     from engine.session import selected_workspace
 
     sys.stdout.write(selected_workspace(options(ctx).root) + "\n")
