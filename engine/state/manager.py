@@ -25,6 +25,7 @@ from engine.state.encode import state_pieces
 from engine.state.gc_pause import collector_paused
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
+from engine.telemetry.timings import BACKEND, Attributes, Timings, entered
 from vocab.errors import CtlError, LockHeld
 
 ERRORED_STATE_FILE = "errored.tfstate"
@@ -57,6 +58,10 @@ class StateManager:
         self.replayed = False
         self.policy_override: str | None = None  # recorded with every version this run writes
         self.journal = Journal(store, workspace)
+        # The run's recorder, when it measures itself: each read and write of the stored state is
+        # then a span (``state.read``, ``state.write``) with these attributes (backend kind, workspace).
+        self.timings: Timings | None = None
+        self.trace_attrs: Attributes = ()
         self._loaded = False
         self._version: str | None = None
         self._lineage: str | None = None
@@ -94,8 +99,9 @@ class StateManager:
         After it, ``replayed`` tells whether the journal changed the state and ``orphans`` lists
         operations that were started but never recorded as finished.
         """
-        stored = self._read_stored()
-        entries = parse_entries(self.store.journal_read(self.workspace), self.source)
+        with entered(self.timings, BACKEND, name="state.read", attrs=self.trace_attrs):
+            stored = self._read_stored()
+            entries = parse_entries(self.store.journal_read(self.workspace), self.source)
         if stored is None:
             state = new_state()
             # A first apply that crashed before its first write: keep the lineage its journal used.
@@ -151,13 +157,14 @@ class StateManager:
         # store it wraps, and must not be bypassed by a plaintext stream.
         streams = getattr(type(self.store), "write_pieces", None) is not None
         try:
-            if streams:
-                version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
-                    self.workspace, lambda: _encoding(state), **kwargs)
-            else:
-                data = b"".join(_encoding(state))
-                version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
-                size, digest = len(data), _digest(data)
+            with entered(self.timings, BACKEND, name="state.write", attrs=self.trace_attrs):
+                if streams:
+                    version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
+                        self.workspace, lambda: _encoding(state), **kwargs)
+                else:
+                    data = b"".join(_encoding(state))
+                    version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
+                    size, digest = len(data), _digest(data)
         except _EncodingFailed as failed:
             state.serial = old_serial
             raise failed.error from None
