@@ -44,6 +44,9 @@ _log = logging.getLogger(__name__)
 _PARTS = {"load": ("load/parse", "load/graph", "load/evaluate"), "plan": ("plan/refresh", "plan/diff")}
 _SPAN_NAMES = {"load/parse": "parse", "load/graph": "graph", "load/evaluate": "evaluate",
                "plan/refresh": "refresh", "plan/diff": "diff"}
+# The part a detail belongs to: the parts are laid out from their phase's start (``_containers``), a
+# little before the work itself begins, so a detail is put in its part by name, not by its times.
+_WITHIN = {"load.module": "load/parse"}
 _SLACK = 0.005  # seconds: a resource timed from its progress event may end a hair after its phase
 
 
@@ -79,19 +82,25 @@ class _Container:
 
 
 def finish(timings: Timings | None, command: str, *, error: BaseException | None = None,
-           environ: Mapping[str, str] | None = None) -> str | None:
-    """Export the command's trace when tracing is on; returns a warning to show when exporting failed."""
+           failure: tuple[str, str] | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """Export the command's trace when tracing is on; returns a warning to show when exporting failed.
+
+    ``error`` is the exception that ended the command; ``failure`` the kind and short message of a
+    command that failed without one (an apply some of whose operations failed).
+    """
     env = os.environ if environ is None else environ
     if timings is None or not wanted(env):
         return None
+    if error is not None:
+        failure = (type(error).__name__, short_message(error.summary) if isinstance(error, CtlError) else "")
     try:
-        return _export(timings, command, error, env)
+        return _export(timings, command, failure, env)
     except Exception as exc:  # a trace must never fail the run it describes
         _log.debug("exporting the trace failed", exc_info=True)
         return f"Could not export the trace: {type(exc).__name__}: {exc}"
 
 
-def _export(timings: Timings, command: str, error: BaseException | None, env: Mapping[str, str]) -> str | None:
+def _export(timings: Timings, command: str, failure: tuple[str, str] | None, env: Mapping[str, str]) -> str | None:
     from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
@@ -141,8 +150,8 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
 
     root = tracer.start_span(f"ctl {command}", context=parent, start_time=ns(timings.started),
                              attributes={"ctl.command": command})
-    if error is not None:
-        failed(root, type(error).__name__, short_message(error.summary) if isinstance(error, CtlError) else "", end)
+    if failure is not None:
+        failed(root, *failure, end)
     spans, resources, rpcs = timings.snapshot()
     containers = _containers([s for s in spans if s.kind != DETAIL])
     opened: list[tuple[_Container, Any]] = []
@@ -154,7 +163,8 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
             failed(span, c.error, "", c.end)
         opened.append((c, span))
     for d in (s for s in spans if s.kind == DETAIL):  # one module's loading, within ``parse``
-        holder = _innermost(opened, d.start, d.end, root)
+        holder = next((s for k, s in opened if k.name == _WITHIN.get(d.name)), None) or \
+            _innermost(opened, d.start, d.end, root)
         span = tracer.start_span(d.name, context=trace.set_span_in_context(holder), start_time=ns(d.start),
                                  attributes=dict(d.attrs))
         span.end(end_time=ns(d.end))
