@@ -48,6 +48,7 @@ from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
+from engine.telemetry.cloud import watch as watch_cloud
 from engine.telemetry.timings import LOCK, Attributes, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
 from engine.walk.config import ConfigWalk, WalkHooks
@@ -155,6 +156,8 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
+    if timings is not None:
+        watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
     prep = prepare(opts)
     if not opts.plan.read_as_document and not may_read_whole_plan(opts.root, opts.policy):
@@ -227,6 +230,8 @@ def apply_run(
     """
     registry = remote_state.install(registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
+    if timings is not None:
+        watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
     if loaded_plan is not None and opts.policy is not None:

@@ -26,9 +26,10 @@ from typing import Any
 
 Events = Callable[[str, str, dict[str, Any]], None]
 
-# What a run waits on, in the order the report shows them.
-LOCK, PROVIDERS, BACKEND = "lock", "providers", "backend"
-WAITS = (LOCK, PROVIDERS, BACKEND)
+# What a run waits on, in the order the report shows them. ``cloud`` is the time of ctl's own requests
+# to cloud APIs (``engine.telemetry.cloud``): part of the backend's time and of native providers'.
+LOCK, PROVIDERS, BACKEND, CLOUD = "lock", "providers", "backend", "cloud"
+WAITS = (LOCK, PROVIDERS, BACKEND, CLOUD)
 
 # The planner's phase names, as parts of the run's phases: loading (parse, graph, evaluate) and planning.
 _SUB_PHASES = {"parse": "load/parse", "graph": "load/graph", "evaluate": "load/evaluate",
@@ -92,7 +93,7 @@ class Span:
 DETAIL = "detail"
 
 
-@dataclass
+@dataclass(eq=False)  # one recorder per command, known by identity (``engine.telemetry.cloud`` keeps a weak set)
 class Timings:
     """The measurements of one command; ``report`` orders them for display."""
 
@@ -114,14 +115,17 @@ class Timings:
             self.phases[name] = self.phases.get(name, 0.0) + seconds
             self.spans.append(Span(name, "phase", now - seconds, now))
 
-    def wait(self, kind: str, seconds: float, name: str = "", attrs: Attributes = (), error: str = "") -> None:
-        """Time spent waiting on the lock, a provider or the backend (``WAITS``); ``name`` says on what
-        (``state.lock``, ``state.unlock``, ``state.read``, ``state.write``), ``attrs`` where (the
-        backend's kind, the workspace) and ``error`` the kind of failure, if it failed."""
+    def wait(self, kind: str, seconds: float, name: str = "", attrs: Attributes = (), error: str = "", *,
+             record_span: bool = True) -> None:
+        """Time spent waiting on the lock, a provider, the backend or the cloud (``WAITS``); ``name``
+        says on what (``state.lock``, ``state.unlock``, ``state.read``, ``state.write``), ``attrs``
+        where (the backend's kind, the workspace) and ``error`` the kind of failure, if it failed.
+        Without ``record_span`` (each of many small cloud requests) only the total is kept."""
         now = time.perf_counter()
         with self._lock:
             self.waits[kind] = self.waits.get(kind, 0.0) + seconds
-            self.spans.append(Span(name or kind, kind, now - seconds, now, attrs, error))
+            if record_span:
+                self.spans.append(Span(name or kind, kind, now - seconds, now, attrs, error))
 
     def detail(self, name: str, start: float, end: float, attrs: Attributes = ()) -> None:
         """A part of a phase worth its own span in the trace but not its own row in the report

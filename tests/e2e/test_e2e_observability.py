@@ -99,7 +99,7 @@ def test_the_slowest_resource_heads_the_table_after_an_apply_and_a_plan(project:
     phases = [r[0] for r in rows if r[1] == "phase"]
     assert phases[0] == "load" and phases.index("plan") < phases.index("apply") < phases.index("persist")
     assert {" ".join(r[:3]) for r in rows if r[0] == "waiting"} == \
-        {"waiting on lock", "waiting on providers", "waiting on backend"}
+        {"waiting on lock", "waiting on providers", "waiting on backend", "waiting on cloud"}
 
     planned = project.ctl("plan", "--detailed-exitcode", env={"CTL_TIMINGS": "1"})
     assert planned.code == 0, planned
@@ -122,7 +122,7 @@ def test_the_json_ui_and_the_job_summary_carry_the_report(project: Project, tmp_
     assert (slowest["address"], slowest["step"], slowest["action"]) == ("time_sleep.slow", "apply", "create")
     assert slowest["seconds"] >= 1.5 and timings["total_seconds"] >= slowest["seconds"]
     assert next(p["name"] for p in timings["phases"]) == "load"
-    assert set(timings["waiting"]) == {"lock", "providers", "backend"}
+    assert set(timings["waiting"]) == {"lock", "providers", "backend", "cloud"}
     text = summary.read_text()
     assert "### Timings" in text and "| `time_sleep.slow` | apply create |" in text
 
@@ -400,7 +400,7 @@ def test_the_collector_receives_the_span_tree_of_a_plan_and_an_apply_with_a_modu
         env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.http_endpoint, "OTEL_SERVICE_NAME": "infra-pipeline"}
         app.ok("apply", "--auto-approve", env=env)
         applied = collector.wait_for("ctl apply")
-        app.ok("plan", "--lock", env=env)
+        timed = app.ok("plan", "--lock", "--timings", env=env)
         planned = [s for s in collector.wait_for("ctl plan") if s["trace"] != applied[0]["trace"]]
         app.write(TRACED_CONFIG + FAILING)
         failed = app.ctl("apply", "--auto-approve", env=env)
@@ -410,6 +410,11 @@ def test_the_collector_receives_the_span_tree_of_a_plan_and_an_apply_with_a_modu
         failing = [s for s in spans if s["trace"] not in seen and s["trace"] != planned[0]["trace"]]
     assert remote.state()["resources"]
     assert not any(SECRET in line for line in collector.raw)
+
+    # The plan's report: the S3 requests (lock, read, unlock) are time waiting on the cloud, part of the
+    # time waiting on the backend and the lock.
+    waited = {r[2]: float(r[-1].rstrip("s")) for r in _rows(timed.stderr) if r[0] == "waiting"}
+    assert 0 < waited["cloud"] <= waited["backend"] + waited["lock"], timed.stderr
 
     # The apply: phases and state operations under the root, each module's loading under parse.
     tree = _Tree(applied)
