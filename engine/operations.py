@@ -49,7 +49,7 @@ from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
 from engine.telemetry.cloud import watch as watch_cloud
-from engine.telemetry.timings import LOCK, Attributes, Timings, entered
+from engine.telemetry.timings import BACKEND, LOCK, Attributes, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
 from engine.walk.config import ConfigWalk, WalkHooks
 from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
@@ -113,7 +113,8 @@ def _managed(prep: Prepared, root: Path, timings: Timings | None) -> StateManage
     """The workspace's state manager, its reads and writes measured when the run is."""
     manager = manager_for(prep.store, prep.workspace, root)
     if timings is not None:
-        manager.timings, manager.trace_attrs = timings, _state_attrs(prep)
+        attrs = _state_attrs(prep)
+        manager.measured = lambda name: entered(timings, BACKEND, name=name, attrs=attrs)
     return manager
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
@@ -25,7 +26,6 @@ from engine.state.encode import state_pieces
 from engine.state.gc_pause import collector_paused
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
-from engine.telemetry.timings import BACKEND, Attributes, Timings, entered
 from vocab.errors import CtlError, LockHeld
 
 ERRORED_STATE_FILE = "errored.tfstate"
@@ -58,10 +58,9 @@ class StateManager:
         self.replayed = False
         self.policy_override: str | None = None  # recorded with every version this run writes
         self.journal = Journal(store, workspace)
-        # The run's recorder, when it measures itself: each read and write of the stored state is
-        # then a span (``state.read``, ``state.write``) with these attributes (backend kind, workspace).
-        self.timings: Timings | None = None
-        self.trace_attrs: Attributes = ()
+        # Given when the run measures itself (``engine.operations``): each read and write of the
+        # stored state runs inside ``measured("state.read")`` / ``measured("state.write")``.
+        self.measured: Callable[[str], AbstractContextManager[object]] | None = None
         self._loaded = False
         self._version: str | None = None
         self._lineage: str | None = None
@@ -93,13 +92,16 @@ class StateManager:
         """The stored state's lineage (None while nothing is stored)."""
         return self._lineage
 
+    def _measuring(self, what: str) -> AbstractContextManager[object]:
+        return nullcontext() if self.measured is None else self.measured(what)
+
     def load(self) -> State:
         """Read the snapshot and replay any journal left by an interrupted apply.
 
         After it, ``replayed`` tells whether the journal changed the state and ``orphans`` lists
         operations that were started but never recorded as finished.
         """
-        with entered(self.timings, BACKEND, name="state.read", attrs=self.trace_attrs):
+        with self._measuring("state.read"):
             stored = self._read_stored()
             entries = parse_entries(self.store.journal_read(self.workspace), self.source)
         if stored is None:
@@ -157,7 +159,7 @@ class StateManager:
         # store it wraps, and must not be bypassed by a plaintext stream.
         streams = getattr(type(self.store), "write_pieces", None) is not None
         try:
-            with entered(self.timings, BACKEND, name="state.write", attrs=self.trace_attrs):
+            with self._measuring("state.write"):
                 if streams:
                     version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
                         self.workspace, lambda: _encoding(state), **kwargs)
