@@ -125,6 +125,7 @@ def test_the_json_ui_and_the_job_summary_carry_the_report(project: Project, tmp_
     assert set(timings["waiting"]) == {"lock", "providers", "backend", "cloud"}
     text = summary.read_text()
     assert "### Timings" in text and "| `time_sleep.slow` | apply create |" in text
+    assert all(f"| waiting on {kind} | wait |" in text for kind in ("lock", "providers", "backend", "cloud"))
 
     no_option = project.ok("plan", "--json", env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert '"type":"timings"' not in no_option.stdout
