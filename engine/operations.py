@@ -115,6 +115,8 @@ def _managed(prep: Prepared, root: Path, timings: Timings | None) -> StateManage
     if timings is not None:
         attrs = _state_attrs(prep)
         manager.measured = lambda name: entered(timings, BACKEND, name=name, attrs=attrs)
+        # The journal's appends are many small writes: counted as waiting on the backend, not traced one by one.
+        manager.journal.measured = lambda: timings.waiting(BACKEND, record_span=False)
     return manager
 
 

@@ -154,7 +154,7 @@ class Timings:
         return observe
 
     @contextmanager
-    def waiting(self, kind: str, name: str = "", attrs: Attributes = ()) -> Iterator[None]:
+    def waiting(self, kind: str, name: str = "", attrs: Attributes = (), *, record_span: bool = True) -> Iterator[None]:
         """Time the block as waiting on ``kind``, also when it raises (a lock never obtained)."""
         t = time.perf_counter()
         error = ""
@@ -164,7 +164,7 @@ class Timings:
             error = type(exc).__name__
             raise
         finally:
-            self.wait(kind, time.perf_counter() - t, name, attrs, error)
+            self.wait(kind, time.perf_counter() - t, name, attrs, error, record_span=record_span)
 
     def plan_phases(self, measured: dict[str, float]) -> None:
         """The planner's own phase times (``PlanResult.timings``), under the phase they belong to."""

@@ -189,3 +189,17 @@ def test_a_failed_step_keeps_its_short_message_and_the_worker_that_ran_it() -> N
     (r,) = timings.resources
     assert (r.ok, r.error, r.message, r.thread) == (False, "AdapterError", "aws_s3_bucket.b: BucketAlreadyExists", 42)
     assert short_message("x" * 500) == "x" * 199 + "…"
+
+
+def test_the_journal_of_an_apply_is_time_waiting_on_the_backend(tmp_path: Path) -> None:
+    """Each operation's intent and result are written to the journal as it runs: storage time, summed
+    without a span each (an apply of thousands of resources would send thousands)."""
+    (tmp_path / "main.tf").write_text("".join(f'resource "terraform_data" "r{i}" {{\n  input = "{i}"\n}}\n'
+                                              for i in range(20)))
+    timings = Timings()
+    _plan, result = apply_run(RunOptions(root=tmp_path, plan=PlanOptions(timings=timings), policy=None),
+                              saved_plan=None, confirm=lambda _p: True)
+    assert result is not None and result.ok
+    traced = sum(s.end - s.start for s in timings.spans if s.kind == BACKEND)
+    assert timings.waits[BACKEND] > traced > 0  # the reads and writes, and the journal beside them
+    assert {s.name for s in timings.spans if s.kind == BACKEND} == {"state.read", "state.write"}
