@@ -43,12 +43,13 @@ from engine.plugins.functions import resolver as functions_resolver
 from engine.plugins.registry import registry_for
 from engine.providers import Providers
 from engine.recovery import Recovery, load_state
-from engine.session import manager_for, open_store
+from engine.session import manager_for, open_store, resolved_backend
 from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.manager import StateManager
 from engine.state.model import State
 from engine.state_tools.terraform_files import refuse_if_left_behind
-from engine.telemetry.timings import BACKEND, LOCK, Timings, entered
+from engine.telemetry.cloud import watch as watch_cloud
+from engine.telemetry.timings import BACKEND, LOCK, Attributes, Timings, entered
 from engine.validate import Loaded, load_and_evaluate
 from engine.walk.config import ConfigWalk, WalkHooks
 from policies.gate import PolicyOptions, check_plan, enforce, may_read_whole_plan
@@ -100,6 +101,28 @@ class Prepared:
     loaded: Loaded
     store: StateStore
     workspace: str
+    backend: str = "local"  # the backend's kind (s3, gcs …), which the trace's state operations name
+
+
+def _state_attrs(prep: Prepared) -> Attributes:
+    """What the trace says of every state operation: the backend's kind and the workspace."""
+    return (("ctl.backend", prep.backend), ("ctl.workspace", prep.workspace))
+
+
+def _managed(prep: Prepared, root: Path, timings: Timings | None) -> StateManager:
+    """The workspace's state manager, its reads and writes measured when the run is."""
+    manager = manager_for(prep.store, prep.workspace, root)
+    if timings is not None:
+        attrs = _state_attrs(prep)
+        manager.measured = lambda name: entered(timings, BACKEND, name=name, attrs=attrs)
+        # The journal's appends are many small writes: counted as waiting on the backend, not traced one by one.
+        manager.journal.measured = lambda: timings.waiting(BACKEND, record_span=False)
+    return manager
+
+
+def _lock_measured(timings: Timings | None, lock: LockOptions) -> Timings | None:
+    """The recorder to time taking the lock with: none when no lock is taken (``plan`` without ``--lock``)."""
+    return timings if lock.enabled else None
 
 
 def prepare(opts: RunOptions) -> Prepared:
@@ -111,8 +134,14 @@ def prepare(opts: RunOptions) -> Prepared:
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     store = open_store(opts.root, loaded.root)
-    _phase_done("load", started, opts.plan.timings)
-    return Prepared(loaded, store, opts.plan.workspace)
+    timings = opts.plan.timings
+    if timings is not None:
+        for m in loaded.modules:
+            attrs: Attributes = (("ctl.module.dir", m.directory), ("ctl.module.files", m.files))
+            timings.detail("load.module", m.start, m.end, (("ctl.module", m.address), *attrs) if m.address else attrs)
+    _phase_done("load", started, timings)
+    backend = resolved_backend(opts.root, loaded.root)[0] if timings is not None else "local"
+    return Prepared(loaded, store, opts.plan.workspace, backend)
 
 
 @gc_paused_then_frozen
@@ -130,17 +159,18 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
+    if timings is not None:
+        watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
     prep = prepare(opts)
     if not opts.plan.read_as_document and not may_read_whole_plan(opts.root, opts.policy):
         let_go_of_taken_over_syntax(prep.loaded)  # nothing reads the plan's configuration view
-    manager = manager_for(prep.store, prep.workspace, opts.root)
+    manager = _managed(prep, opts.root, timings)
     lock = opts.lock if opts.take_lock else LockOptions(enabled=False)
-    with entered(timings, LOCK, locked(prep.store, prep.workspace, "OperationTypePlan", lock),
-                 "state.lock"):
-        with entered(timings, BACKEND, name="state.read"):
-            state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
-                                    registry=registry)
+    with entered(_lock_measured(timings, lock), LOCK, locked(prep.store, prep.workspace, "OperationTypePlan", lock),
+                 "state.lock", attrs=_state_attrs(prep), leaving="state.unlock"):
+        state, rec = load_state(manager, holding_lock=opts.take_lock and lock.enabled, loaded=prep.loaded,
+                                registry=registry)
         refuse_if_left_behind(opts.root, prep.workspace, manager.lineage is not None)
         started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
@@ -203,6 +233,8 @@ def apply_run(
     """
     registry = remote_state.install(registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
+    if timings is not None:
+        watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
     loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
     if loaded_plan is not None and opts.policy is not None:
@@ -216,15 +248,15 @@ def apply_run(
         opts.plan.workspace = loaded_plan.workspace
         opts.plan.var_args = []
     prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan)
-    manager = manager_for(prep.store, prep.workspace, opts.root)
+    manager = _managed(prep, opts.root, timings)
     operation = "OperationTypeApply"
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
     # starts nothing new, lets running operations finish and persists what they did.
     stop = stop or threading.Event()
-    with entered(timings, LOCK, locked(prep.store, prep.workspace, operation, opts.lock, stop=stop),
-                 "state.lock"):
-        with entered(timings, BACKEND, name="state.read"):
-            state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
+    with entered(_lock_measured(timings, opts.lock), LOCK,
+                 locked(prep.store, prep.workspace, operation, opts.lock, stop=stop), "state.lock",
+                 attrs=_state_attrs(prep), leaving="state.unlock"):
+        state, rec = load_state(manager, holding_lock=opts.lock.enabled, loaded=prep.loaded, registry=registry)
         if on_recovery is not None:
             on_recovery(rec)
         if loaded_plan is not None:
@@ -263,8 +295,7 @@ def apply_run(
         _phase_done("apply", started, timings)
         prep.loaded.release()  # nothing reads the configuration again: let it go before the state's bytes exist
         started = time.perf_counter()
-        with entered(timings, BACKEND, name="state.write"):
-            manager.compact(result.state)
+        manager.compact(result.state)
         _phase_done("persist", started, timings)
     return plan, result
 
@@ -274,7 +305,8 @@ def _prepare_for_saved(opts: RunOptions, plan: Plan) -> Prepared:
     loaded = load_and_evaluate(opts.root, workspace=plan.workspace, decided=plan.variables)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
-    return Prepared(loaded, open_store(opts.root, loaded.root), plan.workspace)
+    backend = resolved_backend(opts.root, loaded.root)[0] if opts.plan.timings is not None else "local"
+    return Prepared(loaded, open_store(opts.root, loaded.root), plan.workspace, backend)
 
 
 def _check_saved(plan: Plan, manager: StateManager, state: State, loaded: Loaded) -> None:

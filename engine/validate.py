@@ -16,7 +16,7 @@ from typing import Any
 from adapters.base import Provider, ResourceType
 from adapters.registry import Registry
 from engine import remote_state, schema
-from engine.config.loader import load_config
+from engine.config.loader import ModuleLoaded, load_config
 from engine.config.model import Module, Resource, Variable
 from engine.config.names import check_provider_body
 from engine.config.removals import check_removed_blocks
@@ -39,6 +39,7 @@ class Loaded:
     walk: ConfigWalk | None
     diags: Diagnostics
     timings: dict[str, float] = field(default_factory=dict)
+    modules: list[ModuleLoaded] = field(default_factory=list)  # each module's loading, for the trace
 
     def release(self) -> None:
         """Drop the configuration, its graph and its walk, for a caller that reads none of them again
@@ -159,11 +160,12 @@ def _load_and_evaluate(
     decided: Mapping[str, Any] | None = None,
 ) -> Loaded:
     timings: dict[str, float] = {}
+    modules: list[ModuleLoaded] = []
     t0 = time.perf_counter()
-    root, diags = load_config(root_dir)
+    root, diags = load_config(root_dir, loads=modules)
     timings["parse"] = time.perf_counter() - t0
     if diags.has_errors and not root.files:
-        return Loaded(root, None, None, diags, timings)
+        return Loaded(root, None, None, diags, timings, modules)
     from engine.plugins.registry import check_requirements, registry_for
 
     try:
@@ -171,7 +173,7 @@ def _load_and_evaluate(
         registry = remote_state.install(registry or registry_for(root_dir))  # data.terraform_remote_state
     except CtlError as err:
         diags.add(err)
-        return Loaded(root, None, None, diags, timings)
+        return Loaded(root, None, None, diags, timings, modules)
     t1 = time.perf_counter()
     check_resource_types(root, registry, diags)
     check_provider_arguments(root, registry, diags)
@@ -179,7 +181,7 @@ def _load_and_evaluate(
     graph = build_graph(root, diags)
     timings["graph"] = time.perf_counter() - t1
     if graph.cycle is not None:
-        return Loaded(root, graph, None, diags, timings)
+        return Loaded(root, graph, None, diags, timings, modules)
     t2 = time.perf_counter()
     try:
         given: dict[str, RawValue] = collect_values(root.dir, var_args or [], environ) if decided is None else \
@@ -200,7 +202,7 @@ def _load_and_evaluate(
     walk.run()
     _drop_echoes(diags, static_count)
     timings["evaluate"] = time.perf_counter() - t2
-    return Loaded(root, graph, walk, diags, timings)
+    return Loaded(root, graph, walk, diags, timings, modules)
 
 
 def _drop_echoes(diags: Diagnostics, static_count: int) -> None:

@@ -74,7 +74,8 @@ class Collector:
     raw: list[str] = field(default_factory=list)
 
     def spans(self) -> list[dict[str, Any]]:
-        """Every span received so far: name, ids (hex), parent, status code and attributes (strings)."""
+        """Every span received so far: name, ids (hex), parent, status code and message, attributes
+        and events (each its name and attributes)."""
         if not self.out.exists():
             return []
         found = []
@@ -88,19 +89,27 @@ class Collector:
                         found.append({
                             "name": span["name"], "id": span["spanId"], "parent": span.get("parentSpanId", ""),
                             "trace": span["traceId"], "status": span.get("status", {}).get("code", 0),
+                            "message": span.get("status", {}).get("message", ""),
                             "service": service.get("service.name"),
-                            "attrs": {a["key"]: next(iter(a["value"].values()), None) for a in span.get("attributes", [])}})
+                            "attrs": _attributes(span.get("attributes", [])),
+                            "events": [{"name": e["name"], "attrs": _attributes(e.get("attributes", []))}
+                                       for e in span.get("events", [])]})
         return found
 
-    def wait_for(self, name: str, timeout: float = 10) -> list[dict[str, Any]]:
-        """The spans once one called ``name`` arrived (the file is written as requests are handled)."""
+    def wait_for(self, name: str, timeout: float = 10, count: int = 1) -> list[dict[str, Any]]:
+        """The spans once ``count`` called ``name`` arrived (the file is written as requests are handled)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             spans = self.spans()
-            if any(s["name"] == name for s in spans):
+            if sum(s["name"] == name for s in spans) >= count:
                 return spans
             time.sleep(0.1)
         raise AssertionError(f"no span {name!r} reached the collector within {timeout}s")
+
+
+def _attributes(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """OTLP JSON's key/value list as a dict (integers arrive as strings, as OTLP JSON writes them)."""
+    return {a["key"]: next(iter(a["value"].values()), None) for a in pairs}
 
 
 @contextlib.contextmanager

@@ -128,6 +128,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
     stop, abandon = threading.Event(), threading.Event()
     restore = _install_signals(stop, abandon)
     started = time.monotonic()
+    result = None
     try:
         _plan, result = apply_run(run, saved_plan=planfile, confirm=confirm, events=view,
                                  stop=stop, abandon=abandon, on_plan=on_plan,
@@ -137,7 +138,8 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         view.close()
         timings = timings_view.report_of(run.plan.timings)
         timings_view.show(timings, ui)
-        timings_view.finish_trace(run.plan.timings, mode if mode != "normal" else "apply")
+        timings_view.finish_trace(run.plan.timings, mode if mode != "normal" else "apply",
+                                  failure=timings_view.apply_failure(result))
     keep_until_exit(_plan, result)
     ci_summary.after_apply(_plan, result, mode, timings)
     if result is None:

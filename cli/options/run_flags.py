@@ -37,7 +37,7 @@ COMPACT_WARNINGS_HELP = ("Show warnings that come without an error as one line e
                          "as Terraform's -compact-warnings does.")
 
 TIMINGS_HELP = ("After the run, show the slowest resources and phases and the time spent waiting on the "
-                "state lock, providers and the backend (also set by CTL_TIMINGS=1).")
+                "state lock, providers, the backend and the cloud (also set by CTL_TIMINGS=1).")
 
 
 def timing_recorder(flag: bool) -> Timings | None:

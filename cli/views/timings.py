@@ -19,18 +19,31 @@ def report_of(timings: Timings | None) -> TimingReport | None:
     return timings.report() if timings is not None and timings.report_wanted else None
 
 
-def finish_trace(timings: Timings | None, command: str) -> None:
+def finish_trace(timings: Timings | None, command: str, *, failure: tuple[str, str] | None = None) -> None:
     """Export the run's trace when the OTEL_* variables ask for one; a failure is one warning.
 
-    Called in a ``finally`` clause: the exception under way, if any, marks the trace as failed.
+    Called in a ``finally`` clause: the exception under way, if any, marks the trace as failed, as
+    ``failure`` (its kind and short message) does for a run that failed without one.
     """
     from engine.telemetry.tracing import finish
 
-    problem = finish(timings, command, error=sys.exc_info()[1])
+    problem = finish(timings, command, error=sys.exc_info()[1], failure=failure)
     if problem is not None:
         from cli import output
 
         output.warn(problem)
+
+
+def apply_failure(result: Any) -> tuple[str, str] | None:
+    """An apply whose operations failed, as the trace's root span says it: its kind and which failed.
+
+    Addresses only: each failed step's own span carries its message.
+    """
+    if result is None or not result.failed:
+        return None
+    failed = sorted(result.failed)
+    more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+    return "ApplyFailed", f"{len(failed)} operation{'s' if len(failed) > 1 else ''} failed: {', '.join(failed[:3])}{more}"
 
 
 def show(report: TimingReport | None, ui: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from adapters.base import PartialResult
 from adapters.registry import Registry
 from engine import schema
-from engine.apply.finish import ApplyResult, PostconditionFailed, summarize, warn_possibly_done
+from engine.apply.finish import ApplyResult, PostconditionFailed, errored, summarize, warn_possibly_done
 from engine.apply.ordering import ApplyNode, configuration_waits, order_deletes
 from engine.apply.provisioners import destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
@@ -95,6 +95,7 @@ class Applier:
         self.expanded: dict[str, ResourceInstance] = {}
         self.results: dict[str, Any] = {}
         self.started: dict[ApplyNode, float] = {}
+        self.workers: dict[ApplyNode, int] = {}  # the thread running each node: the trace's provider calls go under it
         self.diags = Diagnostics()
         self.deposed: dict[str, str] = {}
         self.privates: dict[str, bytes] = {}  # provider private data each operation returned
@@ -185,6 +186,7 @@ class Applier:
 
     def _run_node(self, node: ApplyNode) -> Any:
         kind, name = node
+        self.workers[node] = threading.get_ident()
         if kind == "eval":
             return self._eval_node(name)
         if kind == "expand":
@@ -397,8 +399,9 @@ class Applier:
 
     def _on_done(self, node: ApplyNode, result: Any, exc: BaseException | None) -> None:
         kind, addr = node
+        worker = self.workers.pop(node, 0)
         if kind == "drop":
-            self._dropped(node, exc)
+            self._dropped(node, exc, worker)
             return
         if kind == "prov":
             self._provisioned(addr, exc)
@@ -421,16 +424,16 @@ class Applier:
                 warn_possibly_done(self.diags, addr, op)  # the provider stopped mid-call: whether it acted is unknown
             else:
                 self.manager.journal.record_failed(addr, op)
-            self.events("apply_errored", addr, {"action": op, "error": str(exc), "elapsed": elapsed})
+            self.events("apply_errored", addr, errored(op, exc, elapsed, worker))
             return
         ident = None if kind == "del" or not isinstance(result, dict) else result.get("id")
         # Reported before it is recorded: the operation is over, and if the storage is slow to take
         # the journal entry the view must not go on saying "Still creating..." (a failed write is
         # reported as such, and the next run recovers the outcome from the journal's intent).
         if isinstance(exc_after, PartialResult):  # kept, but the operation failed: not "complete"
-            self.events("apply_errored", addr, {"action": op, "error": str(exc_after), "elapsed": elapsed})
+            self.events("apply_errored", addr, errored(op, exc_after, elapsed, worker))
         else:
-            self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident})
+            self.events("apply_complete", addr, {"action": op, "elapsed": elapsed, "id": ident, "thread": worker})
         if kind == "del":
             deposed = self.deposed.pop(addr, None)
             self.state.remove_instance(addr, deposed)
@@ -478,18 +481,18 @@ class Applier:
     def _pending(self, addr: str) -> bool:
         return CREATE in self.changes[addr].actions and bool(self._provisioners(addr, "create"))
 
-    def _dropped(self, node: ApplyNode, exc: BaseException | None) -> None:
+    def _dropped(self, node: ApplyNode, exc: BaseException | None, worker: int) -> None:
         """A deposed object's destroy finished: forget the object, or keep it for the next plan."""
         change = self.drops[node[1]]
         elapsed = time.monotonic() - self.started.get(node, time.monotonic())
         if exc is not None:
             self.manager.journal.record_failed(change.address, DELETE, deposed=change.deposed)
-            self.events("apply_errored", change.address, {"action": DELETE, "error": str(exc), "elapsed": elapsed})
+            self.events("apply_errored", change.address, errored(DELETE, exc, elapsed, worker))
             return
         self.state.remove_instance(change.address, change.deposed)
         self.manager.journal.record_removed(change.address, deposed=change.deposed)
         self.manager.maybe_compact(self.state)
-        self.events("apply_complete", change.address, {"action": DELETE, "elapsed": elapsed, "id": None})
+        self.events("apply_complete", change.address, {"action": DELETE, "elapsed": elapsed, "id": None, "thread": worker})
 
     def _finish(self, result: WalkResult[ApplyNode]) -> ApplyResult:
         self.diags.extend(self.providers.take_warnings())

@@ -41,6 +41,12 @@ class ApplyResult:
         return not (self.failed or self.skipped or self.interrupted or self.diags.has_errors)
 
 
+def errored(op: str, exc: BaseException, elapsed: float, worker: int) -> dict[str, Any]:
+    """An ``apply_errored`` event's details: the message the user is shown, the failure's kind and
+    the worker thread that ran the operation (the trace puts the provider calls it made under it)."""
+    return {"action": op, "error": str(exc), "elapsed": elapsed, "error_type": type(exc).__name__, "thread": worker}
+
+
 def refresh_dependencies(plan: Plan, state: State) -> None:
     """Unchanged objects get the dependencies the configuration gives them now (as Terraform
     does on every apply), so a later delete of an imported object is ordered correctly."""

@@ -13,6 +13,8 @@ resources.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -191,23 +193,42 @@ def _parse_all(
     return [result for result in out if result is not None]  # every one is set by now
 
 
-def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, Diagnostics]:
+@dataclass(frozen=True)
+class ModuleLoaded:
+    """One module's directory read and parsed: which, how many files, when (``perf_counter()``).
+
+    Kept for the trace of a run (one span per module), so a slow load shows which module it was.
+    """
+
+    address: str  # "" for the root module, module.NAME[.module.NAME …] for a called one
+    directory: str  # relative to the root module's directory ("." for the root itself)
+    files: int
+    start: float
+    end: float
+
+
+def load_config(root: Path, diags: Diagnostics | None = None,
+                loads: list[ModuleLoaded] | None = None) -> tuple[Module, Diagnostics]:
     """Load the root module in ``root`` and every local module it calls, recursively.
 
-    Parsed HCL files are kept in the root's parse cache (``engine.config.parse_cache``).
+    Parsed HCL files are kept in the root's parse cache (``engine.config.parse_cache``). Given
+    ``loads``, each module's loading is appended to it as it ends.
     """
     diags = diags if diags is not None else Diagnostics()
     root = root.resolve()
     if not root.is_dir():
         raise CtlError(f"Configuration directory {root} does not exist", hint="Check --chdir.")
     cache = ParseCache(root) if ParseCache.enabled() else None
+    started = time.perf_counter()
     module = load_module(root, root, diags, cache)
+    if loads is not None:
+        loads.append(ModuleLoaded("", ".", len(module.files), started, time.perf_counter()))
     if not module.files:
         diags.error(
             f"No configuration files in {root}",
             hint="Write *.tf, *.tf.json or *.tf.yaml files there, or point --chdir at them.",
         )
-    _load_children(module, root, diags, (root,), cache)
+    _load_children(module, root, diags, (root,), cache, loads, "")
     if cache is not None:
         cache.prune()
         cache.write_held()
@@ -215,7 +236,8 @@ def load_config(root: Path, diags: Diagnostics | None = None) -> tuple[Module, D
 
 
 def _load_children(
-    module: Module, root: Path, diags: Diagnostics, stack: tuple[Path, ...], cache: ParseCache | None
+    module: Module, root: Path, diags: Diagnostics, stack: tuple[Path, ...], cache: ParseCache | None,
+    loads: list[ModuleLoaded] | None = None, address: str = "",
 ) -> None:
     for name, call in module.module_calls.items():
         source = call.source
@@ -233,11 +255,16 @@ def _load_children(
         if child_dir in stack:
             diags.error(f'Module "{name}" calls itself through "{source}"', range=call.source_rng)
             continue
+        started = time.perf_counter()
         child = load_module(child_dir, root, diags, cache)
+        child_address = f"{address}.module.{name}" if address else f"module.{name}"
+        if loads is not None:
+            loads.append(ModuleLoaded(child_address, _display(child_dir, root), len(child.files), started,
+                                      time.perf_counter()))
         if not child.files:
             diags.error(f'Module directory "{source}" has no configuration files', range=call.source_rng)
         module.children[name] = child
-        _load_children(child, root, diags, (*stack, child_dir), cache)
+        _load_children(child, root, diags, (*stack, child_dir), cache, loads, child_address)
 
 
 def _display(path: Path, root: Path) -> str:

@@ -40,7 +40,7 @@ from engine.plan.targets import Selection
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State
-from engine.telemetry.timings import Timings
+from engine.telemetry.timings import Timings, short_message
 from engine.walk.config import ResourceInstance, WalkHooks
 from vocab.errors import CtlError, Diagnostics
 from vocab.limits import DEFAULT_PARALLELISM
@@ -104,15 +104,16 @@ class PlanHooks(WalkHooks):
         if self.timings is None:
             return self._resource_value(inst)
         started = time.perf_counter()
-        error = ""
+        error = message = ""
         try:
             return self._resource_value(inst)
         except BaseException as exc:
-            error = type(exc).__name__
+            error, message = type(exc).__name__, short_message(str(exc))
             raise
         finally:
             change = self.changes.get(inst.address)
             self.timings.resource(inst.address, "plan", time.perf_counter() - started, ok=not error, error=error,
+                                  message=message,
                                   action="-".join(change.actions) if change is not None else "",
                                   provider=change.provider if change is not None else "")
 

@@ -97,7 +97,7 @@ def refresh(
             _log.debug("refreshed %s in %.3fs", name, elapsed,
                        extra={"address": name, "seconds": round(elapsed, 6), "ok": err is None})
         if err is not None:
-            notify("refresh_errored", name, {"error": str(err), "elapsed": elapsed})
+            notify("refresh_errored", name, {"error": str(err), "elapsed": elapsed, "error_type": type(err).__name__})
         else:
             current = inst.attributes if attrs is _UNCHANGED else attrs
             fresh_id = current.get("id") if isinstance(current, dict) and not secret_id else None

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
@@ -57,6 +58,9 @@ class StateManager:
         self.replayed = False
         self.policy_override: str | None = None  # recorded with every version this run writes
         self.journal = Journal(store, workspace)
+        # Given when the run measures itself (``engine.operations``): each read and write of the
+        # stored state runs inside ``measured("state.read")`` / ``measured("state.write")``.
+        self.measured: Callable[[str], AbstractContextManager[object]] | None = None
         self._loaded = False
         self._version: str | None = None
         self._lineage: str | None = None
@@ -88,14 +92,18 @@ class StateManager:
         """The stored state's lineage (None while nothing is stored)."""
         return self._lineage
 
+    def _measuring(self, what: str) -> AbstractContextManager[object]:
+        return nullcontext() if self.measured is None else self.measured(what)
+
     def load(self) -> State:
         """Read the snapshot and replay any journal left by an interrupted apply.
 
         After it, ``replayed`` tells whether the journal changed the state and ``orphans`` lists
         operations that were started but never recorded as finished.
         """
-        stored = self._read_stored()
-        entries = parse_entries(self.store.journal_read(self.workspace), self.source)
+        with self._measuring("state.read"):
+            stored = self._read_stored()
+            entries = parse_entries(self.store.journal_read(self.workspace), self.source)
         if stored is None:
             state = new_state()
             # A first apply that crashed before its first write: keep the lineage its journal used.
@@ -151,13 +159,14 @@ class StateManager:
         # store it wraps, and must not be bypassed by a plaintext stream.
         streams = getattr(type(self.store), "write_pieces", None) is not None
         try:
-            if streams:
-                version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
-                    self.workspace, lambda: _encoding(state), **kwargs)
-            else:
-                data = b"".join(_encoding(state))
-                version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
-                size, digest = len(data), _digest(data)
+            with self._measuring("state.write"):
+                if streams:
+                    version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
+                        self.workspace, lambda: _encoding(state), **kwargs)
+                else:
+                    data = b"".join(_encoding(state))
+                    version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
+                    size, digest = len(data), _digest(data)
         except _EncodingFailed as failed:
             state.serial = old_serial
             raise failed.error from None

@@ -26,9 +26,10 @@ from typing import Any
 
 Events = Callable[[str, str, dict[str, Any]], None]
 
-# What a run waits on, in the order the report shows them.
-LOCK, PROVIDERS, BACKEND = "lock", "providers", "backend"
-WAITS = (LOCK, PROVIDERS, BACKEND)
+# What a run waits on, in the order the report shows them. ``cloud`` is the time of ctl's own requests
+# to cloud APIs (``engine.telemetry.cloud``): part of the backend's time and of native providers'.
+LOCK, PROVIDERS, BACKEND, CLOUD = "lock", "providers", "backend", "cloud"
+WAITS = (LOCK, PROVIDERS, BACKEND, CLOUD)
 
 # The planner's phase names, as parts of the run's phases: loading (parse, graph, evaluate) and planning.
 _SUB_PHASES = {"parse": "load/parse", "graph": "load/graph", "evaluate": "load/evaluate",
@@ -52,8 +53,9 @@ class ResourceTiming:
     ok: bool = True
     end: float = 0.0  # perf_counter() when it ended
     provider: str = ""  # provider["registry.terraform.io/hashicorp/random"], when known
-    error: str = ""  # the kind of failure (an exception's class), never its message: it may hold values
-    thread: int = 0  # the thread that recorded it: a provider call on the same thread within it is its own
+    error: str = ""  # the kind of failure (an exception's class)
+    thread: int = 0  # the thread that did the work: a provider call on the same thread within it is its own
+    message: str = ""  # the failure's short message, as the user was shown it (secrets already masked)
 
     @property
     def start(self) -> float:
@@ -72,17 +74,26 @@ class Rpc:
     thread: int
 
 
+Attributes = tuple[tuple[str, str | int], ...]
+
+
 @dataclass(frozen=True)
 class Span:
-    """A phase or a wait, as an interval of ``perf_counter()`` times (a trace's span)."""
+    """A phase, a wait or a detail, as an interval of ``perf_counter()`` times (a trace's span)."""
 
     name: str
-    kind: str  # "phase" or one of WAITS
+    kind: str  # "phase", one of WAITS, or DETAIL
     start: float
     end: float
+    attrs: Attributes = ()  # what the trace shows about it: names, kinds, counts, never a value
+    error: str = ""  # the kind of failure, when it failed
 
 
-@dataclass
+# A span that holds nothing and is no wait: one module's loading (``Timings.detail``).
+DETAIL = "detail"
+
+
+@dataclass(eq=False)  # one recorder per command, known by identity (``engine.telemetry.cloud`` keeps a weak set)
 class Timings:
     """The measurements of one command; ``report`` orders them for display."""
 
@@ -104,22 +115,33 @@ class Timings:
             self.phases[name] = self.phases.get(name, 0.0) + seconds
             self.spans.append(Span(name, "phase", now - seconds, now))
 
-    def wait(self, kind: str, seconds: float, name: str = "") -> None:
-        """Time spent waiting on the lock, a provider or the backend (``WAITS``); ``name`` says on what
-        (``state.lock``, ``state.read``, ``state.write``)."""
+    def wait(self, kind: str, seconds: float, name: str = "", attrs: Attributes = (), error: str = "", *,
+             record_span: bool = True) -> None:
+        """Time spent waiting on the lock, a provider, the backend or the cloud (``WAITS``); ``name``
+        says on what (``state.lock``, ``state.unlock``, ``state.read``, ``state.write``), ``attrs``
+        where (the backend's kind, the workspace) and ``error`` the kind of failure, if it failed.
+        Without ``record_span`` (each of many small cloud requests) only the total is kept."""
         now = time.perf_counter()
         with self._lock:
             self.waits[kind] = self.waits.get(kind, 0.0) + seconds
-            self.spans.append(Span(name or kind, kind, now - seconds, now))
+            if record_span:
+                self.spans.append(Span(name or kind, kind, now - seconds, now, attrs, error))
+
+    def detail(self, name: str, start: float, end: float, attrs: Attributes = ()) -> None:
+        """A part of a phase worth its own span in the trace but not its own row in the report
+        (one module's loading, within ``load/parse``)."""
+        with self._lock:
+            self.spans.append(Span(name, DETAIL, start, end, attrs))
 
     def resource(self, address: str, step: str, seconds: float, *, action: str = "", ok: bool = True,
-                 provider: str = "", error: str = "") -> None:
+                 provider: str = "", error: str = "", message: str = "", thread: int = 0) -> None:
         """One resource's step. Every step is a call into the resource's provider (the built-in
         ``terraform`` one too), so its time is also time waiting on providers: summed over the
-        concurrent calls, which is why that wait may exceed the run's wall time."""
+        concurrent calls, which is why that wait may exceed the run's wall time. ``thread`` is the
+        thread that did the work, when another reports it (the apply's); the caller's otherwise."""
         with self._lock:
             self.resources.append(ResourceTiming(address, step, seconds, action, ok, time.perf_counter(),
-                                                 provider, error, threading.get_ident()))
+                                                 provider, error, thread or threading.get_ident(), message))
             self.waits[PROVIDERS] = self.waits.get(PROVIDERS, 0.0) + seconds
 
     def rpc_observer(self, provider: str) -> Callable[[str, float, str], None]:
@@ -132,13 +154,17 @@ class Timings:
         return observe
 
     @contextmanager
-    def waiting(self, kind: str, name: str = "") -> Iterator[None]:
+    def waiting(self, kind: str, name: str = "", attrs: Attributes = (), *, record_span: bool = True) -> Iterator[None]:
         """Time the block as waiting on ``kind``, also when it raises (a lock never obtained)."""
         t = time.perf_counter()
+        error = ""
         try:
             yield
+        except BaseException as exc:
+            error = type(exc).__name__
+            raise
         finally:
-            self.wait(kind, time.perf_counter() - t, name)
+            self.wait(kind, time.perf_counter() - t, name, attrs, error, record_span=record_span)
 
     def plan_phases(self, measured: dict[str, float]) -> None:
         """The planner's own phase times (``PlanResult.timings``), under the phase they belong to."""
@@ -156,11 +182,19 @@ class Timings:
             elapsed = details.get("elapsed")
             if step is not None and isinstance(elapsed, (int, float)):
                 failed = event.endswith("_errored")
+                thread = details.get("thread")
                 self.resource(address, step, float(elapsed), action=str(details.get("action") or ""),
-                              ok=not failed, error="failed" if failed else "")
+                              ok=not failed, error=str(details.get("error_type") or "failed") if failed else "",
+                              message=short_message(str(details.get("error") or "")) if failed else "",
+                              thread=thread if isinstance(thread, int) else 0)
             if forward is not None:
                 forward(event, address, details)
         return observe
+
+    def snapshot(self) -> tuple[list[Span], list[ResourceTiming], list[Rpc]]:
+        """Copies of what was recorded, taken under the lock: what the trace is built from."""
+        with self._lock:
+            return list(self.spans), list(self.resources), list(self.rpcs)
 
     def report(self, top: int = 10) -> TimingReport:
         """The slowest ``top`` resource steps, the phases in the order they ran, and the waits."""
@@ -212,13 +246,25 @@ class TimingReport:
         return out
 
 
+def short_message(text: str, limit: int = 200) -> str:
+    """The first line of an error message, cut to ``limit`` characters: what a span says of a failure.
+
+    It is the message the user was shown, in which ctl has already masked every sensitive value it
+    knows of (``vocab.redact``); cutting it short keeps whatever detail follows the first line, such
+    as a provider's full answer, out of the trace.
+    """
+    line = text.strip().split("\n", 1)[0].strip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 @contextmanager
 def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] | None = None,
-            name: str = "") -> Iterator[None]:
+            name: str = "", *, attrs: Attributes = (), leaving: str = "") -> Iterator[None]:
     """Enter ``cm`` (or run the block, without one), timing the entry (or the block) as waiting on ``kind``.
 
-    With a context manager, only entering it is waiting (taking the lock); the block inside is not.
-    Without a recorder, nothing is timed.
+    With a context manager, only entering it is waiting (taking the lock); the block inside is not,
+    and leaving it (releasing the lock) is timed too when ``leaving`` names it. Without a recorder,
+    nothing is timed.
     """
     if timings is None:
         if cm is None:
@@ -228,12 +274,22 @@ def entered(timings: Timings | None, kind: str, cm: AbstractContextManager[Any] 
                 yield
         return
     if cm is None:
-        with timings.waiting(kind, name):
+        with timings.waiting(kind, name, attrs):
             yield
         return
     with ExitStack() as stack:
-        with timings.waiting(kind, name):
+        left: list[float] = []
+
+        def after_leaving() -> None:
+            if left:
+                timings.wait(kind, time.perf_counter() - left[0], leaving, attrs)
+
+        if leaving:  # runs last: after the context manager was left
+            stack.callback(after_leaving)
+        with timings.waiting(kind, name, attrs):
             stack.enter_context(cm)
+        if leaving:  # runs first: as the context manager is about to be left
+            stack.callback(lambda: left.append(time.perf_counter()))
         yield
 
 

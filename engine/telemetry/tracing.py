@@ -16,8 +16,12 @@ is imported only here and only when tracing is on (``ctl --version`` and an untr
 none of it), and exporting happens once, at the end, bounded by the exporter's own timeout: an
 unreachable collector costs at most that timeout and one warning, never the run.
 
-Attributes hold addresses, actions, provider names and outcomes, never values: a failure is
-described by its kind (an exception's class), since an error message may quote a secret.
+Attributes hold addresses, actions, provider names, module directories, backend kinds, workspaces
+and outcomes, never values. A failed span has the error status and an ``exception`` event with the
+failure's kind (an exception's class) and its short message: the first line of what the user was
+shown, in which ctl has already masked every sensitive value (``vocab.redact``). A provider call's
+own failure gives its kind only: the provider's text has not been through that masking yet; the
+resource step above it carries the message once it has.
 
 The SDK and the OTLP exporters are runtime dependencies rather than an optional extra, so that a
 pipeline which sets ``OTEL_*`` for every tool gets ctl's traces after a plain ``pip install``.
@@ -31,7 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.telemetry.timings import ResourceTiming, Span, Timings
+from engine.telemetry.timings import DETAIL, Attributes, ResourceTiming, Span, Timings, short_message
+from vocab.errors import CtlError
 
 _log = logging.getLogger(__name__)
 
@@ -39,6 +44,9 @@ _log = logging.getLogger(__name__)
 _PARTS = {"load": ("load/parse", "load/graph", "load/evaluate"), "plan": ("plan/refresh", "plan/diff")}
 _SPAN_NAMES = {"load/parse": "parse", "load/graph": "graph", "load/evaluate": "evaluate",
                "plan/refresh": "refresh", "plan/diff": "diff"}
+# The part a detail belongs to: the parts are laid out from their phase's start (``_containers``), a
+# little before the work itself begins, so a detail is put in its part by name, not by its times.
+_WITHIN = {"load.module": "load/parse"}
 _SLACK = 0.005  # seconds: a resource timed from its progress event may end a hair after its phase
 
 
@@ -61,6 +69,8 @@ class _Container:
     kind: str
     start: float
     end: float
+    attrs: Attributes = ()
+    error: str = ""
 
     def holds(self, start: float, end: float) -> bool:
         """Whether a span of these times lies within this one (one that starts as this ends does not)."""
@@ -72,19 +82,25 @@ class _Container:
 
 
 def finish(timings: Timings | None, command: str, *, error: BaseException | None = None,
-           environ: Mapping[str, str] | None = None) -> str | None:
-    """Export the command's trace when tracing is on; returns a warning to show when exporting failed."""
+           failure: tuple[str, str] | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """Export the command's trace when tracing is on; returns a warning to show when exporting failed.
+
+    ``error`` is the exception that ended the command; ``failure`` the kind and short message of a
+    command that failed without one (an apply some of whose operations failed).
+    """
     env = os.environ if environ is None else environ
     if timings is None or not wanted(env):
         return None
+    if error is not None:
+        failure = (type(error).__name__, short_message(error.summary) if isinstance(error, CtlError) else "")
     try:
-        return _export(timings, command, error, env)
+        return _export(timings, command, failure, env)
     except Exception as exc:  # a trace must never fail the run it describes
         _log.debug("exporting the trace failed", exc_info=True)
         return f"Could not export the trace: {type(exc).__name__}: {exc}"
 
 
-def _export(timings: Timings, command: str, error: BaseException | None, env: Mapping[str, str]) -> str | None:
+def _export(timings: Timings, command: str, failure: tuple[str, str] | None, env: Mapping[str, str]) -> str | None:
     from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
@@ -122,20 +138,36 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
     import time as _time
 
     end = _time.perf_counter()
+
+    def failed(span: Any, kind: str, message: str, at: float) -> None:
+        """The error status, ``error.type`` and an ``exception`` event with the short message."""
+        span.set_status(Status(StatusCode.ERROR, message or kind))
+        span.set_attribute("error.type", kind)
+        event = {"exception.type": kind}
+        if message:
+            event["exception.message"] = message
+        span.add_event("exception", event, timestamp=ns(at))
+
     root = tracer.start_span(f"ctl {command}", context=parent, start_time=ns(timings.started),
                              attributes={"ctl.command": command})
-    if error is not None:
-        root.set_status(Status(StatusCode.ERROR, type(error).__name__))
-        root.set_attribute("error.type", type(error).__name__)
-    with timings._lock:
-        spans, resources, rpcs = list(timings.spans), list(timings.resources), list(timings.rpcs)
-    containers = _containers(spans)
+    if failure is not None:
+        failed(root, *failure, end)
+    spans, resources, rpcs = timings.snapshot()
+    containers = _containers([s for s in spans if s.kind != DETAIL])
     opened: list[tuple[_Container, Any]] = []
     for c in containers:  # outermost first: each opens under the innermost one already open that holds it
         holder = next((s for k, s in reversed(opened) if k.holds(c.start, c.end) and k is not c), root)
         span = tracer.start_span(_SPAN_NAMES.get(c.name, c.name), context=trace.set_span_in_context(holder),
-                                 start_time=ns(c.start), attributes={"ctl.kind": c.kind})
+                                 start_time=ns(c.start), attributes={"ctl.kind": c.kind, **dict(c.attrs)})
+        if c.error:
+            failed(span, c.error, "", c.end)
         opened.append((c, span))
+    for d in (s for s in spans if s.kind == DETAIL):  # one module's loading, within ``parse``
+        holder = next((s for k, s in opened if k.name == _WITHIN.get(d.name)), None) or \
+            _innermost(opened, d.start, d.end, root)
+        span = tracer.start_span(d.name, context=trace.set_span_in_context(holder), start_time=ns(d.start),
+                                 attributes=dict(d.attrs))
+        span.end(end_time=ns(d.end))
     providers = {r.address: r.provider for r in resources if r.provider}
     resource_spans: list[tuple[ResourceTiming, Any]] = []
     for r in resources:
@@ -143,12 +175,12 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
         span = tracer.start_span(f"resource.{r.step}", context=trace.set_span_in_context(holder),
                                  start_time=ns(r.start), attributes=_resource_attributes(r, providers))
         if not r.ok:
-            span.set_status(Status(StatusCode.ERROR, r.error or "failed"))
+            failed(span, r.error or "failed", r.message, r.end)
         resource_spans.append((r, span))
     for call in rpcs:
-        # A call belongs to the resource step that made it: same thread, within its time. The apply
-        # reports its steps from the thread that records the state, not the one that called, so its
-        # calls sit under the apply phase.
+        # A call belongs to the resource step that made it: the same thread (the apply names the
+        # worker that ran each step), within its time; a call no step made (configuring a provider,
+        # looking up what an interrupted apply left) sits under the phase it ran in.
         holder = next((s for r, s in resource_spans if r.thread == call.thread and r.start - _SLACK <= call.start
                        and call.end <= r.end + _SLACK), None) or _innermost(opened, call.start, call.end, root)
         span = tracer.start_span(f"provider.{call.operation}", context=trace.set_span_in_context(holder),
@@ -157,8 +189,7 @@ def _export(timings: Timings, command: str, error: BaseException | None, env: Ma
                                              "ctl.provider": call.provider,
                                              "ctl.rpc.outcome": "failed" if call.error else "ok"})
         if call.error:
-            span.set_status(Status(StatusCode.ERROR, call.error))
-            span.set_attribute("error.type", call.error)
+            failed(span, call.error, "", call.end)
         span.end(end_time=ns(call.end))
     for r, span in resource_spans:
         span.end(end_time=ns(r.end))
@@ -227,7 +258,7 @@ def _containers(spans: list[Span]) -> list[_Container]:
     for s in spans:
         whole = part_of.get(s.name)
         if whole is None:
-            out.append(_Container(s.name, s.kind, s.start, s.end))
+            out.append(_Container(s.name, s.kind, s.start, s.end, s.attrs, s.error))
         elif whole in at:  # a part whose phase was not recorded (a saved plan's apply) is left out
             out.append(_Container(s.name, "phase", at[whole], at[whole] + (s.end - s.start)))
             at[whole] += s.end - s.start

@@ -57,13 +57,17 @@ resource "terraform_data" "inner" {
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
+def _need_mirror() -> None:
     if not (MIRROR / "registry.terraform.io" / "hashicorp" / "random").is_dir():
         reason = f"HashiCorp's providers are not at {MIRROR} (see its README)"
         if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    _need_mirror()
     project = Project(tmp_path)
     project.write(CONFIG)
     (tmp_path / "mod").mkdir()
@@ -95,7 +99,7 @@ def test_the_slowest_resource_heads_the_table_after_an_apply_and_a_plan(project:
     phases = [r[0] for r in rows if r[1] == "phase"]
     assert phases[0] == "load" and phases.index("plan") < phases.index("apply") < phases.index("persist")
     assert {" ".join(r[:3]) for r in rows if r[0] == "waiting"} == \
-        {"waiting on lock", "waiting on providers", "waiting on backend"}
+        {"waiting on lock", "waiting on providers", "waiting on backend", "waiting on cloud"}
 
     planned = project.ctl("plan", "--detailed-exitcode", env={"CTL_TIMINGS": "1"})
     assert planned.code == 0, planned
@@ -118,9 +122,10 @@ def test_the_json_ui_and_the_job_summary_carry_the_report(project: Project, tmp_
     assert (slowest["address"], slowest["step"], slowest["action"]) == ("time_sleep.slow", "apply", "create")
     assert slowest["seconds"] >= 1.5 and timings["total_seconds"] >= slowest["seconds"]
     assert next(p["name"] for p in timings["phases"]) == "load"
-    assert set(timings["waiting"]) == {"lock", "providers", "backend"}
+    assert set(timings["waiting"]) == {"lock", "providers", "backend", "cloud"}
     text = summary.read_text()
     assert "### Timings" in text and "| `time_sleep.slow` | apply create |" in text
+    assert all(f"| waiting on {kind} | wait |" in text for kind in ("lock", "providers", "backend", "cloud"))
 
     no_option = project.ok("plan", "--json", env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert '"type":"timings"' not in no_option.stdout
@@ -276,15 +281,15 @@ def test_an_apply_and_a_plan_are_each_one_trace_with_the_expected_tree(project: 
     def random_calls(operation: str) -> list[dict[str, Any]]:
         return [s for s in collector.named(f"provider.{operation}") if "hashicorp/random" in s["attrs"]["ctl.provider"]]
 
-    # Each provider call is a span: the plan's calls under the resource step that made them, the
-    # apply's (which plans once more before applying) under the apply.
+    # Each provider call is a span under the resource step that made it: the plan's under the
+    # resource's plan, the apply's (which plans once more before applying) under its apply.
     plan_calls = random_calls("PlanResourceChange")
-    assert {by_id[s["parent"]]["attrs"].get("ctl.resource.address") for s in plan_calls
-            if collector.parent_name(s) == "resource.plan"} == {"random_pet.name"}
-    assert {collector.parent_name(s) for s in plan_calls} <= {"resource.plan", "apply", "resource.apply"}
+    assert {(collector.parent_name(s), by_id[s["parent"]]["attrs"]["ctl.resource.address"]) for s in plan_calls} \
+        == {("resource.plan", "random_pet.name"), ("resource.apply", "random_pet.name")}
     (create,) = random_calls("ApplyResourceChange")
     assert create["attrs"]["rpc.system"] == "grpc" and create["attrs"]["ctl.rpc.outcome"] == "ok"
-    assert collector.parent_name(create) in ("apply", "resource.apply")
+    assert collector.parent_name(create) == "resource.apply"
+    assert by_id[create["parent"]]["attrs"]["ctl.resource.address"] == "random_pet.name"
     assert not any(SECRET.encode() in raw for raw in collector.raw)
 
     collector.spans.clear()
@@ -310,21 +315,32 @@ def test_a_failed_command_is_a_trace_marked_as_failed(project: Project, collecto
 
 
 def test_an_unreachable_collector_costs_at_most_its_timeout_and_one_warning(project: Project) -> None:
+    """A port nobody listens on, and one that takes connections but never answers (over HTTP and
+    gRPC): the run succeeds, with one warning, no later than the exporter's timeout allows."""
     import socket
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        refused = s.getsockname()[1]
+    silent = socket.socket()  # the kernel takes the connections; nobody ever reads or answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)
     started = time.monotonic()
     project.ok("plan")
     baseline = time.monotonic() - started
-    started = time.monotonic()
-    planned = project.ok("plan", env={"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
-                                      "OTEL_EXPORTER_OTLP_TIMEOUT": "2"})
-    took = time.monotonic() - started
-    assert took < baseline + 2 + 3, (took, baseline)
-    warnings = [line for line in planned.stderr.splitlines() if "trace" in line.lower()]
-    assert len(warnings) == 1 and f"127.0.0.1:{port}" in warnings[0], planned
+    try:
+        for port, protocol in ((refused, "http/protobuf"), (silent.getsockname()[1], "http/protobuf"),
+                               (silent.getsockname()[1], "grpc")):
+            started = time.monotonic()
+            planned = project.ok("plan", env={"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+                                              "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+                                              "OTEL_EXPORTER_OTLP_TIMEOUT": "2"})
+            took = time.monotonic() - started
+            assert took < baseline + 2 + 3, (protocol, port, took, baseline)
+            warnings = [line for line in planned.stderr.splitlines() if "trace" in line.lower()]
+            assert len(warnings) == 1 and f"127.0.0.1:{port}" in warnings[0], planned
+    finally:
+        silent.close()
 
 
 def test_with_tracing_off_the_sdk_is_not_even_imported(project: Project) -> None:
@@ -370,22 +386,120 @@ def test_the_collector_receives_the_span_tree_of_an_apply(project: Project, tmp_
     assert not any(SECRET in line for line in collector.raw)
 
 
-def test_the_state_operations_of_a_remote_backend_are_spans(tmp_path: Path, moto_server_clean: Any) -> None:
-    """An S3 backend (on moto): taking the lock, reading and writing the state are spans of the trace."""
-    from tests.e2e.test_e2e_backends import project_for, s3_remote
+FAILING = """
+resource "local_file" "bad" {
+  filename = "${path.module}/mod"
+  content  = var.token
+}
+"""
 
+
+def test_the_collector_receives_the_span_tree_of_a_plan_and_an_apply_with_a_module_a_plugin_and_s3(
+        tmp_path: Path, moto_server_clean: Any) -> None:
+    """One configuration with a module, HashiCorp's random provider as a plugin and its state in S3
+    (on moto): the spans the collector's file export holds have the expected parents, names and
+    attributes, for an apply, a locked plan, and an apply that fails, none of them with the secret."""
+    from tests.e2e.test_e2e_backends import project_for, s3_remote
+    from tests.otel_collector import running
+
+    _need_mirror()
     remote = s3_remote(moto_server_clean)
-    project = project_for(tmp_path / "app", remote, 'resource "terraform_data" "a" {\n  input = "x"\n}\n')
-    project.ok("init", *remote.init_args)
-    collector = _Collector()
-    try:
-        project.ok("apply", "--auto-approve", env=_otel(collector))
-    finally:
-        collector.close()
+    app = project_for(tmp_path / "app", remote, TRACED_CONFIG)
+    (app.root / "mod").mkdir()
+    app.write(MODULE, "mod/main.tf")
+    app.ok("init", "-plugin-dir", str(MIRROR), *remote.init_args)
+    with running(tmp_path) as collector:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.http_endpoint, "OTEL_SERVICE_NAME": "infra-pipeline"}
+        app.ok("apply", "--auto-approve", env=env)
+        applied = collector.wait_for("ctl apply")
+        timed = app.ok("plan", "--lock", "--timings", env=env)
+        planned = [s for s in collector.wait_for("ctl plan") if s["trace"] != applied[0]["trace"]]
+        app.write(TRACED_CONFIG + FAILING)
+        failed = app.ctl("apply", "--auto-approve", env=env)
+        assert failed.code == 1 and "Traceback" not in failed.output, failed
+        spans = collector.wait_for("ctl apply", count=2)
+        seen = {s["trace"] for s in applied}
+        failing = [s for s in spans if s["trace"] not in seen and s["trace"] != planned[0]["trace"]]
     assert remote.state()["resources"]
-    assert len(collector.named("ctl apply")) == 1
-    assert {collector.parent_name(s) for s in collector.named("state.lock")} == {"ctl apply"}
-    assert {collector.parent_name(s) for s in collector.named("state.read")} == {"ctl apply"}
-    assert {collector.parent_name(s) for s in collector.named("state.write")} == {"persist"}
-    (write,) = collector.named("state.write")
-    assert write["attrs"]["ctl.kind"] == "backend" and write["end"] > write["start"]
+    assert not any(SECRET in line for line in collector.raw)
+
+    # The plan's report: the S3 requests (lock, read, unlock) are time waiting on the cloud, part of the
+    # time waiting on the backend and the lock.
+    waited = {r[2]: float(r[-1].rstrip("s")) for r in _rows(timed.stderr) if r[0] == "waiting"}
+    assert 0 < waited["cloud"] <= waited["backend"] + waited["lock"], timed.stderr
+
+    # The apply: phases and state operations under the root, each module's loading under parse.
+    tree = _Tree(applied)
+    (root,) = tree.named("ctl apply")
+    assert tree.children(root) >= {"load", "state.lock", "state.read", "plan", "policy", "apply", "persist",
+                                    "state.unlock"}
+    modules = {s["attrs"].get("ctl.module", ""): s for s in tree.named("load.module")}
+    assert set(modules) == {"", "module.m"} and {tree.parent(s)["name"] for s in modules.values()} == {"parse"}
+    assert (modules[""]["attrs"]["ctl.module.dir"], modules[""]["attrs"]["ctl.module.files"]) == (".", "2")
+    assert (modules["module.m"]["attrs"]["ctl.module.dir"], modules["module.m"]["attrs"]["ctl.module.files"]) == \
+        ("mod", "1")
+    for name, parent in (("state.lock", "ctl apply"), ("state.read", "ctl apply"), ("state.write", "persist"),
+                         ("state.unlock", "ctl apply")):
+        (op,) = tree.named(name)
+        assert tree.parent(op)["name"] == parent, name
+        assert (op["attrs"]["ctl.backend"], op["attrs"]["ctl.workspace"]) == ("s3", "default"), name
+        assert op["status"] == 0, name
+
+    # Each resource's plan under diff, its apply under apply, each provider call under its step.
+    steps = {(s["name"], s["attrs"]["ctl.resource.address"]): s for s in tree.named("resource.plan", "resource.apply")}
+    assert {tree.parent(s)["name"] for (step, _), s in steps.items() if step == "resource.plan"} == {"diff"}
+    assert {tree.parent(s)["name"] for (step, _), s in steps.items() if step == "resource.apply"} == {"apply"}
+    pet = steps[("resource.apply", "random_pet.name")]["attrs"]
+    assert (pet["ctl.resource.action"], pet["ctl.resource.outcome"]) == ("create", "ok")
+    assert pet["ctl.provider"].endswith('registry.terraform.io/hashicorp/random"]')
+    inner = steps[("resource.apply", "module.m.terraform_data.inner")]["attrs"]
+    assert (inner["ctl.module"], inner["ctl.resource.action"]) == ("module.m", "create")
+    calls = [s for s in applied if s["name"].startswith("provider.") and "hashicorp/random" in s["attrs"]["ctl.provider"]]
+    (create,) = [s for s in calls if s["name"] == "provider.ApplyResourceChange"]
+    assert (tree.parent(create)["name"], tree.parent(create)["attrs"]["ctl.resource.address"]) == \
+        ("resource.apply", "random_pet.name")
+    assert (create["attrs"]["rpc.system"], create["attrs"]["ctl.rpc.outcome"]) == ("grpc", "ok")
+    plans = [tree.parent(s) for s in calls if s["name"] == "provider.PlanResourceChange"]
+    assert {(p["name"], p["attrs"].get("ctl.resource.address")) for p in plans} == \
+        {("resource.plan", "random_pet.name"), ("resource.apply", "random_pet.name")}
+
+    # The locked plan: the lock, the read and the unlock in S3; each refresh's read under its step.
+    tree = _Tree(planned)
+    (root,) = tree.named("ctl plan")
+    assert tree.children(root) >= {"load", "state.lock", "state.read", "plan", "policy", "state.unlock"}
+    assert "apply" not in {s["name"] for s in planned} and not tree.named("state.write")
+    assert {s["attrs"]["ctl.backend"] for s in tree.named("state.lock", "state.read", "state.unlock")} == {"s3"}
+    refreshed = tree.named("resource.refresh")
+    assert len(refreshed) == 4 and {tree.parent(s)["name"] for s in refreshed} == {"refresh"}
+    (read,) = [s for s in planned if s["name"] == "provider.ReadResource" and "hashicorp/random" in s["attrs"]["ctl.provider"]]
+    assert tree.parent(read)["attrs"]["ctl.resource.address"] == "random_pet.name"
+
+    # The failed apply: the root and the failed step in error, with the message the user saw, masked.
+    tree = _Tree(failing)
+    (root,) = tree.named("ctl apply")
+    assert root["status"] == 2  # STATUS_CODE_ERROR
+    assert (root["attrs"]["error.type"], root["message"]) == ("ApplyFailed", "1 operation failed: local_file.bad")
+    (step,) = [s for s in tree.named("resource.apply") if s["attrs"]["ctl.resource.address"] == "local_file.bad"]
+    assert step["status"] == 2 and step["attrs"]["ctl.resource.outcome"] == "failed"
+    (event,) = step["events"]
+    assert event["name"] == "exception" and event["attrs"]["exception.type"] == step["attrs"]["error.type"]
+    message = event["attrs"]["exception.message"]
+    assert message and message == step["message"] and "\n" not in message
+    assert message in failed.output  # the first line of what the user was shown
+
+
+class _Tree:
+    """The spans of one trace, by name and by parent."""
+
+    def __init__(self, spans: list[dict[str, Any]]) -> None:
+        self.spans = spans
+        self.by_id = {s["id"]: s for s in spans}
+
+    def named(self, *names: str) -> list[dict[str, Any]]:
+        return [s for s in self.spans if s["name"] in names]
+
+    def parent(self, span: dict[str, Any]) -> dict[str, Any]:
+        return self.by_id.get(span["parent"], {"name": "<outside>", "attrs": {}})
+
+    def children(self, span: dict[str, Any]) -> set[str]:
+        return {s["name"] for s in self.spans if s["parent"] == span["id"]}

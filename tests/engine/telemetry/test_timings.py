@@ -13,7 +13,7 @@ import pytest
 
 from engine.operations import RunOptions, apply_run, plan_only
 from engine.plan.planner import PlanOptions
-from engine.telemetry.timings import BACKEND, LOCK, PROVIDERS, Timings, enabled, entered
+from engine.telemetry.timings import BACKEND, LOCK, PROVIDERS, Timings, enabled, entered, short_message
 
 
 def test_events_are_passed_on_and_their_elapsed_time_recorded() -> None:
@@ -150,3 +150,56 @@ def test_a_plan_and_an_apply_time_every_resource_once_and_every_phase(tmp_path: 
     assert {(r.address, r.step) for r in again.resources} == \
         {(a, s) for a in addresses for s in ("refresh", "plan")}
     assert "apply" not in again.report().phases
+
+    # The trace's material: each module's loading, and every state operation with its backend and workspace.
+    spans, resources, _ = timings.snapshot()
+    loads = {dict(s.attrs).get("ctl.module", ""): dict(s.attrs) for s in spans if s.name == "load.module"}
+    assert loads == {"": {"ctl.module.dir": ".", "ctl.module.files": 1},
+                     "module.m": {"ctl.module": "module.m", "ctl.module.dir": "mod", "ctl.module.files": 1}}
+    state_ops = [(s.name, dict(s.attrs)) for s in spans if s.name.startswith("state.")]
+    assert [name for name, _ in state_ops] == ["state.lock", "state.read", "state.write", "state.unlock"]
+    assert all(attrs == {"ctl.backend": "local", "ctl.workspace": "default"} for _, attrs in state_ops)
+    # The apply names the worker that ran each step, not the thread that records the state.
+    applied = {r.thread for r in resources if r.step == "apply"}
+    assert threading.get_ident() not in applied
+
+
+def test_leaving_the_lock_is_timed_too_when_named() -> None:
+    timings = Timings()
+
+    @contextmanager
+    def slow_to_leave() -> Iterator[None]:
+        yield
+        time.sleep(0.05)
+
+    attrs = (("ctl.backend", "s3"), ("ctl.workspace", "dev"))
+    with entered(timings, LOCK, slow_to_leave(), "state.lock", attrs=attrs, leaving="state.unlock"):
+        pass
+    (lock, unlock) = timings.spans
+    assert (lock.name, unlock.name) == ("state.lock", "state.unlock") and unlock.attrs == attrs
+    assert unlock.end - unlock.start >= 0.05 and timings.waits[LOCK] >= 0.05
+
+
+def test_a_failed_step_keeps_its_short_message_and_the_worker_that_ran_it() -> None:
+    timings = Timings()
+    observe = timings.events(None)
+    observe("apply_errored", "aws_s3_bucket.b", {"elapsed": 1.0, "action": "create", "thread": 42,
+                                                "error": "aws_s3_bucket.b: BucketAlreadyExists\nthe whole answer …",
+                                                "error_type": "AdapterError"})
+    (r,) = timings.resources
+    assert (r.ok, r.error, r.message, r.thread) == (False, "AdapterError", "aws_s3_bucket.b: BucketAlreadyExists", 42)
+    assert short_message("x" * 500) == "x" * 199 + "…"
+
+
+def test_the_journal_of_an_apply_is_time_waiting_on_the_backend(tmp_path: Path) -> None:
+    """Each operation's intent and result are written to the journal as it runs: storage time, summed
+    without a span each (an apply of thousands of resources would send thousands)."""
+    (tmp_path / "main.tf").write_text("".join(f'resource "terraform_data" "r{i}" {{\n  input = "{i}"\n}}\n'
+                                              for i in range(20)))
+    timings = Timings()
+    _plan, result = apply_run(RunOptions(root=tmp_path, plan=PlanOptions(timings=timings), policy=None),
+                              saved_plan=None, confirm=lambda _p: True)
+    assert result is not None and result.ok
+    traced = sum(s.end - s.start for s in timings.spans if s.kind == BACKEND)
+    assert timings.waits[BACKEND] > traced > 0  # the reads and writes, and the journal beside them
+    assert {s.name for s in timings.spans if s.kind == BACKEND} == {"state.read", "state.write"}
