@@ -56,7 +56,8 @@ class ProviderErrors(AdapterError):
         self._place = place = _Place(resource, address) if address is not None and resource is not None else None
         summary = safe_text(first.summary, secrets)
         if place is None:
-            summary = f"{what}: {describe(first, secrets)}"
+            # The error's address is printed before it (``ADDRESS: summary``): not named twice.
+            summary = describe(first, secrets) if what == address else f"{what}: {describe(first, secrets)}"
         AdapterError.__init__(self, summary, address=address, hint=HINT)
         self._what = what
         self._errors = errors
