@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.model import Module
-from engine.drift.adopt import MASK, Edit, Note, computed_only, display, raw, shown, variable_sources
-from engine.drift.detect import AttributeDrift, ObjectDrift
+from engine.drift.detect import MASK, AttributeDrift, ObjectDrift
+from engine.drift.edits import Edit, Note, computed_only, display, raw, shown, variable_sources
 from engine.drift.json_edit import Node, insertion, is_template, member_line, parse, resource_bodies
 from engine.plan.model import ResourceChange
 
