@@ -25,8 +25,8 @@ from typing import Any
 from tree_sitter import Node, Range
 
 from engine.lang import ast
+from engine.lang.file_parts import LONG_LITERAL, PART_BYTES, scan
 from engine.lang.hcl_expressions import ExpressionConverter
-from engine.lang.file_parts import LONG_LITERAL, scan
 from engine.lang.hcl_tree import _parseable, _parser
 from engine.lang.literals import decode_utf8, nfc
 from engine.lang.syntax import Attribute, Block, Body
@@ -43,7 +43,7 @@ def parse_hcl_file(src: bytes, filename: str) -> Body:
     A file over ``LONG_LITERAL`` bytes is parsed in parts (``engine.lang.file_parts``), one tree
     at a time, so memory follows the file's size with a small constant however it is laid out.
     """
-    _check_size(src, filename)
+    check_hcl_size(src, filename)
     parts = hcl_parts(src)
     if parts is None:
         return _parse_whole(src, filename)
@@ -92,11 +92,12 @@ class Part:
         return cls(int(start), int(end), tuple((a, b, c, d, e, f) for a, b, c, d, e, f in ranges))
 
 
-def hcl_parts(src: bytes) -> list[Part] | None:
-    """The parts to parse ``src`` in, or None for a file small enough to parse whole as it is."""
-    if len(src) <= LONG_LITERAL:
+def hcl_parts(src: bytes, part_bytes: int = PART_BYTES, long_literal: int = LONG_LITERAL) -> list[Part] | None:
+    """The parts to parse ``src`` in (about ``part_bytes`` each, without the inside of literals
+    over ``long_literal`` bytes), or None for a file small enough to parse whole as it is."""
+    if len(src) <= min(part_bytes, long_literal):
         return None
-    found = scan(src)
+    found = scan(src, part_bytes, long_literal)
     if len(found.cuts) == 2 and not found.skipped:
         return None
     points: dict[int, tuple[int, int]] = {}
@@ -157,8 +158,8 @@ def join_parts(bodies: list[Body], src: bytes, filename: str) -> Body:
                 dupes.append((attributes[name], attr))
             else:
                 attributes[name] = attr
-    first = as_range(bodies[0]._rng).byte_span()[0] if bodies else 0
-    last = as_range(bodies[-1]._rng).byte_span()[1] if bodies else 0
+    spans = [as_range(body._rng).byte_span() for body in bodies if body.attributes or body.blocks]
+    first, last = (spans[0][0], spans[-1][1]) if spans else (0, 0)  # a part of comments has no items
     return Body(attributes, blocks, packed_in(SourceText(filename, src), first, last), dupes)
 
 
@@ -192,7 +193,8 @@ def _parseable_file(src: bytes) -> bytes:
     return parseable
 
 
-def _check_size(src: bytes, filename: str) -> None:
+def check_hcl_size(src: bytes, filename: str) -> None:
+    """The opt-in ceiling of ``CTL_MAX_HCL_FILE_MB``, when one is set."""
     limit = max_hcl_file_bytes()
     if limit and len(src) > limit:
         start = Pos(1, 1, 0)
