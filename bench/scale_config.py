@@ -140,6 +140,27 @@ output "last_tags" {{
     return {"files": files, "bytes": size}
 
 
+def generate_literal(directory: Path, size: int, kind: str) -> int:
+    """Write one ``main.tf`` that is one local of ``size`` bytes of text, as a heredoc or as a quoted
+    string with an escaped newline on every line, and an output of its length; returns the bytes."""
+    directory.mkdir(parents=True)
+    line = "abcdefghij" * 7
+    lines = size // (len(line) + 1)
+    with (directory / "main.tf").open("w") as out:
+        if kind == "heredoc":
+            out.write("locals {\n  big = <<EOT\n")
+            for _ in range(lines):
+                out.write(line + "\n")
+            out.write("EOT\n}\n")
+        else:
+            out.write('locals {\n  big = "')
+            for _ in range(lines):
+                out.write(line + "\\n")
+            out.write('"\n}\n')
+        out.write('\noutput "length" {\n  value = length(local.big)\n}\n')
+    return (directory / "main.tf").stat().st_size
+
+
 _CHILD = """\
 variable "name" {
   type = string
