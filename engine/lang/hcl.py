@@ -46,7 +46,7 @@ def parse_hcl_file(src: bytes, filename: str) -> Body:
     check_hcl_size(src, filename)
     parts = hcl_parts(src)
     if parts is None:
-        return _parse_whole(src, filename)
+        return parse_hcl_whole(src, filename)
     bodies: list[Body] = []
     problems: list[Diagnostic] = []
     for part in parts:
@@ -59,7 +59,7 @@ def parse_hcl_file(src: bytes, filename: str) -> Body:
     return join_parts(bodies, src, filename)
 
 
-def _parse_whole(src: bytes, filename: str) -> Body:
+def parse_hcl_whole(src: bytes, filename: str) -> Body:
     """The file read as one tree, as the grammar reads it, without leaving any literal out."""
     decode_utf8(src, filename)
     tree = _parser().parse(_parseable(src))
@@ -158,7 +158,7 @@ def join_parts(bodies: list[Body], src: bytes, filename: str) -> Body:
                 dupes.append((attributes[name], attr))
             else:
                 attributes[name] = attr
-    spans = [as_range(body._rng).byte_span() for body in bodies if body.attributes or body.blocks]
+    spans = [body.rng.byte_span() for body in bodies if body.attributes or body.blocks]
     first, last = (spans[0][0], spans[-1][1]) if spans else (0, 0)  # a part of comments has no items
     return Body(attributes, blocks, packed_in(SourceText(filename, src), first, last), dupes)
 
@@ -169,7 +169,7 @@ def parts_failed(src: bytes, filename: str, problems: list[Diagnostic]) -> Diagn
     where a part was cut wrongly; a larger one reports each part's first error."""
     if len(src) <= WHOLE_FILE_BYTES:
         try:
-            _parse_whole(src, filename)
+            parse_hcl_whole(src, filename)
         except DiagnosticsError as err:
             return err
     return DiagnosticsError(problems)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from engine.config.syntax import Body
 from engine.lang.file_parts import scan
-from engine.lang.hcl import _parse_whole, hcl_parts, join_parts, parse_hcl_file, parse_hcl_part
+from engine.lang.hcl import Part, hcl_parts, join_parts, parse_hcl_file, parse_hcl_part, parse_hcl_whole
 from engine.lang.syntax_codec import encode_body
 from vocab.errors import DiagnosticsError
 
@@ -34,7 +35,7 @@ def _text(n: int) -> bytes:
             + "".join(_resource(i) for i in range(n // 2, n))).encode()
 
 
-def _parts_body(src: bytes, part_bytes: int, long_literal: int = 1 << 20):  # type: ignore[no-untyped-def]
+def _parts_body(src: bytes, part_bytes: int, long_literal: int = 1 << 20) -> tuple[list[Part], Body]:
     parts = hcl_parts(src, part_bytes, long_literal)
     assert parts is not None and len(parts) > 1
     return parts, join_parts([parse_hcl_part(src, "main.tf", p) for p in parts], src, "main.tf")
@@ -46,7 +47,7 @@ def test_parts_give_the_tree_the_whole_file_gives(part_bytes: int) -> None:
     parts, body = _parts_body(src, part_bytes)
     for part in parts[1:]:
         assert src[part.start - 1 : part.start] == b"\n"  # cut at line starts only
-    assert encode_body(body, "main.tf") == encode_body(_parse_whole(src, "main.tf"), "main.tf")
+    assert encode_body(body, "main.tf") == encode_body(parse_hcl_whole(src, "main.tf"), "main.tf")
     assert len(body.blocks) == 40 + 3
 
 
@@ -78,7 +79,7 @@ def test_an_error_in_a_late_part_is_reported_at_its_line_and_column_in_the_file(
     with pytest.raises(DiagnosticsError) as part_error:
         parse_hcl_part(src, "main.tf", late)
     with pytest.raises(DiagnosticsError) as whole_error:
-        _parse_whole(src, "main.tf")
+        parse_hcl_whole(src, "main.tf")
     assert str(part_error.value.range) == str(whole_error.value.range)
     assert str(part_error.value.range) == f"main.tf:{target + 1}:12"
     assert 'unexpected ")"' in str(part_error.value)
@@ -94,7 +95,7 @@ def test_a_long_literal_is_read_from_the_file_not_the_parser() -> None:
     parts = hcl_parts(src, 1 << 20, 1024)
     assert parts is not None
     joined = join_parts([parse_hcl_part(src, "main.tf", p) for p in parts], src, "main.tf")
-    assert encode_body(joined, "main.tf") == encode_body(_parse_whole(src, "main.tf"), "main.tf")
+    assert encode_body(joined, "main.tf") == encode_body(parse_hcl_whole(src, "main.tf"), "main.tf")
     attributes = joined.blocks[0].body.attributes
     assert attributes["h"].expr.value == "plain heredoc text\n" * 4000  # type: ignore[attr-defined]
     line = src.count(b"\n", 0, src.index(b"  after")) + 1
@@ -109,7 +110,7 @@ def test_a_long_literal_is_read_from_the_file_not_the_parser() -> None:
 def test_a_broken_long_literal_is_still_the_parsers_error(literal: str) -> None:
     src = f'locals {{\n  a = {literal}\n}}\n'.encode()
     with pytest.raises(DiagnosticsError) as whole:
-        _parse_whole(src, "main.tf")
+        parse_hcl_whole(src, "main.tf")
     with pytest.raises(DiagnosticsError) as parsed:
         parse_hcl_file(src, "main.tf")
     assert str(parsed.value.range) == str(whole.value.range)
