@@ -16,9 +16,9 @@ import pytest
 import engine.config.loader as loader
 from engine.config.loader import load_config
 from engine.config.parse_cache import CACHE_DIR
-from engine.config.syntax import Body
 from engine.lang.file_parts import PART_BYTES
 from engine.lang.hcl import Part, hcl_parts
+from engine.lang.syntax import Body
 from vocab.limits import MAX_NESTING, raise_recursion_limit
 
 MakeConfig = Callable[[dict[str, str]], Path]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.config.syntax import Body
 from engine.lang.file_parts import scan
 from engine.lang.hcl import Part, hcl_parts, join_parts, parse_hcl_file, parse_hcl_part, parse_hcl_whole
+from engine.lang.syntax import Body
 from engine.lang.syntax_codec import encode_body
 from vocab.errors import DiagnosticsError
 
