@@ -19,6 +19,7 @@ from engine.config.parse_cache import CACHE_DIR
 from engine.lang.file_parts import PART_BYTES
 from engine.lang.hcl import Part, hcl_parts
 from engine.lang.syntax import Body
+from tests.e2e.helpers import Project
 from vocab.limits import MAX_NESTING, raise_recursion_limit
 
 MakeConfig = Callable[[dict[str, str]], Path]
@@ -121,3 +122,15 @@ def test_unbalanced_braces_in_a_large_file_end_in_the_parsers_error(make_config:
     _, diags = load_config(root)
     errors = diags.errors()
     assert errors and all(d.range is not None and d.range.start.line >= line for d in errors), [str(d) for d in errors]
+
+
+def test_a_huge_count_late_in_a_large_file_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Through the real ``ctl``: the file is parsed in parts, and the count is refused where it is."""
+    text = _main(2000)
+    line = text.count("\n") + 2
+    project = Project(tmp_path)
+    project.write(text + 'resource "terraform_data" "x" {\n  count = 1000000000\n}\n')
+    result = project.ctl("validate", "-no-color", timeout=300)
+    assert result.code == 1, str(result)
+    assert f"main.tf:{line}:11: Too many instances for count" in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
