@@ -28,12 +28,20 @@ ctl on copies of the same files: both times and their ratio. Terraform cannot ru
 (it arrived in 1.4) and any other resource would need a provider download, so this is the fair
 comparison available offline.
 
+Then the layouts code generators write (``--layouts``, default ``split,single,json``): the same N
+resources as one ``main.tf`` and as one ``main.tf.json`` beside the split files, each validated on a
+fresh directory, validated again (parse cache) and planned; and a file that is one huge literal
+(``--literal-mb``, default 50: a heredoc, and a quoted string with an escape on every line). For
+each, peak RSS and the bytes of peak over the baseline (``ctl validate`` of a one-line
+configuration) per byte of input.
+
 This machine's speed moves by up to a half from one minute to the next, so ``--repeat N`` runs each
 step N times on each size and counts its median run, and before each round a fixed
 piece of pure-Python work is timed (``reference_s``): it shows which phase the machine was in.
 
 Run: ``python bench/scale.py [--sizes 10000,25000] [--skip-apply] [--lang-size N] [--no-terraform]
-[--repeat N] [--keep DIR] [--json]`` (exit status 0 always: this is a benchmark, not a test).
+[--repeat N] [--keep DIR] [--json] [--layouts split,single,json] [--layout-sizes 10000,50000]
+[--literal-mb 50] [--no-lifecycle]`` (exit status 0 always: this is a benchmark, not a test).
 """
 
 from __future__ import annotations
@@ -50,8 +58,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scale_config import generate_language, generate_resources
-from scale_report import COMMANDS, LABELS, goals, own_peak_mb, report
+from scale_config import generate_language, generate_literal, generate_resources
+from scale_report import COMMANDS, LABELS, goals, layout_table, own_peak_mb, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -247,6 +255,58 @@ def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: floa
     return rows, references
 
 
+LAYOUT_STEPS: list[tuple[str, list[str]]] = [
+    ("validate", ["validate"]),  # from an empty parse cache
+    ("revalidate", ["validate"]),
+    ("plan", ["plan", "--out", "plan.bin"]),
+]
+
+
+def baseline_mb(base: Path, timeout: float) -> float:
+    """Peak RSS of ``ctl validate`` on a one-line configuration: what every command costs anyway."""
+    directory = base / "baseline"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "main.tf").write_text('output "o" {\n  value = 1\n}\n')
+    return float(run([*_ctl(), "-C", str(directory), "validate"], directory, timeout=timeout)["rss_mb"])
+
+
+def layouts(base: Path, sizes: list[int], names: list[str], literal_mb: int, timeout: float,
+            repeat: int = 1) -> list[dict[str, Any]]:
+    """The same resources in each layout, and the huge-literal files: one row each, with the steps
+    of ``LAYOUT_STEPS`` (median of ``repeat`` runs) and the input's size."""
+    rows: list[dict[str, Any]] = []
+    todo: list[tuple[dict[str, Any], Path, list[tuple[str, list[str]]]]] = []
+    for n in sizes:
+        for name in names:
+            directory = base / f"{name}{n}"
+            if directory.exists():
+                shutil.rmtree(directory)
+            info = generate_resources(directory, n, name)
+            row = {"layout": name, "n": n, "files": info["files"], "config_mb": info["bytes"] / 1e6}
+            rows.append(row)
+            todo.append((row, directory, LAYOUT_STEPS))
+    if literal_mb:
+        for kind in ("heredoc", "string"):
+            directory = base / f"literal-{kind}"
+            if directory.exists():
+                shutil.rmtree(directory)
+            size = generate_literal(directory, literal_mb * 1024 * 1024, kind)
+            row = {"layout": f"{literal_mb} MB {kind}", "n": 0, "files": 1, "config_mb": size / 1e6}
+            rows.append(row)
+            todo.append((row, directory, LAYOUT_STEPS[:2]))
+    for row, directory, steps in todo:
+        for name, args in steps:
+            done = []
+            for _ in range(repeat):
+                if name == "validate":
+                    shutil.rmtree(directory / ".ctl" / "cache" / "parse", ignore_errors=True)
+                result = run([*_ctl(), "-C", str(directory), *args], directory, timeout=timeout)
+                result["ok"] = result["exit"] == 0
+                done.append(result)
+            row[name] = median_run(done)
+    return rows
+
+
 def language(base: Path, size: int, timeout: float) -> dict[str, Any]:
     """Terraform 1.0.3 and ctl planning the same resource-free configuration."""
     terraform = _terraform()
@@ -304,6 +364,11 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="runs of each step on each size; the median counts (default: %(default)s)",
     )
+    ap.add_argument("--layouts", default="split,single,json",
+                    help="layouts of the layout table: split, single (.tf), json (.tf.json); empty for none")
+    ap.add_argument("--layout-sizes", default="10000,50000", help="resource counts of the layout table")
+    ap.add_argument("--literal-mb", type=int, default=50, help="size of the huge-literal files (0: none)")
+    ap.add_argument("--no-lifecycle", action="store_true", help="only the layout table")
     ap.add_argument(
         "--timeout",
         type=float,
@@ -318,23 +383,32 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     references: list[float] = []
     lang: dict[str, Any] | None = None
+    layout_rows: list[dict[str, Any]] = []
+    baseline = 0.0
     try:
         directories, infos = [], []
-        for n in sizes:
+        for n in [] if args.no_lifecycle else sizes:
             directory = base / f"n{n}"
             if directory.exists():
                 shutil.rmtree(directory)
             infos.append(generate_resources(directory, n))
             directories.append((directory, n))
-        rows, references = measure(
-            directories, args.skip_apply, args.timeout, progress=not args.json, repeat=max(1, args.repeat)
-        )
+        if directories:
+            rows, references = measure(
+                directories, args.skip_apply, args.timeout, progress=not args.json, repeat=max(1, args.repeat)
+            )
         for row, info, (directory, _) in zip(rows, infos, directories, strict=True):
             row.update(files=info["files"], config_mb=info["bytes"] / 1e6)
             if args.keep:
                 row["dir"] = str(directory)
-        if not args.no_terraform:
+        if not args.no_terraform and not args.no_lifecycle:
             lang = language(base, max(1, args.lang_size), args.timeout)
+        names = [x for x in args.layouts.split(",") if x.strip()]
+        layout_sizes = [int(x.replace("_", "")) for x in args.layout_sizes.split(",") if x.strip()]
+        if names or args.literal_mb:
+            baseline = baseline_mb(base, args.timeout)
+            layout_rows = layouts(base, layout_sizes if names else [], names, args.literal_mb, args.timeout,
+                                  repeat=max(1, args.repeat))
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -346,10 +420,15 @@ def main(argv: list[str] | None = None) -> int:
             "cores": os.cpu_count(),
             "own_peak_mb": own_peak_mb(),
             "reference_s": references,
+            "layouts": layout_rows,
+            "baseline_mb": baseline,
         }
         print(json.dumps(doc, indent=2))
         return 0
-    report(rows, lang, references)
+    if rows:
+        report(rows, lang, references)
+    if layout_rows:
+        print(layout_table(layout_rows, baseline))
     return 0
 
 

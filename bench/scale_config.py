@@ -18,6 +18,7 @@ language-only one, through Terraform 1.0.3:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 RESOURCES_PER_FILE = 250
@@ -61,14 +62,35 @@ resource "terraform_data" "{name}" {{
 """
 
 
-def generate_resources(directory: Path, n: int) -> dict[str, int]:
+def _resource_json(i: int) -> dict[str, object]:
+    """The same resource as ``_resource``, as a ``.tf.json`` block body."""
+    value: dict[str, object] = {
+        "name": f"${{local.prefix}}-{i}",
+        "tags": {"team": "${var.team}", "idx": f"{i}"},
+        "ports": [80, 443],
+    }
+    if i % CHAIN_EVERY == 0 and i >= CHAIN_EVERY:
+        value["previous"] = f"${{terraform_data.r{i - CHAIN_EVERY:06}.output.name}}"
+    return {"input": value}
+
+
+LAYOUTS = ("split", "single", "json")
+
+
+def generate_resources(directory: Path, n: int, layout: str = "split") -> dict[str, int]:
     """Write ``n`` resources to ``directory``; returns the file count and total bytes.
 
-    Each file is written as soon as it is built: the benchmark's own peak RSS must stay small,
-    because a child started with ``vfork`` inherits it as the floor of its ``ru_maxrss``.
+    ``layout`` is how a code generator might lay them out: ``split`` in files of 250 resources,
+    ``single`` in one ``main.tf``, ``json`` in one ``main.tf.json`` (as cdktf writes). The variables,
+    locals and outputs are the same in each.
+
+    Each file is written as it is built: the benchmark's own peak RSS must stay small, because a
+    child started with ``vfork`` inherits it as the floor of its ``ru_maxrss``.
     """
     if n < 1:
         raise ValueError("the configuration needs at least one resource")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
     directory.mkdir(parents=True)
     files, size = 0, 0
 
@@ -78,14 +100,8 @@ def generate_resources(directory: Path, n: int) -> dict[str, int]:
         (directory / name).write_bytes(data)
         files, size = files + 1, size + len(data)
 
-    write("main.tf", _RESOURCE_HEADER)
-    for start in range(0, n, RESOURCES_PER_FILE):
-        stop = min(n, start + RESOURCES_PER_FILE)
-        write(f"r{start // RESOURCES_PER_FILE:04}.tf", "\n".join(_resource(i) for i in range(start, stop)))
     last_chained = (n - 1) // CHAIN_EVERY * CHAIN_EVERY
-    write(
-        "outputs.tf",
-        f"""\
+    outputs = f"""\
 output "first" {{
   value = terraform_data.r000000.output
 }}
@@ -97,9 +113,52 @@ output "last_chained" {{
 output "last_tags" {{
   value = terraform_data.r{n - 1:06}.output.tags
 }}
-""",
-    )
+"""
+    if layout == "json":
+        write("header.tf", _RESOURCE_HEADER)
+        write("outputs.tf", outputs)
+        with (directory / "main.tf.json").open("w") as out:  # written a resource at a time
+            out.write('{\n  "resource": {\n    "terraform_data": {\n')
+            for i in range(n):
+                entry = json.dumps({f"r{i:06}": _resource_json(i)}, indent=2)[2:-2]
+                out.write(entry + (",\n" if i < n - 1 else "\n"))
+            out.write("    }\n  }\n}\n")
+        files, size = files + 1, size + (directory / "main.tf.json").stat().st_size
+        return {"files": files, "bytes": size}
+    if layout == "single":
+        with (directory / "main.tf").open("w") as out:
+            out.write(_RESOURCE_HEADER + "\n")
+            for i in range(n):
+                out.write(_resource(i) + "\n")
+            out.write(outputs)
+        return {"files": 1, "bytes": (directory / "main.tf").stat().st_size}
+    write("main.tf", _RESOURCE_HEADER)
+    for start in range(0, n, RESOURCES_PER_FILE):
+        stop = min(n, start + RESOURCES_PER_FILE)
+        write(f"r{start // RESOURCES_PER_FILE:04}.tf", "\n".join(_resource(i) for i in range(start, stop)))
+    write("outputs.tf", outputs)
     return {"files": files, "bytes": size}
+
+
+def generate_literal(directory: Path, size: int, kind: str) -> int:
+    """Write one ``main.tf`` that is one local of ``size`` bytes of text, as a heredoc or as a quoted
+    string with an escaped newline on every line, and an output of its length; returns the bytes."""
+    directory.mkdir(parents=True)
+    line = "abcdefghij" * 7
+    lines = size // (len(line) + 1)
+    with (directory / "main.tf").open("w") as out:
+        if kind == "heredoc":
+            out.write("locals {\n  big = <<EOT\n")
+            for _ in range(lines):
+                out.write(line + "\n")
+            out.write("EOT\n}\n")
+        else:
+            out.write('locals {\n  big = "')
+            for _ in range(lines):
+                out.write(line + "\\n")
+            out.write('"\n}\n')
+        out.write('\noutput "length" {\n  value = length(local.big)\n}\n')
+    return (directory / "main.tf").stat().st_size
 
 
 _CHILD = """\

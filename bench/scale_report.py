@@ -118,6 +118,29 @@ def growth(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def layout_table(rows: list[dict[str, Any]], baseline_mb: float) -> str:
+    """The layout table: per layout and size, each step's wall and CPU seconds and peak RSS, and
+    the bytes of peak RSS over ``baseline_mb`` per byte of input of the first validate (parsing and
+    the model) and of the plan."""
+    body = []
+    for r in rows:
+        steps = [r.get(name) for name in ("validate", "revalidate", "plan")]
+        per_byte = [f"{(s['rss_mb'] - baseline_mb) / r['config_mb']:.0f}" if s and s.get("ok") else "-"
+                    for s in (steps[0], steps[2])]
+        cells = []
+        for s in steps:
+            if not s:
+                cells += ["-"]
+            elif not s.get("ok"):
+                cells += [f"exit {s['exit']}"]
+            else:
+                cells += [f"{s['s']:.1f} s ({s['cpu_s']:.1f} cpu) {s['rss_mb']:.0f} MB"]
+        n = f"{r['n']:,}" if r["n"] else "-"
+        body.append([r["layout"], n, str(r["files"]), f"{r['config_mb']:.1f}", *cells, *per_byte])
+    head = ["layout", "resources", "files", "MB in", "validate", "validate (cached)", "plan", "validate B/B", "plan B/B"]
+    return f"baseline (validate of one output): {baseline_mb:.0f} MB\n" + _render(head, body)
+
+
 def own_peak_mb() -> float:
     """This process's peak RSS: a floor under every child's ``ru_maxrss`` (see ``scale.count_instances``)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -41,11 +41,12 @@ MAX_ALIAS_EXPANSION = 100_000
 # enough for a function package zip, small enough that a stray disk image does not exhaust memory.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
-# Bytes of one HCL file (``.tf``, ``.tfvars``). The HCL grammar's scanner needs about 170 bytes of
-# memory per character of a long string or heredoc, so a 50 MB literal would take gigabytes; real
-# files stay under a few hundred kilobytes (large data belongs in a file read with ``file()``).
+# Bytes of one HCL file (``.tf``, ``.tfvars``): no ceiling unless ``CTL_MAX_HCL_FILE_MB`` sets one, a
+# guard for untrusted input. Parsing keeps memory proportional to a file's size (large files are
+# read in parts, long literals are not read by the grammar), so size alone is no reason to refuse.
 MAX_HCL_FILE_ENV = "CTL_MAX_HCL_FILE_MB"
-DEFAULT_MAX_HCL_FILE_MB = 4
+# ``ctl fmt`` rewrites a file from one whole syntax tree, so it keeps a ceiling by default.
+DEFAULT_MAX_FMT_FILE_MB = 4
 
 # Operations run at once by refresh and apply unless --parallelism / CTL_PARALLELISM say otherwise
 # (Terraform's default too).
@@ -64,10 +65,11 @@ def max_instances() -> int:
     return DEFAULT_MAX_INSTANCES
 
 
-def max_hcl_file_bytes() -> int:
-    """``CTL_MAX_HCL_FILE_MB`` (whole MiB) when it is a positive number, else the default."""
+def max_hcl_file_bytes(default_mib: int = 0) -> int:
+    """``CTL_MAX_HCL_FILE_MB`` (whole MiB) when it is a positive number, else ``default_mib``; 0 means
+    no ceiling."""
     raw = os.environ.get(MAX_HCL_FILE_ENV, "").strip()
-    mib = int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_HCL_FILE_MB
+    mib = int(raw) if raw.isdigit() and int(raw) > 0 else default_mib
     return mib * 1024 * 1024
 
 
@@ -80,7 +82,7 @@ def raise_recursion_limit() -> None:
 __all__ = [
     "MAX_ALIAS_EXPANSION",
     "MAX_DECODED_NESTING",
-    "DEFAULT_MAX_HCL_FILE_MB",
+    "DEFAULT_MAX_FMT_FILE_MB",
     "DEFAULT_MAX_INSTANCES",
     "DEFAULT_PARALLELISM",
     "MAX_COLLECTION_LENGTH",

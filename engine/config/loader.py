@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,18 @@ import yaml
 from engine.config.decode import ModuleDecoder
 from engine.config.language import FILE_SCHEMA
 from engine.config.model import Module
-from engine.config.parse_ahead import ParseAhead
+from engine.config.parse_ahead import ParseAhead, Unit
 from engine.config.parse_cache import ParseCache
 from engine.config.structured import parse_json_file, parse_yaml_file
-from engine.lang.hcl import parse_hcl_file
+from engine.lang.hcl import (
+    Part,
+    check_hcl_size,
+    hcl_parts,
+    join_parts,
+    parse_hcl_file,
+    parse_hcl_part,
+    parts_failed,
+)
 from engine.lang.syntax import Body
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from vocab.limits import MAX_NESTING
@@ -68,13 +77,17 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
     return found
 
 
-def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = None) -> Body:
+def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = None, part: Part | None = None) -> Body:
     """Parse one file's bytes by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
 
     HCL files go through ``cache`` when one is given: they are most configurations' bulk, and
-    their parse is the costly one.
+    their parse is the costly one. ``part``, for a large HCL file, is the part of it to parse
+    (``hcl_parts``); the whole file when None.
     """
     name = path.name
+    if part is not None:
+        parse = partial(parse_hcl_part, part=part)
+        return cache.parse(src, display, parse, part) if cache is not None else parse(src, display)
     if name.endswith(".tf.json"):
         try:
             return parse_json_file(src, display, FILE_SCHEMA)
@@ -139,7 +152,7 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
             hint=f"Rename it to {renamed} if it is one.",
         )
     # Each file read once: a large directory's bytes are hashed to see what is cached before parsing.
-    files = []
+    files: list[tuple[Path, str, bytes]] = []
     for path in config_files(directory):
         display = _display(path, root)
         try:
@@ -147,18 +160,23 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
         except OSError as exc:  # replaced by a pipe or device since listed, grown past the limit, unreadable
             diags.error(f"Cannot read {display}: {exc.strerror or exc}",
                         hint="Configuration files must be regular files.")
+    units, owners, refused = _units(files)
     ahead = None
     if cache is not None:
-        ahead = ParseAhead.start(cache, files)  # a second core for a large directory
+        ahead = ParseAhead.start(cache, units)  # a second core for a large directory, or a large file
         if ahead is not None:
             cache.hold_writes()  # written while the command goes on (``load_config``)
     try:
-        parsed = _parse_all(files, cache, ahead)
+        parsed = _parse_all(units, cache, ahead)
     finally:
         if ahead is not None:
             ahead.finish()
-    for (_, display, _), result in zip(files, parsed, strict=True):  # in name order, whoever parsed it
+    by_file: list[list[Body | CtlError]] = [[] for _ in files]
+    for owner, result in zip(owners, parsed, strict=True):
+        by_file[owner].append(result)
+    for index, (path, display, src) in enumerate(files):  # in name order, whoever parsed it
         module.files.append(display)
+        result = refused.get(index) or _joined(path, display, src, by_file[index])
         if isinstance(result, CtlError):
             diags.add(result)
         else:
@@ -166,29 +184,60 @@ def load_module(directory: Path, root: Path, diags: Diagnostics, cache: ParseCac
     return module
 
 
-def _parse_all(
-    files: list[tuple[Path, str, bytes]], cache: ParseCache | None, ahead: ParseAhead | None
-) -> list[Body | CtlError]:
-    """Each file's tree, or the error that stopped it. This process takes the files from the first
-    up; with a helper taking them from the last down, it reads each file the helper has finished
+def _units(files: list[tuple[Path, str, bytes]]) -> tuple[list[Unit], list[int], dict[int, CtlError]]:
+    """What to parse: each file, or each part of a large HCL file (``hcl_parts``); the index of
+    the file each unit is of; and the files refused before parsing (over an opt-in ceiling)."""
+    units: list[Unit] = []
+    owners: list[int] = []
+    refused: dict[int, CtlError] = {}
+    for index, (path, display, src) in enumerate(files):
+        parts: list[Part | None] = [None]
+        if path.name.endswith(".tf"):
+            try:
+                check_hcl_size(src, display)
+            except CtlError as err:
+                refused[index] = err
+                continue
+            found = hcl_parts(src)
+            if found is not None:
+                parts = [*found]
+        for part in parts:
+            units.append((path, display, src, part))
+            owners.append(index)
+    return units, owners, refused
+
+
+def _joined(path: Path, display: str, src: bytes, results: list[Body | CtlError]) -> Body | CtlError:
+    """A file's body from its parts' results (one result: the file's own)."""
+    if len(results) == 1:
+        return results[0]
+    problems = [d for r in results if isinstance(r, CtlError) for d in r.diagnostics()]
+    if problems:
+        return parts_failed(src, display, problems)
+    return join_parts([r for r in results if isinstance(r, Body)], src, display)
+
+
+def _parse_all(units: list[Unit], cache: ParseCache | None, ahead: ParseAhead | None) -> list[Body | CtlError]:
+    """Each unit's tree, or the error that stopped it. This process takes the units from the first
+    up; with a helper taking them from the last down, it reads each unit the helper has finished
     back from the cache between its own, and stops where the two meet."""
-    out: list[Body | CtlError | None] = [None] * len(files)
+    out: list[Body | CtlError | None] = [None] * len(units)
 
     def parse(index: int) -> None:
-        path, display, src = files[index]
+        path, display, src, part = units[index]
         try:
-            out[index] = parse_file(path, display, src, cache)
+            out[index] = parse_file(path, display, src, cache, part)
         except CtlError as err:
             out[index] = err
 
-    for index in range(len(files)):
+    for index in range(len(units)):
         if out[index] is None:
             if ahead is not None:
                 ahead.claim(index)
             parse(index)
         if ahead is not None:
             for finished in ahead.finished():
-                if out[finished] is None:  # both sides may have started the same file
+                if out[finished] is None:  # both sides may have started the same unit
                     parse(finished)
     return [result for result in out if result is not None]  # every one is set by now
 

@@ -26,10 +26,21 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 from engine.config.parse_cache import ParseCache
+from engine.lang.hcl import Part
 from vocab.errors import CtlError
+
+Unit = tuple[Path, str, bytes, Part | None]
+"""What one parse takes: a file's path, its name in diagnostics, its bytes, and the part of them
+(None for the whole file)."""
+
+
+def _size(unit: Unit) -> int:
+    part = unit[3]
+    return len(unit[2]) if part is None else part.end - part.start
 
 MIN_BYTES = 1 << 20  # about 25 files of 250 resources: half a second of parsing, five helper start-ups
 _WAIT_S = 60.0
@@ -48,19 +59,20 @@ class ParseAhead:
         self._progress = _Numbers(process.stdout.fileno())
 
     @classmethod
-    def start(cls, cache: ParseCache, files: list[tuple[Path, str, bytes]]) -> ParseAhead | None:
-        """A helper for ``files`` (path, display name and bytes, in the order this process parses
-        them), or None when too little of them is uncached HCL to be worth one, or there is one core."""
-        hcl = [(index, path, display, src) for index, (path, display, src) in enumerate(files)
-               if path.name.endswith(".tf")]  # JSON and YAML specs are not cached: quick to read anyway
-        if (os.cpu_count() or 1) < 2 or not cache.writable or sum(len(f[3]) for f in hcl) < MIN_BYTES:
+    def start(cls, cache: ParseCache, units: list[Unit]) -> ParseAhead | None:
+        """A helper for ``units`` (path, display name, bytes and the part of them, in the order this
+        process parses them: a large file is several units), or None when too little of them is
+        uncached HCL to be worth one, or there is one core."""
+        hcl = [(index, unit) for index, unit in enumerate(units)
+               if unit[0].name.endswith(".tf")]  # JSON and YAML specs are not cached: quick to read anyway
+        if (os.cpu_count() or 1) < 2 or not cache.writable or sum(_size(u) for _, u in hcl) < MIN_BYTES:
             return None  # the usual case: a few kilobytes, not worth even hashing them here
         todo, size = [], 0
-        for index, path, display, src in hcl:
-            name = cache.entry(src, display)  # remembered: this process's parse does not hash it again
+        for index, (path, display, src, part) in hcl:
+            name = cache.entry(src, display, part)  # remembered: this process's parse does not hash it again
             if name is not None and not cache.holds(name):
-                todo.append([index, str(path), display])
-                size += len(src)
+                todo.append([index, str(path), display, part.to_json() if part is not None else None])
+                size += _size((path, display, src, part))
         if size < MIN_BYTES:
             return None
         try:
@@ -161,7 +173,7 @@ class _Numbers:
 def _helper() -> None:
     """The helper process: parse the job's files from the last one down into the cache, and stop
     before one the other side has started, or when the other side closes the pipe."""
-    from engine.lang.hcl import parse_hcl_file
+    from engine.lang.hcl import parse_hcl_file, parse_hcl_part
     from vocab.regular_file import read_regular
 
     # What the helper makes is one file's tree at a time, without cycles, freed by reference
@@ -180,7 +192,8 @@ def _helper() -> None:
     cache = ParseCache(Path(job["root"]))
     others = _Numbers(stdin, rest)
     other_at = -1
-    for index, path, display in reversed(job["files"]):
+    read: tuple[str, bytes] | None = None  # the last file read: a large file's parts come in a row
+    for index, path, display, part_json in reversed(job["files"]):
         started = others.read()
         if started is None:
             return
@@ -190,8 +203,15 @@ def _helper() -> None:
         sys.stdout.write(f"{index}\n")
         sys.stdout.flush()
         try:
-            cache.parse(read_regular(path), display, parse_hcl_file)
-        except (CtlError, OSError, RecursionError):
+            if read is None or read[0] != path:
+                read = (path, read_regular(path))
+            src = read[1]
+            if part_json is None:
+                cache.parse(src, display, parse_hcl_file)
+            else:
+                part = Part.from_json(part_json)
+                cache.parse(src, display, partial(parse_hcl_part, part=part), part)
+        except (CtlError, OSError, RecursionError, ValueError):
             continue  # not cached: the other side parses it and reports what is wrong
 
 

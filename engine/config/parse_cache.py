@@ -32,6 +32,7 @@ import vocab.errors
 import vocab.positions
 from engine.config.cache_writer import write_in_child
 from engine.lang import syntax
+from engine.lang.hcl import Part
 from engine.lang.syntax import Body
 from engine.lang.syntax_codec import Uncacheable, decode_body, encode_body
 from vocab.errors import SourceText
@@ -48,18 +49,21 @@ class ParseCache:
         self.dir = root / CACHE_DIR
         self.used: set[str] = set()
         self.writable = True
-        self._names: dict[str, tuple[bytes, str | None]] = {}  # by file: the bytes hashed, and the name
+        # by file and part's start: the bytes hashed, and the name
+        self._names: dict[tuple[str, int], tuple[bytes, str | None]] = {}
         self._held: list[tuple[Path, Body, str]] | None = None  # entries to write later (``hold_writes``)
 
     @staticmethod
     def enabled() -> bool:
         return os.environ.get(ENABLE_ENV, "1") != "0"
 
-    def entry(self, src: bytes, filename: str) -> str | None:
-        """The name of this file's entry; None when nothing can be cached safely (the parser's own
-        files cannot be read, so there is no way to key an entry). Asked again for the same bytes
-        object (a large directory's are looked up before they are parsed), it is not hashed again."""
-        known = self._names.get(filename)
+    def entry(self, src: bytes, filename: str, part: Part | None = None) -> str | None:
+        """The name of this file's (or this part of it's) entry; None when nothing can be cached
+        safely (the parser's own files cannot be read, so there is no way to key an entry). Asked
+        again for the same bytes object (a large directory's are looked up before they are
+        parsed), it is not hashed again."""
+        key = (filename, part.start if part is not None else -1)
+        known = self._names.get(key)
         if known is not None and known[0] is src:
             return known[1]
         fingerprint = _fingerprint()
@@ -67,17 +71,22 @@ class ParseCache:
         if fingerprint is not None:
             digest = hashlib.sha256(fingerprint)
             digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(src)
+            if part is None:
+                digest.update(src)
+            else:  # where the part is, and its bytes: its ranges are offsets in the whole file
+                digest.update(orjson.dumps(part.to_json()) + b"\0")
+                digest.update(memoryview(src)[part.start : part.end])
             name = digest.hexdigest() + ".json"
-        self._names[filename] = (src, name)
+        self._names[key] = (src, name)
         return name
 
     def holds(self, name: str) -> bool:
         return (self.dir / name).is_file()
 
-    def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
-        """``parse(src, filename)``, or the same tree from the cache when this exact file was parsed before."""
-        name = self.entry(src, filename)
+    def parse(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body], part: Part | None = None) -> Body:
+        """``parse(src, filename)``, or the same tree from the cache when this exact file (or this
+        exact ``part`` of it, which ``parse`` then parses) was parsed before."""
+        name = self.entry(src, filename, part)
         if name is None:
             return parse(src, filename)
         self.used.add(name)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from engine.fmt import format_source
 from vocab.errors import CtlError, Diagnostic
-from vocab.limits import MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from vocab.limits import DEFAULT_MAX_FMT_FILE_MB, MAX_HCL_FILE_ENV, max_hcl_file_bytes
 from vocab.regular_file import FileTooLarge, NotRegularFile, read_regular
 
 EXTENSIONS = (".tf", ".tfvars")
@@ -105,7 +105,7 @@ def _directory(path: str, *, recursive: bool, write: bool) -> Iterator[FileResul
 
 def _file(path: str, *, write: bool) -> Iterator[FileResult | Diagnostic]:
     try:
-        source = read_regular(path, max_hcl_file_bytes())
+        source = read_regular(path, max_hcl_file_bytes(DEFAULT_MAX_FMT_FILE_MB))
     except NotRegularFile as exc:
         yield _error(f"Failed to read file {path}", detail=f"It is {exc.kind}; only regular files are formatted.")
         return

@@ -253,12 +253,20 @@ def _finish_template(rng: Located, parts: list[ast.TemplatePart]) -> ast.Expr:
 
 
 def _merge_strings(parts: list[ast.TemplatePart]) -> list[ast.TemplatePart]:
+    """Adjacent text parts as one string, joined once: a heredoc is one text part per line, and
+    adding them one by one took time growing with the square of its length."""
     out: list[ast.TemplatePart] = []
+    run: list[str] = []
     for p in parts:
-        if isinstance(p, str) and out and isinstance(out[-1], str):
-            out[-1] = out[-1] + p
-        else:
-            out.append(p)
+        if isinstance(p, str):
+            run.append(p)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+        out.append(p)
+    if run:
+        out.append("".join(run))
     return out
 
 

@@ -306,33 +306,24 @@ def _between(children: list[Node], first: Node, last: Node) -> list[Node]:
 
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+_ESCAPE_SEQUENCE = re.compile(r'\\(?:([nrt"\\])|u(.{4})|U(.{8}))', re.DOTALL)
 
 
 def _unescape(text: str, *, quoted: bool) -> str:
+    """``text`` with its escapes resolved, in one pass of the regular expression engine (a long
+    literal is millions of characters). A backslash before anything else stays as it is."""
     if "$${" in text:
         text = text.replace("$${", "${")
     if "%%{" in text:
         text = text.replace("%%{", "%{")
     if not quoted or "\\" not in text:
         return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            nxt = text[i + 1]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                i += 2
-                continue
-            if nxt == "u" and i + 6 <= n:
-                out.append(code_point(text[i + 2 : i + 6], i))
-                i += 6
-                continue
-            if nxt == "U" and i + 10 <= n:
-                out.append(code_point(text[i + 2 : i + 10], i))
-                i += 10
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _ESCAPE_SEQUENCE.sub(_one_escape, text)
+
+
+def _one_escape(m: re.Match[str]) -> str:
+    simple = m.group(1)
+    if simple is not None:
+        return _ESCAPES[simple]
+    digits = m.group(2)
+    return code_point(digits if digits is not None else m.group(3), m.start())

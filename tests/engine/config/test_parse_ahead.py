@@ -15,7 +15,7 @@ import pytest
 import engine.config.parse_ahead as parse_ahead
 from engine.config.cache_writer import wait_for_writers
 from engine.config.loader import config_files, load_config
-from engine.config.parse_ahead import MIN_BYTES, ParseAhead
+from engine.config.parse_ahead import MIN_BYTES, ParseAhead, Unit
 from engine.config.parse_cache import CACHE_DIR, ParseCache
 
 FILES = 30
@@ -47,7 +47,7 @@ def _shape(root: Path, monkeypatch: pytest.MonkeyPatch, cache: str) -> list[tupl
 
 def test_the_helper_parses_from_the_end_and_writes_what_it_parsed_to_the_cache(root: Path) -> None:
     cache = ParseCache(root)
-    files = [(p, p.name, p.read_bytes()) for p in config_files(root)]
+    files = [(p, p.name, p.read_bytes(), None) for p in config_files(root)]
     helper = ParseAhead.start(cache, files)
     assert helper is not None
     assert helper.process.wait(timeout=120) == 0  # never claimed from: it does every file, last first
@@ -56,14 +56,14 @@ def test_the_helper_parses_from_the_end_and_writes_what_it_parsed_to_the_cache(r
 
 def test_a_file_the_helper_has_finished_is_in_the_cache_when_it_is_handed_over(root: Path) -> None:
     cache = ParseCache(root)
-    files = [(p, p.name, p.read_bytes()) for p in config_files(root)]
+    files = [(p, p.name, p.read_bytes(), None) for p in config_files(root)]
     helper = ParseAhead.start(cache, files)
     assert helper is not None
     handed: list[int] = []
     deadline = time.monotonic() + 120
     while not helper.done and time.monotonic() < deadline:
         for index in helper.finished():  # what this process would read back while the helper goes on
-            _, display, src = files[index]
+            _, display, src, _ = files[index]
             name = cache.entry(src, display)
             assert name is not None and cache.holds(name), f"{display} handed over before it was written"
             handed.append(index)
@@ -103,7 +103,7 @@ def test_a_helper_that_dies_loses_nothing(
 ) -> None:
     real_start = ParseAhead.start
 
-    def start_then_kill(cache: ParseCache, files: list[tuple[Path, str, bytes]]) -> ParseAhead | None:
+    def start_then_kill(cache: ParseCache, files: list[Unit]) -> ParseAhead | None:
         helper = real_start(cache, files)
         assert helper is not None
         helper.process.kill()  # as if it crashed before writing anything

@@ -1,0 +1,136 @@
+"""A configuration laid out as code generators write it: one large ``main.tf``, read like many files.
+
+The file is parsed in parts (``engine.lang.file_parts``), on both cores and through the parse cache
+as separate files are; every position stays the file's own. The sizes here are just over what one
+part holds, so each test is quick: the speed and memory of large files are measured in
+``bench/scale.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import engine.config.loader as loader
+from engine.config.loader import load_config
+from engine.config.parse_cache import CACHE_DIR
+from engine.lang.file_parts import PART_BYTES
+from engine.lang.hcl import Part, hcl_parts
+from engine.lang.syntax import Body
+from tests.e2e.helpers import Project
+from vocab.limits import MAX_NESTING, raise_recursion_limit
+
+MakeConfig = Callable[[dict[str, str]], Path]
+
+
+def _resource(i: int) -> str:
+    return (f'resource "terraform_data" "r{i:05}" {{\n  input = {{\n    name = "${{var.prefix}}-{i}"\n'
+            f'    tags = {{ idx = "{i}", team = "platform" }}\n    ports = [80, 443]\n  }}\n}}\n\n')
+
+
+HEADER = 'variable "prefix" {\n  default = "p"\n}\n\n'
+
+
+def _main(n: int, literal_bytes: int = 0) -> str:
+    literal = ""
+    if literal_bytes:
+        literal = 'locals {\n  doc = <<EOT\n' + ("x" * 99 + "\n") * (literal_bytes // 100) + "EOT\n}\n\n"
+    return HEADER + literal + "".join(_resource(i) for i in range(n))
+
+
+@pytest.fixture
+def part_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The start of every part this process parsed (the rest came from the parse cache or a helper)."""
+    parsed: list[int] = []
+    real = loader.parse_hcl_part
+
+    def counting(src: bytes, filename: str, part: Part) -> Body:
+        parsed.append(part.start)
+        return real(src, filename, part)
+
+    monkeypatch.setattr(loader, "parse_hcl_part", counting)
+    return parsed
+
+
+def test_a_file_over_the_old_4_mib_limit_is_read_whole(make_config: MakeConfig) -> None:
+    text = _main(1500, literal_bytes=4 * 1024 * 1024)
+    assert len(text) > 4 * 1024 * 1024 + 200_000
+    root = make_config({"main.tf": text})
+    module, diags = load_config(root)
+    assert not diags.has_errors, [str(d) for d in diags]
+    assert len(module.resources) == 1500
+    assert module.locals["doc"].expr.value == ("x" * 99 + "\n") * (4 * 1024 * 1024 // 100)  # type: ignore[attr-defined]
+    last = module.resources["terraform_data.r01499"]
+    line = text[: text.index('"r01499"')].count("\n") + 1
+    assert str(last.rng) == f"main.tf:{line}:1"
+
+
+def test_a_large_file_is_parsed_in_parts_and_read_back_from_the_cache(
+    make_config: MakeConfig, part_parses: list[int]
+) -> None:
+    text = _main(3000)
+    root = make_config({"main.tf": text})
+    parts = hcl_parts(text.encode())
+    assert parts is not None and len(parts) >= 2 and len(text) > 1.5 * PART_BYTES
+    first, diags = load_config(root)
+    assert not diags.has_errors
+    assert len(first.resources) == 3000
+    assert len(list((root / CACHE_DIR).iterdir())) == len(parts)
+    part_parses.clear()
+    second, _ = load_config(root)
+    assert part_parses == []  # every part came from the cache
+    assert second.resources.keys() == first.resources.keys()
+    assert str(second.resources["terraform_data.r02999"].rng) == str(
+        first.resources["terraform_data.r02999"].rng)
+    (root / "main.tf").write_text(text + _resource(3000))  # only the last part changes
+    third, _ = load_config(root)
+    assert len(third.resources) == 3001
+    assert part_parses == [parts[-1].start]
+
+
+def test_an_error_in_the_second_half_of_a_large_file_names_its_line_and_column(make_config: MakeConfig) -> None:
+    lines = _main(900, literal_bytes=4 * 1024 * 1024).split("\n")  # over 4 MiB: never read whole
+    target = [i for i, line in enumerate(lines) if line.startswith("    name")][-5]
+    lines[target] = "    name = )"
+    root = make_config({"main.tf": "\n".join(lines)})
+    _, diags = load_config(root)
+    errors = diags.errors()
+    assert [str(d.range) for d in errors] == [f"main.tf:{target + 1}:12"], [str(d) for d in errors]
+    assert 'unexpected ")"' in errors[0].summary
+
+
+def test_an_expression_nested_too_deeply_late_in_a_large_file_is_one_positioned_error(
+    make_config: MakeConfig,
+) -> None:
+    raise_recursion_limit()  # as the command line does
+    text = _main(2000)
+    line = text.count("\n") + 2
+    deep = "locals {\n  a = " + "[" * 100_000 + "]" * 100_000 + "\n}\n"
+    root = make_config({"main.tf": text + deep})
+    _, diags = load_config(root)
+    errors = diags.errors()
+    assert len(errors) == 1 and "nested too deeply" in errors[0].summary
+    assert str(errors[0].range) == f"main.tf:{line}:{7 + MAX_NESTING}"
+
+
+def test_unbalanced_braces_in_a_large_file_end_in_the_parsers_error(make_config: MakeConfig) -> None:
+    text = _main(2000)
+    line = text.count("\n") + 1
+    root = make_config({"main.tf": text + 'resource "terraform_data" "open" {\n' + "{" * 200_000})
+    _, diags = load_config(root)
+    errors = diags.errors()
+    assert errors and all(d.range is not None and d.range.start.line >= line for d in errors), [str(d) for d in errors]
+
+
+def test_a_huge_count_late_in_a_large_file_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Through the real ``ctl``: the file is parsed in parts, and the count is refused where it is."""
+    text = _main(2000)
+    line = text.count("\n") + 2
+    project = Project(tmp_path)
+    project.write(text + 'resource "terraform_data" "x" {\n  count = 1000000000\n}\n')
+    result = project.ctl("validate", "-no-color", timeout=300)
+    assert result.code == 1, str(result)
+    assert f"main.tf:{line}:11: Too many instances for count" in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
