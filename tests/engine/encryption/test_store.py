@@ -12,7 +12,7 @@ from backends.base import DEFAULT_WORKSPACE
 from backends.local import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.errors import EncryptionError
-from engine.encryption.store import EncryptingStore
+from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
 from engine.state.manager import ERRORED_STATE_FILE, StateManager
 from engine.state.model import new_state
@@ -26,7 +26,7 @@ def pbkdf2(name: str, passphrase: str) -> MethodConfig:
 
 
 def store_at(tmp_path: Path, method: MethodConfig, fallback: MethodConfig | None = None) -> EncryptingStore:
-    return EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"), Target("state", TargetConfig(method, fallback)),
+    return encrypting_store(LocalStore(tmp_path / "ctl.tfstate"), Target("state", TargetConfig(method, fallback)),
                            tmp_path / ".ctl")
 
 
@@ -82,7 +82,7 @@ def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path
         store_at(tmp_path, new).read(DEFAULT_WORKSPACE)
     rotating = store_at(tmp_path, new, fallback=old)
     snap = rotating.read(DEFAULT_WORKSPACE)
-    assert snap is not None and DEFAULT_WORKSPACE in rotating.rewrite
+    assert snap is not None and rotating.needs_rewrite(DEFAULT_WORKSPACE)
     rotating.write(DEFAULT_WORKSPACE, state_bytes(2), expected=snap.version)
     assert json.loads(store_at(tmp_path, new).read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
 
@@ -92,7 +92,7 @@ def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) 
     with pytest.raises(EncryptionError, match="is not encrypted"):
         store_at(tmp_path, pbkdf2("a", "sixteen-characters!")).read(DEFAULT_WORKSPACE)
     migrating = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"), MethodConfig("unencrypted", "u", None))
-    assert migrating.read(DEFAULT_WORKSPACE) is not None and DEFAULT_WORKSPACE in migrating.rewrite
+    assert migrating.read(DEFAULT_WORKSPACE) is not None and migrating.needs_rewrite(DEFAULT_WORKSPACE)
 
 
 class _WriteFails(LocalStore):
@@ -104,7 +104,7 @@ class _WriteFails(LocalStore):
 
 def test_the_errored_state_is_sealed_too(tmp_path: Path) -> None:
     target = Target("state", TargetConfig(pbkdf2("a", "sixteen-characters!")))
-    store = EncryptingStore(_WriteFails(tmp_path / "ctl.tfstate"), target, tmp_path / ".ctl")
+    store = encrypting_store(_WriteFails(tmp_path / "ctl.tfstate"), target, tmp_path / ".ctl")
     manager = StateManager(store, errored_dir=tmp_path)
     state = manager.load()
     with pytest.raises(Exception, match="No space left on device"):
