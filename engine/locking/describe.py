@@ -9,7 +9,7 @@ so the user reads the same facts and the same command everywhere.
 from __future__ import annotations
 
 from backends.base import LocalStateFile, StateStore
-from backends.local import holder_is_gone
+from backends.local.holders import holder_is_gone
 from engine.locking.liveness import Liveness, human_duration, liveness
 from vocab.errors import LockHeld
 from vocab.locks import LockInfo

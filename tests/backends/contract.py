@@ -11,7 +11,7 @@ freshly spawned processes.
         def make_store(self, tmp_path):
             return functools.partial(LocalStore, tmp_path / "ctl.tfstate")
 
-Stores built on ``backends.objectstore.ObjectStateStore`` (S3, GCS, Azure) are additionally checked
+Stores built on ``backends.objectstore.store.ObjectStateStore`` (S3, GCS, Azure) are additionally checked
 for what only a remote store can get wrong: an unlock whose read went stale must not delete the
 newer lock. A backend whose server cannot check that (fake-gcs-server ignores preconditions on
 delete) sets ``conditional_delete_limit`` to the reason, and the test says so instead of passing.
@@ -31,8 +31,9 @@ from typing import Any
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockLost, LockMismatch, StateConflict, StateStore
-from backends.local import LocalStore
-from backends.objectstore import ObjectStateStore, StoredObject
+from backends.local.store import LocalStore
+from backends.objectstore.objects import StoredObject
+from backends.objectstore.store import ObjectStateStore
 from vocab.errors import CtlError, ExitCode, LockHeld
 from vocab.locks import LockInfo, who_am_i
 

@@ -18,7 +18,7 @@ import pytest
 from backends.azurerm import AzureStore
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo
 from backends.factory import make_store
-from backends.objectstore import PreconditionFailed
+from backends.objectstore.objects import PreconditionFailed
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes
 from tests.backends.encrypted import check_encrypted_round_trip

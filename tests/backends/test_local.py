@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError, StateConflict
-from backends.local import LocalStore, holder_is_gone, process_alive
+from backends.local.holders import holder_is_gone, process_alive
+from backends.local.store import LocalStore
 from tests.backends.contract import StateStoreContract, state_bytes
 from tests.backends.encrypted import check_encrypted_round_trip
 from vocab.errors import CtlError, LockHeld, UsageError

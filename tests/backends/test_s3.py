@@ -16,7 +16,7 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo
 from backends.factory import make_store
-from backends.objectstore import PreconditionFailed
+from backends.objectstore.objects import PreconditionFailed
 from backends.s3 import S3Store
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.errors import EncryptionError
 from engine.encryption.keys import MAX_ITERATIONS, Pbkdf2

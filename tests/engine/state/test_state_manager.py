@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, StateConflict
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.state.journal import Orphan
 from engine.state.manager import LineageMismatch, StateManager
 from engine.state.model import InstanceState, State, new_state
