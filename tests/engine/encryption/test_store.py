@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE
+from backends.base import DEFAULT_WORKSPACE, BackupReader, LocalStateFile, PieceWriter, StateFileOpener
 from backends.local.store import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.errors import EncryptionError
@@ -112,3 +112,27 @@ def test_the_errored_state_is_sealed_too(tmp_path: Path) -> None:
     errored = (tmp_path / ERRORED_STATE_FILE).read_bytes()
     assert b"encrypted_data" in errored
     assert json.loads(store.open_state(errored, "errored"))["lineage"] == state.lineage
+
+
+class _GainedAMethod(LocalStore):
+    """A backend that gained a method the wrapper has not been taught: it hands over stored bytes."""
+
+    def stored_bytes(self, workspace: str) -> bytes:
+        snap = self.read(workspace)
+        return b"" if snap is None else snap.data
+
+
+def test_a_store_method_the_wrapper_does_not_write_out_is_not_reachable_through_it(tmp_path: Path) -> None:
+    inner = _GainedAMethod(tmp_path / "ctl.tfstate")
+    store = encrypting_store(inner, Target("state", TargetConfig(pbkdf2("a", "sixteen-characters!"))),
+                             tmp_path / ".ctl")
+    store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    assert SECRET.encode() not in inner.stored_bytes(DEFAULT_WORKSPACE)
+    for name in ("stored_bytes", "write_pieces", "open_state_file", "path"):
+        assert hasattr(inner, name)
+        with pytest.raises(AttributeError):
+            getattr(store, name)
+    assert not isinstance(store, PieceWriter) and not isinstance(store, StateFileOpener)
+    assert isinstance(store, BackupReader) and isinstance(store, LocalStateFile)  # sealed, or a path only
+    assert store.state_path(DEFAULT_WORKSPACE) == inner.state_path(DEFAULT_WORKSPACE)
+    assert store.read_backup(DEFAULT_WORKSPACE) is None
