@@ -98,7 +98,7 @@ def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) 
 class _WriteFails(LocalStore):
     """A local store whose state writes fail, as a full disk or a revoked permission would."""
 
-    def write(self, workspace: str, data: bytes, **kwargs: object) -> str:  # type: ignore[override]
+    def write(self, workspace: str, data: bytes, **kwargs: object) -> str:
         raise OSError(28, "No space left on device")
 
 
