@@ -51,6 +51,8 @@ class EncryptingStore:
         self.target = target
         self.seen_dir = seen_dir
         self._rewrite: set[str] = set()  # workspaces read through a fallback: the next apply rewrites them
+        # Asked once: a protocol isinstance looks up each member, and an apply appends an entry per operation.
+        self._inner_syncs = isinstance(inner, JournalSync)
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -121,7 +123,7 @@ class EncryptingStore:
         if b"\n" in entry:  # checked before sealing: the sealed form is one line whatever it holds
             raise ValueError("a journal entry must be a single line")
         self.inner.journal_append(workspace, self.target.encrypt(entry),
-                                  sync=sync or not isinstance(self.inner, JournalSync))
+                                  sync=sync or not self._inner_syncs)
 
     def journal_sync(self, workspace: str) -> None:
         """Every entry appended so far is durable: the wrapped store's ``journal_sync``, or nothing
