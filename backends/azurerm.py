@@ -20,7 +20,8 @@ from datetime import datetime
 from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
-from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.objectstore.objects import ObjectInfo, PreconditionFailed, StoredObject
+from backends.objectstore.store import ObjectStateStore
 from backends.timeouts import connect_timeout, reply_timeout
 
 _PERMISSIONS = "read, write, delete and list on the container's blobs (Storage Blob Data Contributor)"

@@ -28,15 +28,25 @@ append-only journal. The guarantees the engine relies on:
 * The journal is the crash log of an apply: entries appended (durably) one by one, read back in
   order, cleared once the full state is written.
 
-The shared contract suite ``tests/backends/contract.py`` runs against every implementation.
+Beyond the protocol, a store may offer optional capabilities, each a small ``Protocol`` below
+(``PieceWriter``, ``StateFileOpener``, ``JournalSync``, ``BackupReader``, ``LocalStateFile``,
+``SealedStore``). Callers ask with ``isinstance``, never by probing attribute names: a wrapping store
+then claims exactly what it implements itself, and cannot hand a caller its inner store's method by
+accident (an encrypted store must never be written around).
+
+The shared contract suite ``tests/backends/contract.py`` runs against every implementation, and
+tests every capability a store claims.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, BinaryIO, NamedTuple, Protocol
+from pathlib import Path
+from typing import Any, BinaryIO, NamedTuple, Protocol, runtime_checkable
 
 from vocab import piecewise
 from vocab.errors import CtlError, LockHeld, UsageError
@@ -76,7 +86,7 @@ class Snapshot:
 
 
 class Written(NamedTuple):
-    """What a streamed write stored (``LocalStore.write_pieces``): the new version token, and the
+    """What a streamed write stored (``PieceWriter.write_pieces``): the new version token, and the
     document's size and SHA-256, which the caller would otherwise need the whole bytes for."""
 
     version: str
@@ -85,7 +95,7 @@ class Written(NamedTuple):
 
 
 class OpenedState(NamedTuple):
-    """A stored state document handed over as an open file (``LocalStore.open_state_file``), so a large
+    """A stored state document handed over as an open file (``StateFileOpener.open_state_file``), so a large
     one can be decoded from the file a piece at a time, with what the caller would otherwise need
     the whole bytes for: its version token, size and SHA-256."""
 
@@ -283,17 +293,113 @@ class StateStore(Protocol):
         ...
 
 
+# -- optional capabilities ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class PieceWriter(Protocol):
+    """A store that writes a state document as it is produced, never holding it whole in memory.
+
+    ``write_pieces`` is ``write`` with the document given as a callable returning its pieces: the same
+    compare-and-swap, history and backup, ``StateConflict`` and ``BackendError``. ``pieces`` may be
+    called more than once (once more to word a conflict), and each call must yield the same bytes.
+    It returns the new version with the document's size and SHA-256, which the caller would otherwise
+    need the whole bytes for. A store that transforms what it stores (encryption) must not claim it
+    unless it transforms the pieces too.
+    """
+
+    def write_pieces(self, workspace: str, pieces: Callable[[], Iterable[bytes]], *, expected: str | None,
+                     keep_previous: bool = True, policy_override: str | None = None) -> Written: ...
+
+
+@runtime_checkable
+class StateFileOpener(Protocol):
+    """A store that hands over its state document as an open file, to be decoded a piece at a time.
+
+    ``open_state_file`` is a context manager giving what ``read`` would, as an ``OpenedState`` (open
+    file, version, size, SHA-256), or None when there is no state (or it is empty). The file stays the
+    version it was opened at while a concurrent write replaces the state; it is closed on exit.
+    Read errors are ``BackendError``. Only a store whose stored bytes are the plaintext may claim it.
+    """
+
+    def open_state_file(self, workspace: str) -> AbstractContextManager[OpenedState | None]: ...
+
+
+@runtime_checkable
+class JournalSync(Protocol):
+    """A store whose journal can defer durability: ``journal_append(..., sync=False)`` then one
+    ``journal_sync`` for a batch (group commit).
+
+    When ``journal_sync`` returns, every entry appended to the workspace's journal before it is
+    durable. Without a journal (none yet, or cleared) it does nothing. A store without this
+    capability makes each entry durable as it is appended.
+    """
+
+    def journal_sync(self, workspace: str) -> None: ...
+
+
+@runtime_checkable
+class BackupReader(Protocol):
+    """A store that can read back the document its last ``write`` replaced.
+
+    ``read_backup`` returns those bytes (as ``read`` would have returned them), or None when no write
+    has replaced a document yet. ``BackendError`` when the store cannot be read.
+    """
+
+    def read_backup(self, workspace: str) -> bytes | None: ...
+
+
+@runtime_checkable
+class LocalStateFile(Protocol):
+    """A store that keeps a workspace's state as a file on this machine's file system.
+
+    ``state_path`` names that file; its siblings (backup, history, journal, lock) carry its name as a
+    prefix. Callers use it to keep resources from writing over ctl's own files and to tell whether a
+    lock's holder is a process on this host. It names the file only: reading or writing state still
+    goes through the store.
+    """
+
+    def state_path(self, workspace: str) -> Path: ...
+
+
+@runtime_checkable
+class SealedStore(Protocol):
+    """A store that keeps state sealed at rest (encrypted) while it reads and writes plaintext.
+
+    ``seal_state`` gives a plaintext state document as this store would store it (for copies made
+    outside the store, such as ``errored.tfstate``: never a plaintext copy). ``open_state`` is the
+    reverse, checking what the seal authenticates (``where`` names the document in errors, which are
+    ``CtlError``s; with ``workspace``, an older serial than one seen before is refused as a replay).
+    ``needs_rewrite`` says that the workspace's state was read through a fallback (an old key or
+    plaintext during a migration), so it should be written again even if nothing changed.
+    """
+
+    def seal_state(self, data: bytes) -> bytes: ...
+
+    def open_state(self, data: bytes, where: str, *, workspace: str | None = None) -> bytes: ...
+
+    def needs_rewrite(self, workspace: str) -> bool: ...
+
+
 __all__ = [
     "DEFAULT_WORKSPACE",
     "BackendError",
+    "BackupReader",
     "HistoryEntry",
+    "JournalSync",
+    "LocalStateFile",
     "LockHeld",
     "LockLost",
     "LockMismatch",
+    "OpenedState",
+    "PieceWriter",
+    "SealedStore",
     "Snapshot",
     "StateConflict",
     "StateFacts",
+    "StateFileOpener",
     "StateStore",
+    "Written",
     "check_workspace_name",
     "conflict_error",
     "lock_held_error",

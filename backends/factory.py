@@ -107,7 +107,7 @@ def _load(module: str) -> Any:
 
 def _local(settings: dict[str, Any], root_dir: Path) -> StateStore:
     _check("local", settings, _LOCAL_SETTINGS)
-    from backends.local import DEFAULT_FILENAME, LocalStore
+    from backends.local.store import DEFAULT_FILENAME, LocalStore
 
     path = Path(str(settings.get("path") or DEFAULT_FILENAME))
     full = path if path.is_absolute() else root_dir / path

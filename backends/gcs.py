@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
-from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.objectstore.objects import ObjectInfo, PreconditionFailed, StoredObject
+from backends.objectstore.store import ObjectStateStore
 from backends.timeouts import connect_timeout, reply_timeout
 
 DEFAULT_RETRY_TIMEOUT_S = 60.0

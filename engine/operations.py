@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.registry import Registry
-from backends.base import StateStore
+from backends.base import LocalStateFile, SealedStore, StateStore
 from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
 from engine.lang.references import remembered
@@ -264,7 +264,7 @@ def apply_run(
             plan = loaded_plan
             plan_result = None
             if not plan.has_changes:  # as for a plan just made: nothing to walk, nothing to write
-                if manager.workspace in getattr(manager.store, "rewrite", ()):
+                if isinstance(manager.store, SealedStore) and manager.store.needs_rewrite(manager.workspace):
                     manager.persist(state)
                 return plan, ApplyResult(state)
         else:
@@ -282,7 +282,7 @@ def apply_run(
             if opts.policy is not None:
                 _enforce(_check_policies(plan, opts, opts.policy, on_policy), opts)
             if not plan.has_changes:
-                if manager.workspace in getattr(manager.store, "rewrite", ()):
+                if isinstance(manager.store, SealedStore) and manager.store.needs_rewrite(manager.workspace):
                     manager.persist(state)  # completes an encryption migration or key rotation
                 return plan, None
             if not confirm(plan):
@@ -329,6 +329,12 @@ def _check_saved(plan: Plan, manager: StateManager, state: State, loaded: Loaded
                        hint="Run ctl plan --out again and apply the new plan.")
 
 
+def _state_file(manager: StateManager) -> Path | None:
+    """The state's file when it is on this file system, which no resource may write over."""
+    store = manager.store
+    return store.state_path(manager.workspace) if isinstance(store, LocalStateFile) else None
+
+
 def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, registry: Registry,
            events: Events | None, stop: threading.Event | None, abandon: threading.Event | None) -> ApplyResult:
     assert loaded.graph is not None and loaded.walk is not None and loaded.root is not None
@@ -338,7 +344,7 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
         return ApplyResult(state)
     cancelled = threading.Event()
     providers = Providers(registry, loaded.walk.provider_configs, loaded.root.dir, cancelled,
-                          reserved_paths(manager.store, manager.workspace, loaded.root.dir), timings=opts.plan.timings)
+                          reserved_paths(_state_file(manager), loaded.root.dir), timings=opts.plan.timings)
     from vocab.errors import Diagnostics
 
     diags = Diagnostics()

@@ -68,12 +68,12 @@ class RemoteStateData(ResourceType):
         workspace = str(attrs.get("workspace") or DEFAULT_WORKSPACE)
         defaults = attrs.get("defaults") or {}
         from engine.encryption.lookup import target_in
-        from engine.encryption.store import EncryptingStore
+        from engine.encryption.store import encrypting_store
 
         store = make_store(backend, config, ctx.workdir)
         target = target_in(ctx.workdir, "state")  # the reading configuration's keys open the other state
         if target is not None:
-            store = EncryptingStore(store, target)
+            store = encrypting_store(store, target)
         try:
             snap = store.read(workspace)
         except CtlError as exc:

@@ -194,12 +194,12 @@ def open_store(root_dir: Path, root: Module | None) -> StateStore:
     """The state store the configuration names (the local file ``ctl.tfstate`` by default)."""
     from backends import factory
     from engine.encryption.lookup import state_target
-    from engine.encryption.store import EncryptingStore
+    from engine.encryption.store import encrypting_store
 
     kind, settings = resolved_backend(root_dir, root)
     store = factory.make_store(kind, settings, root_dir)
     target = state_target(root)
-    return store if target is None else EncryptingStore(store, target, root_dir / CTL_DIR)
+    return store if target is None else encrypting_store(store, target, root_dir / CTL_DIR)
 
 
 def manager_for(store: StateStore, workspace: str, root_dir: Path) -> StateManager:

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 
-def reserved_paths(store: Any, workspace: str, root_dir: Path) -> tuple[Path, ...]:
-    """The paths (files, or name prefixes of files) that belong to ctl for this run."""
+def reserved_paths(state_file: Path | None, root_dir: Path) -> tuple[Path, ...]:
+    """The paths (files, or name prefixes of files) that belong to ctl for this run.
+
+    ``state_file`` is the state's file when the store keeps it on this file system (a store's
+    ``LocalStateFile`` capability), None for a remote store.
+    """
     paths = [Path(os.path.realpath(root_dir / ".ctl"))]
-    state_path = getattr(store, "state_path", None)  # only stores on this file system have one
-    if callable(state_path):
-        paths.append(Path(os.path.realpath(state_path(workspace))))
+    if state_file is not None:
+        paths.append(Path(os.path.realpath(state_file)))
     return tuple(paths)
 
 

@@ -170,7 +170,8 @@ def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], r
 
 def _take_over(opts: RunOptions, exc: LockHeld, root: Module) -> bool:
     """Break a lock a killed reconcile left: its reason is ours and its holder is gone."""
-    from backends.local import LocalStore, holder_is_gone
+    from backends.base import LocalStateFile
+    from backends.local.holders import holder_is_gone
     from engine.locking.liveness import liveness
     from engine.session import open_store
 
@@ -178,7 +179,7 @@ def _take_over(opts: RunOptions, exc: LockHeld, root: Module) -> bool:
     if holder is None or not holder.Info.startswith(LOCK_REASON):
         return False
     store = open_store(opts.root, root)
-    local = isinstance(getattr(store, "inner", store), LocalStore)
+    local = isinstance(store, LocalStateFile)  # a lock file on this host: its PID is ours to check
     if not ((local and holder_is_gone(holder)) or liveness(holder).abandoned):
         return False
     store.unlock(opts.plan.workspace, holder.ID, force=True)

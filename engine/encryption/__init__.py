@@ -11,7 +11,7 @@ authenticated header, ``target`` applies a target's method, fallback and ``enfor
 
 from engine.encryption.config import EncryptionConfig, encryption_config
 from engine.encryption.envelope import is_encrypted
-from engine.encryption.store import EncryptingStore
+from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
 
-__all__ = ["EncryptingStore", "EncryptionConfig", "Target", "encryption_config", "is_encrypted"]
+__all__ = ["EncryptingStore", "EncryptionConfig", "Target", "encrypting_store", "encryption_config", "is_encrypted"]

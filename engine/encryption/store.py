@@ -6,6 +6,14 @@ locks (which hold no secrets) pass straight through. After decryption the state'
 lineage must match the authenticated header, and the serial must not be lower than one this working
 directory has already seen for that lineage: an old version put back in place of the current one
 (a replay) is refused instead of silently undoing changes.
+
+Every method is written out here; nothing is forwarded by name. A method added to a backend is
+therefore not reachable through the wrapper until it is added here too, sealed or deliberately
+passed through, so no new way to read or write state can bypass the encryption. The optional
+capabilities of ``backends.base`` are claimed only where they keep that promise: the streamed write
+and the open state file hand over plaintext bytes as stored, so they are not offered; the journal's
+group commit, the backup and where the state file lives are (the last two only when the wrapped
+store has them: ``encrypting_store`` picks the class that says so).
 """
 
 from __future__ import annotations
@@ -15,25 +23,39 @@ import os
 from pathlib import Path
 from typing import Any
 
-from backends.base import Snapshot, StateStore
+from backends.base import (
+    BackupReader,
+    HistoryEntry,
+    JournalSync,
+    LocalStateFile,
+    Snapshot,
+    StateStore,
+)
 from engine.encryption.envelope import header_of, is_encrypted
 from engine.encryption.errors import EncryptionError
 from engine.encryption.target import Target, facts_of
+from vocab.locks import LockInfo
 
 SEEN_FILE = "state-serials.json"
 
 
 class EncryptingStore:
-    """``StateStore`` over another store, encrypting with the ``state`` target."""
+    """``StateStore`` over another store, encrypting with the ``state`` target.
+
+    Claims ``JournalSync`` and ``SealedStore`` besides the protocol; ``encrypting_store`` adds
+    ``BackupReader`` and ``LocalStateFile`` when the wrapped store has them.
+    """
 
     def __init__(self, inner: StateStore, target: Target, seen_dir: Path | None = None) -> None:
         self.inner = inner
         self.target = target
         self.seen_dir = seen_dir
-        self.rewrite: set[str] = set()  # workspaces read through a fallback: the next apply rewrites them
+        self._rewrite: set[str] = set()  # workspaces read through a fallback: the next apply rewrites them
+        # Asked once: a protocol isinstance looks up each member, and an apply appends an entry per operation.
+        self._inner_syncs = isinstance(inner, JournalSync)
 
-    def __getattr__(self, name: str) -> Any:  # locks, history listing, workspaces, describe …
-        return getattr(self.inner, name)
+    def describe(self) -> str:
+        return self.inner.describe()
 
     # -- state ---------------------------------------------------------------------------------------
 
@@ -43,26 +65,74 @@ class EncryptingStore:
             return None
         data = self.open_state(snap.data, self._where(workspace), workspace=workspace)
         if self.target.read_by_fallback(snap.data):
-            self.rewrite.add(workspace)
+            self._rewrite.add(workspace)
         return Snapshot(data, snap.version)
 
-    def write(self, workspace: str, data: bytes, **kwargs: Any) -> str:
-        version: str = self.inner.write(workspace, self.seal_state(data), **kwargs)
-        self.rewrite.discard(workspace)
+    def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True,
+              policy_override: str | None = None) -> str:
+        version = self.inner.write(workspace, self.seal_state(data), expected=expected, keep_previous=keep_previous,
+                                   policy_override=policy_override)
+        self._rewrite.discard(workspace)
         self._remember(workspace, _facts(data))
         return version
+
+    def needs_rewrite(self, workspace: str) -> bool:
+        """Whether the workspace's state was last read through a fallback (an old key, or plaintext
+        during a migration): the next run writes it again, sealed with the current key."""
+        return workspace in self._rewrite
+
+    def delete_workspace(self, workspace: str) -> None:
+        self.inner.delete_workspace(workspace)
+
+    def workspaces(self) -> list[str]:
+        return self.inner.workspaces()
+
+    def probe(self) -> None:
+        self.inner.probe()
+
+    # -- history: the listing is the wrapped store's facts (serial and writer are in the clear) ------
+
+    def history(self, workspace: str) -> list[HistoryEntry]:
+        return self.inner.history(workspace)
+
+    def current_entry(self, workspace: str) -> HistoryEntry | None:
+        return self.inner.current_entry(workspace)
 
     def read_history(self, workspace: str, serial: int) -> bytes:
         return self.open_state(self.inner.read_history(workspace, serial), f"serial {serial} of the history")
 
-    def read_backup(self, workspace: str) -> bytes | None:
-        data = self.inner.read_backup(workspace)  # type: ignore[attr-defined]
-        return None if data is None else self.open_state(data, "the state backup")
+    # -- locks: they hold no secrets, and pass straight through ---------------------------------------
+
+    def lock(self, workspace: str, info: LockInfo) -> None:
+        self.inner.lock(workspace, info)
+
+    def renew_lock(self, workspace: str, info: LockInfo) -> LockInfo:
+        return self.inner.renew_lock(workspace, info)
+
+    def unlock(self, workspace: str, lock_id: str, *, force: bool = False) -> LockInfo:
+        return self.inner.unlock(workspace, lock_id, force=force)
+
+    def lock_info(self, workspace: str) -> LockInfo | None:
+        return self.inner.lock_info(workspace)
 
     # -- journal -------------------------------------------------------------------------------------
 
     def journal_append(self, workspace: str, entry: bytes, *, sync: bool = True) -> None:
-        self.inner.journal_append(workspace, self.target.encrypt(entry), sync=sync)
+        """Seal and append one entry. A wrapped store without ``journal_sync`` is asked to make every
+        entry durable at once, so ``journal_sync`` here keeps its promise over any store."""
+        if b"\n" in entry:  # checked before sealing: the sealed form is one line whatever it holds
+            raise ValueError("a journal entry must be a single line")
+        self.inner.journal_append(workspace, self.target.encrypt(entry),
+                                  sync=sync or not self._inner_syncs)
+
+    def journal_sync(self, workspace: str) -> None:
+        """Every entry appended so far is durable: the wrapped store's ``journal_sync``, or nothing
+        to do when it made each one durable as it was appended."""
+        if isinstance(self.inner, JournalSync):
+            self.inner.journal_sync(workspace)
+
+    def journal_clear(self, workspace: str) -> None:
+        self.inner.journal_clear(workspace)
 
     def journal_read(self, workspace: str) -> list[bytes]:
         """The journal's entries in plaintext; a damaged entry becomes an empty line.
@@ -154,6 +224,40 @@ class EncryptingStore:
 
     def _where(self, workspace: str) -> str:
         return f"the state at {self.inner.describe()}" + ("" if workspace == "default" else f' (workspace "{workspace}")')
+
+
+class _SealedBackups(EncryptingStore):
+    """Over a store that keeps a readable backup: the backup, opened."""
+
+    def read_backup(self, workspace: str) -> bytes | None:
+        inner = self.inner
+        if not isinstance(inner, BackupReader):  # encrypting_store picks this class only when it is
+            raise TypeError(f"{type(inner).__name__} keeps no readable backup")
+        data = inner.read_backup(workspace)
+        return None if data is None else self.open_state(data, "the state backup")
+
+
+class _StateFileHere(EncryptingStore):
+    """Over a store whose state is a file on this machine: where it is (the file holds ciphertext)."""
+
+    def state_path(self, workspace: str) -> Path:
+        inner = self.inner
+        if not isinstance(inner, LocalStateFile):  # encrypting_store picks this class only when it is
+            raise TypeError(f"{type(inner).__name__} keeps no local state file")
+        return inner.state_path(workspace)
+
+
+class _SealedBackupsAndFile(_SealedBackups, _StateFileHere):
+    """Over a store with both (the local store)."""
+
+
+def encrypting_store(inner: StateStore, target: Target, seen_dir: Path | None = None) -> EncryptingStore:
+    """An ``EncryptingStore`` over ``inner`` that claims ``BackupReader`` and ``LocalStateFile``
+    exactly when ``inner`` does (each sealed or path-only, never the plaintext store's bytes)."""
+    backups, file_here = isinstance(inner, BackupReader), isinstance(inner, LocalStateFile)
+    cls = (_SealedBackupsAndFile if backups and file_here else _SealedBackups if backups
+           else _StateFileHere if file_here else EncryptingStore)
+    return cls(inner, target, seen_dir)
 
 
 def _whole_document(line: bytes) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import StateStore
-from backends.local import DEFAULT_FILENAME
+from backends.local.store import DEFAULT_FILENAME
 from engine.session import BackendRecord, public_settings
 from vocab.errors import CtlError
 

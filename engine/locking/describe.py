@@ -8,8 +8,8 @@ so the user reads the same facts and the same command everywhere.
 
 from __future__ import annotations
 
-from backends.base import StateStore
-from backends.local import LocalStore, holder_is_gone
+from backends.base import LocalStateFile, StateStore
+from backends.local.holders import holder_is_gone
 from engine.locking.liveness import Liveness, human_duration, liveness
 from vocab.errors import LockHeld
 from vocab.locks import LockInfo
@@ -101,7 +101,7 @@ def describe_lock(info: LockInfo, store: StateStore) -> tuple[str, str]:
         lines.append(f"Reason:    {info.Info}")
     if live.abandoned:
         lines.append(f"Status:    {abandoned_phrase(info, live)}")
-    if isinstance(getattr(store, "inner", store), LocalStore) and holder_is_gone(info):
+    if isinstance(store, LocalStateFile) and holder_is_gone(info):  # a lock file here: its PID is ours to check
         lines.append(f"The process holding it (PID {info.PID}) no longer runs: the lock was left behind.")
     return "\n".join(lines), release_hint(info, live)
 

@@ -67,6 +67,7 @@ def check_destination(root_dir: Path, out: Path, root: Any, workspace: str) -> N
     lock, Terraform's state and lock file, and ``.ctl/`` are refused by name, whether or not they
     exist yet.
     """
+    from backends.base import LocalStateFile
     from engine.session import open_store
     from vocab.reserved_paths import is_reserved, reserved_paths
 
@@ -81,7 +82,8 @@ def check_destination(root_dir: Path, out: Path, root: Any, workspace: str) -> N
         store = open_store(root_dir, root)
     except CtlError:
         store = None
-    own = (*reserved_paths(store, workspace, root_dir),
+    state_file = store.state_path(workspace) if isinstance(store, LocalStateFile) else None
+    own = (*reserved_paths(state_file, root_dir),
            *(config_dir / n for n in ("ctl.tfstate", "terraform.tfstate", ".terraform.lock.hcl", ".terraform")))
     if is_reserved(out, own):
         raise CtlError(f"{name} is one of ctl's own files (state, backup, journal, lock or .ctl/)",

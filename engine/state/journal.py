@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from backends.base import BackendError, StateStore
+from backends.base import BackendError, JournalSync, StateStore
 from engine.state.address import InstanceAddress
 from engine.state.codec import SURROGATE_HINT, holds_lone_surrogate, paths_from_json, paths_to_json
 from engine.state.model import InstanceState, OutputValue, State
@@ -109,7 +109,7 @@ class Journal:
         operation that reaches out must be durable before the call), and an intent's fsync makes
         every line before it durable too. Stores without ``journal_sync`` sync every entry.
         """
-        if not callable(getattr(self.store, "journal_sync", None)):
+        if not isinstance(self.store, JournalSync):
             yield
             return
         self._grouping = True
@@ -123,8 +123,9 @@ class Journal:
         """Make every entry written so far durable (one fsync), if any is waiting for it."""
         if self._owed:
             self._owed = False
-            with self._measuring():
-                self.store.journal_sync(self.workspace)  # type: ignore[attr-defined]
+            if isinstance(self.store, JournalSync):  # only a store that groups entries owes a sync
+                with self._measuring():
+                    self.store.journal_sync(self.workspace)
 
     def record_intent(
         self,

@@ -20,7 +20,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from backends.base import DEFAULT_WORKSPACE, LockMismatch, StateStore
+from backends.base import (
+    DEFAULT_WORKSPACE,
+    LockMismatch,
+    PieceWriter,
+    SealedStore,
+    StateFileOpener,
+    StateStore,
+)
 from engine.state.codec import decode_state_file
 from engine.state.encode import state_pieces
 from engine.state.gc_pause import collector_paused
@@ -141,7 +148,8 @@ class StateManager:
                 f"which has lineage {self._lineage}",
                 hint="They are different states; check the backend configuration and the workspace.",
             )
-        rewrite = self.workspace in getattr(self.store, "rewrite", ())  # an encryption migration or key rotation
+        # An encryption migration or key rotation: written again even when nothing changed.
+        rewrite = isinstance(self.store, SealedStore) and self.store.needs_rewrite(self.workspace)
         if (
             not rewrite
             and not self.journal.appended  # operations were journaled: the state did change
@@ -154,18 +162,17 @@ class StateManager:
         state.serial = max(state.serial, self._serial) + 1
         # Each run keeps (as backup and history) the version it started from; snapshots it wrote
         # itself along the way, e.g. compactions during a long apply, are not worth keeping.
-        kwargs = {"expected": self._version, "keep_previous": not self._wrote, "policy_override": self.policy_override}
-        # Looked up on the class: a wrapping store (encryption) forwards unknown attributes to the
-        # store it wraps, and must not be bypassed by a plaintext stream.
-        streams = getattr(type(self.store), "write_pieces", None) is not None
+        keep_previous, override = not self._wrote, self.policy_override
         try:
             with self._measuring("state.write"):
-                if streams:
-                    version, size, digest = self.store.write_pieces(  # type: ignore[attr-defined]
-                        self.workspace, lambda: _encoding(state), **kwargs)
+                if isinstance(self.store, PieceWriter):
+                    version, size, digest = self.store.write_pieces(
+                        self.workspace, lambda: _encoding(state), expected=self._version,
+                        keep_previous=keep_previous, policy_override=override)
                 else:
                     data = b"".join(_encoding(state))
-                    version = self.store.write(self.workspace, data, **kwargs)  # type: ignore[arg-type]
+                    version = self.store.write(self.workspace, data, expected=self._version,
+                                               keep_previous=keep_previous, policy_override=override)
                     size, digest = len(data), _digest(data)
         except _EncodingFailed as failed:
             state.serial = old_serial
@@ -185,11 +192,11 @@ class StateManager:
 
         A store that hands over its file (the local one) is decoded from it a resource at a time:
         a 50,000-resource state's 105 MB of bytes were whole in memory beside the state made of
-        them. Looked up on the store's class, as ``write_pieces`` is: a wrapping store
-        (encryption) forwards unknown attributes, and its own reading must not be bypassed.
+        them. A store that seals its state (encryption) does not offer the file, so its own
+        reading is never bypassed.
         """
-        if getattr(type(self.store), "open_state_file", None) is not None:
-            with self.store.open_state_file(self.workspace) as opened:  # type: ignore[attr-defined]
+        if isinstance(self.store, StateFileOpener):
+            with self.store.open_state_file(self.workspace) as opened:
                 if opened is None:
                     return None
                 return decode_state_file(opened.file, self.source), opened.version, opened.size, opened.sha256
@@ -231,9 +238,8 @@ class StateManager:
         summary = (
             exc.summary if isinstance(exc, CtlError) else f"cannot write the state at {self.source}: {exc}"
         )
-        seal = getattr(self.store, "seal_state", None)  # an encrypting store: never a plaintext copy
-        if callable(seal):
-            data = seal(data)
+        if isinstance(self.store, SealedStore):  # never a plaintext copy of a sealed state
+            data = self.store.seal_state(data)
         try:
             fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
             try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.base import SealedStore
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.session import manager_for
@@ -51,9 +52,8 @@ def push(root_dir: Path, data: bytes, source: str, lock: LockOptions, *, force: 
     ``StateManager`` rightly refuses a new lineage, which is exactly what ``--force`` may replace.
     """
     store, workspace = open_backend(root_dir)
-    open_state = getattr(store, "open_state", None)  # an encrypting store reads a sealed errored.tfstate
-    if callable(open_state):
-        data = open_state(data, source)
+    if isinstance(store, SealedStore):  # an encrypting store reads a sealed errored.tfstate
+        data = store.open_state(data, source)
     pushed = State.from_json(data, source)
     manager = manager_for(store, workspace, root_dir)
     with locked(store, workspace, "OperationTypeStatePush", lock):

@@ -11,33 +11,87 @@ freshly spawned processes.
         def make_store(self, tmp_path):
             return functools.partial(LocalStore, tmp_path / "ctl.tfstate")
 
-Stores built on ``backends.objectstore.ObjectStateStore`` (S3, GCS, Azure) are additionally checked
+Stores built on ``backends.objectstore.store.ObjectStateStore`` (S3, GCS, Azure) are additionally checked
 for what only a remote store can get wrong: an unlock whose read went stale must not delete the
 newer lock. A backend whose server cannot check that (fake-gcs-server ignores preconditions on
 delete) sets ``conditional_delete_limit`` to the reason, and the test says so instead of passing.
+
+A backend names the optional capabilities it has (``capabilities``, the Protocols of
+``backends.base``). Each one is tested on the plain store and on the store wrapped for encryption
+(``engine.encryption``): the wrapper must claim exactly the capabilities it can keep sealed, and
+every one it claims must leave only ciphertext in the backend and give the plaintext back.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import multiprocessing
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockLost, LockMismatch, StateConflict, StateStore
-from backends.local import LocalStore
-from backends.objectstore import ObjectStateStore, StoredObject
+from backends.base import (
+    DEFAULT_WORKSPACE,
+    BackendError,
+    BackupReader,
+    JournalSync,
+    LocalStateFile,
+    LockLost,
+    LockMismatch,
+    PieceWriter,
+    SealedStore,
+    StateConflict,
+    StateFileOpener,
+    StateStore,
+)
+from backends.local.store import LocalStore
+from backends.objectstore.objects import StoredObject
+from backends.objectstore.store import ObjectStateStore
+from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
+from engine.encryption.store import encrypting_store
+from engine.encryption.target import Target
 from vocab.errors import CtlError, ExitCode, LockHeld
 from vocab.locks import LockInfo, who_am_i
 
 StoreFactory = Callable[[], StateStore]
 RACERS = 8
+SECRET = "s3cr3t-in-the-bucket"
+
+# Every optional capability a store may claim, and those a store wrapped for encryption may claim
+# only when the store it wraps has them (the others it claims over any store, or never).
+CAPABILITIES: tuple[type, ...] = (PieceWriter, StateFileOpener, JournalSync, BackupReader, LocalStateFile, SealedStore)
+SEALED_WHEN_WRAPPED_HAS = frozenset({BackupReader, LocalStateFile})
+SEALED_ALWAYS = frozenset({JournalSync, SealedStore})
+
+
+@dataclasses.dataclass(frozen=True)
+class Layered:
+    """The store under test (``store``) and the backend's own store beneath it (``raw``: the same one
+    when not encrypted), to look at what is at rest."""
+
+    store: StateStore
+    raw: StateStore
+    encrypted: bool
+
+
+def sealing(store: StateStore, seen_dir: Path) -> StateStore:
+    """``store`` wrapped as a configuration with an ``encryption`` block wraps it."""
+    keys = KeyProviderConfig("pbkdf2", "k", {"passphrase": "sixteen-characters!", "iterations": 200_000})
+    return encrypting_store(store, Target("state", TargetConfig(MethodConfig("aes_gcm", "k", keys))), seen_dir)
+
+
+def claimed(store: StateStore) -> frozenset[type]:
+    return frozenset(c for c in CAPABILITIES if isinstance(store, c))
+
+
+def secret_state(serial: int) -> bytes:
+    return state_bytes(serial, outputs={"pw": {"value": SECRET, "type": "string", "sensitive": True}})
 
 
 def state_bytes(serial: int, lineage: str = "3f2b8f0e-5d1c-4c43-9a49-8d1f0c7f6a11", **extra: Any) -> bytes:
@@ -102,6 +156,8 @@ class StateStoreContract:
 
     # Set by a backend whose test server cannot check a conditional delete: the reason, said in the skip.
     conditional_delete_limit: str = ""
+    # The optional capabilities (Protocols of backends.base) the backend's store has.
+    capabilities: ClassVar[frozenset[type]] = frozenset()
 
     @pytest.fixture
     def make_store(self) -> StoreFactory:
@@ -158,14 +214,6 @@ class StateStoreContract:
             first.write(
                 DEFAULT_WORKSPACE, state_bytes(2, lineage="lost-update"), expected=seen_by_first.version
             )
-
-    def test_the_replaced_state_is_kept_as_a_backup(self, store: StateStore) -> None:
-        read_backup = getattr(store, "read_backup", None)
-        if read_backup is None:
-            pytest.skip("this store keeps backups in a way the contract cannot read (object versioning)")
-        v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
-        store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
-        assert read_backup(DEFAULT_WORKSPACE) == state_bytes(1)
 
     # -- locks ----------------------------------------------------------------------------------
 
@@ -502,6 +550,129 @@ class StateStoreContract:
         with pytest.raises(ValueError):
             store.journal_append(DEFAULT_WORKSPACE, b'{"a":\n1}')
         assert store.journal_read(DEFAULT_WORKSPACE) == []
+
+    # -- optional capabilities, plain and encrypted ------------------------------------------------
+
+    @pytest.fixture(params=["plain", "encrypted"])
+    def layered(self, request: pytest.FixtureRequest, make_store: StoreFactory, tmp_path: Path) -> Layered:
+        raw = make_store()
+        if request.param == "plain":
+            return Layered(raw, raw, encrypted=False)
+        return Layered(sealing(raw, tmp_path / "seen"), raw, encrypted=True)
+
+    def _claims(self, layered: Layered, capability: type) -> None:
+        """Skip, saying why, when the store does not claim ``capability`` (which the claims test
+        checks is as it should be), so each capability test runs wherever the capability is."""
+        if not isinstance(layered.store, capability):
+            how = "wrapped for encryption" if layered.encrypted else "plain"
+            pytest.skip(f"{type(layered.raw).__name__} ({how}) has no {capability.__name__}")
+
+    def test_the_store_claims_exactly_its_capabilities(self, layered: Layered) -> None:
+        assert claimed(layered.raw) == self.capabilities
+        if layered.encrypted:  # nothing that would hand over bytes as stored; the rest as the backend has them
+            assert claimed(layered.store) == SEALED_ALWAYS | (self.capabilities & SEALED_WHEN_WRAPPED_HAS)
+        else:
+            assert claimed(layered.store) == self.capabilities
+
+    def test_a_state_reads_back_whole_and_rests_sealed_when_encrypted(self, layered: Layered) -> None:
+        store, raw = layered.store, layered.raw
+        v1 = store.write(DEFAULT_WORKSPACE, secret_state(1), expected=None)
+        store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        store.journal_append(DEFAULT_WORKSPACE, json.dumps({"kind": "intent", "pw": SECRET}).encode())
+        snap = store.read(DEFAULT_WORKSPACE)
+        assert snap is not None and snap.data == state_bytes(2)
+        assert store.read_history(DEFAULT_WORKSPACE, 1) == secret_state(1)
+        assert [e.serial for e in store.history(DEFAULT_WORKSPACE)] == [1]  # listed without the key
+        assert json.loads(store.journal_read(DEFAULT_WORKSPACE)[0])["pw"] == SECRET
+        at_rest = [raw.read_history(DEFAULT_WORKSPACE, 1), *raw.journal_read(DEFAULT_WORKSPACE)]
+        assert all((SECRET.encode() in data) is not layered.encrypted for data in at_rest)
+        if layered.encrypted:
+            stored = raw.read(DEFAULT_WORKSPACE)
+            assert stored is not None and b"encrypted_data" in stored.data
+
+    def test_a_journal_entry_must_be_a_single_line_when_encrypted_too(self, layered: Layered) -> None:
+        with pytest.raises(ValueError):
+            layered.store.journal_append(DEFAULT_WORKSPACE, b'{"a":\n1}')
+        assert layered.raw.journal_read(DEFAULT_WORKSPACE) == []
+
+    def test_read_backup_gives_the_replaced_document(self, layered: Layered) -> None:
+        self._claims(layered, BackupReader)
+        store = layered.store
+        assert isinstance(store, BackupReader)
+        assert store.read_backup(DEFAULT_WORKSPACE) is None  # nothing replaced yet
+        v1 = store.write(DEFAULT_WORKSPACE, secret_state(1), expected=None)
+        store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
+        assert store.read_backup(DEFAULT_WORKSPACE) == secret_state(1)
+        if layered.encrypted:
+            assert isinstance(layered.raw, BackupReader)
+            kept = layered.raw.read_backup(DEFAULT_WORKSPACE)
+            assert kept is not None and SECRET.encode() not in kept and b"encrypted_data" in kept
+
+    def test_journal_sync_makes_deferred_entries_durable_in_order(self, layered: Layered,
+                                                                 make_store: StoreFactory) -> None:
+        self._claims(layered, JournalSync)
+        store = layered.store
+        assert isinstance(store, JournalSync)
+        store.journal_sync(DEFAULT_WORKSPACE)  # no journal yet: nothing to do, no error
+        entries = [json.dumps({"seq": i, "pw": SECRET}).encode() for i in range(1, 4)]
+        for entry in entries:
+            store.journal_append(DEFAULT_WORKSPACE, entry, sync=False)
+        store.journal_sync(DEFAULT_WORKSPACE)
+        assert store.journal_read(DEFAULT_WORKSPACE) == entries
+        at_rest = make_store().journal_read(DEFAULT_WORKSPACE)  # another client of the same storage
+        assert len(at_rest) == 3 and all((SECRET.encode() in e) is not layered.encrypted for e in at_rest)
+        store.journal_clear(DEFAULT_WORKSPACE)
+        store.journal_sync(DEFAULT_WORKSPACE)  # a cleared journal: nothing to do, no error
+
+    def test_the_local_state_file_is_the_stored_document(self, layered: Layered) -> None:
+        self._claims(layered, LocalStateFile)
+        store = layered.store
+        assert isinstance(store, LocalStateFile)
+        for workspace in (DEFAULT_WORKSPACE, "staging"):
+            store.write(workspace, secret_state(1), expected=None)
+            stored = layered.raw.read(workspace)
+            assert stored is not None and store.state_path(workspace).read_bytes() == stored.data
+            assert (SECRET.encode() in stored.data) is not layered.encrypted
+        assert store.state_path("staging") != store.state_path(DEFAULT_WORKSPACE)
+
+    def test_write_pieces_stores_the_document_the_pieces_make(self, layered: Layered) -> None:
+        self._claims(layered, PieceWriter)
+        store = layered.store
+        assert isinstance(store, PieceWriter)
+        first = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+        document = secret_state(2)
+        pieces = [document[i : i + 5] for i in range(0, len(document), 5)]
+        written = store.write_pieces(DEFAULT_WORKSPACE, lambda: iter(pieces), expected=first)
+        assert (written.size, written.sha256) == (len(document), hashlib.sha256(document).digest())
+        snap = store.read(DEFAULT_WORKSPACE)
+        assert snap is not None and (snap.data, snap.version) == (document, written.version)
+        assert store.read_history(DEFAULT_WORKSPACE, 1) == state_bytes(1)
+        with pytest.raises(StateConflict):
+            store.write_pieces(DEFAULT_WORKSPACE, lambda: iter(pieces), expected=first)
+
+    def test_open_state_file_gives_what_read_gives(self, layered: Layered) -> None:
+        self._claims(layered, StateFileOpener)
+        store = layered.store
+        assert isinstance(store, StateFileOpener)
+        with store.open_state_file(DEFAULT_WORKSPACE) as missing:
+            assert missing is None
+        document = secret_state(3)
+        version = store.write(DEFAULT_WORKSPACE, document, expected=None)
+        with store.open_state_file(DEFAULT_WORKSPACE) as opened:
+            assert opened is not None
+            assert (opened.version, opened.size, opened.sha256) == (version, len(document),
+                                                                     hashlib.sha256(document).digest())
+            assert opened.file.read() == document
+
+    def test_a_sealed_store_seals_and_opens_documents_outside_it(self, layered: Layered) -> None:
+        self._claims(layered, SealedStore)
+        store = layered.store
+        assert isinstance(store, SealedStore)
+        sealed = store.seal_state(secret_state(4))
+        assert SECRET.encode() not in sealed and b"encrypted_data" in sealed
+        assert store.open_state(sealed, "errored.tfstate") == secret_state(4)
+        store.write(DEFAULT_WORKSPACE, secret_state(1), expected=None)
+        assert store.read(DEFAULT_WORKSPACE) is not None and not store.needs_rewrite(DEFAULT_WORKSPACE)
 
     # -- races between processes ----------------------------------------------------------------
 

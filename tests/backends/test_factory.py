@@ -13,7 +13,7 @@ import pytest
 
 from backends.base import BackendError
 from backends.factory import make_store
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 
 _LOADED_SDKS = (
     "import sys\n"
@@ -52,7 +52,7 @@ def test_ctl_help_and_version_import_no_cloud_sdk() -> None:
 
 
 def test_importing_every_backend_module_imports_no_cloud_sdk() -> None:
-    code = "import backends.factory, backends.s3, backends.gcs, backends.azurerm, backends.objectstore"
+    code = "import backends.factory, backends.s3, backends.gcs, backends.azurerm, backends.objectstore.store"
     assert _loaded_after(code) == "[]"
 
 

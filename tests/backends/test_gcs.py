@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, LockInfo
+from backends.base import DEFAULT_WORKSPACE, BackendError, BackupReader, LockInfo
 from backends.factory import make_store
 from backends.gcs import GCSStore
-from backends.objectstore import PreconditionFailed
+from backends.objectstore.objects import PreconditionFailed
 from engine.state.manager import StateManager
 from tests.backends.contract import StateStoreContract, state_bytes
-from tests.backends.encrypted import check_encrypted_round_trip
 from tests.backends.stubs import StubServer
 from tests.servers import FakeGcsServer, free_port
 from vocab.errors import CtlError, LockHeld
@@ -58,6 +57,8 @@ def store(bucket: str, tmp_path: Path) -> GCSStore:
 
 
 class TestGCSStoreContract(StateStoreContract):
+    capabilities = frozenset({BackupReader})
+
     conditional_delete_limit = EMULATOR_LIMIT
 
     @pytest.fixture
@@ -225,6 +226,3 @@ def test_a_corrupt_lock_object_reads_as_held_and_can_be_forced(
     store.unlock(DEFAULT_WORKSPACE, "", force=True)
     store.lock(DEFAULT_WORKSPACE, LockInfo())
 
-
-def test_an_encrypted_state_round_trips(store: Any) -> None:
-    check_encrypted_round_trip(store)

@@ -13,15 +13,26 @@ from typing import Any
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE, BackendError, StateConflict
-from backends.local import LocalStore, holder_is_gone, process_alive
+from backends.base import (
+    DEFAULT_WORKSPACE,
+    BackendError,
+    BackupReader,
+    JournalSync,
+    LocalStateFile,
+    PieceWriter,
+    StateConflict,
+    StateFileOpener,
+)
+from backends.local.holders import holder_is_gone, process_alive
+from backends.local.store import LocalStore
 from tests.backends.contract import StateStoreContract, state_bytes
-from tests.backends.encrypted import check_encrypted_round_trip
 from vocab.errors import CtlError, LockHeld, UsageError
 from vocab.locks import LockInfo
 
 
 class TestLocalStoreContract(StateStoreContract):
+    capabilities = frozenset({PieceWriter, StateFileOpener, JournalSync, BackupReader, LocalStateFile})
+
     @pytest.fixture
     def make_store(self, tmp_path: Path) -> functools.partial[LocalStore]:
         return functools.partial(LocalStore, tmp_path / "ctl.tfstate")
@@ -209,9 +220,6 @@ def test_a_lock_left_by_a_dead_local_process_is_recognised(store: LocalStore) ->
     assert not holder_is_gone(LockInfo())  # this very process
     assert not holder_is_gone(LockInfo(Who="someone@another-host", PID=int(finished.stdout)))
 
-
-def test_an_encrypted_state_round_trips(store: Any) -> None:
-    check_encrypted_round_trip(store)
 
 
 def test_a_streamed_write_stores_the_pieces_and_reports_their_digest(store: LocalStore, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from tests.backends.contract import NonExclusiveLocalStore, state_bytes
 from vocab.locks import LockInfo, who_am_i
 

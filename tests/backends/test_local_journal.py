@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,7 @@ _FILL_THEN_GROW = """
 import resource, signal, sys
 from pathlib import Path
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing us
 store = LocalStore(Path(sys.argv[1]))

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from backends import local_files
 from backends.base import DEFAULT_WORKSPACE, LockInfo
-from backends.local import LocalStore, holder_is_gone
+from backends.local import files as local_files
+from backends.local.holders import holder_is_gone
+from backends.local.store import LocalStore
 from vocab.errors import LockHeld
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ _LOCK_AND_DIE = """
 import os, signal, sys
 from pathlib import Path
 from backends.base import DEFAULT_WORKSPACE, LockInfo
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 
 link = os.link
 def link_and_die(src, dst):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import DEFAULT_FILENAME, WORKSPACES_DIR, LocalStore
+from backends.local.store import DEFAULT_FILENAME, WORKSPACES_DIR, LocalStore
 from cli.completion import addresses as completion_addresses
 from cli.completion import backend as completion_backend
 from cli.completion import workspaces as completion_workspaces

@@ -17,8 +17,9 @@ import pytest
 
 from backends import factory
 from backends.base import DEFAULT_WORKSPACE, BackendError, StateStore
-from backends.local import LocalStore
-from backends.objectstore import ObjectInfo, ObjectStateStore, PreconditionFailed, StoredObject
+from backends.local.store import LocalStore
+from backends.objectstore.objects import ObjectInfo, PreconditionFailed, StoredObject
+from backends.objectstore.store import ObjectStateStore
 from cli.main import run
 from engine.session import public_settings
 from engine.state.manager import StateManager

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from cli.main import run
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, State, new_state

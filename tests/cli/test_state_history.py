@@ -13,7 +13,7 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE, StateStore
 from backends.factory import make_store
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from cli.main import run
 from engine.locking.options import LockOptions
 from engine.state.manager import StateManager

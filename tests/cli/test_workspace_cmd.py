@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from cli.main import run
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, new_state

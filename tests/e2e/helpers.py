@@ -244,7 +244,7 @@ def take_lock(project: Project, reason: str) -> str:
     if has_state_commands():
         return project.ok("state", "lock", "--reason", reason).stdout.strip()
     from backends.base import LockInfo
-    from backends.local import LocalStore
+    from backends.local.store import LocalStore
 
     info = LockInfo(Operation="OperationTypeInvalid", Info=reason)
     LocalStore(project.state_file).lock("default", info)
@@ -256,6 +256,6 @@ def release_lock(project: Project, lock_id: str) -> None:
     if has_state_commands():
         project.ok("state", "unlock", lock_id)
         return
-    from backends.local import LocalStore
+    from backends.local.store import LocalStore
 
     LocalStore(project.state_file).unlock("default", lock_id)

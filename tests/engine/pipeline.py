@@ -17,7 +17,7 @@ from typing import Any
 
 from adapters.base import AdapterContext, AdapterError, PartialResult, Provider, ResourceType
 from adapters.registry import Registry
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.apply.applier import Applier, ApplyResult
 from engine.lang.templatefile import render
 from engine.plan.model import Plan, ResourceChange

@@ -17,7 +17,7 @@ import pytest
 
 from backends.base import DEFAULT_WORKSPACE, BackendError, LockLost, StateStore
 from backends.factory import make_store
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.locking.describe import (
     abandoned_phrase,
     describe_lock,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.functions import FunctionContext
 from engine.lang.hcl import parse_expression, parse_hcl_file

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.errors import EncryptionError
 from engine.encryption.keys import MAX_ITERATIONS, Pbkdf2
-from engine.encryption.store import EncryptingStore
+from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
 from engine.state.journal import Journal, parse_entries
 from engine.state.model import new_state
@@ -28,7 +28,7 @@ def pbkdf2(name: str = "a", passphrase: str = PASSPHRASE, **settings: object) ->
 
 
 def store_at(tmp_path: Path, method: MethodConfig | None = None, fallback: MethodConfig | None = None) -> EncryptingStore:
-    return EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"),
+    return encrypting_store(LocalStore(tmp_path / "ctl.tfstate"),
                            Target("state", TargetConfig(method or pbkdf2(), fallback)), tmp_path / ".ctl")
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.base import DEFAULT_WORKSPACE, BackupReader, LocalStateFile, PieceWriter, StateFileOpener
+from backends.local.store import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.errors import EncryptionError
-from engine.encryption.store import EncryptingStore
+from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
 from engine.state.manager import ERRORED_STATE_FILE, StateManager
 from engine.state.model import new_state
@@ -26,7 +26,7 @@ def pbkdf2(name: str, passphrase: str) -> MethodConfig:
 
 
 def store_at(tmp_path: Path, method: MethodConfig, fallback: MethodConfig | None = None) -> EncryptingStore:
-    return EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"), Target("state", TargetConfig(method, fallback)),
+    return encrypting_store(LocalStore(tmp_path / "ctl.tfstate"), Target("state", TargetConfig(method, fallback)),
                            tmp_path / ".ctl")
 
 
@@ -82,7 +82,7 @@ def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path
         store_at(tmp_path, new).read(DEFAULT_WORKSPACE)
     rotating = store_at(tmp_path, new, fallback=old)
     snap = rotating.read(DEFAULT_WORKSPACE)
-    assert snap is not None and DEFAULT_WORKSPACE in rotating.rewrite
+    assert snap is not None and rotating.needs_rewrite(DEFAULT_WORKSPACE)
     rotating.write(DEFAULT_WORKSPACE, state_bytes(2), expected=snap.version)
     assert json.loads(store_at(tmp_path, new).read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
 
@@ -92,19 +92,19 @@ def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) 
     with pytest.raises(EncryptionError, match="is not encrypted"):
         store_at(tmp_path, pbkdf2("a", "sixteen-characters!")).read(DEFAULT_WORKSPACE)
     migrating = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"), MethodConfig("unencrypted", "u", None))
-    assert migrating.read(DEFAULT_WORKSPACE) is not None and DEFAULT_WORKSPACE in migrating.rewrite
+    assert migrating.read(DEFAULT_WORKSPACE) is not None and migrating.needs_rewrite(DEFAULT_WORKSPACE)
 
 
 class _WriteFails(LocalStore):
     """A local store whose state writes fail, as a full disk or a revoked permission would."""
 
-    def write(self, workspace: str, data: bytes, **kwargs: object) -> str:  # type: ignore[override]
+    def write(self, workspace: str, data: bytes, **kwargs: object) -> str:
         raise OSError(28, "No space left on device")
 
 
 def test_the_errored_state_is_sealed_too(tmp_path: Path) -> None:
     target = Target("state", TargetConfig(pbkdf2("a", "sixteen-characters!")))
-    store = EncryptingStore(_WriteFails(tmp_path / "ctl.tfstate"), target, tmp_path / ".ctl")
+    store = encrypting_store(_WriteFails(tmp_path / "ctl.tfstate"), target, tmp_path / ".ctl")
     manager = StateManager(store, errored_dir=tmp_path)
     state = manager.load()
     with pytest.raises(Exception, match="No space left on device"):
@@ -112,3 +112,27 @@ def test_the_errored_state_is_sealed_too(tmp_path: Path) -> None:
     errored = (tmp_path / ERRORED_STATE_FILE).read_bytes()
     assert b"encrypted_data" in errored
     assert json.loads(store.open_state(errored, "errored"))["lineage"] == state.lineage
+
+
+class _GainedAMethod(LocalStore):
+    """A backend that gained a method the wrapper has not been taught: it hands over stored bytes."""
+
+    def stored_bytes(self, workspace: str) -> bytes:
+        snap = self.read(workspace)
+        return b"" if snap is None else snap.data
+
+
+def test_a_store_method_the_wrapper_does_not_write_out_is_not_reachable_through_it(tmp_path: Path) -> None:
+    inner = _GainedAMethod(tmp_path / "ctl.tfstate")
+    store = encrypting_store(inner, Target("state", TargetConfig(pbkdf2("a", "sixteen-characters!"))),
+                             tmp_path / ".ctl")
+    store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
+    assert SECRET.encode() not in inner.stored_bytes(DEFAULT_WORKSPACE)
+    for name in ("stored_bytes", "write_pieces", "open_state_file", "path"):
+        assert hasattr(inner, name)
+        with pytest.raises(AttributeError):
+            getattr(store, name)
+    assert not isinstance(store, PieceWriter) and not isinstance(store, StateFileOpener)
+    assert isinstance(store, BackupReader) and isinstance(store, LocalStateFile)  # sealed, or a path only
+    assert store.state_path(DEFAULT_WORKSPACE) == inner.state_path(DEFAULT_WORKSPACE)
+    assert store.read_backup(DEFAULT_WORKSPACE) is None

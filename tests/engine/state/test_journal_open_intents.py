@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.state.journal import Journal, Orphan, replay
 from engine.state.model import InstanceState, new_state
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.state.journal import Journal, Orphan, parse_entries, planned_identity, replay
 from engine.state.model import InstanceState, OutputValue, State, new_state
 from vocab.values import UNKNOWN, Marked

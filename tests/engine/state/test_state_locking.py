@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, LockInfo
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.locking.acquire import acquire
 from engine.locking.hold import held_lock
 from engine.locking.options import parse_duration

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE, StateConflict
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.state.journal import Orphan
 from engine.state.manager import LineageMismatch, StateManager
 from engine.state.model import InstanceState, State, new_state
@@ -244,12 +244,12 @@ def test_a_large_state_is_written_in_pieces_with_the_bytes_of_a_whole_encoding(
 
 def test_an_encrypting_store_is_never_bypassed_by_a_plaintext_stream(tmp_path: Path) -> None:
     from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
-    from engine.encryption.store import EncryptingStore
+    from engine.encryption.store import encrypting_store
     from engine.encryption.target import Target
 
     keys = KeyProviderConfig("pbkdf2", "k", {"passphrase": "sixteen-characters!", "iterations": 200_000})
-    sealed = EncryptingStore(LocalStore(tmp_path / "ctl.tfstate"),
-                             Target("state", TargetConfig(MethodConfig("aes_gcm", "k", keys))), tmp_path / ".ctl")
+    sealed = encrypting_store(LocalStore(tmp_path / "ctl.tfstate"),
+                              Target("state", TargetConfig(MethodConfig("aes_gcm", "k", keys))), tmp_path / ".ctl")
     m = StateManager(sealed, DEFAULT_WORKSPACE, errored_dir=tmp_path)
     state = m.load()
     state.set_instance("null_resource.a", InstanceState(attributes={"id": "a", "password": "hunter2-in-state"}))

@@ -10,7 +10,7 @@ Layout, per workspace (``default`` lives at the configured path, others under
                        the current document and when (with its SHA-256, so a hand edit is recognised)
 * ``<state>.tflock``   the lock, holding the LockInfo JSON: written beside as ``.<state>.tflock.new``,
                        then hard-linked into place (which fails if it exists, as O_CREAT|O_EXCL does)
-* ``<state>.journal``  the apply's crash log, one entry per line (``backends.local_journal``)
+* ``<state>.journal``  the apply's crash log, one entry per line (``backends.local.journal``)
 * ``.<file>.mutex``    a never-deleted file whose ``flock`` serialises the short read-compare-replace
                        of ``write`` and the read-check-delete of ``unlock`` between processes
 
@@ -42,29 +42,28 @@ from backends.base import (
     HistoryEntry,
     OpenedState,
     Snapshot,
+    StateConflict,
     Written,
     check_workspace_name,
+    conflict_error,
+    lock_held_error,
     lock_lost_error,
     lock_mismatch_error,
     not_locked_error,
     state_facts,
 )
-from backends.local_files import (  # noqa: F401  (process_alive, holder_is_gone: re-exported)
-    _atomic_write,
-    _atomic_write_pieces,
-    _conflict,
-    _create_whole,
-    _file_version,
-    _fsync_dir,
-    _lock_held,
-    _opened,
-    _read_or_none,
-    _version,
-    holder_is_gone,
-    process_alive,
+from backends.local.files import (
+    atomic_write,
+    atomic_write_pieces,
+    create_whole,
+    file_version,
+    fsync_dir,
+    open_hashed,
+    read_or_none,
+    version_of,
 )
-from backends.local_journal import JournalFiles
-from vocab.errors import CtlError
+from backends.local.journal import JournalFiles
+from vocab.errors import CtlError, LockHeld
 from vocab.locks import LockInfo, now_rfc3339, unreadable_lock, who_am_i
 
 DEFAULT_FILENAME = "ctl.tfstate"
@@ -93,6 +92,14 @@ def _os_errors(method: Callable[P, R]) -> Callable[P, R]:
             ) from None
 
     return wrapper
+
+
+def _conflict(path: Path, current: bytes | None, new: bytes, expected: str | None) -> StateConflict:
+    return conflict_error(str(path), current, new, expected)
+
+
+def _lock_held(state: Path, holder: LockInfo) -> LockHeld:
+    return lock_held_error(str(state), holder, unlock_command="ctl state unlock")
 
 
 class LocalStore:
@@ -129,10 +136,10 @@ class LocalStore:
     @_os_errors
     def read(self, workspace: str) -> Snapshot | None:
         """The state bytes and their SHA-256; None when there is no state (or an empty file)."""
-        data = _read_or_none(self.state_path(workspace))
+        data = read_or_none(self.state_path(workspace))
         if not data:
             return None
-        return Snapshot(data, _version(data))
+        return Snapshot(data, version_of(data))
 
     @contextlib.contextmanager
     def open_state_file(self, workspace: str) -> Iterator[OpenedState | None]:
@@ -140,13 +147,13 @@ class LocalStore:
         there is no state (or an empty file). What ``read`` gives, without the bytes in memory:
         the caller reads it a piece at a time. A write meanwhile replaces the file by renaming
         another over it, so the open file stays the version it was."""
-        with _opened(self.state_path(workspace)) as opened:
+        with open_hashed(self.state_path(workspace)) as opened:
             yield opened
 
     @_os_errors
     def read_backup(self, workspace: str) -> bytes | None:
         """The document the last write replaced, if any."""
-        return _read_or_none(self._sibling(workspace, ".backup"))
+        return read_or_none(self._sibling(workspace, ".backup"))
 
     def write(self, workspace: str, data: bytes, *, expected: str | None, keep_previous: bool = True,
               policy_override: str | None = None) -> str:
@@ -169,27 +176,27 @@ class LocalStore:
         with self._mutex(workspace):
             # The version is hashed from the file in pieces: the bytes it replaces are read whole
             # only to be kept, once per run, not at each of a long apply's intermediate writes.
-            if not self._matches(_file_version(path), expected):
-                raise _conflict(path, _read_or_none(path) or None, b"".join(pieces()), expected)
-            current = (_read_or_none(path) or None) if keep_previous else None
+            if not self._matches(file_version(path), expected):
+                raise _conflict(path, read_or_none(path) or None, b"".join(pieces()), expected)
+            current = (read_or_none(path) or None) if keep_previous else None
             if current is not None:
                 self._keep_in_history(workspace, current)
-                _atomic_write(self._sibling(workspace, ".backup"), current, like=path)
+                atomic_write(self._sibling(workspace, ".backup"), current, like=path)
                 del current
-            version, size = _atomic_write_pieces(path, pieces(), like=path)
+            version, size = atomic_write_pieces(path, pieces(), like=path)
             meta = {"sha256": version, "time": now_rfc3339(), "who": who_am_i()}
             if policy_override:
                 meta["policy_override"] = policy_override
             history = self._history_dir(workspace)
             history.mkdir(exist_ok=True)
-            _atomic_write(history / _CURRENT_META, json.dumps(meta).encode(), like=path)
+            atomic_write(history / _CURRENT_META, json.dumps(meta).encode(), like=path)
         return Written(version, size, bytes.fromhex(version))
 
     def _swap_if(self, path: Path, data: bytes, expected: str | None) -> bool:
         """Replace ``path`` if its version is ``expected``; False if it is not (caller holds the mutex)."""
-        if not self._matches(_file_version(path), expected):
+        if not self._matches(file_version(path), expected):
             return False
-        _atomic_write(path, data, like=path)
+        atomic_write(path, data, like=path)
         return True
 
     def _matches(self, current: str | None, expected: str | None) -> bool:
@@ -208,12 +215,12 @@ class LocalStore:
         history.mkdir(exist_ok=True)
         entry = self._entry_of_current(workspace, current)
         like = self.state_path(workspace)
-        _atomic_write(history / f"{entry.serial}.tfstate", current, like=like)
-        _atomic_write(history / f"{entry.serial}.json", json.dumps(dataclasses.asdict(entry)).encode(), like=like)
+        atomic_write(history / f"{entry.serial}.tfstate", current, like=like)
+        atomic_write(history / f"{entry.serial}.json", json.dumps(dataclasses.asdict(entry)).encode(), like=like)
 
     @_os_errors
     def current_entry(self, workspace: str) -> HistoryEntry | None:
-        current = _read_or_none(self.state_path(workspace))
+        current = read_or_none(self.state_path(workspace))
         return self._entry_of_current(workspace, current) if current else None
 
     def _entry_of_current(self, workspace: str, current: bytes) -> HistoryEntry:
@@ -221,10 +228,10 @@ class LocalStore:
         sidecar of the last write); its mtime and "unknown" if it was changed by hand."""
         facts = state_facts(current)
         serial = facts.serial if facts.serial is not None else 0
-        raw = _read_or_none(self._history_dir(workspace) / _CURRENT_META)
+        raw = read_or_none(self._history_dir(workspace) / _CURRENT_META)
         try:
             meta = json.loads(raw or b"")
-            if meta.get("sha256") == _version(current):
+            if meta.get("sha256") == version_of(current):
                 return HistoryEntry(serial, str(meta["time"]), str(meta["who"]), facts.resources, facts.version,
                                     str(meta.get("policy_override") or ""))
         except (ValueError, AttributeError, KeyError, TypeError):
@@ -255,13 +262,13 @@ class LocalStore:
                 str(raw.get("policy_override") or ""),
             )
         except (OSError, ValueError, KeyError, TypeError):
-            facts = state_facts(_read_or_none(path))
+            facts = state_facts(read_or_none(path))
             mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             return HistoryEntry(serial, mtime, "unknown", facts.resources, facts.version)
 
     @_os_errors
     def read_history(self, workspace: str, serial: int) -> bytes:
-        data = _read_or_none(self._history_dir(workspace) / f"{int(serial)}.tfstate")
+        data = read_or_none(self._history_dir(workspace) / f"{int(serial)}.tfstate")
         if data is None:
             raise CtlError(
                 f"the history of {self.state_path(workspace)} has no state with serial {serial}",
@@ -290,9 +297,9 @@ class LocalStore:
     def _create_exclusive(self, path: Path, data: bytes) -> None:
         """Create ``path`` holding ``data``; FileExistsError if it exists (a hook a test can break).
 
-        Callers hold the workspace's mutex: ``_create_whole`` writes through a scratch file of a
+        Callers hold the workspace's mutex: ``create_whole`` writes through a scratch file of a
         fixed name beside ``path``."""
-        _create_whole(path, data)
+        create_whole(path, data)
 
     @_os_errors
     def renew_lock(self, workspace: str, info: LockInfo) -> LockInfo:
@@ -303,7 +310,7 @@ class LocalStore:
             if held is None or held.ID != info.ID:
                 raise lock_lost_error(str(self.state_path(workspace)), info, held)
             renewed = dataclasses.replace(held, Heartbeat=now_rfc3339())
-            _atomic_write(lock_path, renewed.to_json(), like=lock_path)
+            atomic_write(lock_path, renewed.to_json(), like=lock_path)
         return renewed
 
     @_os_errors
@@ -319,7 +326,7 @@ class LocalStore:
                 raise lock_mismatch_error(str(state), lock_id, holder)
             with contextlib.suppress(FileNotFoundError):
                 lock_path.unlink()
-            _fsync_dir(lock_path.parent)
+            fsync_dir(lock_path.parent)
         return holder
 
     @_os_errors
@@ -332,7 +339,7 @@ class LocalStore:
         # give that writer a moment.
         deadline = time.monotonic() + _LOCK_READ_WAIT_S
         while True:
-            data = _read_or_none(lock_path)
+            data = read_or_none(lock_path)
             if data is None:
                 return None
             try:
@@ -367,7 +374,7 @@ class LocalStore:
                         f"(hard link or O_CREAT|O_EXCL) of {scratch.name}: two runs could both take the lock",
                         hint="Keep the state on a local disk, or use a remote backend.",
                     )
-                first = _version(b"probe 1")
+                first = version_of(b"probe 1")
                 if not self._swap_if(scratch, b"probe 3", first):
                     raise BackendError(
                         f"the filesystem at {state.parent} refuses a compare-and-swap on {scratch.name} "
@@ -405,7 +412,7 @@ class LocalStore:
             )
         self._journals.release(self._sibling(workspace, ".journal"))
         shutil.rmtree(folder)
-        _fsync_dir(folder.parent)
+        fsync_dir(folder.parent)
 
     # -- journal --------------------------------------------------------------------------------
 
@@ -428,7 +435,7 @@ class LocalStore:
     @_os_errors
     def journal_read(self, workspace: str) -> list[bytes]:
         """The complete entries in order; a last line without newline (torn by a crash) is ignored."""
-        data = _read_or_none(self._sibling(workspace, ".journal"))
+        data = read_or_none(self._sibling(workspace, ".journal"))
         if not data:
             return []
         lines = data.split(b"\n")
@@ -443,7 +450,7 @@ class LocalStore:
             path.unlink()
         except FileNotFoundError:
             return
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
     # -- internals ------------------------------------------------------------------------------
 

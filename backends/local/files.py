@@ -1,9 +1,9 @@
-"""Files for the local store: atomic replacement, a lock file created whole, directory syncs, and
-whether the process holding a lock is still alive.
+"""Crash-safe files for the local store: atomic replacement, a lock file created whole, reads and
+hashes that report as the store does, directory syncs.
 
-Kept apart from ``backends.local.LocalStore`` (the protocol's logic) because these are the
-POSIX details that make it crash-safe: write a temporary file, fsync it, rename it over the old
-one, fsync the directory.
+Kept apart from ``backends.local.store.LocalStore`` (the protocol's logic: what is compared with
+what, under which mutex) because these are the POSIX details that make each step crash-safe:
+write a temporary file, fsync it, rename it over the old one, fsync the directory.
 """
 
 from __future__ import annotations
@@ -12,41 +12,18 @@ import contextlib
 import errno
 import hashlib
 import os
-import socket
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from backends.base import BackendError, OpenedState, StateConflict, conflict_error, lock_held_error
-from vocab.errors import LockHeld
-from vocab.locks import LockInfo
+from backends.base import BackendError, OpenedState
 
 
-def process_alive(pid: int) -> bool:
-    """Whether a process with this PID runs on this host (to tell a crashed lock holder)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, it is just not ours
-        return True
-    return True
-
-
-def holder_is_gone(info: LockInfo) -> bool:
-    """True when the lock was taken on this host by a process that no longer runs."""
-    host = info.Who.rpartition("@")[2]
-    return bool(info.PID) and host == socket.gethostname() and not process_alive(info.PID)
-
-
-
-def _version(data: bytes) -> str:
+def version_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _file_version(path: Path) -> str | None:
+def file_version(path: Path) -> str | None:
     """The version (SHA-256) of the file at ``path``, read in pieces; None when it is missing or empty."""
     with _reading(path):
         try:
@@ -59,7 +36,7 @@ def _file_version(path: Path) -> str | None:
 
 
 @contextlib.contextmanager
-def _opened(path: Path) -> Iterator[OpenedState | None]:
+def open_hashed(path: Path) -> Iterator[OpenedState | None]:
     """The state file at ``path`` open for reading, hashed once through; None when it is missing
     or empty. An error opening or hashing it is the store's ``BackendError``; the reader of the
     open file reports its own (``decode_state_file`` does)."""
@@ -79,7 +56,7 @@ def _opened(path: Path) -> Iterator[OpenedState | None]:
         yield OpenedState(f, digest.hexdigest(), size, digest.digest()) if size else None
 
 
-def _read_or_none(path: Path) -> bytes | None:
+def read_or_none(path: Path) -> bytes | None:
     with _reading(path):
         try:
             return path.read_bytes()
@@ -98,21 +75,13 @@ def _reading(path: Path) -> Iterator[None]:
         raise BackendError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def _conflict(path: Path, current: bytes | None, new: bytes, expected: str | None) -> StateConflict:
-    return conflict_error(str(path), current, new, expected)
-
-
-def _lock_held(state: Path, holder: LockInfo) -> LockHeld:
-    return lock_held_error(str(state), holder, unlock_command="ctl state unlock")
-
-
-def _atomic_write(path: Path, data: bytes, *, like: Path) -> None:
+def atomic_write(path: Path, data: bytes, *, like: Path) -> None:
     """Write a whole file or nothing: temp file in the same directory, fsync, rename, fsync dir."""
-    _atomic_write_pieces(path, (data,), like=like)
+    atomic_write_pieces(path, (data,), like=like)
 
 
-def _atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> tuple[str, int]:
-    """``_atomic_write`` of the bytes ``pieces`` make up, written as they come: a large state's
+def atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> tuple[str, int]:
+    """``atomic_write`` of the bytes ``pieces`` make up, written as they come: a large state's
     document never exists whole in memory. Returns the file's version (SHA-256) and size."""
     try:
         mode = like.stat().st_mode & 0o777
@@ -141,7 +110,7 @@ def _atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> 
         raise BackendError(
             f"cannot write {path}: {exc.strerror}", hint="Check free space and permissions."
         ) from None
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return digest.hexdigest(), size
 
 
@@ -149,7 +118,7 @@ def _atomic_write_pieces(path: Path, pieces: Iterable[bytes], *, like: Path) -> 
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV})
 
 
-def _create_whole(path: Path, data: bytes) -> None:
+def create_whole(path: Path, data: bytes) -> None:
     """Create ``path`` holding ``data``, or FileExistsError if it exists: never an empty ``path``.
 
     The data is written and synced to ``.NAME.new`` beside ``path``, then hard-linked into place,
@@ -174,12 +143,12 @@ def _create_whole(path: Path, data: bytes) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             scratch.unlink()
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _create_then_write(path: Path, data: bytes) -> None:
     """``O_EXCL`` create, write and sync; a failed write removes the file again. A kill between the
-    create and the write leaves it empty, which is why a lock goes through ``_create_whole``."""
+    create and the write leaves it empty, which is why a lock goes through ``create_whole``."""
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     try:
         os.write(fd, data)
@@ -207,7 +176,7 @@ def _chunks(pieces: Iterable[bytes], size: int = 1 << 20) -> Iterator[bytes]:
         yield bytes(buffer)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make a rename/create/unlink in ``folder`` durable (no-op where directories can't be opened)."""
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.local_files import _fsync_dir
+from backends.local.files import fsync_dir
 
 
 @dataclass(slots=True)
@@ -102,7 +102,7 @@ class JournalFiles:
             if end:
                 end = _drop_torn_tail(fd, path, end)
             else:
-                _fsync_dir(path.parent)  # the new file's name is durable before its first line is
+                fsync_dir(path.parent)  # the new file's name is durable before its first line is
         except OSError:
             os.close(fd)
             raise

@@ -19,12 +19,12 @@ Version tokens are what the store's own conditions take: the ETag (S3, Azure), t
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import re
-import urllib.parse
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from backends.base import (
@@ -40,6 +40,14 @@ from backends.base import (
     not_locked_error,
     state_facts,
 )
+from backends.objectstore.objects import (
+    ObjectInfo,
+    PreconditionFailed,
+    StoredObject,
+    encode_metadata,
+    fits_metadata,
+    metadata_value,
+)
 from vocab.errors import CtlError
 from vocab.locks import LockInfo, now_rfc3339, unreadable_lock, who_am_i
 
@@ -49,29 +57,6 @@ _RACE_ROUNDS = 5
 _HISTORY_NAME = re.compile(r"(\d+)\.tfstate$")
 _JOURNAL_NAME = re.compile(r"(\d{12})$")
 UNLOCK_COMMAND = "ctl state unlock"
-
-
-class PreconditionFailed(Exception):
-    """A conditional put/delete was refused: the object exists, is gone, or has another version."""
-
-
-@dataclass(frozen=True)
-class StoredObject:
-    """An object's bytes together with the version token and metadata of exactly those bytes."""
-
-    data: bytes
-    token: str
-    metadata: dict[str, str]
-    modified: str = ""  # RFC 3339 last-modified time, when the store says
-
-
-@dataclass(frozen=True)
-class ObjectInfo:
-    """A listed object without its bytes."""
-
-    key: str
-    metadata: dict[str, str]
-    modified: str = ""
 
 
 class ObjectStateStore(ABC):
@@ -161,18 +146,10 @@ class ObjectStateStore(ABC):
         return self._state_key(workspace) + ".journal/"
 
     def _meta(self, **values: str | int) -> dict[str, str]:
-        # Percent-encoded: metadata travels in HTTP headers, which carry ASCII only.
-        return {
-            f"ctl{self.meta_separator}{name}": urllib.parse.quote(str(value), safe="@:.+-_ ")
-            for name, value in values.items()
-        }
+        return encode_metadata(self.meta_separator, **values)
 
     def _meta_value(self, metadata: dict[str, str], name: str) -> str | None:
-        for key in (f"ctl{self.meta_separator}{name}", f"ctl-{name}", f"ctl_{name}"):
-            for candidate, value in metadata.items():
-                if candidate.lower() == key:
-                    return urllib.parse.unquote(value or "")  # Azure gives an empty value back as None
-        return None
+        return metadata_value(self.meta_separator, metadata, name)
 
     # -- state -------------------------------------------------------------------------------------
 
@@ -201,7 +178,7 @@ class ObjectStateStore(ABC):
             self._keep_in_history(workspace, stored)
         metadata = self._meta(who=who_am_i(), time=now_rfc3339())
         if policy_override:
-            metadata.update(self._meta(policy_override=_fits_metadata(policy_override)))
+            metadata.update(self._meta(policy_override=fits_metadata(policy_override)))
         if expected is None and current is not None:
             condition: dict[str, Any] = {"if_match": current.token}  # replace the empty object, only it
         else:
@@ -220,7 +197,7 @@ class ObjectStateStore(ABC):
         metadata = self._meta(serial=entry.serial, time=entry.time, who=entry.who, resources=entry.resources,
                               version=entry.version)
         if entry.policy_override:
-            metadata.update(self._meta(policy_override=_fits_metadata(entry.policy_override)))
+            metadata.update(self._meta(policy_override=fits_metadata(entry.policy_override)))
         self._put(f"{self._history_prefix(workspace)}{entry.serial}.tfstate", current.data, metadata=metadata)
 
     def current_entry(self, workspace: str) -> HistoryEntry | None:
@@ -442,10 +419,56 @@ class ObjectStateStore(ABC):
     # -- probe -------------------------------------------------------------------------------------
 
     def probe(self) -> None:
-        """Show on a scratch object that the store refuses a second create and a stale swap."""
-        from backends.objectstore_probe import probe
+        """Show on a scratch object that the store refuses a second create and a stale swap.
 
-        probe(self)
+        Stores that accept the condition headers without honouring them exist (older S3-compatible
+        servers): with them every lock and every compare-and-swap would silently succeed.
+        """
+        key = f"{self._state_key(DEFAULT_WORKSPACE)}.probe-{uuid.uuid4().hex[:12]}"
+        where = self._url(key)
+        hint = (
+            f"Use a store whose {self.backend} API honours conditional requests, or keep the state "
+            "elsewhere; ctl will not lock state on this one."
+        )
+        try:
+            first = self._put(key, b"ctl probe 1", if_absent=True)
+            try:
+                self._put(key, b"ctl probe 2", if_absent=True)
+            except PreconditionFailed:
+                pass
+            else:
+                raise BackendError(
+                    f"{self.backend}: the store does not refuse a second conditional create "
+                    f"({self.create_condition}) of {where}: two runs could both take the lock",
+                    hint=hint,
+                )
+            current = self._get(key)
+            token = current.token if current is not None else first
+            try:
+                self._put(key, b"ctl probe 3", if_match=token)
+            except PreconditionFailed:
+                raise BackendError(
+                    f"{self.backend}: the store refuses a compare-and-swap ({self.swap_condition}) of "
+                    f"{where} against its current version",
+                    hint=hint,
+                ) from None
+            try:
+                self._put(key, b"ctl probe 4", if_match=token)
+            except PreconditionFailed:
+                pass
+            else:
+                raise BackendError(
+                    f"{self.backend}: the store does not refuse a stale compare-and-swap "
+                    f"({self.swap_condition}) of {where}: a run could overwrite a newer state",
+                    hint=hint,
+                )
+        except PreconditionFailed:
+            raise BackendError(
+                f"{self.backend}: the store refused to create the probe object {where}", hint=hint
+            ) from None
+        finally:
+            with contextlib.suppress(BackendError, PreconditionFailed):
+                self._delete(key)
 
 
 def _parse_lock(data: bytes) -> LockInfo:
@@ -456,18 +479,5 @@ def _parse_lock(data: bytes) -> LockInfo:
     return info
 
 
-_OVERRIDE_METADATA_CHARS = 1024  # S3 allows 2 KB of user metadata in all; the rest is ours
-
-
-def _fits_metadata(reason: str) -> str:
-    """The override reason, shortened (with "…") until its percent-encoded form fits in metadata."""
-    if len(urllib.parse.quote(reason, safe="@:.+-_ ")) <= _OVERRIDE_METADATA_CHARS:
-        return reason
-    text = reason
-    while len(urllib.parse.quote(text + "…", safe="@:.+-_ ")) > _OVERRIDE_METADATA_CHARS:
-        text = text[: len(text) * 7 // 8]
-    return text + "…"
-
-
-__all__ = ["ObjectInfo", "ObjectStateStore", "PreconditionFailed", "StoredObject", "UNLOCK_COMMAND"]
+__all__ = ["UNLOCK_COMMAND", "ObjectStateStore"]
 
