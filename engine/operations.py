@@ -6,9 +6,10 @@ interrupted apply (writing the recovered state at once when holding the lock), p
 plan against the policies, ask, apply, and persist — also when interrupted or when operations failed.
 
 The policy gate lives here, not in the commands, so that every caller of these functions gets it:
-``plan_only`` returns the outcome with the plan (and records it in the plan), ``apply_run`` raises
-``PolicyDenied`` before asking for confirmation. Callbacks (``on_plan``, ``on_policy`` …) let the
-caller show each step as it happens; they never decide anything.
+``plan_only`` records the verdict in the plan and raises ``PolicyDenied`` for a denied plan once the
+caller has had it (``on_planned``: to show, save or summarize it), ``apply_run`` raises it before
+asking for confirmation. Callbacks (``on_plan``, ``on_policy`` …) let the caller show each step as
+it happens; they never decide anything.
 """
 
 from __future__ import annotations
@@ -150,12 +151,15 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
               events: Events | None = None,
               on_recovery: Callable[[Recovery], None] | None = None,
               on_plan: Callable[[PlanResult], None] | None = None,
-              on_policy: Callable[[PolicyOutcome], None] | None = None) -> Planned:
+              on_policy: Callable[[PolicyOutcome], None] | None = None,
+              on_planned: Callable[[Planned], None] | None = None) -> Planned:
     """``ctl plan``: one consistent snapshot (locked only when asked, ``--lock``), then the policy gate.
 
     ``events`` receives the refresh progress (``refresh_begin``/``refresh_start``/``refresh_complete``).
-    The verdict is recorded in the plan (``policy_results``, the override used) and returned; a
-    denied plan is the caller's to refuse (``policies.gate.enforce``) — after, say, writing a summary.
+    The verdict is recorded in the plan (``policy_results``, the override used) and returned. A plan
+    the policies deny raises ``PolicyDenied``, as ``apply_run`` does, but only after ``on_planned``
+    has had the finished plan: a denied plan is still shown, saved and summarized for CI to publish
+    (``ctl apply`` re-checks a saved plan and refuses it while the policies deny it).
     """
     registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
@@ -189,7 +193,12 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     if opts.policy is not None:
         outcome = _check_policies(result.plan, opts, opts.policy, on_policy)
         result.plan.policy_override = outcome.override if outcome.override_used else None
-    return Planned(result, rec, outcome)
+    planned = Planned(result, rec, outcome)
+    if on_planned is not None:
+        on_planned(planned)
+    if outcome is not None:
+        _enforce(outcome, opts)
+    return planned
 
 
 @gc_paused

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,6 +16,9 @@ from cli.views import json_ui
 from cli.views import timings as timings_view
 from cli.views.run import report_recovery, show_plan, show_policy
 from vocab.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from engine.operations import Planned
 
 _HELP = """Show the changes that apply would make, after refreshing the state.
 
@@ -48,7 +51,6 @@ def plan_command(
 ) -> int:
     from engine.operations import plan_only
     from engine.plan.planfile import save_plan
-    from policies.gate import enforce
 
     if destroy and refresh_only:
         raise UsageError("--destroy and --refresh-only cannot be combined")
@@ -76,19 +78,27 @@ def plan_command(
         show_policy(outcome, ui)
 
     restore = stop_providers_on_interrupt()
-    try:
-        planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy)
-    finally:
-        restore()
-        view.close()
-        timings = timings_view.report_of(run.plan.timings)
-        timings_view.show(timings, ui)
-        timings_view.finish_trace(run.plan.timings, "plan")
-    keep_until_exit(planned)
-    plan = planned.plan
-    ci_summary.after_plan(plan, summary_md, timings)
-    denied = planned.policy is not None and planned.policy.denied
-    if out is not None:
+    ended: list[Any] = []  # the timing report, once the run's progress has ended
+
+    def end_progress() -> Any:
+        """Once per run, whether the plan was made or not: the progress view closed, the timings shown."""
+        if not ended:
+            restore()
+            view.close()
+            ended.append(timings_view.report_of(run.plan.timings))
+            timings_view.show(ended[0], ui)
+            timings_view.finish_trace(run.plan.timings, "plan")
+        return ended[0]
+
+    def on_planned(planned: Planned) -> None:
+        """What a made plan leaves behind, denied or not: the engine refuses a denied plan after this."""
+        timings = end_progress()
+        keep_until_exit(planned)
+        plan = planned.plan
+        ci_summary.after_plan(plan, summary_md, timings)
+        if out is None:
+            return
+        denied = planned.policy is not None and planned.policy.denied
         # A denied plan is saved too, its verdict inside: CI can publish it, `ctl show` it, and check it
         # again with `ctl policy check` once an exception is granted; `ctl apply` re-checks and refuses it.
         save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
@@ -97,9 +107,13 @@ def plan_command(
                       "refuses it while the policies deny it)")
         elif ui is None:
             con.print(f"\nSaved the plan to: {out}\n\nTo perform exactly these actions, run:\n  ctl apply {out}")
-    if planned.policy is not None:
-        enforce(planned.policy)
-    if detailed_exitcode and plan.has_changes:
+
+    try:
+        planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy,
+                            on_planned=on_planned)
+    finally:
+        end_progress()
+    if detailed_exitcode and planned.plan.has_changes:
         return int(ExitCode.CHANGES_PRESENT)
     return int(ExitCode.OK)
 

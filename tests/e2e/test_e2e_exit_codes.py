@@ -1,11 +1,12 @@
 """Exit codes are the CI contract, and errors read as messages, never as tracebacks.
 
-0 ok, 1 error, 2 changes present (``plan --detailed-exitcode``), 4 lock held, 64 usage error,
-130 interrupted (see test_e2e_crash_and_interrupt.py). 3 (denied by policy) arrives with policies.
+0 ok, 1 error, 2 changes present (``plan --detailed-exitcode``), 3 denied by policy, 4 lock held,
+64 usage error, 130 interrupted (see test_e2e_crash_and_interrupt.py).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,38 @@ def test_ok_and_changes_present(project: Project) -> None:
     res = project.ctl("plan", "--detailed-exitcode")
     assert res.code == 2, res
     assert project.ctl("plan").code == 0  # without the flag, changes are not an exit status
+
+
+RISKY_POLICY = """
+package main
+import rego.v1
+deny contains sprintf("%s is risky", [rc.address]) if {
+    some rc in input.resource_changes
+    rc.change.after.input == "a"
+}
+"""
+DENIED = ('Error: 1 mandatory policy check(s) failed\n'
+          '  Hint: Fix the configuration, or pass --policy-override "reason" to accept soft-mandatory failures.\n')
+
+
+def test_a_denied_plan_exits_3_and_an_override_lets_it_through(project: Project) -> None:
+    project.write(GOOD)
+    project.path("policies").mkdir()
+    project.write(RISKY_POLICY, "policies/risky.rego")
+    denied = project.ctl("plan", "--out", "tfplan")
+    assert denied.code == 3 and denied.stderr == DENIED, denied
+    # Shown and saved before it is refused, for CI to publish; apply refuses the saved plan.
+    assert "FAIL - main.deny (soft-mandatory) - terraform_data.a is risky" in denied.stdout, denied
+    assert "Saved the denied plan to: tfplan" in denied.stdout and project.path("tfplan").exists(), denied
+    assert project.ctl("apply", "tfplan").code == 3
+    streamed = project.ctl("plan", "--json")
+    last = json.loads(streamed.stdout.splitlines()[-1])
+    assert streamed.code == 3 and last["diagnostic"]["summary"] == "1 mandatory policy check(s) failed", streamed
+    overridden = project.ctl("plan", "--detailed-exitcode", "--policy-override", "CHG-9")
+    assert overridden.code == 2, overridden
+    assert overridden.stderr == "Warning: Soft-mandatory policy failures overridden: CHG-9\n", overridden
+    assert "OVERRIDDEN - main.deny (soft-mandatory)" in overridden.stdout
+    assert not project.state_file.exists()  # a plan writes no state, denied or not
 
 
 def test_lock_held_exits_4(project: Project) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.operations import RunOptions, apply_run, plan_only
+from engine.operations import Planned, RunOptions, apply_run, plan_only
 from engine.plan.planfile import load_plan, save_plan
 from engine.plan.planner import PlanOptions
 from engine.state_tools.history import history
@@ -44,16 +44,31 @@ def run_options(root: Path, override: str | None = None) -> RunOptions:
                       policy=PolicyOptions(builtin=False, override=override))
 
 
-def test_plan_only_returns_the_verdict_and_records_it_in_the_plan(root: Path) -> None:
-    planned = plan_only(run_options(root))
+def test_plan_only_refuses_a_denied_plan_after_handing_it_over(root: Path) -> None:
+    handed: list[Planned] = []
+    with pytest.raises(PolicyDenied) as err:
+        plan_only(run_options(root), on_planned=handed.append)
+    assert err.value.exit_code == 3 and "--policy-override" in err.value.hint
+    assert err.value.summary == "1 mandatory policy check(s) failed"
+    [planned] = handed  # the caller still had the plan, to show, save or summarize it
     assert planned.policy is not None and planned.policy.denied
     assert [r["message"] for r in planned.plan.policy_results] == ["terraform_data.risky is risky"]
     assert planned.plan.policy_results[0]["status"] == "failed"
     assert planned.plan.policy_override is None
 
 
+def test_plan_only_with_an_override_returns_the_verdict_and_records_it_in_the_plan(root: Path) -> None:
+    handed: list[Planned] = []
+    planned = plan_only(run_options(root, "CHG-0"), on_planned=handed.append)
+    assert handed == [planned]
+    assert planned.policy is not None and not planned.policy.denied and planned.policy.override_used
+    assert planned.plan.policy_results[0]["status"] == "overridden"
+    assert planned.plan.policy_override == "CHG-0"
+
+
 def test_plan_only_checks_policies_unless_told_not_to(root: Path) -> None:
-    assert plan_only(RunOptions(root=root, plan=PlanOptions())).policy is not None  # default: the gate
+    with pytest.raises(PolicyDenied):
+        plan_only(RunOptions(root=root, plan=PlanOptions()))  # default: the gate
     skipped = plan_only(RunOptions(root=root, plan=PlanOptions(), policy=None))
     assert skipped.policy is None and skipped.plan.policy_results == []
 
