@@ -28,6 +28,7 @@ from engine import remote_state
 from engine.apply.applier import Applier, ApplyResult, Events
 from engine.lang.references import remembered
 from engine.lang.templatefile import render
+from engine.limiter import Limiter
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.plan.json_view import PolicyDocument
@@ -77,6 +78,7 @@ class RunOptions:
     plan: PlanOptions
     lock: LockOptions = field(default_factory=LockOptions)
     take_lock: bool = True
+    # -parallelism, read once: each run makes one ``Limiter`` of it that all its walks share.
     parallelism: int = DEFAULT_PARALLELISM
     # The policy gate: the built-in pack and <root>/policies by default; None skips it (callers that
     # check policies themselves, such as tests of the planner).
@@ -179,7 +181,7 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
         started = time.perf_counter()
         result = make_plan(opts.root, state, manager.lineage or state.lineage,
                            manager.serial if manager.lineage else -1, opts.plan, registry, first=prep.loaded,
-                           events=events)
+                           events=events, limiter=Limiter(opts.parallelism))
         _phase_done("plan", started, timings)
         if timings is not None:
             timings.plan_phases(result.timings)
@@ -262,6 +264,7 @@ def apply_run(
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
     # starts nothing new, lets running operations finish and persists what they did.
     stop = stop or threading.Event()
+    limiter = Limiter(opts.parallelism)  # the run's one concurrency limit: its plan and its apply
     with entered(_lock_measured(timings, opts.lock), LOCK,
                  locked(prep.store, prep.workspace, operation, opts.lock, stop=stop), "state.lock",
                  attrs=_state_attrs(prep), leaving="state.unlock"):
@@ -281,7 +284,7 @@ def apply_run(
             started = time.perf_counter()
             plan_result = make_plan(opts.root, state, manager.lineage or state.lineage,
                                     manager.serial if manager.lineage else -1, opts.plan, registry,
-                                    first=prep.loaded, events=events)
+                                    first=prep.loaded, events=events, limiter=limiter)
             _phase_done("plan", started, timings)
             if timings is not None:
                 timings.plan_phases(plan_result.timings)
@@ -300,7 +303,7 @@ def apply_run(
         prep.loaded.walk.forget_resources()  # the apply evaluates every resource again, in its own walk
         started = time.perf_counter()
         manager.policy_override = opts.policy_override
-        result = _apply(plan, manager, prep.loaded, opts, registry, events, stop, abandon)
+        result = _apply(plan, manager, prep.loaded, opts, registry, limiter, events, stop, abandon)
         _phase_done("apply", started, timings)
         prep.loaded.release()  # nothing reads the configuration again: let it go before the state's bytes exist
         started = time.perf_counter()
@@ -345,7 +348,7 @@ def _state_file(manager: StateManager) -> Path | None:
 
 
 def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, registry: Registry,
-           events: Events | None, stop: threading.Event | None, abandon: threading.Event | None) -> ApplyResult:
+           limiter: Limiter, events: Events | None, stop: threading.Event | None, abandon: threading.Event | None) -> ApplyResult:
     assert loaded.graph is not None and loaded.walk is not None and loaded.root is not None
     if plan.mode == "refresh-only":
         state = plan.prior_state.copy()
@@ -364,7 +367,7 @@ def _apply(plan: Plan, manager: StateManager, loaded: Loaded, opts: RunOptions, 
                        provider_function=functions_resolver(registry))
     abandon = abandon or threading.Event()
     applier = Applier(plan, manager, graph=loaded.graph, walk_=cwalk, registry=registry, providers=providers,
-                      parallelism=opts.parallelism, events=events, stop=stop, abandon=abandon, last_use=True)
+                      limiter=limiter, events=events, stop=stop, abandon=abandon, last_use=True)
     watcher = threading.Thread(target=_cancel_on_abandon, args=(abandon, cancelled), daemon=True)
     watcher.start()
     try:

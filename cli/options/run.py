@@ -72,7 +72,6 @@ def build(
         targets=list(targets or []),
         excludes=list(excludes or []),
         replace=list(replace or []),
-        parallelism=par,
         var_args=ordered_var_args(var, var_file),
         prompt=prompt_variable if input_enabled(input_flag) else None,
         workspace=selected_workspace(root),

@@ -34,6 +34,7 @@ from engine.config.provisioners import Provisioner
 from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
+from engine.limiter import Limiter
 from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChange
@@ -43,7 +44,6 @@ from engine.state.manager import StateManager
 from engine.state.model import InstanceState, encode_private
 from engine.walk.config import ConfigWalk, ResourceInstance
 from vocab.errors import CtlError, Diagnostics
-from vocab.limits import DEFAULT_PARALLELISM
 from vocab.provider_errors import PluginCallError
 from vocab.values import UNKNOWN, contains_unknown
 
@@ -65,7 +65,7 @@ class Applier:
         walk_: ConfigWalk | None,
         registry: Registry,
         providers: Providers,
-        parallelism: int = DEFAULT_PARALLELISM,
+        limiter: Limiter | None = None,
         events: Events | None = None,
         stop: threading.Event | None = None,
         abandon: threading.Event | None = None,
@@ -80,7 +80,9 @@ class Applier:
         self.cwalk = walk_
         self.registry = registry
         self.providers = providers
-        self.parallelism = parallelism
+        # The run's one concurrency limit (``-parallelism``), shared with its plan: the walker runs
+        # at most its size of nodes at once, and each provider operation holds a slot of it.
+        self.limiter = limiter or Limiter()
         self.events = events or (lambda _e, _a, _d: None)
         self.stop = stop or threading.Event()
         self.abandon = abandon or threading.Event()
@@ -155,7 +157,7 @@ class Applier:
         try:
             with journal.grouped():  # one fsync per batch of results (see Journal.grouped)
                 result: WalkResult[ApplyNode] = walk(
-                    deps, self._run_node, parallelism=self.parallelism, on_start=self._on_start,
+                    deps, self._run_node, parallelism=self.limiter.size, on_start=self._on_start,
                     on_done=self._on_done, stop=self.stop, abandon=self.abandon, on_batch=journal.flush)
         finally:
             walked.set()
@@ -193,13 +195,14 @@ class Applier:
             return self._expand(name)
         if kind == "close":
             return self._close(name)
-        if kind == "del":
-            return self._delete(name)
-        if kind == "drop":
-            return self._delete(name, self.drops[name])
         if kind == "prov":
             return self._provision(name)
-        return self._operate(name)
+        with self.limiter:  # the nodes that call a provider
+            if kind == "del":
+                return self._delete(name)
+            if kind == "drop":
+                return self._delete(name, self.drops[name])
+            return self._operate(name)
 
     def _static(self, name: str) -> Node:
         """The configuration node an apply node names (looked up in a table built once)."""

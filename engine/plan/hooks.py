@@ -18,6 +18,7 @@ from engine import schema
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import references
+from engine.limiter import Limiter
 from engine.plan.diff import (
     call_plain,
     changed_attributes,
@@ -43,7 +44,6 @@ from engine.state.model import InstanceState, State
 from engine.telemetry.timings import Timings, short_message
 from engine.walk.config import ResourceInstance, WalkHooks
 from vocab.errors import CtlError, Diagnostics
-from vocab.limits import DEFAULT_PARALLELISM
 from vocab.values import UNKNOWN, contains_unknown
 
 
@@ -63,12 +63,12 @@ class PlanHooks(WalkHooks):
         selection: Selection | None,
         previous_addresses: dict[str, str],
         resource_deps: dict[Node, list[str]],
-        parallelism: int = DEFAULT_PARALLELISM,
+        limiter: Limiter,
         timings: Timings | None = None,
     ) -> None:
         self.registry = registry
         self.timings = timings
-        self.parallelism = max(1, parallelism)
+        self.limiter = limiter
         self.diags = diags
         self.graph = graph
         self.prior = prior
@@ -84,7 +84,7 @@ class PlanHooks(WalkHooks):
 
     def resource_values(self, instances: list[ResourceInstance]) -> list[Any]:
         """Instances whose planning waits on another process (a provider plugin) are planned
-        concurrently, up to the walk's parallelism: each waits on its own RPCs, not on its siblings."""
+        concurrently, up to the run's parallelism: each waits on its own RPCs, not on its siblings."""
         if len(instances) < 2:
             return super().resource_values(instances)
         res = instances[0].resource
@@ -93,14 +93,20 @@ class PlanHooks(WalkHooks):
             return super().resource_values(instances)
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(self.parallelism, len(instances)),
+        with ThreadPoolExecutor(max_workers=min(self.limiter.size, len(instances)),
                                 thread_name_prefix="plan") as pool:
             return list(pool.map(self.resource_value, instances))
 
     # ---- entry point -----------------------------------------------------------------------
 
     def resource_value(self, inst: ResourceInstance) -> Any:
-        """The instance's planned value; timed for the timing report only when one is asked for."""
+        """The instance's planned value, planned holding a slot of the run's limiter (its provider
+        operations: the plan, or a data source's read); timed for the timing report only when one is
+        asked for."""
+        with self.limiter:
+            return self._timed_value(inst)
+
+    def _timed_value(self, inst: ResourceInstance) -> Any:
         if self.timings is None:
             return self._resource_value(inst)
         started = time.perf_counter()

@@ -16,6 +16,7 @@ from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import ImportBlock, Module, Resource
 from engine.lang.eval import EvalContext, evaluate
+from engine.limiter import Limiter
 from engine.plan.diff import mark_sensitive
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
@@ -93,8 +94,9 @@ def read_target(target: Target, registry: Registry, providers: Providers) -> tup
 
 
 def adopt(targets: list[Target], prior: State, registry: Registry, providers: Providers,
-          diags: Diagnostics) -> dict[str, str]:
-    """Read every target the state lacks into ``prior``; returns ``{address: id}`` of those adopted."""
+          diags: Diagnostics, limiter: Limiter) -> dict[str, str]:
+    """Read every target the state lacks into ``prior``; returns ``{address: id}`` of those adopted.
+    Each read holds a slot of the run's ``limiter``, as every provider operation of a run does."""
     adopted: dict[str, str] = {}
     for target in targets:
         addr = target.address
@@ -107,7 +109,8 @@ def adopt(targets: list[Target], prior: State, registry: Registry, providers: Pr
                              "one written from the imported object.")
             continue
         try:
-            rt, attrs, private = read_target(target, registry, providers)
+            with limiter:
+                rt, attrs, private = read_target(target, registry, providers)
         except CtlError as err:
             diags.add(err)
             continue

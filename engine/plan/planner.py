@@ -27,6 +27,7 @@ from engine.config.removals import Removals
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.references import forget_remembered
 from engine.lang.syntax import ReleasedBody
+from engine.limiter import Limiter
 from engine.plan.config_view import configuration
 from engine.plan.diff import equal
 from engine.plan.hooks import PlanHooks, static_address
@@ -51,7 +52,6 @@ from engine.state.model import State
 from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
-from vocab.limits import DEFAULT_PARALLELISM
 from vocab.values import SENSITIVE, mark
 
 _log = logging.getLogger(__name__)
@@ -63,7 +63,6 @@ class PlanOptions:
     targets: list[str] = field(default_factory=list)
     excludes: list[str] = field(default_factory=list)
     replace: list[str] = field(default_factory=list)
-    parallelism: int = DEFAULT_PARALLELISM
     var_args: list[tuple[str, str]] = field(default_factory=list)
     prompt: Callable[[Variable], str] | None = None
     environ: Mapping[str, str] | None = None
@@ -108,13 +107,17 @@ def make_plan(
     *,
     first: Loaded | None = None,
     events: RefreshEvents | None = None,
+    limiter: Limiter | None = None,
 ) -> PlanResult:
     """Compute a plan; configuration errors raise ``DiagnosticsError`` with every problem found.
 
     ``first`` is the configuration already loaded and evaluated in validate mode (the caller needed
     it to find the backend); it is loaded here when not given. ``events`` follows the refresh (see
-    ``refresh``), so a progress view can show it.
+    ``refresh``), so a progress view can show it. ``limiter`` is the run's one concurrency limit
+    (``-parallelism``), taken by the refresh, the imports and the plan walk alike; without one, the
+    plan has a limit of its own at the default parallelism.
     """
+    limiter = limiter or Limiter()
     check_addresses("--target", opts.targets)
     check_addresses("--exclude", opts.excludes)
     check_addresses("--replace", opts.replace, modules=False)
@@ -141,14 +144,14 @@ def make_plan(
         diags = Diagnostics()
         drift: list[ResourceChange] = []
         if opts.refresh and not prior.is_empty:
-            prior, drift = refresh(prior, registry, providers, config_of, diags, opts.parallelism, events)
+            prior, drift = refresh(prior, registry, providers, config_of, diags, limiter, events)
             if diags.has_errors:
                 raise DiagnosticsError(diags.items)
         importing: dict[str, str] = {}
         if opts.mode == "normal" and any(m.imports for _, m in root.walk()):
             targets = import_targets(root, walk0.scopes[()][0].ctx, diags)
             prior = _own(prior, state)
-            importing = adopt(targets, prior, registry, providers, diags)
+            importing = adopt(targets, prior, registry, providers, diags, limiter)
             if diags.has_errors:
                 raise DiagnosticsError(diags.items)
         timings["refresh"] = time.perf_counter() - t
@@ -158,7 +161,7 @@ def make_plan(
         selection = Selection(graph, instance_nodes, opts.targets, opts.excludes) if (opts.targets or opts.excludes) else None
         hooks = PlanHooks(registry, diags, graph=graph, prior=prior, providers=providers, mode=opts.mode,
                           replace=opts.replace, selection=selection, previous_addresses=previous,
-                          resource_deps=resource_dependencies(graph), parallelism=opts.parallelism,
+                          resource_deps=resource_dependencies(graph), limiter=limiter,
                           timings=opts.timings)
         from engine.lang.templatefile import render
         from engine.walk.config import ConfigWalk

@@ -15,13 +15,13 @@ from typing import Any
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import Resource
+from engine.limiter import Limiter
 from engine.plan.diff import changed_attributes, mark_sensitive
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State, encode_private
 from vocab.errors import CtlError, Diagnostics
-from vocab.limits import DEFAULT_PARALLELISM
 from vocab.values import apply_paths
 
 ResourceLookup = dict[tuple[tuple[str, ...], str], Resource]  # (module path, "type.name") -> config
@@ -42,11 +42,14 @@ def refresh(
     providers: Providers,
     config_of: ResourceLookup,
     diags: Diagnostics,
-    parallelism: int = DEFAULT_PARALLELISM,
+    limiter: Limiter,
     events: RefreshEvents | None = None,
 ) -> tuple[State, list[ResourceChange]]:
     """The refreshed state and the drift found; read errors go to ``diags``. That is ``state`` itself
     when no object changed (as ``apply_moved`` gives it back when nothing moved), else a copy.
+
+    Every read holds a slot of the run's ``limiter`` (``-parallelism``), as the plan walk and the
+    apply walker do, so the run never has more provider operations in flight than it allows.
 
     ``events`` lets a progress view follow along: ``refresh_begin`` (``total``) once, then
     ``refresh_start`` / ``refresh_complete`` (or ``refresh_errored``) per instance with its ``id`` and
@@ -71,10 +74,11 @@ def refresh(
         path, res_addr = config_key(addr)
         resource = config_of.get((path, res_addr))
         try:
-            ctx = providers.context(rt, name, path, resource)
-            ctx.stored_schema_version = inst.schema_version
-            ctx.private = inst.private_bytes()
-            attrs = rt.read(ctx, dict(inst.attributes))
+            with limiter:
+                ctx = providers.context(rt, name, path, resource)
+                ctx.stored_schema_version = inst.schema_version
+                ctx.private = inst.private_bytes()
+                attrs = rt.read(ctx, dict(inst.attributes))
             if ctx.new_private is not None:
                 privates[name] = ctx.new_private
             return attrs, None
@@ -108,7 +112,7 @@ def refresh(
 
     # Objects that live only in state (terraform_data, random_*) are read on this thread: the read
     # is a few dictionary copies, and a future per object would cost more than the read itself.
-    with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+    with ThreadPoolExecutor(max_workers=limiter.size) as pool:
         pending = {i: pool.submit(read, item) for i, item in enumerate(work) if not item[2].state_only}
         here = {i: read(item) for i, item in enumerate(work) if i not in pending}
         results = [pending[i].result() if i in pending else here[i] for i in range(len(work))]

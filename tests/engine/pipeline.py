@@ -20,6 +20,7 @@ from adapters.registry import Registry
 from backends.local.store import LocalStore
 from engine.apply.applier import Applier, ApplyResult
 from engine.lang.templatefile import render
+from engine.limiter import Limiter
 from engine.plan.model import Plan, ResourceChange
 from engine.plan.planner import PlanOptions, PlanResult, make_plan
 from engine.providers import Providers
@@ -193,7 +194,7 @@ class Project:
                            workspace=plan.workspace, hooks=WalkHooks(), plan_mode=False, render_template=render)
         log = events if events is not None else []
         applier = Applier(plan, manager, graph=loaded.graph, walk_=cwalk, registry=self.registry,
-                          providers=providers, parallelism=parallelism, stop=stop,
+                          providers=providers, limiter=Limiter(parallelism), stop=stop,
                           events=lambda event, address, _details: log.append((event, address)))
         result = applier.run()
         manager.compact(result.state)
