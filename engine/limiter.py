@@ -10,11 +10,15 @@ own walk holds.
 
 Not reentrant: a thread holding a slot must not take another (it could wait for itself). A walk
 takes it around one operation, and nothing inside an operation takes it again.
+
+The slots are tokens in a ``queue.SimpleQueue``: taking and returning one is C code, where
+``threading.Semaphore`` runs a Python-level condition and lock on every acquire and release, and
+every planned and applied instance takes a slot (bench/README.md has the cost of each).
 """
 
 from __future__ import annotations
 
-import threading
+import queue
 from types import TracebackType
 
 from vocab.limits import DEFAULT_PARALLELISM
@@ -26,20 +30,22 @@ class Limiter:
     ``with limiter:`` holds one slot for the body; it blocks while ``size`` others are held.
     """
 
-    __slots__ = ("_slots", "size")
+    __slots__ = ("_tokens", "size")
 
     def __init__(self, size: int = DEFAULT_PARALLELISM) -> None:
         if size < 1:
             raise ValueError(f"parallelism must be at least 1, not {size}")
         self.size = size
-        self._slots = threading.BoundedSemaphore(size)
+        self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
+        for _ in range(size):
+            self._tokens.put(None)
 
     def __enter__(self) -> None:
-        self._slots.acquire()
+        self._tokens.get()  # blocks while every token is taken
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self._slots.release()
+        self._tokens.put(None)
 
     def __repr__(self) -> str:
         return f"Limiter(size={self.size})"
