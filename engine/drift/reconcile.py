@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.config.model import Module
 from engine.drift.detect import MASK, ObjectDrift, drifted_objects
-from engine.operations import RunOptions, apply_run, plan_only
+from engine.operations import Planned, RunOptions, apply_run, plan_only
 from engine.plan.model import ACTIONS_CREATE, ACTIONS_DELETE, ACTIONS_UPDATE, Plan, ResourceChange
 from engine.recovery import Recovery
 from policies.loader import unattended_rules
@@ -103,7 +103,7 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
         if rules is None:
             rules = unattended_rules(read.root, read.policy.policy_dirs if read.policy else [])
         read.take_lock = False
-        planned = plan_only(read)
+        planned = _read(read)
         report.recovered = _recovered(planned.recovery)
         plan = planned.plan
         report.drifted = drifted_objects(plan.drift)
@@ -129,6 +129,18 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
     except CtlError as exc:  # a denied plan, a held lock, a configuration or provider error: the round's
         report.error = exc
     return report
+
+
+def _read(opts: RunOptions) -> Planned:
+    """The round's read: a plan the policies deny is reported with what it would have changed, so
+    the plan operation's refusal, which follows handing the plan over, is taken as the verdict."""
+    handed: list[Planned] = []
+    try:
+        return plan_only(opts, on_planned=handed.append)
+    except PolicyDenied:
+        if not handed:
+            raise
+        return handed[0]
 
 
 def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], rules: list[UnattendedRule],

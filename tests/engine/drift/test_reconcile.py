@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any
 
-from engine.drift.reconcile import action_of, backoff_delay, facts_of
+from engine.drift.reconcile import action_of, backoff_delay, facts_of, reconcile_round
+from engine.operations import RunOptions
 from engine.plan.model import ACTIONS_CREATE, ACTIONS_REPLACE, ACTIONS_UPDATE, Plan, ResourceChange
+from engine.plan.planner import PlanOptions
 from engine.state.model import State
+from policies.gate import PolicyOptions
+from vocab.errors import ExitCode, PolicyDenied
 from vocab.values import Unknown, mark
 
 
@@ -61,3 +67,19 @@ def test_failing_rounds_back_off_exponentially_up_to_a_bound() -> None:
     assert [backoff_delay(60, n, cap=600) for n in range(1, 7)] == [60, 120, 240, 480, 600, 600]
     assert backoff_delay(7200, 3, cap=600) == 7200  # never shorter than the interval itself
     assert backoff_delay(1, 10_000, cap=5) == 5  # no overflow, however long it fails
+
+
+def test_a_round_whose_plan_the_policies_deny_reports_each_change_refused_and_applies_nothing(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text('resource "terraform_data" "risky" {\n  input = "yes"\n}\n')
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "risky.rego").write_text(
+        'package main\nimport rego.v1\ndeny contains sprintf("%s is risky", [rc.address]) if {\n'
+        '    some rc in input.resource_changes\n    rc.change.after.input == "yes"\n}\n')
+    report = reconcile_round(lambda: RunOptions(root=tmp_path, plan=PlanOptions(), policy=PolicyOptions(builtin=False)),
+                             stop=threading.Event(), abandon=threading.Event())
+    assert report.changes == 1
+    assert [(r.address, r.reason) for r in report.refused] == [
+        ("terraform_data.risky", "denied by policy: terraform_data.risky is risky")]
+    assert isinstance(report.error, PolicyDenied) and "nothing was applied" in report.error.summary
+    assert report.exit_code == ExitCode.POLICY_DENIED
+    assert not (tmp_path / "terraform.tfstate").exists() and not list(tmp_path.glob("*.tfstate"))
