@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.plugin.cty_types import type_of_value
 from adapters.registry import Registry
 from engine.console.declared import DeclaredNames
 from engine.console.function_types import return_type
@@ -40,6 +39,7 @@ from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import scalar_to_string
 from vocab.errors import CtlError
+from vocab.types import type_of_value
 from vocab.values import Unknown, unmark
 
 _log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ import pytest
 
 from adapters.plugin.convert import ConversionError, convert
 from adapters.plugin.cty_json import encode_json
-from adapters.plugin.cty_types import (
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,

@@ -6,7 +6,7 @@ import pytest
 
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.convert import ConversionError
-from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, type_json
+from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, type_json
 from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.schema import (
     GROUP,
