@@ -13,6 +13,10 @@ import struct
 import msgpack
 import pytest
 
+from adapters.plugin.msgpack_codec import decode, encode, to_wire
+from adapters.plugin.numbers import WireFloat
+from adapters.plugin.value_errors import PluginValueError
+from vocab.errors import CtlError
 from vocab.types import (
     BOOL,
     DYNAMIC,
@@ -24,10 +28,6 @@ from vocab.types import (
     parse_type,
     set_of,
 )
-from adapters.plugin.msgpack_codec import decode, encode, to_wire
-from adapters.plugin.numbers import WireFloat
-from adapters.plugin.value_errors import PluginValueError
-from vocab.errors import CtlError
 from vocab.values import UNKNOWN, ListValue, MapValue, Marked, SetValue, Unknown, unmark_paths
 
 
