@@ -5,7 +5,9 @@ Terraform unifies wherever several values must become one type: the two results 
 ``tolist``, ``toset``, ``tomap``, ``concat`` and the like. The rules are cty's (``convert.Unify``),
 written once here so every one of those places agrees with Terraform and with each other:
 
-* equal types unify to themselves; ``dynamic`` (a null, or a value not known yet) adapts to the rest;
+* equal types unify to themselves; ``dynamic`` (a null, or a value not known yet) adapts to
+  primitives, but beside collections of one kind it makes the result ``dynamic`` (cty cannot know
+  which way those would unify once it is known);
 * strings, numbers and bools unify to a string when a string is among them; numbers with bools alone
   have no common type;
 * tuples of one length unify element by element, other tuples and lists to a list of the unified
@@ -41,10 +43,12 @@ def unify(types: Iterable[CtyType]) -> CtyType | None:
     known = [t for t in given if t is not DYNAMIC]
     if not known:
         return DYNAMIC
+    families = {_family(t) for t in known}
+    if len(known) < len(given) and len(families) == 1 and not families <= _PRIMITIVE_KINDS:
+        return DYNAMIC  # collections of one kind beside a value of no known type: cty cannot tell yet
     first = known[0]
     if all(t == first for t in known[1:]):
         return first
-    families = {_family(t) for t in known}
     if families <= _PRIMITIVE_KINDS:
         return STRING if "string" in families else None
     if families == {"tuple"}:

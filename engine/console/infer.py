@@ -99,7 +99,9 @@ class Typer:
         if isinstance(e, ast.FunctionCall):
             return self._call(e, w)
         if isinstance(e, ast.Conditional):
-            return unify([self._refined(e.true, w), self._refined(e.false, w)])
+            # A result of no known type (a null) takes the other's, as HCL's conditional does.
+            true, false = self._refined(e.true, w), self._refined(e.false, w)
+            return false if true is DYNAMIC else true if false is DYNAMIC else unify([true, false])
         if isinstance(e, ast.ForExpr):
             return self._for(e, w)
         return DYNAMIC  # operators: numbers and bools print the same whatever their type

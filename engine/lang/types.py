@@ -370,7 +370,7 @@ def _elements(v: Any, t: ListType | SetType, path: str) -> list:
 def _unify(items: list, path: str, kind: str) -> list:
     """Elements of ``list(any)``/``map(any)`` are converted to the one type they unify to."""
     try:
-        return unify_values(items)
+        return unify_values(items, kind)
     except Ununifiable:
         raise ConversionError(f"all {kind} elements must have the same type", path) from None
 
@@ -379,13 +379,16 @@ class Ununifiable(ConversionError):
     """Values with no type in common: numbers beside bools, a tuple beside an object."""
 
 
-def unify_values(items: list) -> list:
+def unify_values(items: list, kind: str = "list") -> list:
     """``items`` converted to the one type they unify to by cty's rules (``vocab.unify``), as Terraform
-    converts a conditional's results, a ``list(any)``'s elements and ``tolist``'s argument.
+    converts the elements of a ``list(any)``, ``set(any)`` or ``map(any)`` (``kind``) and of
+    ``tolist``'s, ``toset``'s and ``tomap``'s argument.
 
     Raises ``Ununifiable`` when they have none, or ``ConversionError`` when one of them does not
-    convert after all (``"a"`` beside a set of numbers). Values of one primitive type, the usual
-    case, come back as they are without a type being built.
+    convert after all (``"a"`` beside a set of numbers). A list or set of elements whose type stays
+    unknown (``[null, [1]]``) has none, unless every element is of no known type; a map's nulls
+    take the other attributes' type. Values of one primitive type, the usual case, come back as they
+    are without a type being built.
     """
     kinds = set()
     for x in items:
@@ -401,10 +404,18 @@ def unify_values(items: list) -> list:
     target = unify(types)
     if target is None:
         raise Ununifiable("the values have no type in common")
-    if target is cty.DYNAMIC or all(t == target for t in types):
+    if target is cty.DYNAMIC:
+        if kind != "map" and any(t is not cty.DYNAMIC for t in types):
+            raise Ununifiable("the values have no type in common")
         return items
-    constraint = from_cty(target)
-    return [convert(x, constraint) for x in items]
+    if all(t == target for t in types):
+        return items
+    converted = [convert(x, from_cty(target)) for x in items]
+    if cty.has_dynamic(target):  # what the target leaves open, the converted values must agree on
+        settled = {cty.type_of_value(x) for x in converted if x is not None and not isinstance(x, Unknown)}
+        if len(settled) > 1:
+            raise Ununifiable("the values have no type in common")
+    return converted
 
 
 def _to_list(v: Any, t: ListType, path: str) -> Any:

@@ -7,10 +7,9 @@ function results) with a fixed seed and writes, for each pair ``a``, ``b``, one 
 pair Terraform refuses (results of no common type) is one output among the others. Terraform 1.0.3
 and ctl apply the same file; every output's value and whole type must be equal.
 
-Left out of the pool: ``null``, ``tolist([])`` and ``tomap({})``, whose elements are of no known type
-(``dynamic``): Terraform 1.0.3 refuses ``tolist([null, [1]])`` while it accepts
-``tomap({a = null, b = {c = 1}})``, and gives ``true ? tolist([]) : [{b = 2}]`` the type
-``list(dynamic)``, where ctl accepts the first and types the last ``list(object({b = number}))``.
+``null``, ``tolist([])`` and ``tomap({})`` are in the pool: values of no known type (``dynamic``),
+which unify with collections by rules of their own (``tolist([null, [1]])`` is refused,
+``tomap({a = null, b = {c = 1}})`` is not, ``true ? tolist([]) : [{b = 2}]`` is a ``list(dynamic)``).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ SEED = 41
 CASES = 300
 NO_PLUGINS = Path("/nonexistent")  # outputs need no provider
 POOL = (
-    "1", '"a"', '"1"', "true", "[]", "{}", "[1]", '["a"]', '[1, "a"]', "[1, 2]", "[true]",
+    "1", '"a"', '"1"', "true", "null", "[]", "{}", "tolist([])", "tomap({})", "[1]", '["a"]', '[1, "a"]', "[1, 2]", "[true]",
     "{ a = 1 }", '{ a = "x" }', "{ b = 1 }", '{ a = 1, b = "x" }', "{ a = [1] }", '{ a = ["x", "y"] }',
     "tolist([1])", 'tolist(["a"])', "toset([1])", 'toset(["a"])', "tomap({ a = 1 })",
     'tomap({ a = "x" })', '[[1], ["a"]]', "[{ a = 1 }]", "[{ b = 2 }]", "tolist([[1]])",

@@ -34,7 +34,10 @@ from vocab.values import ListValue, MapValue, Marked, SetValue
         ([NUMBER, STRING], STRING),
         ([BOOL, STRING], STRING),
         ([NUMBER, BOOL], None),  # `true ? 1 : true` is an error
-        ([DYNAMIC, list_of(STRING)], list_of(STRING)),  # null adapts to the other result
+        ([DYNAMIC, NUMBER], NUMBER),  # a null adapts to a primitive
+        ([DYNAMIC, list_of(STRING)], DYNAMIC),  # not to a collection (a conditional's null literal does)
+        ([DYNAMIC, ObjectType({"a": NUMBER})], DYNAMIC),
+        ([list_of(DYNAMIC), TupleType((ObjectType({"b": NUMBER}),))], list_of(DYNAMIC)),
         ([TupleType((NUMBER,)), TupleType((STRING,))], TupleType((STRING,))),  # `[1]` and `["a"]`
         ([TupleType((NUMBER,)), TupleType((NUMBER, NUMBER))], list_of(NUMBER)),
         ([TupleType(()), TupleType((STRING,))], list_of(STRING)),

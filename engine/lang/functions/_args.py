@@ -136,7 +136,7 @@ def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
     return out
 
 
-def unify(items: list, i: int) -> list:
+def unify(items: list, i: int, kind: str = "list") -> list:
     """The elements converted to the one type they unify to, as Terraform converts them.
 
     ``toset(["a", 3])`` is ``["3", "a"]`` (strings beside numbers or bools all become strings);
@@ -145,7 +145,7 @@ def unify(items: list, i: int) -> list:
     bools alone, or primitives beside collections, have no common type and are an error.
     """
     try:
-        return unify_values(items)
+        return unify_values(items, kind)
     except Ununifiable:
         raise ArgError(i, "all elements must have the same type") from None
     except ConversionError as e:

@@ -111,7 +111,7 @@ def _tomap(a: list, _c: FunctionContext) -> object:
     if not isinstance(v, dict):
         raise ArgError(0, f"cannot convert {describe(v)} to map")
     keys = list(v)
-    return MapValue(zip(keys, unify([v[k] for k in keys], 0), strict=True))
+    return MapValue(zip(keys, unify([v[k] for k in keys], 0, "map"), strict=True))
 
 
 def type_string(v: Any) -> str:
