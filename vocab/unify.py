@@ -54,13 +54,13 @@ def unify(types: Iterable[CtyType]) -> CtyType | None:
     if families == {"tuple"}:
         return _tuples(known)  # type: ignore[arg-type]
     if families <= {"list", "tuple"}:
-        return _as(list_of, _unify_members(known))
+        return _as(list_of, _as_collection(known, TupleType))
     if families == {"set"}:
         return _as(lambda e: Collection("set", e), _unify_members(known))
     if families == {"object"}:
         return _objects(known)  # type: ignore[arg-type]
     if families <= {"map", "object"}:
-        return _as(map_of, _unify_members(known))
+        return _as(map_of, _as_collection(known, ObjectType))
     if "tuple" in families and "object" in families:
         return None
     return _one_of(known)
@@ -108,6 +108,20 @@ def _unify_members(types: list[CtyType]) -> CtyType | None:
         elif isinstance(t, Collection | Repeated):
             out.append(t.element)
     return unify(out)
+
+
+def _as_collection(types: list[CtyType], structural: type) -> CtyType | None:
+    """The element type of lists (maps) and tuples (objects) together: the tuples' (objects') elements
+    unified first, as the list (map) they convert to, then that beside the lists' (maps') elements;
+    empty ones convert to any list (map) and add nothing."""
+    parts = [t.element for t in types if isinstance(t, Collection | Repeated)]
+    inner = [t for t in types if isinstance(t, structural)]
+    if any(t.elements if isinstance(t, TupleType) else t.attributes for t in inner):  # type: ignore[attr-defined]
+        found = _unify_members(inner)
+        if found is None:
+            return None
+        parts.append(found)
+    return unify(parts)
 
 
 def _tuples(types: list[TupleType]) -> CtyType | None:

@@ -445,7 +445,7 @@ def output_type(value: Any) -> Any:
         if isinstance(value, collection):  # a collection keeps its type: its elements share one
             elements = value.values() if isinstance(value, dict) else value
             empty = type_to_json_value(value.element) if value.element is not None else "dynamic"
-            return [kind, next((output_type(x) for x in elements), empty)]
+            return [kind, next((output_type(x) for x in elements if x is not None), empty)]
     if isinstance(value, list):
         return ["tuple", [output_type(v) for v in value]]
     if isinstance(value, dict):
