@@ -18,7 +18,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.plugin.config_shape import normalize_config, proposed_new
-from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of
 from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.schema import (
     LIST,
@@ -30,6 +29,7 @@ from adapters.plugin.schema import (
     implied_type,
     sensitive_paths,
 )
+from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of
 from vocab.values import UNKNOWN, Marked
 
 RULE = Block(

@@ -48,7 +48,7 @@ class SetValue(list[Any]):
     Sets are lists in the value model, but ``for_each`` accepts a set of strings and refuses a
     tuple (Terraform's rule: a list's order and duplicates would not give stable instance keys), so
     ``toset()`` and set-typed conversions return this subclass and the walk can tell them apart.
-    ``element`` is the element type a type constraint gave (a type of ``engine.lang.types``), the only
+    ``element`` is the element type a type constraint gave (a ``vocab.types`` type), the only
     way an empty collection can still say what it holds.
     """
 

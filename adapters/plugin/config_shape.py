@@ -15,7 +15,6 @@ import difflib
 from typing import Any
 
 from adapters.plugin.convert import as_set, convert
-from adapters.plugin.cty_types import BOOL, NUMBER, STRING, CtyType
 from adapters.plugin.schema import (
     GROUP,
     LIST,
@@ -30,6 +29,7 @@ from adapters.plugin.schema import (
     nested_spec_type,
 )
 from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
+from vocab.types import BOOL, NUMBER, STRING, CtyType
 from vocab.values import Marked, Path, SetValue, Unknown
 
 _PLAIN: dict[CtyType, type] = {STRING: str, NUMBER: int, BOOL: bool}

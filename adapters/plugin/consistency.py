@@ -24,17 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.base import AdapterError, PartialResult
-from adapters.plugin.cty_types import (
-    BOOL,
-    DYNAMIC,
-    NUMBER,
-    STRING,
-    Collection,
-    CtyType,
-    ObjectType,
-    TupleType,
-    type_of_value,
-)
 from adapters.plugin.schema import (
     LIST,
     SET,
@@ -46,6 +35,17 @@ from adapters.plugin.schema import (
     implied_type,
 )
 from vocab.errors import Diagnostic
+from vocab.types import (
+    BOOL,
+    DYNAMIC,
+    NUMBER,
+    STRING,
+    Collection,
+    CtyType,
+    ObjectType,
+    TupleType,
+    type_of_value,
+)
 from vocab.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")

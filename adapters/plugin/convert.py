@@ -13,7 +13,11 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.cty_types import (
+from adapters.plugin.mismatch import constraint_name, convertible
+from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
+from adapters.plugin.numbers import NotANumber, number_text, parse_number
+from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,
@@ -21,12 +25,9 @@ from adapters.plugin.cty_types import (
     CtyType,
     ObjectType,
     TupleType,
+    TypeSpecError,
     type_of_value,
 )
-from adapters.plugin.mismatch import constraint_name, convertible
-from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
-from adapters.plugin.numbers import NotANumber, number_text, parse_number
-from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError, format_path
 from vocab.values import (
     ListValue,
     MapValue,

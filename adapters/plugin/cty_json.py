@@ -15,21 +15,22 @@ from decimal import Decimal
 from typing import Any
 
 from adapters.plugin.convert import ConversionError, as_set, convert
-from adapters.plugin.cty_types import (
+from adapters.plugin.dynamic_types import DynamicTypes, overrides_for, record_json_types
+from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
+from adapters.plugin.numbers import NotANumber, number_text, parse_number
+from adapters.plugin.set_order import set_order
+from adapters.plugin.value_errors import PathSteps, PluginValueError
+from vocab.types import (
     BOOL,
     CtyType,
     ObjectType,
     TupleType,
+    TypeSpecError,
     go_json_string,
     parse_type,
     type_of_value,
     type_to_json_value,
 )
-from adapters.plugin.dynamic_types import DynamicTypes, overrides_for, record_json_types
-from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
-from adapters.plugin.numbers import NotANumber, number_text, parse_number
-from adapters.plugin.set_order import set_order
-from adapters.plugin.value_errors import PathSteps, PluginValueError, TypeSpecError
 from vocab.values import Marked, Unknown
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from adapters.plugin.cty_types import ObjectType, TupleType, has_dynamic, parse_type
-from adapters.plugin.value_errors import TypeSpecError
+from vocab.types import ObjectType, TupleType, TypeSpecError, has_dynamic, parse_type
 from vocab.values import Marked, Path, SetValue, Unknown
 
 DynamicTypes = dict[Path, Any]  # path -> CtyType

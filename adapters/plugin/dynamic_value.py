@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.plugin.cty_json import decode_json
-from adapters.plugin.cty_types import CtyType
 from adapters.plugin.dynamic_types import DynamicTypes
 from adapters.plugin.msgpack_codec import decode, encode
+from vocab.types import CtyType
 from vocab.values import Path, apply_paths
 
 

@@ -14,11 +14,11 @@ import atexit
 import threading
 from typing import Any
 
-from adapters.plugin.cty_types import parse_type
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.msgpack_decode import decode
 from adapters.plugin.spec import PluginSpec
 from vocab.errors import CtlError
+from vocab.types import parse_type
 from vocab.values import UNKNOWN, contains_unknown, deep_unmark, mark
 
 

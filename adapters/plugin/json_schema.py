@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.plugin.cty_types import (
+from adapters.plugin.schema import GROUP, MAP, SINGLE, Attribute, Block, NestedAttributeObject, NestedBlock
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,
@@ -23,7 +24,6 @@ from adapters.plugin.cty_types import (
     ObjectType,
     TupleType,
 )
-from adapters.plugin.schema import GROUP, MAP, SINGLE, Attribute, Block, NestedAttributeObject, NestedBlock
 
 _PRIMITIVE: dict[CtyType, dict[str, Any]] = {
     STRING: {"type": ["string", "number", "boolean"]},

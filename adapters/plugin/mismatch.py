@@ -10,7 +10,7 @@ only the wanted type. ctl's conversion follows the same two steps so its refusal
 
 from __future__ import annotations
 
-from adapters.plugin.cty_types import DYNAMIC, Collection, CtyType, ObjectType, TupleType
+from vocab.types import DYNAMIC, Collection, CtyType, ObjectType, TupleType
 
 _PRIMITIVE_KINDS = frozenset({"string", "number", "bool"})
 

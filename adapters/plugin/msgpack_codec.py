@@ -24,21 +24,22 @@ from typing import Any
 import msgpack
 
 from adapters.plugin.convert import ConversionError, mismatch_message, to_bool, to_number, to_string
-from adapters.plugin.cty_types import (
+from adapters.plugin.dynamic_types import DynamicTypes, overrides_for
+from adapters.plugin.msgpack_decode import decode, from_wire  # decoding, reached from here too
+from adapters.plugin.numbers import NotANumber, number_wire
+from adapters.plugin.set_order import sort_set
+from adapters.plugin.value_errors import ENCODE_HINT, Misfit
+from vocab.types import (
     BOOL,
     NUMBER,
     STRING,
     CtyType,
     ObjectType,
     TupleType,
+    TypeSpecError,
     type_json,
     type_of_value,
 )
-from adapters.plugin.dynamic_types import DynamicTypes, overrides_for
-from adapters.plugin.msgpack_decode import decode, from_wire  # decoding, reached from here too
-from adapters.plugin.numbers import NotANumber, number_wire
-from adapters.plugin.set_order import sort_set
-from adapters.plugin.value_errors import ENCODE_HINT, Misfit, TypeSpecError
 from vocab.values import Marked, Path, Unknown, deep_unmark
 
 UNKNOWN_EXT_TYPE = 0

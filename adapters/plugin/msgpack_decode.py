@@ -15,7 +15,10 @@ from typing import Any
 import msgpack
 
 from adapters.plugin.convert import as_set
-from adapters.plugin.cty_types import (
+from adapters.plugin.dynamic_types import DynamicTypes, record_wire_types
+from adapters.plugin.numbers import NotANumber, from_wire_float, parse_number
+from adapters.plugin.value_errors import DECODE_HINT, Misfit, PluginValueError
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,
@@ -23,11 +26,9 @@ from adapters.plugin.cty_types import (
     CtyType,
     ObjectType,
     TupleType,
+    TypeSpecError,
     parse_type,
 )
-from adapters.plugin.dynamic_types import DynamicTypes, record_wire_types
-from adapters.plugin.numbers import NotANumber, from_wire_float, parse_number
-from adapters.plugin.value_errors import DECODE_HINT, Misfit, PluginValueError, TypeSpecError
 from vocab.values import ListValue, MapValue, Path, Unknown, apply_paths
 
 REFINED_UNKNOWN_EXT_TYPE = 12

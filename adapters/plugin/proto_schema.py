@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin.diagnostics import PluginDiagnostic, diagnostics_from_proto
-from adapters.plugin.value_errors import TypeSpecError
+from vocab.types import TypeSpecError
 
 _NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "group"}
 _STRING_KIND = {0: "plain", 1: "markdown"}

@@ -14,7 +14,6 @@ from adapters.base import AdapterContext, AdapterError, ArgumentProblem, Resourc
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.convert import with_collection_kinds
-from adapters.plugin.cty_types import CtyType
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import decode, encode
@@ -29,6 +28,7 @@ from adapters.plugin.schema import (
 )
 from adapters.plugin.session import PlannedInstance, PluginSession
 from adapters.plugin.value_errors import PluginValueError, format_path
+from vocab.types import CtyType
 from vocab.values import UNKNOWN, Unknown, deep_unmark
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.plugin.cty_types import (
+from vocab.types import (
     DYNAMIC,
     Collection,
     CtyType,

@@ -11,7 +11,6 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from adapters.plugin.cty_types import parse_type
 from adapters.plugin.schema import (
     ATTRIBUTE_NESTINGS,
     BLOCK_NESTINGS,
@@ -21,7 +20,7 @@ from adapters.plugin.schema import (
     NestedBlock,
     Schema,
 )
-from adapters.plugin.value_errors import TypeSpecError
+from vocab.types import TypeSpecError, parse_type
 
 
 def schema_from_json(doc: dict[str, Any]) -> Schema:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.cty_types import CtyType, ObjectType, TupleType, parse_type
 from adapters.plugin.numbers import go_g10
+from vocab.types import CtyType, ObjectType, TupleType, parse_type
 
 _KNOWN, _UNKNOWN, _NULL = 0, 1, 2
 

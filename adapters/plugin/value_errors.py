@@ -40,10 +40,6 @@ class PluginValueError(CtlError):
         self.path = tuple(path)
 
 
-class TypeSpecError(CtlError):
-    """A type description in cty's JSON type encoding that is not valid."""
-
-
 class Misfit(Exception):
     """Internal to the codecs: a value that does not fit; each container on the way out adds its
     path step, so the path costs nothing unless there is an error. Becomes a ``PluginValueError``."""

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.plugin.cty_types import type_of_value
 from adapters.registry import Registry
 from engine.console.declared import DeclaredNames
 from engine.console.function_types import return_type
@@ -40,6 +39,7 @@ from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import scalar_to_string
 from vocab.errors import CtlError
+from vocab.types import type_of_value
 from vocab.values import Unknown, unmark
 
 _log = logging.getLogger(__name__)
@@ -99,7 +99,9 @@ class Typer:
         if isinstance(e, ast.FunctionCall):
             return self._call(e, w)
         if isinstance(e, ast.Conditional):
-            return unify([self._refined(e.true, w), self._refined(e.false, w)])
+            # A result of no known type (a null) takes the other's, as HCL's conditional does.
+            true, false = self._refined(e.true, w), self._refined(e.false, w)
+            return false if true is DYNAMIC else true if false is DYNAMIC else unify([true, false])
         if isinstance(e, ast.ForExpr):
             return self._for(e, w)
         return DYNAMIC  # operators: numbers and bools print the same whatever their type

@@ -27,7 +27,10 @@ from engine.lang.operators import (
     to_bool,
     unary,
 )
+from engine.lang.types import ConversionError, convert, from_cty
+from vocab import types as cty
 from vocab.errors import CtlError
+from vocab.unify import unify
 from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
 if TYPE_CHECKING:
@@ -159,38 +162,68 @@ def _condition(value: Any, node: ast.Expr, what: str) -> tuple[bool | Unknown, f
 def _eval_conditional(node: ast.Conditional, ctx: EvalContext) -> Any:
     b, marks = _condition(evaluate(node.cond, ctx), node.cond, "condition expression")
     if isinstance(b, Unknown):
-        return mark(UNKNOWN, marks)
+        return mark(_unknown_result(node, ctx), marks)
     chosen, other = (node.true, node.false) if b else (node.false, node.true)
-    return mark(_unified_with(evaluate(chosen, ctx), other, ctx), marks)
+    return mark(_unified_with(evaluate(chosen, ctx), other, node, ctx), marks)
 
 
-def _unified_with(value: Any, other: ast.Expr, ctx: EvalContext) -> Any:
+_SCALARS = frozenset({str, int, float, bool})
+
+
+def _result_types(node: ast.Conditional, values: tuple[Any, Any]) -> cty.CtyType:
+    """The type both results unify to, by cty's rules: ``false ? "a" : 1`` is a string, a tuple beside
+    a set a set, a tuple beside an object an error. A null result takes the other's type."""
+    true_type, false_type = (cty.type_of_value(v) for v in values)
+    found = unify((true_type, false_type))
+    if found is None:
+        raise EvalError(
+            "Inconsistent conditional result types",
+            detail="The true and false result expressions must have consistent types. The given "
+            f"expressions are {true_type.friendly_name} and {false_type.friendly_name}, respectively.",
+            hint="Convert one result to the other's type (tostring(), tolist(), tomap()), or make both the same kind.",
+            range=node.true.rng.to(node.false.rng),
+        )
+    return found
+
+
+def _other_result(other: ast.Expr, ctx: EvalContext) -> Any:
+    """The result not chosen: its errors are not this expression's (HCL reports the chosen result's
+    only), so a result that fails counts as a value of any type, as HCL's ``DynamicVal`` does."""
+    try:
+        return evaluate(other, ctx)
+    except CtlError:
+        return UNKNOWN
+
+
+def _unknown_result(node: ast.Conditional, ctx: EvalContext) -> Any:
+    """An unknown condition: unknown, of the type both results unify to, which must exist."""
+    values = (_other_result(node.true, ctx), _other_result(node.false, ctx))
+    found = _result_types(node, values)
+    return UNKNOWN if found is cty.DYNAMIC else Unknown(cty.type_string(found))
+
+
+def _unified_with(value: Any, other: ast.Expr, node: ast.Conditional, ctx: EvalContext) -> Any:
     """The chosen result converted to the type both results unify to, as HCL does.
 
     ``false ? "a" : 1`` is the string ``"1"``: a number or bool beside a string becomes a string.
     ``var.on ? toset(local.names) : []`` is a set either way, so ``for_each`` accepts it: a tuple
-    beside a set becomes a set. Only such results can change, so only then is the other result
-    looked at; its errors are not this expression's (HCL reports the chosen result's only).
+    beside a set becomes a set. ``true ? [1] : {a = 1}`` is an error, as in Terraform.
     """
-    plain, value_marks = unmark(value)
-    number_or_bool = isinstance(plain, int | float)
-    if not number_or_bool and type(plain) is not list:
+    other_value = _other_result(other, ctx)
+    if (type(value) is type(other_value) and type(value) in _SCALARS) or value is None or other_value is None:
+        return value
+    values = (value, other_value) if node.true is not other else (other_value, value)
+    found = _result_types(node, values)
+    if found is cty.DYNAMIC:
         return value
     try:
-        other_plain, _ = unmark(evaluate(other, ctx))
-    except CtlError:
-        return value
-    if number_or_bool and isinstance(other_plain, str):
-        return mark(scalar_to_string(plain), value_marks)
-    if type(plain) is list and isinstance(other_plain, SetValue):
-        from engine.lang.functions._args import make_set
-        from engine.lang.functions._core import ArgError
-
-        try:
-            return mark(make_set(plain, 0), value_marks)
-        except ArgError:  # elements with no common type: the result stays as written
-            return value
-    return value
+        return convert(value, from_cty(found))
+    except ConversionError as e:
+        raise EvalError(
+            "Inconsistent conditional result types",
+            detail=f"The {'false' if node.true is other else 'true'} result value has the wrong type: {e.summary}.",
+            range=(node.false if node.true is other else node.true).rng,
+        ) from None
 
 
 # --- constructors and for-expressions ------------------------------------------------------------

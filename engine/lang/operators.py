@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.lang import numbers
+from vocab import types as cty
 from vocab.values import Unknown, deep_unmark, mark, normalize_number, unmark
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -96,6 +97,9 @@ def equals(a: Any, b: Any) -> bool | Unknown:
     """Structural equality of two unmarked values; unknown when the answer depends on an unknown.
 
     ``1 == 1.0`` holds, ``"1" == 1`` and ``true == 1`` do not (no conversion, unlike arithmetic).
+    Values of different types are never equal, as in Terraform: a tuple literal is not the list a
+    ``list(string)`` variable or ``tolist()`` holds, nor an object literal the map ``tomap()`` makes,
+    so each collection's kind (tuple, list, set; object, map) is compared before its elements.
     """
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return Unknown("bool")
@@ -110,14 +114,22 @@ def equals(a: Any, b: Any) -> bool | Unknown:
             return a == b  # ints and plain floats compare exactly as they are: no Fractions needed
         return numbers.exact(a) == numbers.exact(b)
     if isinstance(a, list):
-        if not isinstance(b, list) or len(a) != len(b):
+        if type(a) is not type(b) or len(a) != len(b) or not _same_element_type(a, b):
             return False
         return _all_equal(zip(a, b, strict=True))
     if isinstance(a, dict):
-        if not isinstance(b, dict) or a.keys() != b.keys():
+        if type(a) is not type(b) or a.keys() != b.keys() or not _same_element_type(a, b):
             return False
         return _all_equal((a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def _same_element_type(a: Any, b: Any) -> bool:
+    """Two empty lists, sets or maps are equal only when they hold the same type (``tolist([])`` is
+    not an empty ``list(string)``); non-empty ones are compared by their elements."""
+    if a or type(a) is list or type(a) is dict:
+        return True
+    return bool(cty.type_of_value(a) == cty.type_of_value(b))
 
 
 def _all_equal(pairs: Any) -> bool | Unknown:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.lang import ast
-from engine.lang.eval import EvalContext, evaluate
 from engine.lang.operators import parse_number, scalar_to_string, to_bool
+from vocab import types as cty
 from vocab.errors import CtlError, SourceRange
+from vocab.unify import unify
 from vocab.values import (
     ListValue,
     MapValue,
@@ -31,6 +32,8 @@ from vocab.values import (
     normalize_number,
     unmark,
 )
+
+_SCALARS = frozenset({str, int, float, bool})
 
 
 class Type:
@@ -109,25 +112,48 @@ class ObjectType(Type):
         return f"object({{{', '.join(parts)}}})"
 
 
-def type_json(t: Type) -> Any:
-    """``t`` in Terraform's JSON type notation (what state ``outputs.*.type`` holds); ``any`` is
-    ``"dynamic"``, and an object's optional attributes are plain attributes, as in a value's type."""
-    if isinstance(t, Primitive):
-        return t.name
-    if isinstance(t, ListType | SetType | MapType):
-        kind = "list" if isinstance(t, ListType) else "set" if isinstance(t, SetType) else "map"
-        return [kind, type_json(t.elem)]
-    if isinstance(t, TupleType):
-        return ["tuple", [type_json(e) for e in t.elems]]
-    if isinstance(t, ObjectType):
-        return ["object", {name: type_json(t.attrs[name]) for name in sorted(t.attrs)}]
-    return "dynamic"
-
-
 STRING = Primitive("string")
 NUMBER = Primitive("number")
 BOOL = Primitive("bool")
 ANY = Any_()
+
+_CTY_PRIMITIVES = {"string": cty.STRING, "number": cty.NUMBER, "bool": cty.BOOL}
+_FROM_CTY_PRIMITIVES = {"string": STRING, "number": NUMBER, "bool": BOOL}
+
+
+def to_cty(t: Type | None) -> cty.CtyType:
+    """A type constraint as the language's type (``vocab.types``); ``any`` (or none) is ``dynamic``.
+
+    An object's optional attributes are plain attributes there, as in the type of a converted value.
+    """
+    if isinstance(t, Primitive):
+        return _CTY_PRIMITIVES.get(t.name, cty.DYNAMIC)
+    if isinstance(t, ListType):
+        return cty.list_of(to_cty(t.elem))
+    if isinstance(t, SetType):
+        return cty.set_of(to_cty(t.elem))
+    if isinstance(t, MapType):
+        return cty.map_of(to_cty(t.elem))
+    if isinstance(t, TupleType):
+        return cty.TupleType(tuple(to_cty(e) for e in t.elems))
+    if isinstance(t, ObjectType):
+        return cty.ObjectType({name: to_cty(a) for name, a in t.attrs.items()})
+    return cty.DYNAMIC
+
+
+def from_cty(t: cty.CtyType) -> Type:
+    """The constraint that converts a value to the language type ``t`` (``dynamic`` is ``any``)."""
+    if isinstance(t, cty.Primitive):
+        return _FROM_CTY_PRIMITIVES.get(t.kind, ANY)
+    if isinstance(t, cty.Collection | cty.Repeated):
+        element = from_cty(t.element)
+        return ListType(element) if t.kind in ("list", "tuple") else SetType(element) if t.kind == "set" \
+            else MapType(element)
+    if isinstance(t, cty.TupleType):
+        return TupleType(tuple(from_cty(e) for e in t.elements))
+    if isinstance(t, cty.ObjectType):
+        return ObjectType({name: from_cty(a) for name, a in t.fields})
+    return ANY
 
 
 def _literal(v: Any) -> str:
@@ -272,6 +298,8 @@ def _parse_optional(expr: ast.FunctionCall) -> tuple[Type, Any]:
     if len(expr.args) == 1:
         return t, None
     default_expr = expr.args[1]
+    from engine.lang.eval import EvalContext, evaluate  # the evaluator converts with this module's rules
+
     raw = evaluate(default_expr, EvalContext({}, functions={}))
     try:
         return t, convert(raw, t)
@@ -340,30 +368,60 @@ def _elements(v: Any, t: ListType | SetType, path: str) -> list:
 
 
 def _unify(items: list, path: str, kind: str) -> list:
-    """Elements of ``list(any)``/``map(any)`` share one type: mixed strings and numbers or bools
-    all become strings, as Terraform does; numbers mixed with bools cannot be unified."""
+    """Elements of ``list(any)``/``map(any)`` are converted to the one type they unify to."""
+    try:
+        return unify_values(items, kind)
+    except Ununifiable:
+        raise ConversionError(f"all {kind} elements must have the same type", path) from None
+
+
+class Ununifiable(ConversionError):
+    """Values with no type in common: numbers beside bools, a tuple beside an object."""
+
+
+def unify_values(items: list, kind: str = "list") -> list:
+    """``items`` converted to the one type they unify to by cty's rules (``vocab.unify``), as Terraform
+    converts the elements of a ``list(any)``, ``set(any)`` or ``map(any)`` (``kind``) and of
+    ``tolist``'s, ``toset``'s and ``tomap``'s argument.
+
+    Raises ``Ununifiable`` when they have none, or ``ConversionError`` when one of them does not
+    convert after all (``"a"`` beside a set of numbers). A list or set of elements whose type stays
+    unknown (``[null, [1]]``) has none, unless every element is of no known type; a map's nulls
+    take the other attributes' type. Values of one primitive type, the usual case, come back as they
+    are without a type being built.
+    """
     kinds = set()
     for x in items:
-        u, _ = unmark(x)
-        if isinstance(u, bool):
-            kinds.add("bool")
-        elif isinstance(u, int | float):
-            kinds.add("number")
-        elif isinstance(u, str):
-            kinds.add("string")
-        elif u is not None and not isinstance(u, Unknown):
-            return items  # structural elements are kept as they are
-    if len(kinds) < 2:
+        t = type(x)
+        if t in _SCALARS:
+            kinds.add(float if t is int else t)
+        elif x is not None and t is not Unknown:
+            break
+    else:
+        if len(kinds) < 2:
+            return items
+    types = [cty.type_of_value(x) for x in items]
+    target = unify(types)
+    if target is None:
+        raise Ununifiable("the values have no type in common")
+    if target is cty.DYNAMIC:
+        if kind != "map" and any(t is not cty.DYNAMIC for t in types):
+            raise Ununifiable("the values have no type in common")
         return items
-    if "string" not in kinds:
-        raise ConversionError(f"all {kind} elements must have the same type", path)
-    return [convert(x, STRING, path=path) for x in items]
+    if all(t == target for t in types):
+        return items
+    converted = [convert(x, from_cty(target)) for x in items]
+    if cty.has_dynamic(target):  # what the target leaves open, the converted values must agree on
+        settled = {cty.type_of_value(x) for x in converted if x is not None and not isinstance(x, Unknown)}
+        if len(settled) > 1:
+            raise Ununifiable("the values have no type in common")
+    return converted
 
 
 def _to_list(v: Any, t: ListType, path: str) -> Any:
     if isinstance(v, SetValue) and contains_unknown(v):
         return Unknown(str(t))  # a set's order is not known while an element is not
-    return ListValue(_elements(v, t, path), None if isinstance(t.elem, Any_) else t.elem)
+    return ListValue(_elements(v, t, path), None if isinstance(t.elem, Any_) else to_cty(t.elem))
 
 
 def _set_sort_key(v: Any) -> tuple:
@@ -390,7 +448,7 @@ def _to_set(v: Any, t: SetType, path: str) -> list:
             known[key] = mark(known[key], unmark(x)[1])
         else:
             known[key] = x
-    return SetValue([known[k] for k in sorted(known)] + unknown, None if isinstance(t.elem, Any_) else t.elem)
+    return SetValue([known[k] for k in sorted(known)] + unknown, None if isinstance(t.elem, Any_) else to_cty(t.elem))
 
 
 def _to_map(v: Any, t: MapType, path: str) -> dict:
@@ -399,7 +457,7 @@ def _to_map(v: Any, t: MapType, path: str) -> dict:
     if isinstance(t.elem, Any_):
         keys = list(v)
         return MapValue(zip(keys, _unify([v[k] for k in keys], path, "map"), strict=True))
-    return MapValue({k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}, t.elem)
+    return MapValue({k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}, to_cty(t.elem))
 
 
 def _to_object(v: Any, t: ObjectType, path: str) -> dict:

@@ -22,8 +22,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from engine.lang.types import type_json
 from engine.state.address import InstanceAddress, Key, parse_module
+from vocab.types import type_to_json_value
 from vocab.values import ListValue, MapValue, Path, SetValue, apply_paths, unmark_paths
 
 # Terraform refuses a state whose ``terraform_version`` is newer than itself, so a fresh state
@@ -444,8 +444,8 @@ def output_type(value: Any) -> Any:
     for kind, collection in (("set", SetValue), ("list", ListValue), ("map", MapValue)):
         if isinstance(value, collection):  # a collection keeps its type: its elements share one
             elements = value.values() if isinstance(value, dict) else value
-            empty = type_json(value.element) if value.element is not None else "dynamic"
-            return [kind, next((output_type(x) for x in elements), empty)]
+            empty = type_to_json_value(value.element) if value.element is not None else "dynamic"
+            return [kind, next((output_type(x) for x in elements if x is not None), empty)]
     if isinstance(value, list):
         return ["tuple", [output_type(v) for v in value]]
     if isinstance(value, dict):

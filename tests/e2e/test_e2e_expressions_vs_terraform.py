@@ -2,10 +2,12 @@
 
 The corpus in ``tests/fixtures/expressions/`` is a set of configurations made of outputs only, one
 file per topic (numbers, strings, unicode, collections, expressions, conversion, encoding, files,
-modules).
+modules, types).
 Each file is applied by Terraform 1.0.3 (the test extra) and by ``ctl``; every output's value from
 ``terraform output -json`` must equal ctl's ``output -json``, and so must the primitive type of each
-of its elements (see ``_leaf_types``). ``errors.tf`` holds outputs
+of its elements (see ``_leaf_types``); for ``types.tf`` (equality across collection kinds,
+conditional results and collection elements unified) the whole type must be Terraform's, list
+against tuple and map against object. ``errors.tf`` holds outputs
 Terraform refuses: each is applied on its own and ctl must refuse it too, with a position and no
 traceback.
 
@@ -36,6 +38,7 @@ _OUTPUT = re.compile(r'^output "([A-Za-z0-9_-]+)"', re.MULTILINE)
 _MARKER = re.compile(r"^# (differs|newer): (.+)$")
 _RUN_TIMEOUT = 120.0
 NO_PLUGINS = Path("/nonexistent")  # outputs need no provider, and `terraform init` is never run
+EXACT_TYPES = frozenset({"types"})  # topics whose outputs' types must equal Terraform's exactly
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,8 @@ def test_value_and_type_equal_terraforms(outputs: Outputs, case: Case) -> None:
         return
     expected = theirs[case.name]
     assert actual["value"] == expected["value"]
+    if case.topic in EXACT_TYPES:
+        assert actual["type"] == expected["type"]
     assert _leaf_types(actual["type"], actual["value"]) == _leaf_types(expected["type"], expected["value"])
 
 

@@ -211,7 +211,7 @@ def provider_zip(data: bytes) -> None:
 
 def _schemas() -> dict[str, Any]:
     """A few value types a provider's answers are read against."""
-    from adapters.plugin.cty_types import (
+    from vocab.types import (
         BOOL,
         DYNAMIC,
         NUMBER,

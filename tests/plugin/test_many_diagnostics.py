@@ -47,13 +47,13 @@ def test_a_hundred_thousand_warnings_from_one_call(misbehave_plugins: Path) -> N
     """The real call, then the run's own handling of its answer (each warning kept once, in order)."""
     from adapters.base import Provider, ResourceType
     from adapters.plugin.client import PluginClient
-    from adapters.plugin.cty_types import STRING, ObjectType
     from adapters.plugin.msgpack_codec import encode
     from adapters.plugin.outcome import raise_for
     from adapters.registry import Registry
     from engine.providers import Providers
     from tests import plugin_providers as pp
     from tests.plugin.misbehave import SPEC
+    from vocab.types import STRING, ObjectType
 
     class Thing(ResourceType):
         name = "misbehave_thing"

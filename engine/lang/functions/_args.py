@@ -17,7 +17,8 @@ from typing import Any
 
 from engine.lang.functions._core import ArgError
 from engine.lang.operators import format_number
-from vocab.values import ListValue, MapValue, SetValue, Unknown, normalize_number, type_name
+from engine.lang.types import ConversionError, Ununifiable, unify_values
+from vocab.values import SetValue, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -135,57 +136,20 @@ def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
     return out
 
 
-def unify(items: list, i: int) -> list:
-    """Convert mixed primitive elements to their most general type (string), as Terraform does.
+def unify(items: list, i: int, kind: str = "list") -> list:
+    """The elements converted to the one type they unify to, as Terraform converts them.
 
-    ``toset(["a", 3])`` is ``["3", "a"]``: when strings are mixed with numbers or bools they all
-    become strings. The common type must be one of the elements' own types, so numbers mixed with
-    bools alone, or primitives mixed with lists or maps, have none and are an error.
+    ``toset(["a", 3])`` is ``["3", "a"]`` (strings beside numbers or bools all become strings);
+    ``tomap({a = [1], b = ["x"]})`` is ``{a = ["1"], b = ["x"]}``. The rules are cty's, shared with
+    conditionals and variable type constraints (``engine.lang.types.unify_values``); numbers beside
+    bools alone, or primitives beside collections, have no common type and are an error.
     """
-    kinds: set[str] = set()
-    for x in items:
-        if x is None or isinstance(x, Unknown):
-            continue
-        if isinstance(x, str):
-            kinds.add("s")
-        elif isinstance(x, bool):
-            kinds.add("b")
-        elif isinstance(x, int | float):
-            kinds.add("n")
-        elif isinstance(x, list):
-            kinds.add("l")
-        else:
-            kinds.add("m")
-    if kinds in ({"l"}, {"m"}):
-        return _unify_structural(items, i)
-    if len(kinds) <= 1:
-        return items
-    if kinds <= {"s", "b", "n"} and "s" in kinds:
-        return [x if x is None or isinstance(x, str | Unknown) else want_str(x, i) for x in items]
-    raise ArgError(i, "all elements must have the same type")
-
-
-def _unify_structural(items: list, i: int) -> list:
-    """Collections of collections share one element type too: ``tomap({a = [1], b = ["x"]})`` is
-    ``{a = ["1"], b = ["x"]}``. Objects of one shape are unified attribute by attribute; lists, and
-    objects of different shapes (which become maps), across all their elements."""
-    present = [x for x in items if x is not None and not isinstance(x, Unknown)]
-    if all(isinstance(x, list) for x in present):
-        elements = iter(unify([e for x in present for e in x], i))
-        # Tuples of different lengths have no common tuple type: they unify to lists.
-        as_list = len({len(x) for x in present}) > 1 or any(isinstance(x, ListValue) for x in present)
-        return [_rebuilt([next(elements) for _ in x], as_list) if isinstance(x, list) else x for x in items]
-    shapes = {frozenset(x) for x in present}
-    if len(shapes) == 1 and not any(isinstance(x, MapValue) for x in present):
-        columns = {k: iter(unify([x[k] for x in present], i)) for k in next(iter(shapes))}
-        return [{k: next(columns[k]) for k in x} if isinstance(x, dict) else x for x in items]
-    # Objects of different shapes have no common object type: they unify to maps.
-    values = iter(unify([v for x in present for v in x.values()], i))
-    return [MapValue({k: next(values) for k in x}) if isinstance(x, dict) else x for x in items]
-
-
-def _rebuilt(elements: list, as_list: bool) -> list:
-    return ListValue(elements) if as_list else elements
+    try:
+        return unify_values(items, kind)
+    except Ununifiable:
+        raise ArgError(i, "all elements must have the same type") from None
+    except ConversionError as e:
+        raise ArgError(i, f"all elements must have the same type: {e.summary}") from None
 
 
 def typed_key(v: Any) -> tuple:

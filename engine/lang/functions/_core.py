@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vocab.errors import CtlError
+from vocab.types import CtyType
+from vocab.values import ListValue
 
 
 class FunctionError(CtlError):
@@ -120,3 +122,18 @@ def fn(
         )
 
     return build
+
+
+def returns_list(impl: Impl, element: CtyType | None = None) -> Impl:
+    """``impl``, its list result typed ``list(element)`` as Terraform types it, not a tuple.
+
+    ``split``, ``sort``, ``range`` and the like return lists in Terraform, and equality and
+    ``type()`` tell a list from a tuple: ``split(",", "a") == tolist(["a"])`` holds and
+    ``split(",", "a") == ["a"]`` does not. ``element`` is the element type when the result is empty.
+    """
+
+    def typed(args: list, ctx: FunctionContext) -> object:
+        result = impl(args, ctx)
+        return ListValue(result, element) if type(result) is list else result
+
+    return typed

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.lang.functions._args import describe, make_set, parse_number, unify, want_str
 from engine.lang.functions._core import ArgError, FunctionContext, fn
+from vocab import types as cty
 from vocab.values import (
     SENSITIVE,
     UNKNOWN,
@@ -110,31 +111,14 @@ def _tomap(a: list, _c: FunctionContext) -> object:
     if not isinstance(v, dict):
         raise ArgError(0, f"cannot convert {describe(v)} to map")
     keys = list(v)
-    return MapValue(zip(keys, unify([v[k] for k in keys], 0), strict=True))
+    return MapValue(zip(keys, unify([v[k] for k in keys], 0, "map"), strict=True))
 
 
 def type_string(v: Any) -> str:
     """The type of ``v`` the way the console prints it, on one line: ``tuple([string, number])``."""
     if isinstance(v, Unknown):
         return v.type_hint or "dynamic"
-    if v is None:
-        return "dynamic"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int | float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    for kind, collection in (("set", SetValue), ("list", ListValue), ("map", MapValue)):
-        if isinstance(v, collection):
-            elements = v.values() if isinstance(v, dict) else v
-            empty = "dynamic" if v.element is None else str(v.element)
-            return f"{kind}({next((type_string(x) for x in elements), empty)})"
-    if isinstance(v, list):
-        return "tuple([" + ", ".join(type_string(x) for x in v) + "])"
-    if isinstance(v, dict):
-        return "object({" + ", ".join(f"{k}: {type_string(v[k])}" for k in sorted(v)) + "})"
-    return describe(v)
+    return cty.type_string(cty.type_of_value(v))
 
 
 def _type(a: list, _c: FunctionContext) -> str:

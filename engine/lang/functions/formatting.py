@@ -17,10 +17,11 @@ from typing import Any
 from engine.lang import numbers
 from engine.lang.functions import _json
 from engine.lang.functions._args import parse_number, want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
 from engine.lang.functions._text import char_count, graphemes
 from engine.lang.operators import format_number
 from vocab.limits import MAX_STRING_LENGTH
+from vocab.types import STRING
 from vocab.values import Unknown, contains_unknown, type_name
 
 _VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(?:\.([0-9]*))?([A-Za-z%])?")
@@ -274,5 +275,5 @@ def _formatlist(a: list, _c: FunctionContext) -> object:
 
 FUNCTIONS = {
     "format": fn(_format, "format", variadic="args"),
-    "formatlist": fn(_formatlist, "format", variadic="args", unknown_ok=True),
+    "formatlist": fn(returns_list(_formatlist, STRING), "format", variadic="args", unknown_ok=True),
 }

@@ -14,7 +14,7 @@ from engine.lang.functions._args import (
     want_int,
     want_list,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
 from vocab.values import UNKNOWN, Unknown, contains_unknown
 
 
@@ -65,6 +65,6 @@ FUNCTIONS = {
     "contains": fn(_contains, "list", "value"),
     "element": fn(_element, "list", "index", unknown_ok=True, element_marks=True),
     "index": fn(_index, "list", "value"),
-    "matchkeys": fn(_matchkeys, "values", "keys", "searchset"),
+    "matchkeys": fn(returns_list(_matchkeys), "values", "keys", "searchset"),
     "one": fn(_one, "list", unknown_ok=True),
 }

@@ -13,7 +13,7 @@ from engine.lang.functions._args import (
     want_list,
 )
 from engine.lang.functions._core import ArgError, FunctionContext, fn
-from vocab.values import UNKNOWN, Unknown, contains_unknown
+from vocab.values import UNKNOWN, ListValue, Unknown, contains_unknown
 
 
 def _flatten_into(items: list, out: list) -> bool:
@@ -36,10 +36,10 @@ def _chunklist(a: list, _c: FunctionContext) -> object:
     if size < 0:
         raise ArgError(1, "the size argument must be positive")
     if not items:
-        return []
+        return ListValue()
     if size == 0:
-        return [list(items)]
-    return [items[i : i + size] for i in range(0, len(items), size)]
+        return ListValue([ListValue(items)])
+    return ListValue(ListValue(items[i : i + size]) for i in range(0, len(items), size))
 
 
 def _concat(a: list, _c: FunctionContext) -> object:

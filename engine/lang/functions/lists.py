@@ -14,7 +14,8 @@ from engine.lang.functions._args import (
     want_num,
     want_str_list,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from vocab.types import NUMBER, STRING
 from vocab.values import normalize_number
 
 _RANGE_LIMIT = 1024
@@ -74,8 +75,8 @@ def _sort(a: list, _c: FunctionContext) -> list:
 
 
 FUNCTIONS = {
-    "compact": fn(_compact, "list"),
-    "distinct": fn(_distinct, "list"),
-    "range": fn(_range, "start", optional=("limit", "step")),
-    "sort": fn(_sort, "list"),
+    "compact": fn(returns_list(_compact, STRING), "list"),
+    "distinct": fn(returns_list(_distinct), "list"),
+    "range": fn(returns_list(_range, NUMBER), "start", optional=("limit", "step")),
+    "sort": fn(returns_list(_sort, STRING), "list"),
 }

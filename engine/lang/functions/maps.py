@@ -14,13 +14,15 @@ from engine.lang.functions._args import (
     want_str_list,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
-from vocab.values import UNKNOWN, Unknown, contains_unknown
+from vocab.types import STRING
+from vocab.values import UNKNOWN, ListValue, MapValue, Unknown, contains_unknown
 
 
 def _keys(a: list, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    return sorted(want_map(a[0], 0))
+    m = want_map(a[0], 0)
+    return ListValue(sorted(m), STRING) if isinstance(m, MapValue) else sorted(m)  # an object's are a tuple
 
 
 def _lookup(a: list, _c: FunctionContext) -> object:
@@ -60,7 +62,8 @@ def _values(a: list, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
     m = want_map(a[0], 0)
-    return [m[k] for k in sorted(m)]
+    found = [m[k] for k in sorted(m)]
+    return ListValue(found, m.element) if isinstance(m, MapValue) else found
 
 
 def _zipmap(a: list, _c: FunctionContext) -> object:

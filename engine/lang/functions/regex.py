@@ -17,7 +17,7 @@ from typing import Any
 import re2
 
 from engine.lang.functions._args import want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
 
 _TEMPLATE_REF = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+)|(\$))")
 
@@ -150,6 +150,6 @@ def _replace(a: list, _c: FunctionContext) -> str:
 
 FUNCTIONS = {
     "regex": fn(_regex, "pattern", "string"),
-    "regexall": fn(_regexall, "pattern", "string"),
+    "regexall": fn(returns_list(_regexall), "pattern", "string"),
     "replace": fn(_replace, "str", "substr", "replace"),
 }

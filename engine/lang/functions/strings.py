@@ -11,9 +11,10 @@ import re
 from collections.abc import Callable
 
 from engine.lang.functions._args import want_int, want_str, want_str_list
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
 from engine.lang.functions._text import graphemes
 from vocab.limits import MAX_STRING_LENGTH
+from vocab.types import STRING
 
 _TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
 # What Go's unicode.IsSpace (and so Terraform's trimspace) counts as white space.
@@ -149,7 +150,7 @@ FUNCTIONS = {
     "indent": fn(_indent, "spaces", "str"),
     "join": fn(_join, "separator", variadic="lists", min_variadic=1),
     "lower": fn(_lower, "str"),
-    "split": fn(_split, "separator", "str"),
+    "split": fn(returns_list(_split, STRING), "separator", "str"),
     "startswith": fn(_startswith, "str", "prefix"),
     "strcontains": fn(_strcontains, "str", "substr"),
     "strrev": fn(_strrev, "str"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from adapters.plugin.config_shape import normalize_config
-from adapters.plugin.cty_types import STRING
 from adapters.plugin.schema import LIST, MAP, SET, SINGLE, Attribute, Block, NestedBlock
+from vocab.types import STRING
 from vocab.values import Unknown
 
 INNER = Block(attributes=(Attribute("content", STRING, required=True),

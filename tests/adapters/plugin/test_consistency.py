@@ -14,8 +14,8 @@ from adapters.plugin.consistency import (
     go_value,
     plan_problems,
 )
-from adapters.plugin.cty_types import NUMBER, STRING, list_of, map_of, set_of
 from adapters.plugin.schema import SINGLE, Attribute, Block, NestedAttributeObject
+from vocab.types import NUMBER, STRING, list_of, map_of, set_of
 from vocab.values import UNKNOWN
 
 SETTINGS = NestedAttributeObject(attributes=(

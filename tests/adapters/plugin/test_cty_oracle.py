@@ -23,7 +23,8 @@ import pytest
 
 from adapters.plugin.convert import ConversionError, convert
 from adapters.plugin.cty_json import encode_json
-from adapters.plugin.cty_types import (
+from adapters.plugin.msgpack_codec import decode, encode
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,
@@ -35,7 +36,6 @@ from adapters.plugin.cty_types import (
     parse_type,
     type_to_json_value,
 )
-from adapters.plugin.msgpack_codec import decode, encode
 from vocab.values import UNKNOWN, Marked, SetValue, Unknown
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "ctyoracle"

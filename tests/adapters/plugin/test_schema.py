@@ -6,7 +6,6 @@ import pytest
 
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
 from adapters.plugin.convert import ConversionError
-from adapters.plugin.cty_types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, type_json
 from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.schema import (
     GROUP,
@@ -29,6 +28,7 @@ from adapters.plugin.schema import (
     sensitive_paths,
 )
 from vocab.errors import CtlError
+from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, type_json
 from vocab.values import UNKNOWN, Marked, SetValue, Unknown, unmark_paths
 
 RULE = Block(

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from adapters.plugin.cty_json import decode_json, encode_json, from_json_value
-from adapters.plugin.cty_types import type_json
 from adapters.plugin.msgpack_codec import decode, encode
 from adapters.plugin.schema import implied_type, required_attributes
 from adapters.plugin.schema_json import schema_from_json
+from vocab.types import type_json
 
 OUTPUTS = {
     "count": {"value": 3, "type": "number"},

@@ -1,4 +1,4 @@
-"""cty types as providers send them in schemas: parsed, written back, compared and named.
+"""The language's types (cty's): the one type model the evaluator, the console and the plugin codecs share.
 
 Terraform describes every attribute type in cty's JSON type encoding: ``"string"``, ``"number"``,
 ``"bool"``, ``"dynamic"``, ``["list",T]``, ``["set",T]``, ``["map",T]``, ``["tuple",[T...]]`` and
@@ -15,8 +15,12 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.value_errors import TypeSpecError
-from vocab.values import Marked, SetValue, Unknown
+from vocab.errors import CtlError
+from vocab.values import ListValue, MapValue, Marked, SetValue, Unknown
+
+
+class TypeSpecError(CtlError):
+    """A type description in cty's JSON type encoding that is not valid."""
 
 
 class CtyType:
@@ -273,10 +277,12 @@ def without_optional_attributes(ty: CtyType) -> CtyType:
 
 
 def type_of_value(value: Any) -> CtyType:
-    """The type a plain ctl value has on its own (what a ``dynamic`` attribute sends with it).
+    """The type a ctl value has: a literal's tuple or object, or the list, set or map it was made.
 
-    Lists are tuples and dicts objects, as for a literal in configuration; a set takes the type of
-    its first known element (ctl's sets hold one element type). Null and unknown are ``dynamic``.
+    A bracketed literal is a tuple and braces an object, as in configuration; a ``ListValue``,
+    ``SetValue`` or ``MapValue`` (what type constraints, ``tolist``/``toset``/``tomap`` and
+    providers make) is that collection, of the element type it was given, else of the type of its
+    first known element (a collection's elements share one type). Null and unknown are ``dynamic``.
     """
     if isinstance(value, Marked):
         value = value.value
@@ -284,20 +290,61 @@ def type_of_value(value: Any) -> CtyType:
         return DYNAMIC
     if isinstance(value, bool):
         return BOOL
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | Decimal):
         return NUMBER
     if isinstance(value, str):
         return STRING
-    if isinstance(value, SetValue):
-        for element in value:
-            element_type = type_of_value(element)
-            if element_type is not DYNAMIC:
-                return set_of(element_type)
-        return set_of(DYNAMIC)
+    if isinstance(value, SetValue | ListValue):
+        return Collection("set" if isinstance(value, SetValue) else "list", _element_type(value.element, value))
     if isinstance(value, list):
         return TupleType(tuple(type_of_value(v) for v in value))
+    if isinstance(value, MapValue):
+        return map_of(_element_type(value.element, value.values()))
     if isinstance(value, dict):
         return ObjectType({k: type_of_value(v) for k, v in value.items()})
-    if isinstance(value, Decimal):
-        return NUMBER
     raise TypeSpecError(f"a {type(value).__name__} value has no cty type")
+
+
+def _element_type(declared: Any, elements: Any) -> CtyType:
+    if isinstance(declared, CtyType):
+        return declared
+    for element in elements:
+        element_type = type_of_value(element)
+        if element_type is not DYNAMIC:
+            return element_type
+    return DYNAMIC
+
+
+def type_string(ty: CtyType) -> str:
+    """The type on one line in the language's own syntax: ``list(string)``, ``tuple([string, number])``,
+    ``object({a: number})`` (what ``type()`` prints)."""
+    if isinstance(ty, Collection | Repeated):
+        return f"{ty.kind}({type_string(ty.element)})"
+    if isinstance(ty, TupleType):
+        return "tuple([" + ", ".join(type_string(t) for t in ty.elements) + "])"
+    if isinstance(ty, ObjectType):
+        return "object({" + ", ".join(f"{n}: {type_string(t)}" for n, t in ty.fields) + "})"
+    return ty.kind
+
+
+class Repeated(CtyType):
+    """A tuple (``kind="tuple"``) or object whose length or keys only the value knows, every element
+    of one type: what ``[for …]``, ``count`` and ``for_each`` produce, before the value is known."""
+
+    __slots__ = ("element", "kind")
+
+    def __init__(self, kind: str, element: CtyType) -> None:
+        self.kind = kind
+        self.element = element
+        self._json = None
+        self._name = kind
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Repeated) and other.kind == self.kind and other.element == self.element
+
+    def __hash__(self) -> int:
+        return hash(("repeated", self.kind, self.element))
+
+    def __repr__(self) -> str:
+        return f"Repeated({self.kind}, {self.element!r})"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.plugin.cty_types import (
+from vocab.errors import CtlError
+from vocab.types import (
     BOOL,
     DYNAMIC,
     NUMBER,
@@ -12,6 +13,7 @@ from adapters.plugin.cty_types import (
     Collection,
     ObjectType,
     TupleType,
+    TypeSpecError,
     go_json_string,
     has_dynamic,
     list_of,
@@ -23,8 +25,6 @@ from adapters.plugin.cty_types import (
     type_to_json_value,
     without_optional_attributes,
 )
-from adapters.plugin.value_errors import TypeSpecError
-from vocab.errors import CtlError
 from vocab.values import UNKNOWN, Marked, SetValue
 
 # Every spelling Terraform sends, in cty's canonical form (compact, keys sorted).
