@@ -138,8 +138,8 @@ def state_facts(data: bytes | None) -> StateFacts:
     raises: what cannot be read is reported as unknown.
     """
     # The usual layout is read without decoding its resources: a store records these facts of the
-    # document it replaces at each run's first write, and a 50,000-resource state decoded whole was
-    # about 400 MB for three numbers.
+    # document it replaces at each run's first write, and decoding a large state whole costs far
+    # more memory than three numbers are worth.
     located = piecewise.head(data or b"")
     if located is not None:
         doc, count = located

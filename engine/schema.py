@@ -32,7 +32,7 @@ _ANNOTATIONS = frozenset({"$comment", "default", "deprecated", "description", "e
 @cache
 def _validator(rt: ResourceType) -> Draft202012Validator:
     """The type's validator. jsonschema is imported here, on the first check that needs it: the
-    import is a twelfth of a second, and a configuration whose checks all ``_cannot_reject``
+    import is a noticeable part of a short command, and a configuration whose checks all ``_cannot_reject``
     (``terraform_data`` alone) never needs it."""
     from jsonschema import Draft202012Validator
 
@@ -53,7 +53,7 @@ def _checked_schema(rt: ResourceType) -> dict[str, Any]:
 def _assertions_only(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with each property whose subschema only annotates (a description, ``readOnly``)
     made ``true``. Both accept every value, but jsonschema descends into a value for the one and
-    not the other: that was half of every check (``terraform_data``'s ``input``, for one), and a
+    not the other: descending was most of a check (``terraform_data``'s ``input``, for one), and a
     check runs for every resource of every plan."""
     props = schema.get("properties")
     if not isinstance(props, dict):
@@ -140,8 +140,8 @@ def _cannot_reject(rt: ResourceType, args: dict[str, Any]) -> bool:
     """Whether the schema check of ``args`` is sure to find nothing, without running it: every set
     argument is opaque (``_opaque_arguments``: its subschema accepts any value) and every required
     one is set, under a root that checks nothing else. ``terraform_data``, with its ``input`` and
-    ``triggers_replace``, is such a type; jsonschema's walk over it was more than half of its check
-    (``validate`` of 10,000 of them: 6% fewer instructions without it)."""
+    ``triggers_replace``, is such a type; jsonschema's walk over it was most of its check, for a
+    verdict known in advance."""
     required = _required_when_keys_only(rt)
     return required is not None and args.keys() <= _opaque_arguments(rt) and required <= args.keys()
 
@@ -150,7 +150,8 @@ def _plain_arguments(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]
     """The set arguments without their marks (null is unset: a required one is then missing).
 
     An opaque argument (``_opaque_arguments``) loses only the marks around it: the check reads
-    nothing inside it, and unmarking all of ``terraform_data``'s ``input`` was a fifth of its check.
+    nothing inside it, and unmarking all of ``terraform_data``'s ``input`` was a large part of its
+    check.
     """
     opaque = _opaque_arguments(rt)
     args: dict[str, Any] = {}

@@ -1,8 +1,8 @@
 """Reading a large state one resource at a time, so the whole document never exists as objects.
 
-Decoding a 105 MB state (50,000 resources) with ``json.loads`` holds, at its peak, the bytes, a
-105 MB ``str`` copy of them and every value of every resource before any of it can be turned into
-the leaner state model: about 450 MB over the bytes. This reads the layout Terraform and ctl write
+Decoding a large state with ``json.loads`` holds, at its peak, the bytes, a ``str`` copy of them
+and every value of every resource before any of it can be turned into the leaner state model,
+several times the size of the bytes. This reads the layout Terraform and ctl write
 (two-space indent, one resource per array item) piece by piece instead: the document without its
 resources, then each resource, each decoded by orjson straight from the bytes and handed on before
 the next is read.
@@ -42,8 +42,8 @@ FIRST_PIECE = len(b"[\n    ")
 PIECE_END = len(b"\n    }")
 NEXT_PIECE = len(BETWEEN) - 1
 # The markers as patterns, which is how they are looked for: the regular expression engine finds
-# them three times faster than ``bytes.find``, whose skip table the indentation defeats (every
-# marker holds spaces, and so does nearly every line). At 50,000 resources, 0.49 -> 0.18 s.
+# them faster than ``bytes.find``, whose skip table the indentation defeats (every marker holds
+# spaces, and so does nearly every line).
 START_AT = re.compile(re.escape(START))
 BETWEEN_AT = re.compile(re.escape(BETWEEN))
 END_AT = re.compile(re.escape(END))

@@ -1,7 +1,7 @@
 """File-system helpers of the ``local`` provider: paths, checksums, directory creation, writes.
 
-``hashlib`` and ``base64`` load on first use, not at import: loading OpenSSL costs about 10 ms,
-which discovery (run on every Tab completion) should not pay.
+``hashlib`` and ``base64`` load on first use, not at import: loading OpenSSL takes time that
+discovery (run on every Tab completion) should not pay.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class ClientCertificate:
 
 
 def generate_client_certificate() -> ClientCertificate:
-    """A new key and self-signed certificate for one plugin launch (about 5 ms)."""
+    """A new key and self-signed certificate for one plugin launch (cheap beside the launch)."""
     key = ec.generate_private_key(ec.SECP521R1())
     name = x509.Name(
         [x509.NameAttribute(NameOID.COMMON_NAME, TLS_SERVER_NAME), x509.NameAttribute(NameOID.ORGANIZATION_NAME, "ctl")]

@@ -11,9 +11,8 @@ provider.
 Each bridge is one thread around one selector: it accepts gRPC's connection and relays it through
 an ``ssl.SSLObject`` over memory buffers, so TLS never blocks on a half-arrived record and one
 thread serves both directions without sharing an SSL object between threads. Every RPC crosses the
-bridge both ways, so each chunk costs only a few system calls: about 0.17 ms of CPU per RPC on the
-development machine, where an asyncio relay with streams took 0.28 ms (``bench/plugin_scale.py``
-reports ctl's CPU per resource).
+bridge both ways, so each chunk costs only a few system calls: less CPU per RPC than an asyncio
+relay with streams (``bench/plugin_scale.py`` reports ctl's CPU per resource).
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def _create_then_write(path: Path, data: bytes) -> None:
 
 def _chunks(pieces: Iterable[bytes], size: int = 1 << 20) -> Iterator[bytes]:
     """``pieces`` gathered into chunks of about ``size`` bytes: a state's pieces are one resource
-    each, and a system call per resource made writing a 50,000-resource state a second slower."""
+    each, and a system call per resource made writing a large state noticeably slower."""
     buffer = bytearray()
     for piece in pieces:
         if len(piece) >= size and not buffer:

@@ -166,8 +166,8 @@ class LocalStore:
                      keep_previous: bool = True, policy_override: str | None = None) -> Written:
         """Compare-and-swap the state file with the document ``pieces()`` yields, written as it comes.
 
-        A large state's document is never whole in memory: at 50,000 resources that was 105 MB on
-        top of everything an apply holds, at its end and at each compaction. The replaced bytes
+        A large state's document is never whole in memory: it would come on top of everything an
+        apply holds, at its end and at each compaction. The replaced bytes
         are kept first in the history (``<serial>.tfstate``) and as ``<state>.backup``, so the
         previous document survives even a crash in the middle of the swap.
         """

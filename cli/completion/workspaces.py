@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cli.completion.backend import default_state_file
 
-# Mirrors of backends.local.store and engine.session (importing them would cost a Tab press ~80 ms).
+# Mirrors of backends.local.store and engine.session (importing them would slow every Tab press).
 WORKSPACES_DIR = "ctl.tfstate.d"
 ENVIRONMENT_FILE = Path(".ctl") / "environment"
 DEFAULT_WORKSPACE = "default"

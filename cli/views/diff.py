@@ -25,7 +25,7 @@ _IDENTIFYING = frozenset({"id", "name", "tags"})  # shown even when unchanged, a
 _ANSI = {"+": "32", "-": "31", "~": "33", "<=": "36", ".": "31", "bold": "1", "red": "31", "green": "32"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # JSON text of a scalar or a key. One encoder for all: ``json.dumps`` with an option builds one per
-# call: a quarter of the instructions of rendering a plan of 1,000 creates.
+# call, a large part of the instructions of rendering a plan.
 _json = json.JSONEncoder(ensure_ascii=False).encode
 _quoted = json.encoder.encode_basestring  # what that encoder does with a string, without its checks
 SENSITIVE_TEXT = "(sensitive value)"

@@ -393,8 +393,8 @@ class Applier:
         change = self.changes[addr]
         op = DELETE if kind == "del" else op_of(change)
         # Recovery looks a lost create up by its planned identity; an object living only in state is
-        # created again instead, so its intent goes without one (working it out was 4% of the owner
-        # thread's time in an apply of 10,000 terraform_data).
+        # created again instead, so its intent goes without one (working it out was a measurable
+        # part of the owner thread's time, which every apply waits on).
         self.manager.journal.record_intent(addr, op, sync=self._durable(change),
                                            planned_identity=None if self._state_only(change) else identity(change))
         self.started[node] = time.monotonic()

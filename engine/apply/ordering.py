@@ -26,7 +26,7 @@ def configuration_waits(graph: Graph, changes: dict[str, ResourceChange]) -> dic
         by_resource.setdefault(static_address(addr), []).append(addr)
     # One apply node per target, not per edge: at 50,000 resources a hundred thousand edges name a
     # few thousand targets (``var.team`` from every resource), and these tuples live through the
-    # whole apply (20 MB of its peak, made one per edge).
+    # whole apply (made one per edge, they were a visible part of its peak).
     refs: dict[Node, ApplyNode] = {}
     for node, edges in graph.deps.items():
         targets = set()

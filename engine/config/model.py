@@ -81,7 +81,7 @@ class Output:
 @dataclass(frozen=True, slots=True)
 class Lifecycle:
     """A ``lifecycle`` block. Immutable, so every resource without one shares ``NO_LIFECYCLE``
-    (an object and four lists per resource was 15 MB of a 50,000-resource configuration)."""
+    (an object and four lists per resource added up to a visible share of a large configuration)."""
 
     create_before_destroy: bool = False
     prevent_destroy: bool = False
@@ -127,7 +127,7 @@ class Resource(Ranged):
 
     def release_body(self) -> None:
         """Let go of the arguments' syntax, for a walk that reads them no more (an apply, once it has
-        evaluated them): at 50,000 resources the syntax is about a fifth of what an apply holds."""
+        evaluated them): at scale the syntax is a large share of what an apply holds."""
         self.body = RELEASED_BODY  # type: ignore[assignment]
 
     def __post_init__(self) -> None:

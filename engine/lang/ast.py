@@ -8,8 +8,8 @@ int; see ``vocab.positions``) and given as a ``SourceRange`` by ``rng``. Templat
 
 Nodes are never changed once built, and hash by value as frozen ones would (``unsafe_hash``), but
 are not declared frozen: a frozen dataclass sets each field through ``object.__setattr__``, and a
-large configuration builds millions of nodes (parsing, or rebuilding from the parse cache, is a
-quarter faster without it).
+large configuration builds millions of nodes (parsing, or rebuilding from the parse cache, is
+noticeably faster without it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A parsed file's bodies and expressions as plain JSON lists, and back: the parse cache's format.
 
-Rebuilding the tree from lists is about five times faster than converting tree-sitter's tree
-(measured on 250-resource files: 5 ms against 27 ms per file), because it skips every call into
+Rebuilding the tree from lists is several times faster than converting tree-sitter's tree,
+because it skips every call into
 the parser's node objects and every position computation. JSON keeps a damaged or foreign cache
 entry harmless: the worst it can do is fail to decode, and the caller then parses the file.
 
@@ -13,7 +13,7 @@ range in the parsed file itself, nearly every one, is its two byte offsets packe
 written as that int's complement: a negative int among a node's fields is always such a range (a
 negative number in the tree is written as a big one), so it comes back without a list of its own,
 as the packed ``Located`` the parser itself gives a node. Ranges are half of a tree's
-nodes: this makes reading an entry back a third faster. The cache checks each entry whole before
+nodes, so this saves a list per range when reading an entry back. The cache checks each entry whole before
 decoding it (``engine.config.parse_cache``), so a range is not checked again here. A node's string
 fields (names) are interned as they come back, as the parser interns them.
 """
@@ -65,12 +65,11 @@ def encode_body(body: Body, filename: str) -> list[Any]:
 
     A call per node, per collection and per range: a node's fields are written in a loop by their
     kind (range, list of ranges, anything else), a name or a literal inline. Calling a function for
-    every field, as before, made more than twice as many calls: 10.9 -> about 7.3 ms for a file of
-    250 resources. The helper that parses a large directory's second half encodes every
-    file it parses, so this is on the critical path of a first ``validate``; so the six commonest
-    classes (literals, objects and their items, tuples, templates, names and their attributes) are
-    written field by field without that loop: a third fewer instructions (146 -> 94 million for
-    two files of 250 resources). Each must write what the loop would (``_SPECS``' field order).
+    every field, as before, made more than twice as many calls. The helper that parses a large
+    directory's second half encodes every file it parses, so this is on the critical path of a first
+    ``validate``; so the six commonest classes (literals, objects and their items, tuples, templates,
+    names and their attributes) are written field by field without that loop, which saves a good
+    share of the instructions. Each must write what the loop would (``_SPECS``' field order).
     """
     own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
     span_mask = (1 << SPAN_SHIFT) - 1
@@ -178,11 +177,10 @@ class _Decoder:
     as a node or a collection of them as that node, and any other field (a literal's value, an
     optional name) by its JSON type. Unpacking the node checks its length. Deciding each field's
     treatment once per class, rather than testing the type of every field of every node, reads a
-    file back a third faster (8.1 -> 5.1 ms for 250 resources), and every command of a large
-    configuration reads every file back. The commonest shapes skip a call more per node: a range
-    as the first field is read inline, and a node in a collection, an object's item or the one
-    field after a range is built by its kind directly (10% fewer instructions, measured by
-    ``bench/instructions.py``)."""
+    file back faster, and every command of a large configuration reads every file back. The
+    commonest shapes skip a call more per node: a range as the first field is read inline, and a
+    node in a collection, an object's item or the one field after a range is built by its kind
+    directly (fewer instructions, measured by ``bench/instructions.py``)."""
 
     def __init__(self, text: SourceText) -> None:
         self.filename = text.name
@@ -308,7 +306,7 @@ def _ranged_constructor(
     """Like ``_constructor``, for a class of a range and one more field (literals, collections,
     templates): the range is read inline, without a call, as a packed range of the file or else by
     ``marker``, and a node after it is built by its kind directly. None for other classes: written
-    out for three and four fields too, these read an entry back with 1% fewer instructions."""
+    out for three and four fields too, these saved too little to keep."""
     if one_node:
 
         def ranged_node(x: list[Any]) -> Any:

@@ -98,15 +98,15 @@ class Plan:
 
     def release_configuration(self) -> None:
         """Let go of the "configuration" view for a caller that reads the plan no more as a
-        document (an apply, once its policies are checked): a 50,000-resource plan file keeps
-        11 MB of it as text. Asking for it afterwards is a bug, and says so."""
+        document (an apply, once its policies are checked): a large plan file keeps a sizeable text
+        of it. Asking for it afterwards is a bug, and says so."""
         self.configuration, self.configuration_later = {}, _released_configuration
 
     def configuration_json(self, *, keep: bool = True) -> dict[str, Any]:
         """Terraform's "configuration" object, made when first asked. A plan read from a file keeps
-        it as text until a user policy or ``ctl show --json`` asks: decoded, a 50,000-resource one
-        is 58 MB that an apply never reads. A plan just made builds it from the configuration only
-        for a user policy, JSON output or a saved plan (at 50,000 resources, 0.3 s and 37 MB)."""
+        it as text until a user policy or ``ctl show --json`` asks: decoded, it is many objects that an
+        apply never reads. A plan just made builds it from the configuration only for a user
+        policy, JSON output or a saved plan, since building it costs time and memory."""
         if self.configuration_later is None:
             return self.configuration
         if not keep:  # made for one use (saving the plan): nothing holds it after

@@ -65,7 +65,7 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
 
     target = plan_target(root_dir or Path.cwd())
     # Unsealed, the text is written a change at a time and never exists whole: the whole text and
-    # the whole encoded document (87 MB at 50,000 resources) were the top of plan --out's memory.
+    # the whole encoded document were the top of plan --out's memory.
     # A sealed plan is encrypted whole, as the cipher takes it.
     directory = path.parent if str(path.parent) else Path(".")
     tmp_name: str | None = None
@@ -97,7 +97,7 @@ def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
                 os.unlink(tmp_name)
 
 
-# Compact JSON: the C encoder (an indented document takes Python's own, about 5x slower). One
+# Compact JSON: the C encoder (an indented document takes Python's own, much slower). One
 # encoder for every call: ``json.dumps`` with options builds a new one each time.
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 

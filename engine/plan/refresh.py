@@ -117,7 +117,7 @@ def refresh(
         here = {i: read(item) for i, item in enumerate(work) if i not in pending}
         results = [pending[i].result() if i in pending else here[i] for i in range(len(work))]
     # Copied at the first object that changed: most refreshes change nothing, and a copy of a
-    # 50,000-resource state's index and lists is 18 MB beside the state it copies.
+    # large state's index and lists is a second index beside the state it copies.
     new: State | None = None
     drift: list[ResourceChange] = []
     for (addr, inst, rt), (attrs, err) in zip(work, results, strict=True):

@@ -44,8 +44,8 @@ def state_pieces(state: State) -> Iterator[bytes]:
     The document without its resources is encoded around a stand-in, and each resource is encoded
     alone, indented to its depth and put in the stand-in's place. The bytes are those of encoding
     the whole document at once (a JSON string holds no raw newline, so indenting a piece's lines
-    cannot touch its strings), but only one resource's document exists at a time: at 50,000
-    resources that was about 80 MB more at every write.
+    cannot touch its strings), but only one resource's document exists at a time, where the whole
+    document would be held again at every write.
     """
     types_seen: dict[bytes, Any] = {}  # see dynamic_attrs.wrap
     resources = sorted(state.resources, key=lambda r: r.key)
@@ -86,7 +86,7 @@ def _refuse_nan(value: Any) -> None:
 def _indented(doc: dict[str, Any]) -> bytes:
     """``doc`` as JSON with a 2-space indent and a final newline, as Terraform's state files are.
 
-    Python's encoder indents only in pure Python (0.7 s for a 20 MB state, written several times
+    Python's encoder indents only in pure Python (slow for a large state, written several times
     by a large apply); orjson does it in C, and gives way to the standard encoder for what it
     cannot write (integers beyond 64 bits).
     """

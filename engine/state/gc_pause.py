@@ -47,13 +47,13 @@ def gc_paused_then_frozen(fn: Callable[P, R]) -> Callable[P, R]:
     """``gc_paused``, then everything alive is frozen out of the collector's view.
 
     For work whose result lives as long as the command (the configuration, the state, a plan): a plan allocates a few
-    objects per value of every resource, and at 50,000 resources the collector spent a fifth of a
+    objects per value of every resource, and at scale the collector spent a large share of a
     re-plan rescanning them. Frozen, they are never scanned again; any cycle made meanwhile (an
     SDK's) is kept until the process ends, which for a command is soon.
 
     They are frozen before the collector resumes: everything made while it was paused is still in
     its youngest generation, and the first allocation after it resumed would start a collection
-    of that whole generation (0.7 s of a 50,000-resource ``validate``) only to find no garbage.
+    of that whole generation, long at scale, only to find no garbage.
     """
 
     @functools.wraps(fn)

@@ -191,9 +191,9 @@ class StateManager:
         """The stored state, decoded, with its version, size and digest; None when there is none.
 
         A store that hands over its file (the local one) is decoded from it a resource at a time:
-        a 50,000-resource state's 105 MB of bytes were whole in memory beside the state made of
-        them. A store that seals its state (encryption) does not offer the file, so its own
-        reading is never bypassed.
+        otherwise a large state's bytes would be whole in memory beside the state made of them. A
+        store that seals its state (encryption) does not offer the file, so its own reading is never
+        bypassed.
         """
         if isinstance(self.store, StateFileOpener):
             with self.store.open_state_file(self.workspace) as opened:

@@ -156,7 +156,7 @@ class ResourceState:
 
     def __post_init__(self) -> None:
         # Built when the instances outgrow a scan: most resources have one or a few, and an index
-        # each (a dict, its keys and the index object) was 25 MB of a 50,000-resource state.
+        # each (a dict, its keys and the index object) was a visible share of a large state.
         self._index: _Positions[tuple[Key, str | None], InstanceState] | None = None
 
     @property

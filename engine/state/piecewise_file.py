@@ -1,8 +1,8 @@
 """Reading a large state straight from its file, one resource at a time (``piecewise`` over a file).
 
 ``piecewise`` reads a state's resources one at a time from its bytes, but the bytes themselves
-were whole in memory while the model was built from them: at 50,000 resources 105 MB on top of
-the model, the peak of a re-plan. This reads the same layout from an open file instead, in two
+were whole in memory while the model was built from them: on top of the model, they were the
+peak of a re-plan. This reads the same layout from an open file instead, in two
 passes over it:
 
 * the first reads it in windows of ``WINDOW`` bytes, noting where the resources' array starts and
