@@ -25,7 +25,7 @@ from policies.rego_module import RegoModule
 TIMEOUT_SECONDS = 600.0
 # Without CTL_POLICY_MEMORY_MB the memory budget grows with the plan: rego-cpp's form of the input
 # takes a couple of hundred times the size of its JSON, so a fixed budget would refuse the largest
-# plans, not just runaway rules (docs/architecture.md has the measurement).
+# plans, not just runaway rules (bench/README.md has the measurement).
 MEMORY_MB = 2048
 MEMORY_PER_INPUT_BYTE = 256
 TIMEOUT_ENV = "CTL_POLICY_TIMEOUT"

@@ -73,7 +73,7 @@ class Applier:
     ) -> None:
         self.plan = plan
         # Nothing reads the configuration or the plan after this apply: what each step has used is
-        # let go of, and the objects the apply makes take its memory (docs/architecture.md).
+        # let go of, and the objects the apply makes take its memory (docs/decisions/0034-apply-last-use.md).
         self.last_use = last_use
         self.manager = manager
         self.graph = graph
