@@ -52,3 +52,9 @@ def test_every_decision_is_in_the_index() -> None:
 def test_the_pattern_finds_folders_and_modules() -> None:
     text = "see `engine/plan/`, `cli/main.py`, `make lint`, `cli/state_*_cmd.py` and `<state>.tflock`"
     assert named_paths(text) == ["cli/main.py", "engine/plan/"]
+
+
+def test_decisions_link_to_files_that_exist() -> None:
+    for page in DECISIONS.glob("*.md"):
+        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / target).resolve().exists(), f"{page.name} links to missing {target}"
