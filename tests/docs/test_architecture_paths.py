@@ -18,9 +18,18 @@ DECISIONS = REPO / "docs" / "decisions"
 _PATH = re.compile(r"`([A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*(?:/|\.py|\.md))`")
 
 
+# Inside a fenced block (the flow diagram) paths are bare words: a folder or module of a package.
+_FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+_BARE_PATH = re.compile(r"(?<![\w./-])((?:cli|engine|adapters|backends|policies|vocab)/[\w/]*?(?:/|\.py))(?![\w/])")
+
+
 def named_paths(markdown: str) -> list[str]:
-    """Every backticked path in ``markdown`` with a folder in it or a ``.py`` ending."""
-    return sorted({p for p in _PATH.findall(markdown) if "/" in p.rstrip("/") or p.endswith("/")})
+    """Every path ``markdown`` names: backticked ones with a folder in them or a ``.py`` or ``.md``
+    ending, and bare folders and modules of the packages inside fenced blocks."""
+    named = {p for p in _PATH.findall(markdown) if "/" in p and not p.startswith(".")}  # not .ctl/…
+    for block in _FENCED.findall(markdown):
+        named.update(_BARE_PATH.findall(block))
+    return sorted(named)
 
 
 def test_the_map_names_paths() -> None:
@@ -52,6 +61,8 @@ def test_every_decision_is_in_the_index() -> None:
 def test_the_pattern_finds_folders_and_modules() -> None:
     text = "see `engine/plan/`, `cli/main.py`, `make lint`, `cli/state_*_cmd.py` and `<state>.tflock`"
     assert named_paths(text) == ["cli/main.py", "engine/plan/"]
+    diagram = "```\nctl plan   cli/commands/   parse\n  ├─► graph   engine/graph.py, engine/lang/\n```\n"
+    assert named_paths(diagram) == ["cli/commands/", "engine/graph.py", "engine/lang/"]
 
 
 def test_decisions_link_to_files_that_exist() -> None:
