@@ -1,8 +1,9 @@
 """What a command built, left for the process's exit to give back instead of freed object by object.
 
 A 50,000-resource configuration, its state and its plan are millions of small objects. Freed by
-reference counting when the command returns, they took half a second of every large ``validate``,
-``plan`` and ``apply``, just before the process ends and the system takes its memory back at once.
+reference counting when the command returns, they took a noticeable part of every large
+``validate``, ``plan`` and ``apply``, just before the process ends and the system takes its
+memory back at once.
 
 So a command hands what it built to ``keep_until_exit`` as it finishes. The holder is a list that
 contains itself: when the interpreter clears the modules at exit, that cycle keeps it alive, and

@@ -1,8 +1,8 @@
 """Writing a large load's parse cache entries in a forked child while the command goes on.
 
-Encoding and writing an entry costs a third as much as parsing the file (at 50,000 resources,
-about a second for the half of the files this process parses while its helper parses the rest:
-``engine.config.parse_ahead``). The command needs none of it: the entries are for the next
+Encoding and writing an entry costs a good fraction of parsing the file (for the half of the files
+this process parses while its helper parses the rest: ``engine.config.parse_ahead``), and the
+command needs none of it: the entries are for the next
 command. So a load that parsed a large directory hands them to a child made with ``fork``, which
 has the trees already, shares their memory, and writes them on the second core while the command
 builds its graph and walks it on the first.
@@ -29,7 +29,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _children: list[int] = []
-_WAIT_S = 60.0  # at 50,000 resources a child writes for about a second
+_WAIT_S = 60.0  # far longer than a child writes for the largest configurations measured
 
 
 def write_in_child(items: Sequence[T], write: Callable[[T], bool]) -> None:

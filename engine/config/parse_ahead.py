@@ -14,7 +14,7 @@ a file this process has started; this process, on reaching a file the helper has
 the helper's input and waits for it to finish that file (at most ``_WAIT_S``, then it is killed).
 Between its own files, this process reads back the ones the helper has finished (a file is
 finished once the helper has started the next): read after the meeting instead, they kept the
-second core idle for about half a second at 50,000 resources.
+second core idle while this process caught up.
 Only a directory whose uncached HCL adds up to ``MIN_BYTES`` is worth a second process.
 """
 
@@ -42,7 +42,7 @@ def _size(unit: Unit) -> int:
     part = unit[3]
     return len(unit[2]) if part is None else part.end - part.start
 
-MIN_BYTES = 1 << 20  # about 25 files of 250 resources: half a second of parsing, five helper start-ups
+MIN_BYTES = 1 << 20  # about 25 files of 250 resources: parsing enough to repay the helper's start-up
 _WAIT_S = 60.0
 
 

@@ -1,6 +1,6 @@
 """HCL native syntax: tree-sitter's concrete syntax tree turned into bodies and expression trees.
 
-tree-sitter-hcl parses megabytes per second and gives exact positions for every token, which is
+tree-sitter-hcl parses in C, fast, and gives exact positions for every token, which is
 what lets every later error say ``file:line:col``. This module walks its tree once and produces
 ``engine.lang.syntax`` bodies whose attribute values are ``engine.lang.ast`` expressions.
 

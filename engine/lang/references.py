@@ -46,8 +46,8 @@ def references(expr: ast.Expr) -> tuple[Reference, ...]:
 @contextmanager
 def remembered() -> Iterator[None]:
     """Each expression's references worked out once while inside: a plan reads them to build the
-    dependency graph and again for the plan's ``configuration`` view (half a second at 50,000
-    resources the second time)."""
+    dependency graph and again for the plan's ``configuration`` view, and the second time is
+    noticeable in a large plan."""
     token = _memo.set({})
     try:
         yield

@@ -2,8 +2,8 @@
 
 Such a document is hundreds of thousands of small dicts and lists without reference cycles, made
 in one go: every few hundred allocations the collector would start, and now and then traverse the
-whole heap (the configuration, the state) looking for cycles there are none of. At 10,000
-resources that was about half the time of encoding the state and of decoding it. What the
+whole heap (the configuration, the state) looking for cycles there are none of, a large share of
+the time of encoding the state and of decoding it. What the
 paused function drops is freed by reference counting as usual; the collector resumes afterwards.
 """
 
