@@ -10,8 +10,8 @@ replacement). The concurrent walker runs them; its owner thread is the only writ
 Before an operation starts, an intent is appended (fsync'd) to the journal; when it ends, its
 result (fsync'd once per batch of results, before anything else starts). A crash in between leaves
 an intent without a result, which the next run reports. The full state is written at the end (and
-compacted every 1,000 journal entries or 30 s), so the bytes written grow linearly with the number
-of operations.
+compacted once the journal since the last snapshot has 1,000 entries or 30 s behind it and is as
+large as that snapshot), so the bytes written grow linearly with the number of operations.
 """
 
 from __future__ import annotations
