@@ -1,8 +1,8 @@
 """Where a large HCL file can be cut into parts, and which of its literals the parser need not read.
 
-tree-sitter keeps about 160 bytes of tree per byte of input, and more for a string literal or
-heredoc (its grammar builds one hidden node per character of template text): a 6 MB file of
-generated resources took 1.2 GB, a 50 MB heredoc about 9 GB. So a large file is parsed in parts,
+tree-sitter keeps a tree many times the size of its input, and more for a string literal or
+heredoc (its grammar builds one hidden node per character of template text), so one large file or
+one long literal could take gigabytes (``bench/README.md``). So a large file is parsed in parts,
 one tree at a time, each freed once converted; and the inside of a long literal is left out of
 what the parser reads (tree-sitter's included ranges), since the converter reads literal text from
 the file's own bytes anyway. Positions stay the file's: an included range keeps the byte offsets
