@@ -1,8 +1,9 @@
 """A target (``state`` or ``plan``): write with its method, read with its method or its fallback.
 
-Reading follows the document, not a guess: a sealed document names its key provider, which must be
-the key provider of the target's method or of its fallback; a plaintext document is read only when
-one of the two is ``unencrypted`` (the migration path). Writing uses the method alone, so after one
+Reading follows the document, not a guess: a sealed document names its key providers (the keys of
+its metadata), one of which must be the key provider of the target's method or of its fallback, as
+OpenTofu requires too; a plaintext document is read only when one of the two is ``unencrypted`` (the
+migration path). Writing uses the method alone, so after one
 write with a new key the fallback can be dropped (rotation). ``enforced`` targets never write
 plaintext (checked when the block is read).
 """
@@ -38,8 +39,7 @@ class Target:
         if method.keys is None:
             return plaintext
         key, meta = self._keys[method.keys.ref].write_key()
-        header = {"method": method.ref, "key_provider": method.keys.ref, "key_meta": meta}
-        return seal(plaintext, key, header, facts or {})
+        return seal(plaintext, key, {method.keys.ref: meta}, facts or {})
 
     def read_by_fallback(self, data: bytes) -> bool:
         """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
@@ -48,10 +48,11 @@ class Target:
         if not is_encrypted(data):
             return method.kind != "unencrypted"
         try:
-            ref = header_of(data, "").get("encryption", {}).get("key_provider")
+            sealed = header_of(data, "")
         except EncryptionError:
             return False
-        return method.keys is None or ref != method.keys.ref
+        # ctl's earlier layout is rewritten in OpenTofu's by the next write, as a rotation would be.
+        return method.keys is None or sealed.legacy or method.keys.ref not in sealed.metas
 
     def decrypt(self, data: bytes, where: str) -> bytes:
         if not is_encrypted(data):
@@ -65,29 +66,35 @@ class Target:
             raise EncryptionError(
                 f"{where} is not encrypted, and the {self.name} encryption configuration reads only "
                 "encrypted data",
-                hint=f'To encrypt existing plaintext, add to the {self.name} block: fallback {{ method = '
-                     'method.unencrypted.NAME }} (with method "unencrypted" "NAME" {{}}), run once, then '
-                     "remove it.",
+                hint=f"To encrypt existing plaintext, add method \"unencrypted\" \"NAME\" {{}} to the encryption "
+                     f"block and fallback {{ method = method.unencrypted.NAME }} to its {self.name} block, run "
+                     "once, then remove them.",
             )
-        doc = header_of(data, where)
-        ref = doc["encryption"].get("key_provider")
-        provider = self._keys.get(ref) if isinstance(ref, str) else None
-        if provider is None:
+        sealed = header_of(data, where)
+        usable = [ref for ref in self._keys if ref in sealed.metas]  # the method's first
+        if not usable:
+            stored = ", ".join(f"key_provider.{ref}" for ref in sealed.metas) or "no key provider"
             configured = ", ".join(f"key_provider.{k}" for k in self._keys) or "none"
             raise EncryptionError(
-                f"{where} is encrypted with key_provider.{ref}, which the {self.name} method and fallback "
+                f"{where} is encrypted with {stored}, which the {self.name} method and fallback "
                 f"do not use (they use: {configured})",
-                hint="To rotate keys, keep the old key provider as the fallback method until the state "
-                     "has been written once with the new one.",
+                hint="Name the key provider as the file names it (the same type and name, with the same "
+                     "passphrase or key). To rotate keys, keep the old key provider as the fallback method until "
+                     "the data has been written once with the new one.",
             )
-        meta = doc["encryption"].get("key_meta")
-        try:
-            key = provider.read_key(meta if isinstance(meta, dict) else {})
-        except EncryptionError as err:
-            err.summary = f"{where}: {err.summary}"
-            err.args = (err.summary,)
-            raise
-        return unseal(doc, key, where)
+        failures: list[EncryptionError] = []
+        for ref in usable:  # the method's key provider, then the fallback's, as OpenTofu tries them
+            try:
+                key = self._keys[ref].read_key(sealed.metas[ref])
+            except EncryptionError as err:
+                err.summary = f"{where}: {err.summary}"
+                err.args = (err.summary,)
+                raise
+            try:
+                return unseal(sealed, key, where)
+            except EncryptionError as err:
+                failures.append(err)
+        raise failures[0]
 
     def _methods(self) -> list[MethodConfig]:
         return [m for m in (self.config.method, self.config.fallback) if m is not None]
