@@ -136,7 +136,7 @@ def prepare(opts: RunOptions) -> Prepared:
                                require_all_variables=True)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
-    store = open_store(opts.root, loaded.root)
+    store = open_store(opts.root, loaded.root, opts.plan.var_args)
     timings = opts.plan.timings
     if timings is not None:
         for m in loaded.modules:

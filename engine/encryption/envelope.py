@@ -23,6 +23,7 @@ import base64
 import binascii
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,7 @@ class Sealed:
     """A sealed document, parsed: its top-level fields and each key provider's stored metadata."""
 
     doc: dict[str, Any]
-    metas: dict[str, dict[str, Any]]  # "pbkdf2.main" -> the metadata that key provider stored
+    metas: dict[str, dict[str, Any]]  # "key_provider.pbkdf2.main" (or its alias) -> what it stored
     legacy: bool  # ctl's earlier layout
 
 
@@ -62,12 +63,12 @@ def _sealed_doc(doc: dict[str, Any]) -> bool:
     return (isinstance(version, str) and version != "") or isinstance(doc.get("encryption"), dict)
 
 
-# How a sealed document begins (both layouts write compact JSON, the facts first) and how a header
-# begins: a damaged copy that no longer parses is still recognised by them. Plaintext states are
-# written indented, and a parsable document is never taken for a damaged sealed one.
-_FIRST_KEYS = tuple(b'{"%s":' % k for k in (b"serial", b"lineage", b"ctl_version", b"terraform_version",
-                                               b"encryption", b"meta", b"encrypted_data"))
-_HEADER_STARTS = (b'"encryption":{"method":"', b'"meta":{"key_provider.')
+# How a sealed document begins (the facts, then the key metadata, in either layout; compact as ctl
+# writes it or indented as OpenTofu's local backend does) and how its header begins: a damaged copy
+# that no longer parses is still recognised by them. A parsable document is never taken for a
+# damaged sealed one.
+_FIRST_KEY = re.compile(rb'\{\s*"(serial|lineage|ctl_version|terraform_version|encryption|meta|encrypted_data)"\s*:')
+_HEADER = re.compile(rb'"encryption"\s*:\s*\{\s*"method"\s*:\s*"|"meta"\s*:\s*\{\s*"key_provider\.')
 _LOOK_AHEAD = 4096
 
 
@@ -80,7 +81,7 @@ def looks_sealed(data: bytes) -> bool:
     if is_encrypted(data):
         return True
     head = data.lstrip()[:_LOOK_AHEAD]
-    if not (head.startswith(_FIRST_KEYS) or (head[:1] == b"{" and any(h in head for h in _HEADER_STARTS))):
+    if not (_FIRST_KEY.match(head) or (head[:1] == b"{" and _HEADER.search(head))):
         return False
     try:
         json.loads(data)
@@ -98,16 +99,15 @@ def damaged(where: str) -> EncryptionError:
 
 
 def seal(plaintext: bytes, key: bytes, metas: dict[str, dict[str, Any]], facts: dict[str, Any]) -> bytes:
-    """Encrypt ``plaintext`` in OpenTofu's layout; ``metas`` (by key provider, ``pbkdf2.main``) are what
-    the key is derived again from, ``facts`` (a state's serial and lineage) stay readable beside it."""
+    """Encrypt ``plaintext`` in OpenTofu's layout; ``metas`` (by storage key, ``key_provider.pbkdf2.main``)
+    are what the key is derived again from, ``facts`` (a state's serial and lineage) stay readable beside it."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     nonce = os.urandom(NONCE_BYTES)  # fresh per write: GCM must never reuse a nonce with a key
     doc: dict[str, Any] = {
         **facts,
         # The metadata is stored as OpenTofu's Go code stores a byte slice: base64 of its JSON.
-        "meta": {KEY_PROVIDER_PREFIX + ref: _b64(json.dumps(meta, separators=(",", ":")).encode())
-                 for ref, meta in metas.items()},
+        "meta": {name: _b64(json.dumps(meta, separators=(",", ":")).encode()) for name, meta in metas.items()},
         "encrypted_data": _b64(nonce + AESGCM(key).encrypt(nonce, plaintext, None)),
         "encryption_version": VERSION,
     }
@@ -144,7 +144,7 @@ def _opentofu(doc: dict[str, Any], where: str) -> Sealed:
         meta = json.loads(base64.b64decode(value, validate=True)) if isinstance(value, str) else None
         if not isinstance(meta, dict):
             raise ValueError
-        metas[name.removeprefix(KEY_PROVIDER_PREFIX)] = meta
+        metas[name] = meta
     return Sealed(doc, metas, legacy=False)
 
 
@@ -153,7 +153,7 @@ def _legacy(doc: dict[str, Any]) -> Sealed:
     if header.get("format") != LEGACY_FORMAT:
         raise ValueError
     ref, meta = header.get("key_provider"), header.get("key_meta")
-    metas = {ref: meta if isinstance(meta, dict) else {}} if isinstance(ref, str) else {}
+    metas = {KEY_PROVIDER_PREFIX + ref: meta if isinstance(meta, dict) else {}} if isinstance(ref, str) else {}
     return Sealed(doc, metas, legacy=True)
 
 

@@ -46,6 +46,13 @@ class KeyProvider:
     def ref(self) -> str:
         return self.config.ref
 
+    @property
+    def storage_key(self) -> str:
+        """The name its metadata is stored under: ``key_provider.TYPE.NAME``, or OpenTofu's
+        ``encrypted_metadata_alias`` (which lets a key provider be renamed)."""
+        alias = self.config.settings.get("encrypted_metadata_alias")
+        return alias if isinstance(alias, str) and alias else f"key_provider.{self.config.ref}"
+
     def write_key(self) -> tuple[bytes, dict[str, Any]]:
         """The key this run encrypts with and the metadata to store beside the data."""
         with self._lock:

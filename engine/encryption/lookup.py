@@ -17,8 +17,8 @@ from engine.encryption.config import ENV_VARS, encryption_config
 from engine.encryption.target import Target
 
 
-def state_target(root: Module | None) -> Target | None:
-    config = encryption_config(root)
+def state_target(root: Module | None, var_args: list[tuple[str, str]] | None = None) -> Target | None:
+    config = encryption_config(root, var_args=var_args)
     return Target("state", config.state) if config is not None and config.state is not None else None
 
 

@@ -26,9 +26,11 @@ class Target:
         self.name = name
         self.config = config
         methods = [m for m in (config.method, config.fallback) if m is not None]
-        self._keys: dict[str, KeyProvider] = {
-            m.keys.ref: key_provider(m.keys) for m in methods if m.keys is not None
-        }
+        self._keys: dict[str, KeyProvider] = {}  # by storage key, the method's first
+        for m in methods:
+            if m.keys is not None:
+                provider = key_provider(m.keys)
+                self._keys.setdefault(provider.storage_key, provider)
 
     @property
     def encrypts(self) -> bool:
@@ -38,8 +40,9 @@ class Target:
         method = self.config.method
         if method.keys is None:
             return plaintext
-        key, meta = self._keys[method.keys.ref].write_key()
-        return seal(plaintext, key, {method.keys.ref: meta}, facts or {})
+        provider = next(iter(self._keys.values()))
+        key, meta = provider.write_key()
+        return seal(plaintext, key, {provider.storage_key: meta}, facts or {})
 
     def read_by_fallback(self, data: bytes) -> bool:
         """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
@@ -52,7 +55,7 @@ class Target:
         except EncryptionError:
             return False
         # ctl's earlier layout is rewritten in OpenTofu's by the next write, as a rotation would be.
-        return method.keys is None or sealed.legacy or method.keys.ref not in sealed.metas
+        return method.keys is None or sealed.legacy or next(iter(self._keys)) not in sealed.metas
 
     def decrypt(self, data: bytes, where: str) -> bytes:
         if not is_encrypted(data):
@@ -71,21 +74,21 @@ class Target:
                      "once, then remove them.",
             )
         sealed = header_of(data, where)
-        usable = [ref for ref in self._keys if ref in sealed.metas]  # the method's first
+        usable = [name for name in self._keys if name in sealed.metas]  # the method's first
         if not usable:
-            stored = ", ".join(f"key_provider.{ref}" for ref in sealed.metas) or "no key provider"
-            configured = ", ".join(f"key_provider.{k}" for k in self._keys) or "none"
+            stored = ", ".join(sealed.metas) or "no key provider"
+            configured = ", ".join(self._keys) or "none"
             raise EncryptionError(
                 f"{where} is encrypted with {stored}, which the {self.name} method and fallback "
                 f"do not use (they use: {configured})",
-                hint="Name the key provider as the file names it (the same type and name, with the same "
-                     "passphrase or key). To rotate keys, keep the old key provider as the fallback method until "
+                hint="Name the key provider as the file names it (the same type and name, or its "
+                     "encrypted_metadata_alias, with the same passphrase or key). To rotate keys, keep the old key provider as the fallback method until "
                      "the data has been written once with the new one.",
             )
         failures: list[EncryptionError] = []
-        for ref in usable:  # the method's key provider, then the fallback's, as OpenTofu tries them
+        for name in usable:  # the method's key provider, then the fallback's, as OpenTofu tries them
             try:
-                key = self._keys[ref].read_key(sealed.metas[ref])
+                key = self._keys[name].read_key(sealed.metas[name])
             except EncryptionError as err:
                 err.summary = f"{where}: {err.summary}"
                 err.args = (err.summary,)

@@ -18,7 +18,7 @@ from engine.encryption.store import EncryptingStore
 from engine.encryption.target import Target
 
 KEY = os.urandom(32)
-META = {"pbkdf2.main": {"salt": "c2FsdA==", "iterations": 200_000, "hash_function": "sha512", "key_length": 32}}
+META = {"key_provider.pbkdf2.main": {"salt": "c2FsdA==", "iterations": 200_000, "hash_function": "sha512", "key_length": 32}}
 # Written by ctl before it wrote OpenTofu's layout (passphrase below, serial 4): it must stay readable.
 LEGACY = Path(__file__).parent / "data" / "ctl-aes-gcm-v1.tfstate"
 PASSPHRASE = "sixteen-characters!"
@@ -32,7 +32,7 @@ def test_the_layout_is_opentofus() -> None:
     doc = json.loads(sealed())
     assert list(doc) == ["serial", "lineage", "meta", "encrypted_data", "encryption_version"]
     assert doc["encryption_version"] == "v0"
-    assert json.loads(base64.b64decode(doc["meta"]["key_provider.pbkdf2.main"])) == META["pbkdf2.main"]
+    assert json.loads(base64.b64decode(doc["meta"]["key_provider.pbkdf2.main"])) == META["key_provider.pbkdf2.main"]
     assert len(base64.b64decode(doc["encrypted_data"])) == 12 + len(b'{"secret": "hunter2"}') + 16  # nonce, tag
 
 
