@@ -90,8 +90,11 @@ def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path
 
 def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) -> None:
     LocalStore(tmp_path / "ctl.tfstate").write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
-    with pytest.raises(EncryptionError, match="is not encrypted"):
+    with pytest.raises(EncryptionError, match="is not encrypted") as err:
         store_at(tmp_path, pbkdf2("a", "sixteen-characters!")).read(DEFAULT_WORKSPACE)
+    assert err.value.hint == ('To encrypt existing plaintext, add method "unencrypted" "NAME" {} to the encryption '
+                              "block and fallback { method = method.unencrypted.NAME } to its state block, run "
+                              "once, then remove them.")  # HCL's braces, each printed once
     migrating = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"), MethodConfig("unencrypted", "u", None))
     assert migrating.read(DEFAULT_WORKSPACE) is not None and migrating.needs_rewrite(DEFAULT_WORKSPACE)
 
