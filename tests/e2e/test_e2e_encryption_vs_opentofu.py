@@ -108,8 +108,9 @@ class Dir:
     def configure(self, *, backend: bool = True, extra: str = "") -> None:
         (self.root / "main.tf").write_text(CONFIG % (BACKEND if backend else "", extra))
 
-    def variables(self, passphrase: str) -> dict[str, str]:
-        return {"TF_VAR_passphrase": passphrase, "TF_VAR_db_password": SECRET}
+    def variables(self, passphrase: str | None) -> dict[str, str]:
+        given = {"TF_VAR_db_password": SECRET}
+        return given if passphrase is None else {**given, "TF_VAR_passphrase": passphrase}
 
     def tofu(self, *args: str, passphrase: str = PASSPHRASE, code: int | None = 0) -> Result:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TF_") and k != "HOME"}
@@ -120,7 +121,7 @@ class Dir:
         return self._run([str(self.tofu_binary), *args, *(["-input=false", "-no-color"] if args[0] != "state" else [])],
                          env, code)
 
-    def ctl(self, *args: str, passphrase: str = PASSPHRASE, code: int | None = 0) -> Result:
+    def ctl(self, *args: str, passphrase: str | None = PASSPHRASE, code: int | None = 0) -> Result:
         return self._run([CTL, *args], clean_env(self.variables(passphrase)), code)
 
     def _run(self, argv: list[str], env: dict[str, str], code: int | None) -> Result:
@@ -174,7 +175,10 @@ def test_opentofu_reads_the_state_ctl_encrypted_and_plans_no_change(tofu: Path, 
     work.tofu("apply", "-auto-approve")
     assert "No changes" in work.ctl("plan", "--detailed-exitcode").stdout
     work.configure(extra=EXTRA + 'resource "terraform_data" "queue" {\n  input = "q"\n}\n')
-    work.ctl("apply", "--auto-approve")
+    given = f"passphrase={PASSPHRASE}"  # on the command line only, for the plan and for its apply
+    work.ctl("plan", "--var", given, "--out", "tfplan", passphrase=None)
+    _sealed_in_opentofus_layout((work.root / "tfplan").read_bytes())
+    work.ctl("apply", "--var", given, "tfplan", passphrase=None)
     _sealed_in_opentofus_layout(work.state)
     assert "No changes" in work.tofu("plan", "-detailed-exitcode").stdout
     assert sorted(work.tofu("state", "list").stdout.split()) == [
