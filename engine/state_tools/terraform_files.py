@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.base import StateStore
+from backends.base import LocalStateFile, StateStore
 from engine.encryption.envelope import is_encrypted
 from engine.encryption.errors import EncryptionError
 from engine.encryption.store import EncryptingStore
@@ -123,11 +123,9 @@ def migrate_terraform_states(root_dir: Path, store: StateStore, lock: LockOption
 
 def _is_the_stores_own(store: StateStore, found: TerraformState) -> bool:
     """Whether ``found`` is the very file the (local) backend keeps the workspace's state in."""
-    inner = store.inner if isinstance(store, EncryptingStore) else store
-    state_path = getattr(inner, "state_path", None)
-    if state_path is None:
+    if not isinstance(store, LocalStateFile):
         return False
     try:
-        return bool(Path(state_path(found.workspace)).resolve() == found.path.resolve())
+        return store.state_path(found.workspace).resolve() == found.path.resolve()
     except (OSError, CtlError):
         return False

@@ -102,6 +102,6 @@ def test_a_variable_without_a_value_says_where_to_give_one(tmp_path: Path, monke
     (tmp_path / "variables.tf").write_text('variable "p" {\n  type = string\n}\n')
     for name in ("TF_VAR_p", "CTL_VAR_p"):
         monkeypatch.delenv(name, raising=False)
-    with pytest.raises(EncryptionError, match="needs a value for var.p") as err:
+    with pytest.raises(EncryptionError, match=r"needs a value for var\.p") as err:
         target_in(tmp_path, "state")
     assert "TF_VAR_p" in err.value.hint and str(err.value.range) == "main.tf:4:15"  # at var.p
