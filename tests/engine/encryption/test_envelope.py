@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backends.base import DEFAULT_WORKSPACE
-from backends.local import LocalStore
+from backends.local.store import LocalStore
 from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConfig
 from engine.encryption.envelope import header_of, is_encrypted, looks_sealed, seal, unseal
 from engine.encryption.errors import EncryptionError
@@ -85,11 +85,11 @@ def test_a_state_in_ctls_earlier_layout_is_still_read_and_rewritten_in_opentofus
                             Target("state", TargetConfig(MethodConfig("aes_gcm", "main", keys))))
     snap = store.read(DEFAULT_WORKSPACE)
     assert snap is not None and json.loads(snap.data)["serial"] == 4
-    assert DEFAULT_WORKSPACE in store.rewrite  # the next apply writes it again, in OpenTofu's layout
+    assert store.needs_rewrite(DEFAULT_WORKSPACE)  # the next apply writes it again, in OpenTofu's layout
     store.write(DEFAULT_WORKSPACE, snap.data, expected=snap.version)
     assert json.loads((tmp_path / "ctl.tfstate").read_bytes())["encryption_version"] == "v0"
     assert json.loads(store.read(DEFAULT_WORKSPACE).data)["lineage"] == "0c5b1d5e-legacy-layout"  # type: ignore[union-attr]
-    assert DEFAULT_WORKSPACE not in store.rewrite
+    assert not store.needs_rewrite(DEFAULT_WORKSPACE)
 
 
 def test_the_earlier_layout_still_authenticates_its_header(tmp_path: Path) -> None:
