@@ -136,7 +136,7 @@ def prepare(opts: RunOptions) -> Prepared:
                                require_all_variables=True)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
-    store = open_store(opts.root, loaded.root)
+    store = open_store(opts.root, loaded.root, opts.plan.var_args)
     timings = opts.plan.timings
     if timings is not None:
         for m in loaded.modules:
@@ -247,7 +247,7 @@ def apply_run(
     if timings is not None:
         watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
-    loaded_plan = load_plan(saved_plan) if saved_plan is not None else None
+    loaded_plan = load_plan(saved_plan, var_args=opts.plan.var_args) if saved_plan is not None else None
     if loaded_plan is not None and opts.policy is not None:
         if opts.policy.override is None:
             opts.policy.override = loaded_plan.policy_override
@@ -255,10 +255,11 @@ def apply_run(
         if on_policy is not None:
             on_policy(outcome)
         _enforce(outcome, opts)
+    given_vars = opts.plan.var_args  # a saved plan's values are its own; these may still open the state
     if loaded_plan is not None:
         opts.plan.workspace = loaded_plan.workspace
         opts.plan.var_args = []
-    prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan)
+    prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan, given_vars)
     manager = _managed(prep, opts.root, timings)
     operation = "OperationTypeApply"
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
@@ -312,13 +313,14 @@ def apply_run(
     return plan, result
 
 
-def _prepare_for_saved(opts: RunOptions, plan: Plan) -> Prepared:
-    """The configuration for a saved plan: its variable values come from the plan itself."""
+def _prepare_for_saved(opts: RunOptions, plan: Plan, var_args: list[tuple[str, str]]) -> Prepared:
+    """The configuration for a saved plan: its variable values come from the plan itself (``var_args``
+    reach only encryption settings that name variables)."""
     loaded = load_and_evaluate(opts.root, workspace=plan.workspace, decided=plan.variables)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     backend = resolved_backend(opts.root, loaded.root)[0] if opts.plan.timings is not None else "local"
-    return Prepared(loaded, open_store(opts.root, loaded.root), plan.workspace, backend)
+    return Prepared(loaded, open_store(opts.root, loaded.root, var_args), plan.workspace, backend)
 
 
 def _check_saved(plan: Plan, manager: StateManager, state: State, loaded: Loaded) -> None:

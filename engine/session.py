@@ -190,15 +190,18 @@ def _change(record: BackendRecord, kind: str, block: dict[str, Any]) -> str:
     return f"{kind}: {', '.join(names)} changed"
 
 
-def open_store(root_dir: Path, root: Module | None) -> StateStore:
-    """The state store the configuration names (the local file ``ctl.tfstate`` by default)."""
+def open_store(root_dir: Path, root: Module | None, var_args: list[tuple[str, str]] | None = None) -> StateStore:
+    """The state store the configuration names (the local file ``ctl.tfstate`` by default).
+
+    ``var_args`` (the command's ``--var``/``--var-file``) reach encryption settings that name variables.
+    """
     from backends import factory
     from engine.encryption.lookup import state_target
     from engine.encryption.store import encrypting_store
 
     kind, settings = resolved_backend(root_dir, root)
     store = factory.make_store(kind, settings, root_dir)
-    target = state_target(root)
+    target = state_target(root, var_args)
     return store if target is None else encrypting_store(store, target, root_dir / CTL_DIR)
 
 

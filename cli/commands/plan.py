@@ -101,7 +101,7 @@ def plan_command(
         denied = planned.policy is not None and planned.policy.denied
         # A denied plan is saved too, its verdict inside: CI can publish it, `ctl show` it, and check it
         # again with `ctl policy check` once an exception is granted; `ctl apply` re-checks and refuses it.
-        save_plan(plan, out if out.is_absolute() else Path.cwd() / out)
+        save_plan(plan, out if out.is_absolute() else Path.cwd() / out, var_args=run.plan.var_args)
         if ui is None and denied:
             con.print(f"\nSaved the denied plan to: {out} (`ctl show {out}` shows it; `ctl apply {out}` "
                       "refuses it while the policies deny it)")

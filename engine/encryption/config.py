@@ -18,21 +18,28 @@ The block follows OpenTofu's model, so a configuration moving from OpenTofu read
 
 ``CTL_ENCRYPTION`` (or OpenTofu's ``TF_ENCRYPTION``) may hold the block's contents in HCL, so CI can
 keep the passphrase out of the repository; its blocks replace the configuration's blocks of the same
-type and names. Settings are constants: the keys are needed before variables are evaluated.
+type and names. Settings are constants or input variables (``passphrase = var.passphrase``), as in
+OpenTofu: the keys are needed before anything else is evaluated, so a variable's value comes from
+where a run finds it without the configuration (``TF_VAR_``/``CTL_VAR_``, ``.tfvars`` files,
+``--var`` where the command takes it, the default), never from a prompt.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.config.model import Module
+from engine.config.variables import RawValue, collect_values, finalize
 from engine.encryption.errors import EncryptionError
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
+from engine.lang.references import references
 from engine.lang.syntax import Block, Body
 from vocab.errors import CtlError
+from vocab.values import unmark
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
 KEY_PROVIDERS = ("pbkdf2", "aws_kms")
@@ -77,8 +84,12 @@ class EncryptionConfig:
     plan: TargetConfig | None = None
 
 
-def encryption_config(root: Module | None, environ: dict[str, str] | None = None) -> EncryptionConfig | None:
-    """The configuration's encryption settings merged with the environment's, or None when neither has any."""
+def encryption_config(root: Module | None, environ: Mapping[str, str] | None = None,
+                      var_args: list[tuple[str, str]] | None = None) -> EncryptionConfig | None:
+    """The configuration's encryption settings merged with the environment's, or None when neither has any.
+
+    ``var_args`` are the command's ``--var``/``--var-file`` arguments, for settings that name variables.
+    """
     env = os.environ if environ is None else environ
     blocks: dict[tuple[str, ...], Block] = {}
     body = getattr(root, "encryption", None) if root is not None else None
@@ -91,7 +102,39 @@ def encryption_config(root: Module | None, environ: dict[str, str] | None = None
             break
     if not blocks:
         return None
-    return _build(list(blocks.values()))
+    return _build(list(blocks.values()), _Inputs(root, env, var_args or []))
+
+
+class _Inputs:
+    """The root module's input variables, resolved only when a setting names one."""
+
+    def __init__(self, root: Module | None, environ: Mapping[str, str], var_args: list[tuple[str, str]]) -> None:
+        self.root, self.environ, self.var_args = root, environ, var_args
+        self._given: dict[str, RawValue] | None = None
+
+    def values(self, expr: ast.Expr) -> dict[str, Any]:
+        """The values of the variables ``expr`` names (unmarked: a passphrase is sensitive by nature)."""
+        names = {r.parts[0] for r in references(expr) if r.root == "var" and r.parts and isinstance(r.parts[0], str)}
+        if not names:
+            return {}
+        declared = self.root.variables if self.root is not None else {}
+        if self._given is None:
+            self._given = collect_values(self.root.dir, self.var_args, self.environ) if self.root is not None else {}
+        out: dict[str, Any] = {}
+        for name in sorted(names):
+            var = declared.get(name)
+            if var is None:
+                raise EncryptionError(f'The encryption block refers to var.{name}, which is not declared',
+                                      range=expr.rng, hint=f'Declare it with: variable "{name}" {{ sensitive = true }}')
+            raw = self._given.get(name)
+            if raw is None and var.default is None:
+                raise EncryptionError(
+                    f"The encryption block needs a value for var.{name}, and none was given",
+                    range=expr.rng,
+                    hint=f"Set TF_VAR_{name} (or CTL_VAR_{name}), or put it in a .tfvars file: encryption keys "
+                         "are needed before ctl would ask for it.")
+            out[name] = unmark(finalize(var, raw))[0]
+        return out
 
 
 def _parse_env(text: str, name: str) -> Body:
@@ -108,14 +151,14 @@ def _keyed(blocks: list[Block]) -> dict[tuple[str, ...], Block]:
     return {(b.type, *b.labels): b for b in blocks}
 
 
-def _build(blocks: list[Block]) -> EncryptionConfig:
+def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
     providers: dict[str, KeyProviderConfig] = {}
     for b in (b for b in blocks if b.type == "key_provider"):
         kind, name = _labels(b, 2)
         if kind not in KEY_PROVIDERS:
             raise EncryptionError(f'Unknown key provider "{kind}"', range=b.rng,
                                   hint=f"Key providers: {', '.join(KEY_PROVIDERS)}.")
-        providers[f"{kind}.{name}"] = KeyProviderConfig(kind, name, _constants(b.body))
+        providers[f"{kind}.{name}"] = KeyProviderConfig(kind, name, _constants(b.body, inputs))
     methods: dict[str, MethodConfig] = {}
     for b in (b for b in blocks if b.type == "method"):
         kind, name = _labels(b, 2)
@@ -123,6 +166,10 @@ def _build(blocks: list[Block]) -> EncryptionConfig:
             raise EncryptionError(f'Unknown encryption method "{kind}"', range=b.rng,
                                   hint=f"Methods: {', '.join(METHODS)}.")
         keys = None
+        if kind == "aes_gcm" and b.body.attr("aad") is not None:
+            raise EncryptionError(f'method "aes_gcm" "{name}": ctl does not support aad (additional '
+                                  "authenticated data)", range=b.body.attr("aad").expr.rng,  # type: ignore[union-attr]
+                                  hint="Remove it; data encrypted with it must be decrypted by the tool that wrote it.")
         if kind == "aes_gcm":
             attr = b.body.attr("keys")
             if attr is None:
@@ -133,7 +180,7 @@ def _build(blocks: list[Block]) -> EncryptionConfig:
                 raise EncryptionError(f"{_reference(attr.expr, 'key_provider')} is not a key provider "
                                       "defined in the encryption block", range=attr.expr.rng)
         methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys)
-    targets = {t: _target(b, methods) for b in blocks for t in TARGETS if b.type == t}
+    targets = {t: _target(b, methods, inputs) for b in blocks for t in TARGETS if b.type == t}
     unknown = [b for b in blocks if b.type not in ("key_provider", "method", *TARGETS)]
     if unknown:
         raise EncryptionError(f'Unsupported block "{unknown[0].type}" in encryption', range=unknown[0].rng,
@@ -141,13 +188,13 @@ def _build(blocks: list[Block]) -> EncryptionConfig:
     return EncryptionConfig(state=targets.get("state"), plan=targets.get("plan"))
 
 
-def _target(block: Block, methods: dict[str, MethodConfig]) -> TargetConfig:
+def _target(block: Block, methods: dict[str, MethodConfig], inputs: _Inputs) -> TargetConfig:
     method = _method(block.body, methods, block)
     fallback = None
     for fb in block.body.blocks_of("fallback"):
         fallback = _method(fb.body, methods, fb)
     enforced_attr = block.body.attr("enforced")
-    enforced = bool(_constant(enforced_attr.expr)) if enforced_attr is not None else False
+    enforced = bool(_constant(enforced_attr.expr, inputs)) if enforced_attr is not None else False
     if enforced and method.kind == "unencrypted":
         raise EncryptionError(f"the {block.type} target is enforced but its method is unencrypted",
                               range=block.rng, hint="Use an aes_gcm method, or drop enforced = true.")
@@ -179,14 +226,16 @@ def _labels(block: Block, n: int) -> list[str]:
     return block.labels
 
 
-def _constants(body: Body) -> dict[str, Any]:
-    return {name: _constant(attr.expr) for name, attr in body.attributes.items()}
+def _constants(body: Body, inputs: _Inputs) -> dict[str, Any]:
+    return {name: _constant(attr.expr, inputs) for name, attr in body.attributes.items()}
 
 
-def _constant(expr: ast.Expr) -> Any:
+def _constant(expr: ast.Expr, inputs: _Inputs) -> Any:
+    scope = EvalContext(variables={"var": inputs.values(expr)})
     try:
-        return evaluate(expr, EvalContext(variables={}))
+        value, _ = unmark(evaluate(expr, scope))
     except CtlError:
-        raise EncryptionError("Encryption settings must be constants", range=expr.rng,
-                              detail="Keys are needed before variables exist; put secrets in CTL_ENCRYPTION "
-                                     "instead of the configuration.") from None
+        raise EncryptionError("Encryption settings must be constants or input variables", range=expr.rng,
+                              detail="Keys are needed before resources, locals and data sources exist; put "
+                                     "secrets in a variable or in CTL_ENCRYPTION instead of the configuration.") from None
+    return value

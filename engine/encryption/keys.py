@@ -1,7 +1,8 @@
 """Key providers: where the 256-bit data keys come from.
 
 ``pbkdf2`` derives the key from a passphrase (PBKDF2-HMAC-SHA512, a fresh random salt per run,
-the salt and iteration count stored with the data so the key can be derived again). ``aws_kms`` asks
+the salt, iteration count, hash and key length stored with the data so the key can be derived
+again: the metadata OpenTofu's key provider of the same name stores, field for field). ``aws_kms`` asks
 KMS for a data key and stores its encrypted form; decrypting that needs the KMS key again. A run
 derives or fetches its write key once and caches the keys it read with, so the journal's many
 entries cost one derivation, not one each.
@@ -27,6 +28,7 @@ MIN_ITERATIONS = 200_000
 # long every later command spends deriving a key. Over three times the default leaves room to raise it.
 MAX_ITERATIONS = 2_000_000
 SALT_BYTES = 32
+KEY_LENGTHS = (16, 24, 32)  # AES-128, -192, -256: what OpenTofu's ``key_length`` may ask for
 _HASHES = ("sha512", "sha256")
 
 
@@ -43,6 +45,13 @@ class KeyProvider:
     @property
     def ref(self) -> str:
         return self.config.ref
+
+    @property
+    def storage_key(self) -> str:
+        """The name its metadata is stored under: ``key_provider.TYPE.NAME``, or OpenTofu's
+        ``encrypted_metadata_alias`` (which lets a key provider be renamed)."""
+        alias = self.config.settings.get("encrypted_metadata_alias")
+        return alias if isinstance(alias, str) and alias else f"key_provider.{self.config.ref}"
 
     def write_key(self) -> tuple[bytes, dict[str, Any]]:
         """The key this run encrypts with and the metadata to store beside the data."""
@@ -81,7 +90,7 @@ class KeyProvider:
 
 
 class Pbkdf2(KeyProvider):
-    def _settings(self) -> tuple[str, int, str]:
+    def _settings(self) -> tuple[str, int, str, int, int]:
         s = self.config.settings
         passphrase = s.get("passphrase")
         if not isinstance(passphrase, str) or len(passphrase) < MIN_PASSPHRASE:
@@ -96,22 +105,32 @@ class Pbkdf2(KeyProvider):
         hash_name = s.get("hash_function", "sha512")
         if hash_name not in _HASHES:
             raise EncryptionError(f"key_provider.{self.ref}: hash_function must be one of {', '.join(_HASHES)}")
-        return passphrase, iterations, hash_name
+        key_length = s.get("key_length", KEY_BYTES)
+        if key_length not in KEY_LENGTHS or not _whole(key_length):
+            raise EncryptionError(f"key_provider.{self.ref}: key_length must be 16, 24 or 32 (bytes of an AES key)")
+        salt_length = s.get("salt_length", SALT_BYTES)
+        if not _whole(salt_length) or not 1 <= salt_length <= 1024:
+            raise EncryptionError(f"key_provider.{self.ref}: salt_length must be a whole number of bytes from 1 "
+                                  "to 1024")
+        return passphrase, iterations, hash_name, key_length, salt_length
 
     def _new_key(self) -> tuple[bytes, dict[str, Any]]:
-        passphrase, iterations, hash_name = self._settings()
-        salt = os.urandom(SALT_BYTES)
-        key = hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, KEY_BYTES)
-        return key, {"salt": _b64(salt), "iterations": iterations, "hash_function": hash_name}
+        passphrase, iterations, hash_name, key_length, salt_length = self._settings()
+        salt = os.urandom(salt_length)
+        key = hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, key_length)
+        return key, {"salt": _b64(salt), "iterations": iterations, "hash_function": hash_name,
+                     "key_length": key_length}
 
     def _key_from(self, meta: dict[str, Any]) -> bytes:
-        passphrase, _, _ = self._settings()
+        passphrase = self._settings()[0]
         try:
             salt = base64.b64decode(meta["salt"], validate=True)
             iterations, hash_name = meta["iterations"], meta["hash_function"]
+            key_length = meta.get("key_length", KEY_BYTES)  # ctl's earlier layout stored no length: 32
         except (KeyError, TypeError, ValueError):
             raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged") from None
-        if hash_name not in _HASHES or not _whole(iterations):
+        if hash_name not in _HASHES or not _whole(iterations) or not salt or not _whole(key_length) \
+                or key_length not in KEY_LENGTHS:
             raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged")
         if not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
             raise EncryptionError(
@@ -119,7 +138,7 @@ class Pbkdf2(KeyProvider):
                 f"ctl derives keys with {MIN_ITERATIONS:,} to {MAX_ITERATIONS:,}",
                 hint="ctl never writes such a count: the file was changed or written by another tool. Restore "
                      "it from the history (`ctl state history`) or a backup.")
-        return hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, KEY_BYTES)
+        return hashlib.pbkdf2_hmac(hash_name, passphrase.encode(), salt, iterations, key_length)
 
 
 class AwsKms(KeyProvider):
@@ -143,7 +162,9 @@ class AwsKms(KeyProvider):
             blob = base64.b64decode(meta["ciphertext_blob"], validate=True)
         except (KeyError, TypeError, ValueError):
             raise EncryptionError(f"the stored metadata of key_provider.{self.ref} is damaged") from None
-        answer = self._call("Decrypt", lambda c: c.decrypt(CiphertextBlob=blob))
+        context = meta.get("encryption_context")  # OpenTofu stores the context it generated the key with
+        extra = {"EncryptionContext": context} if isinstance(context, dict) and context else {}
+        answer = self._call("Decrypt", lambda c: c.decrypt(CiphertextBlob=blob, **extra))
         key: bytes = answer["Plaintext"]
         return key
 

@@ -17,16 +17,16 @@ from engine.encryption.config import ENV_VARS, encryption_config
 from engine.encryption.target import Target
 
 
-def state_target(root: Module | None) -> Target | None:
-    config = encryption_config(root)
+def state_target(root: Module | None, var_args: list[tuple[str, str]] | None = None) -> Target | None:
+    config = encryption_config(root, var_args=var_args)
     return Target("state", config.state) if config is not None and config.state is not None else None
 
 
-def plan_target(root_dir: Path) -> Target | None:
-    return target_in(root_dir, "plan")
+def plan_target(root_dir: Path, var_args: list[tuple[str, str]] | None = None) -> Target | None:
+    return target_in(root_dir, "plan", var_args)
 
 
-def target_in(root_dir: Path, name: str) -> Target | None:
+def target_in(root_dir: Path, name: str, var_args: list[tuple[str, str]] | None = None) -> Target | None:
     """The ``name`` target (``state`` or ``plan``) of the configuration in ``root_dir``, if any."""
     from engine.config.loader import config_files, load_module
     from vocab.errors import Diagnostics
@@ -41,6 +41,6 @@ def target_in(root_dir: Path, name: str) -> Target | None:
             return None
     if root_dir.is_dir():
         root = load_module(root_dir, root_dir, Diagnostics())
-    config = encryption_config(root)
+    config = encryption_config(root, var_args=var_args)
     chosen = getattr(config, name, None) if config is not None else None
     return Target(name, chosen) if chosen is not None else None

@@ -170,7 +170,7 @@ class EncryptingStore:
         state of a workspace, against the highest serial seen here)."""
         plaintext = self.target.decrypt(data, where)
         if is_encrypted(data):
-            claimed, actual = facts_of(header_of(data, where)), _facts(plaintext)
+            claimed, actual = facts_of(header_of(data, where).doc), _facts(plaintext)
             for name in ("serial", "lineage"):
                 if name in claimed and claimed[name] != actual.get(name):
                     raise EncryptionError(

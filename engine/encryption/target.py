@@ -1,8 +1,9 @@
 """A target (``state`` or ``plan``): write with its method, read with its method or its fallback.
 
-Reading follows the document, not a guess: a sealed document names its key provider, which must be
-the key provider of the target's method or of its fallback; a plaintext document is read only when
-one of the two is ``unencrypted`` (the migration path). Writing uses the method alone, so after one
+Reading follows the document, not a guess: a sealed document names its key providers (the keys of
+its metadata), one of which must be the key provider of the target's method or of its fallback, as
+OpenTofu requires too; a plaintext document is read only when one of the two is ``unencrypted`` (the
+migration path). Writing uses the method alone, so after one
 write with a new key the fallback can be dropped (rotation). ``enforced`` targets never write
 plaintext (checked when the block is read).
 """
@@ -25,9 +26,11 @@ class Target:
         self.name = name
         self.config = config
         methods = [m for m in (config.method, config.fallback) if m is not None]
-        self._keys: dict[str, KeyProvider] = {
-            m.keys.ref: key_provider(m.keys) for m in methods if m.keys is not None
-        }
+        self._keys: dict[str, KeyProvider] = {}  # by storage key, the method's first
+        for m in methods:
+            if m.keys is not None:
+                provider = key_provider(m.keys)
+                self._keys.setdefault(provider.storage_key, provider)
 
     @property
     def encrypts(self) -> bool:
@@ -37,9 +40,9 @@ class Target:
         method = self.config.method
         if method.keys is None:
             return plaintext
-        key, meta = self._keys[method.keys.ref].write_key()
-        header = {"method": method.ref, "key_provider": method.keys.ref, "key_meta": meta}
-        return seal(plaintext, key, header, facts or {})
+        provider = next(iter(self._keys.values()))
+        key, meta = provider.write_key()
+        return seal(plaintext, key, {provider.storage_key: meta}, facts or {})
 
     def read_by_fallback(self, data: bytes) -> bool:
         """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
@@ -48,10 +51,11 @@ class Target:
         if not is_encrypted(data):
             return method.kind != "unencrypted"
         try:
-            ref = header_of(data, "").get("encryption", {}).get("key_provider")
+            sealed = header_of(data, "")
         except EncryptionError:
             return False
-        return method.keys is None or ref != method.keys.ref
+        # ctl's earlier layout is rewritten in OpenTofu's by the next write, as a rotation would be.
+        return method.keys is None or sealed.legacy or next(iter(self._keys)) not in sealed.metas
 
     def decrypt(self, data: bytes, where: str) -> bytes:
         if not is_encrypted(data):
@@ -65,29 +69,35 @@ class Target:
             raise EncryptionError(
                 f"{where} is not encrypted, and the {self.name} encryption configuration reads only "
                 "encrypted data",
-                hint=f'To encrypt existing plaintext, add to the {self.name} block: fallback {{ method = '
-                     'method.unencrypted.NAME }} (with method "unencrypted" "NAME" {{}}), run once, then '
-                     "remove it.",
+                hint=f"To encrypt existing plaintext, add method \"unencrypted\" \"NAME\" {{}} to the encryption "
+                     f"block and fallback {{ method = method.unencrypted.NAME }} to its {self.name} block, run "
+                     "once, then remove them.",
             )
-        doc = header_of(data, where)
-        ref = doc["encryption"].get("key_provider")
-        provider = self._keys.get(ref) if isinstance(ref, str) else None
-        if provider is None:
-            configured = ", ".join(f"key_provider.{k}" for k in self._keys) or "none"
+        sealed = header_of(data, where)
+        usable = [name for name in self._keys if name in sealed.metas]  # the method's first
+        if not usable:
+            stored = ", ".join(sealed.metas) or "no key provider"
+            configured = ", ".join(self._keys) or "none"
             raise EncryptionError(
-                f"{where} is encrypted with key_provider.{ref}, which the {self.name} method and fallback "
+                f"{where} is encrypted with {stored}, which the {self.name} method and fallback "
                 f"do not use (they use: {configured})",
-                hint="To rotate keys, keep the old key provider as the fallback method until the state "
-                     "has been written once with the new one.",
+                hint="Name the key provider as the file names it (the same type and name, or its "
+                     "encrypted_metadata_alias, with the same passphrase or key). To rotate keys, keep the old key provider as the fallback method until "
+                     "the data has been written once with the new one.",
             )
-        meta = doc["encryption"].get("key_meta")
-        try:
-            key = provider.read_key(meta if isinstance(meta, dict) else {})
-        except EncryptionError as err:
-            err.summary = f"{where}: {err.summary}"
-            err.args = (err.summary,)
-            raise
-        return unseal(doc, key, where)
+        failures: list[EncryptionError] = []
+        for name in usable:  # the method's key provider, then the fallback's, as OpenTofu tries them
+            try:
+                key = self._keys[name].read_key(sealed.metas[name])
+            except EncryptionError as err:
+                err.summary = f"{where}: {err.summary}"
+                err.args = (err.summary,)
+                raise
+            try:
+                return unseal(sealed, key, where)
+            except EncryptionError as err:
+                failures.append(err)
+        raise failures[0]
 
     def _methods(self) -> list[MethodConfig]:
         return [m for m in (self.config.method, self.config.fallback) if m is not None]

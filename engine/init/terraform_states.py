@@ -26,12 +26,16 @@ def move_or_name_terraform_states(root_dir: Path, root: Any, migrate: bool, lock
     if migrate:
         for moved in migrate_terraform_states(root_dir, store, lock):
             report.terraform_moved.append(f'{moved.path.relative_to(root_dir)} → workspace "{moved.workspace}" '
-                                          f"({moved.resources} resource(s); the file is kept as "
+                                          f"({_count(moved.resources)}; the file is kept as "
                                           f"{moved.path.name}.migrated)")
         return
     for state in found:
         if store.read(state.workspace) is None:
             report.warnings.append(
-                f"{state.path.relative_to(root_dir)} holds {state.resources} resource(s) written by Terraform; "
+                f"{state.path.relative_to(root_dir)} holds {state.holding()}; "
                 "ctl keeps its state in the backend above and would plan to create them again. Run "
                 "`ctl init --migrate-state` to move it in.")
+
+
+def _count(resources: int | None) -> str:
+    return "encrypted" if resources is None else f"{resources} resource(s)"

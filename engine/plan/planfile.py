@@ -55,15 +55,17 @@ class PlanFileError(CtlError):
 
 
 @gc_paused
-def save_plan(plan: Plan, path: Path, root_dir: Path | None = None) -> None:
+def save_plan(plan: Plan, path: Path, root_dir: Path | None = None,
+              var_args: list[tuple[str, str]] | None = None) -> None:
     """Write ``plan`` to ``path`` atomically, readable only by its owner (plans may hold secrets).
 
     With a ``plan`` encryption target in the configuration at ``root_dir`` (default: the working
-    directory, which ``-chdir`` sets) the file is sealed.
+    directory, which ``-chdir`` sets) the file is sealed; ``var_args`` (the plan's ``--var``s) reach
+    encryption settings that name variables.
     """
     from engine.encryption.lookup import plan_target
 
-    target = plan_target(root_dir or Path.cwd())
+    target = plan_target(root_dir or Path.cwd(), var_args)
     # Unsealed, the text is written a change at a time and never exists whole: the whole text and
     # the whole encoded document were the top of plan --out's memory.
     # A sealed plan is encrypted whole, as the cipher takes it.
@@ -145,8 +147,11 @@ def _escaped_state(state: State) -> Iterator[str]:
 
 
 @gc_paused_then_frozen
-def load_plan(path: Path, root_dir: Path | None = None) -> Plan:
-    """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly."""
+def load_plan(path: Path, root_dir: Path | None = None, var_args: list[tuple[str, str]] | None = None) -> Plan:
+    """Read a plan written by ``save_plan``; refuses missing, corrupt and foreign files clearly.
+
+    ``var_args`` reach encryption settings that name variables: a sealed plan's own values are inside it.
+    """
     from engine.encryption import is_encrypted
     from engine.encryption.lookup import plan_target
 
@@ -158,7 +163,7 @@ def load_plan(path: Path, root_dir: Path | None = None) -> Plan:
         ) from None
     except OSError as exc:
         raise PlanFileError(f"cannot read the plan file {path}: {exc.strerror or exc}") from None
-    target = plan_target(root_dir or Path.cwd())
+    target = plan_target(root_dir or Path.cwd(), var_args)
     if target is not None:
         data = target.decrypt(data, f"the plan file {path}")
     elif is_encrypted(data):

@@ -269,7 +269,7 @@ def parse_entries(lines: list[bytes], source: str = "") -> list[dict[str, Any]]:
             entry = json.loads(line)
         except ValueError:
             entry = None
-        if b'"encryption"' in line and _sealed(line, entry):
+        if (b'"encrypt' in line or line.startswith(b'{"meta":')) and _sealed(line, entry):
             raise _sealed_journal(source)
         if (
             isinstance(entry, dict)
@@ -291,10 +291,10 @@ def parse_entries(lines: list[bytes], source: str = "") -> list[dict[str, Any]]:
 
 def _sealed(line: bytes, entry: Any) -> bool:
     """Whether a journal line is an encrypted entry (whole, or cut short by damage)."""
-    if isinstance(entry, dict):
-        return "encrypted_data" in entry and isinstance(entry.get("encryption"), dict) and "kind" not in entry
-    from engine.encryption.envelope import looks_sealed
+    from engine.encryption.envelope import is_encrypted, looks_sealed
 
+    if isinstance(entry, dict):
+        return "kind" not in entry and is_encrypted(line)
     return looks_sealed(line)
 
 

@@ -7,6 +7,10 @@ is empty while Terraform's local state for the same workspace holds resources is
 with what to do; ``ctl init --migrate-state`` moves each such state into ctl's backend (lineage and
 serial kept), and renames the file to ``terraform.tfstate.migrated`` as a backup,
 so Terraform cannot be run on a stale copy by mistake.
+
+A state OpenTofu encrypted counts too: its resources cannot be counted without the key, so it is
+taken as holding some, and it is moved in by opening it with the configuration's ``state``
+encryption settings (which then seal it again in ctl's backend).
 """
 
 from __future__ import annotations
@@ -15,7 +19,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.base import StateStore
+from backends.base import LocalStateFile, StateStore
+from engine.encryption.envelope import is_encrypted
+from engine.encryption.errors import EncryptionError
+from engine.encryption.store import EncryptingStore
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.state.model import State
@@ -32,8 +39,14 @@ class TerraformState:
 
     workspace: str
     path: Path
-    resources: int
+    resources: int | None  # None: encrypted, not counted without the key
     terraform_version: str
+
+    def holding(self) -> str:
+        """What the file holds, for a message: its resource count, or that it is encrypted."""
+        if self.resources is None:
+            return "an encrypted state (OpenTofu's state encryption)"
+        return f"{self.resources} resource(s) written by Terraform {self.terraform_version or '(unknown version)'}"
 
 
 def terraform_states(root_dir: Path) -> list[TerraformState]:
@@ -45,8 +58,12 @@ def terraform_states(root_dir: Path) -> list[TerraformState]:
     found = []
     for workspace, path in candidates:
         try:
-            doc = json.loads(path.read_bytes())
+            data = path.read_bytes()
+            doc = json.loads(data)
         except (OSError, ValueError):
+            continue
+        if is_encrypted(data):
+            found.append(TerraformState(workspace, path, None, ""))
             continue
         resources = doc.get("resources") if isinstance(doc, dict) else None
         if isinstance(resources, list) and resources:
@@ -61,8 +78,7 @@ def refuse_if_left_behind(root_dir: Path, workspace: str, ctl_state_exists: bool
     for found in terraform_states(root_dir):
         if found.workspace == workspace:
             raise CtlError(
-                f"{found.path.relative_to(root_dir)} holds {found.resources} resource(s) written by Terraform "
-                f"{found.terraform_version or '(unknown version)'}, and ctl's state for workspace "
+                f"{found.path.relative_to(root_dir)} holds {found.holding()}, and ctl's state for workspace "
                 f'"{workspace}" is empty: planning now would create them all again',
                 hint="Run `ctl init --migrate-state` to move it into ctl's backend (the file is kept as "
                      f"{TERRAFORM_STATE}{MIGRATED_SUFFIX}), or move the file away if it is not this "
@@ -77,7 +93,17 @@ def migrate_terraform_states(root_dir: Path, store: StateStore, lock: LockOption
     """
     moved = []
     for found in terraform_states(root_dir):
+        if _is_the_stores_own(store, found):
+            continue  # the backend's path names Terraform's file: it is ctl's state already
         data = found.path.read_bytes()
+        if found.resources is None:
+            if not isinstance(store, EncryptingStore):
+                raise EncryptionError(
+                    f"{found.path.relative_to(root_dir)} is encrypted, and this configuration has no state "
+                    "encryption to open it with",
+                    hint="Add the encryption block OpenTofu used (the same key provider and method names, and the "
+                         "same passphrase or key) to the terraform block, or set it in CTL_ENCRYPTION.")
+            data = store.open_state(data, str(found.path))
         pushed = State.from_json(data, str(found.path))  # refuses anything that is not a state
         with locked(store, found.workspace, "OperationTypeMigrate", lock):
             current = store.read(found.workspace)
@@ -93,3 +119,13 @@ def migrate_terraform_states(root_dir: Path, store: StateStore, lock: LockOption
         found.path.rename(found.path.with_name(found.path.name + MIGRATED_SUFFIX))
         moved.append(found)
     return moved
+
+
+def _is_the_stores_own(store: StateStore, found: TerraformState) -> bool:
+    """Whether ``found`` is the very file the (local) backend keeps the workspace's state in."""
+    if not isinstance(store, LocalStateFile):
+        return False
+    try:
+        return store.state_path(found.workspace).resolve() == found.path.resolve()
+    except (OSError, CtlError):
+        return False

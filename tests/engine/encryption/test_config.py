@@ -30,6 +30,10 @@ state {
 """
 
 
+VAR_BLOCK = ('key_provider "pbkdf2" "k" {\n passphrase = %s\n iterations = 200000\n}\n'
+             'method "aes_gcm" "m" {\n keys = key_provider.pbkdf2.k\n}\nstate {\n method = method.aes_gcm.m\n}')
+
+
 def config_in(tmp_path: Path, body: str) -> Path:
     (tmp_path / "main.tf").write_text("terraform {\n  encryption {\n" + body + "\n  }\n}\n")
     return tmp_path
@@ -58,11 +62,46 @@ def test_the_environment_alone_configures_encryption(tmp_path: Path) -> None:
     ('method "aes_gcm" "m" {\n keys = key_provider.pbkdf2.nope\n}', "pbkdf2.nope is not a key provider"),
     ('method "unencrypted" "u" {}\nstate {\n method = method.unencrypted.u\n enforced = true\n}',
      "enforced but its method is unencrypted"),
-    ('key_provider "pbkdf2" "k" {\n passphrase = var.p\n}\nmethod "aes_gcm" "m" {\n keys = key_provider.pbkdf2.k\n}\n'
-     'state {\n method = method.aes_gcm.m\n}', "must be constants"),
+    (VAR_BLOCK % "var.p", "refers to var.p, which is not declared"),
+    (VAR_BLOCK % "local.p", "must be constants or input variables"),
+    ('method "aes_gcm" "m" {\n keys = key_provider.pbkdf2.k\n aad = "x"\n}', "aad"),
 ])
 def test_mistakes_are_clear_errors(tmp_path: Path, body: str, words: str) -> None:
     with pytest.raises(EncryptionError, match=words.replace("(", r"\(").replace(".", r"\.")):
         target = target_in(config_in(tmp_path, body), "state")
         assert target is not None
         target.encrypt(b"{}")
+
+
+@pytest.mark.parametrize(("given", "source"), [
+    ({"TF_VAR_p": "from the environment!"}, None),
+    ({}, 'p = "from a tfvars file!!"'),
+    ({}, None),
+])
+def test_a_passphrase_may_come_from_an_input_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      given: dict[str, str], source: str | None) -> None:
+    """As in OpenTofu: ``passphrase = var.p`` takes the variable's value (environment, .tfvars, default)."""
+    config_in(tmp_path, VAR_BLOCK % "var.p")
+    with (tmp_path / "main.tf").open("a") as fh:
+        fh.write('variable "p" {\n  type      = string\n  sensitive = true\n  default   = "the default value!!"\n}\n')
+    if source is not None:
+        (tmp_path / "terraform.tfvars").write_text(source + "\n")
+    for name in ("TF_VAR_p", "CTL_VAR_p"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    root, _ = load_config(tmp_path)
+    config = encryption_config(root)
+    assert config is not None and config.state is not None and config.state.method.keys is not None
+    expected = given.get("TF_VAR_p") or ("from a tfvars file!!" if source else "the default value!!")
+    assert config.state.method.keys.settings["passphrase"] == expected
+
+
+def test_a_variable_without_a_value_says_where_to_give_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config_in(tmp_path, VAR_BLOCK % "var.p")
+    (tmp_path / "variables.tf").write_text('variable "p" {\n  type = string\n}\n')
+    for name in ("TF_VAR_p", "CTL_VAR_p"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(EncryptionError, match=r"needs a value for var\.p") as err:
+        target_in(tmp_path, "state")
+    assert "TF_VAR_p" in err.value.hint and str(err.value.range) == "main.tf:4:15"  # at var.p

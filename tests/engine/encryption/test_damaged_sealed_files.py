@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import time
@@ -32,6 +33,15 @@ def store_at(tmp_path: Path, method: MethodConfig | None = None, fallback: Metho
                            Target("state", TargetConfig(method or pbkdf2(), fallback)), tmp_path / ".ctl")
 
 
+def with_iterations(path: Path, stored: str) -> None:
+    """Write ``stored`` (JSON text) as the iteration count in the file's key metadata."""
+    doc = json.loads(path.read_bytes())
+    meta = base64.b64decode(doc["meta"]["key_provider.pbkdf2.a"]).replace(b'"iterations":200000',
+                                                                           b'"iterations":' + stored.encode())
+    doc["meta"]["key_provider.pbkdf2.a"] = base64.b64encode(meta).decode()
+    path.write_text(json.dumps(doc))
+
+
 def sealed_state(tmp_path: Path) -> Path:
     state = new_state()
     state.serial, state.lineage = 1, "L"
@@ -42,7 +52,7 @@ def sealed_state(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("stored", ["Infinity", "-Infinity", "NaN", "1e400", "2.5e5", "true", '"600000"'])
 def test_an_iteration_count_that_is_not_a_whole_number_is_damage(tmp_path: Path, stored: str) -> None:
     path = sealed_state(tmp_path)
-    path.write_bytes(path.read_bytes().replace(b'"iterations":200000', b'"iterations":' + stored.encode()))
+    with_iterations(path, stored)
     with pytest.raises(EncryptionError, match=r"the stored metadata of key_provider\.pbkdf2\.a is damaged") as err:
         store_at(tmp_path).read(DEFAULT_WORKSPACE)
     assert err.value.summary.startswith("the state at ")  # names the file it read
@@ -50,7 +60,7 @@ def test_an_iteration_count_that_is_not_a_whole_number_is_damage(tmp_path: Path,
 
 def test_a_huge_iteration_count_is_refused_at_once_naming_the_cap(tmp_path: Path) -> None:
     path = sealed_state(tmp_path)
-    path.write_bytes(path.read_bytes().replace(b'"iterations":200000', b'"iterations":59999999'))
+    with_iterations(path, "59999999")
     started = time.monotonic()
     with pytest.raises(EncryptionError) as err:
         store_at(tmp_path).read(DEFAULT_WORKSPACE)

@@ -69,10 +69,11 @@ def test_an_old_version_put_back_is_refused(tmp_path: Path) -> None:
 def test_a_header_moved_onto_another_state_is_refused(tmp_path: Path) -> None:
     store = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"))
     sealed = json.loads(store.seal_state(state_bytes(5, "L")))
-    sealed["serial"] = 6  # the header is authenticated: any change fails decryption
+    sealed["serial"] = 6  # the facts beside the ciphertext are checked against the state inside it
     (tmp_path / "ctl.tfstate").write_text(json.dumps(sealed))
-    with pytest.raises(EncryptionError, match="the key is wrong, or the file was changed"):
+    with pytest.raises(EncryptionError, match=r"serial \(5\) differs from its header \(6\)"):
         store.read(DEFAULT_WORKSPACE)
+    assert json.loads((tmp_path / "ctl.tfstate").read_text())["serial"] == 6  # nothing written over it
 
 
 def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path: Path) -> None:
@@ -89,8 +90,11 @@ def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path
 
 def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) -> None:
     LocalStore(tmp_path / "ctl.tfstate").write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
-    with pytest.raises(EncryptionError, match="is not encrypted"):
+    with pytest.raises(EncryptionError, match="is not encrypted") as err:
         store_at(tmp_path, pbkdf2("a", "sixteen-characters!")).read(DEFAULT_WORKSPACE)
+    assert err.value.hint == ('To encrypt existing plaintext, add method "unencrypted" "NAME" {} to the encryption '
+                              "block and fallback { method = method.unencrypted.NAME } to its state block, run "
+                              "once, then remove them.")  # HCL's braces, each printed once
     migrating = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"), MethodConfig("unencrypted", "u", None))
     assert migrating.read(DEFAULT_WORKSPACE) is not None and migrating.needs_rewrite(DEFAULT_WORKSPACE)
 
