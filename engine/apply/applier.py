@@ -27,10 +27,9 @@ from adapters.registry import Registry
 from engine import schema
 from engine.apply.finish import ApplyResult, PostconditionFailed, errored, summarize, warn_possibly_done
 from engine.apply.ordering import ApplyNode, configuration_waits, order_deletes
-from engine.apply.provisioners import destroy_context, run_all
+from engine.apply.provisioners import ResourceProvisioners, destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
-from engine.config.provisioners import Provisioner
 from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
@@ -102,7 +101,7 @@ class Applier:
         self.deposed: dict[str, str] = {}
         self.privates: dict[str, bytes] = {}  # provider private data each operation returned
         self._by_name: dict[str, Node] | None = None
-        self._by_resource_provisioners: dict[str, list[Provisioner]] | None = None  # by resource, those that have any
+        self._provisioners = ResourceProvisioners(self.graph).of
 
     # ---- the graph -------------------------------------------------------------------------
 
@@ -322,18 +321,6 @@ class Applier:
             run_all(destroying, "destroy", eval_ctx, self.cwalk.root_dir, addr, self._emitter(addr), self._warn,
                     self._starter(addr))
         rt.delete(ctx, plain(change.before) or {})
-
-    def _provisioners(self, addr: str, when: str) -> list[Provisioner]:
-        """The ``when`` provisioners of the resource ``addr`` is an instance of. Asked about four
-        times per instance, so a configuration without any answers without parsing ``addr``."""
-        if self._by_resource_provisioners is None:
-            nodes = self.graph.nodes.items() if self.graph is not None else ()
-            self._by_resource_provisioners = {
-                str(n): found for n, res in nodes if (found := getattr(res, "provisioners", None))
-            }
-        if not self._by_resource_provisioners:
-            return []
-        return [p for p in self._by_resource_provisioners.get(static_address(addr), ()) if p.when == when]
 
     def _provision(self, addr: str) -> None:
         """Creation-time provisioners, with ``self`` the object just created."""

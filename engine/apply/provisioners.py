@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.provisioners import Provisioner
+from engine.graph import Graph
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.types import BOOL, STRING, ListType, MapType, convert
+from engine.plan.hooks import static_address
 from engine.running_commands import RUNNING
 from vocab.errors import CtlError
 from vocab.values import deep_unmark, is_marked
@@ -131,3 +133,24 @@ def destroy_context(fixed: dict[str, Any], func_ctx: Any, key: Any, before: Any)
     elif isinstance(key, str):
         bindings["each"] = {"key": key}
     return EvalContext(bindings, func_ctx)
+
+
+class ResourceProvisioners:
+    """The provisioners of each resource of a graph, by the resource's address.
+
+    Asked about four times per instance during an apply, so a configuration without any answers
+    without parsing the instance's address.
+    """
+
+    def __init__(self, graph: Graph | None) -> None:
+        self._graph = graph
+        self._by_resource: dict[str, list[Provisioner]] | None = None  # only those that have any
+
+    def of(self, addr: str, when: str) -> list[Provisioner]:
+        """The ``when`` (create or destroy) provisioners of the resource ``addr`` is an instance of."""
+        if self._by_resource is None:
+            nodes = self._graph.nodes.items() if self._graph is not None else ()
+            self._by_resource = {str(n): found for n, res in nodes if (found := getattr(res, "provisioners", None))}
+        if not self._by_resource:
+            return []
+        return [p for p in self._by_resource.get(static_address(addr), ()) if p.when == when]
