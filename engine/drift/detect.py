@@ -9,6 +9,7 @@ says only that it changed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,15 +55,24 @@ class ObjectDrift:
 
 
 def path_text(path: Iterable[PathPart]) -> str:
+    """``tags["team"]``, ``versioning[0].enabled``: a key of a list element is a nested block's (or an
+    object's) attribute, written with a dot as in the configuration; other keys are map keys."""
     out = ""
+    previous: PathPart | None = None
     for i, part in enumerate(path):
         if isinstance(part, int):
             out += f"[{part}]"
         elif i == 0:
             out += part
+        elif isinstance(previous, int) and _IDENTIFIER.fullmatch(part):
+            out += f".{part}"
         else:
             out += f"[{json.dumps(part)}]"
+        previous = part
     return out
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def drifted_objects(drift: list[ResourceChange], targets: list[str] | None = None) -> list[ObjectDrift]:

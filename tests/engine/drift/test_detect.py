@@ -20,7 +20,7 @@ def test_each_changed_leaf_is_named_with_its_path_and_both_values() -> None:
                      {"bucket": "b", "tags": {"team": "b", "env": "prod", "new": "x"}, "rule": [{"days": 2}]})
     [obj] = drifted_objects([change])
     found = {a.name: (a.before, a.after) for a in obj.attributes}
-    assert found == {'tags["team"]': ("a", "b"), 'tags["new"]': (None, "x"), "rule[0][\"days\"]": (1, 2)}
+    assert found == {'tags["team"]': ("a", "b"), 'tags["new"]': (None, "x"), "rule[0].days": (1, 2)}
 
 
 def test_a_sensitive_value_that_changed_is_listed_but_never_shown() -> None:
