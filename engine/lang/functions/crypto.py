@@ -14,9 +14,9 @@ import hashlib
 import struct
 import uuid as _uuid
 import zlib
+from collections.abc import Callable
 
 import bcrypt as _bcrypt
-from collections.abc import Callable
 
 from engine.lang.functions import _paths
 from engine.lang.functions._args import want_int, want_str
