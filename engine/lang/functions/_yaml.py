@@ -213,7 +213,11 @@ _Dumper.add_representer(BigFloat, _represent_float)  # representers are looked u
 
 
 def encode(v: Any) -> str:
-    """YAML text for a plain value, ending with a newline."""
+    """YAML text for a plain value, ending with a newline.
+
+    A plain scalar document (a number, a bool, null) ends with the end marker ``...``, as Terraform's
+    and OpenTofu's emitter ends it; a quoted string, a block and a collection do not need one.
+    """
     text = yaml.dump(
         v,
         Dumper=_Dumper,
@@ -222,6 +226,4 @@ def encode(v: Any) -> str:
         allow_unicode=True,
         width=1 << 30,
     )
-    if text.endswith("\n...\n"):
-        text = text[: -len("...\n")]
     return text
