@@ -31,8 +31,8 @@ def _element(a: list, _c: FunctionContext) -> object:
     items, index = want_list(a[0], 0), want_int(a[1], 1)
     if not items:
         raise ArgError(0, "cannot use element function with an empty list")
-    if index < 0:
-        raise ArgError(1, "cannot use element function with a negative index")
+    # A negative index counts from the end and wraps like a positive one (-1 is the last element),
+    # as in the newest language (OpenTofu 1.12); Terraform 1.0.3 refused it.
     return items[index % len(items)]
 
 

@@ -92,11 +92,13 @@ def test_element() -> None:
     assert call("element", ["a", "b", "c"], 2) == "c"
 
 
+def test_element_counts_a_negative_index_from_the_end_and_wraps() -> None:
+    assert [call("element", ["a", "b", "c"], i) for i in (-1, -3, -4, -7)] == ["c", "a", "c", "c"]
+
+
 def test_element_errors() -> None:
     with pytest.raises(FunctionError, match="empty list"):
         call("element", [], 0)
-    with pytest.raises(FunctionError, match="negative"):
-        call("element", ["a"], -1)
     with pytest.raises(FunctionError, match="whole number"):
         call("element", ["a"], 0.5)
 
