@@ -184,7 +184,9 @@ def decode(text: str) -> Any:
         ) from None
     if len(docs) > 1:
         raise YamlError("only one YAML document is allowed")
-    return _plain(docs[0], set(), AliasBudget()) if docs else None
+    if not docs:  # nothing but blanks and comments: both references refuse it
+        raise YamlError("on line 1, column 1: missing start of document")
+    return _plain(docs[0], set(), AliasBudget())
 
 
 class _Dumper(yaml.SafeDumper):

@@ -15,7 +15,7 @@ from engine.lang.functions._args import (
     want_list,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
-from vocab.values import UNKNOWN, Unknown, contains_unknown
+from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
 
 
 def _contains(a: list, _c: FunctionContext) -> bool:
@@ -26,6 +26,9 @@ def _contains(a: list, _c: FunctionContext) -> bool:
 
 
 def _element(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], SetValue):  # a set has no order to index by, as both references say
+        of = type_name(a[0][0]) if a[0] else "dynamic"
+        raise ArgError(0, f"cannot read elements from set of {of}")
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
     items, index = want_list(a[0], 0), want_int(a[1], 1)

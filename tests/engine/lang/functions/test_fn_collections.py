@@ -240,3 +240,8 @@ def test_zipmap() -> None:
     assert call("zipmap", ["a", "b"], [1, 2]) == {"a": 1, "b": 2}
     with pytest.raises(FunctionError, match="does not match"):
         call("zipmap", ["a"], [1, 2])
+
+
+def test_element_of_a_set_is_refused() -> None:
+    with pytest.raises(FunctionError, match="cannot read elements from set"):
+        call("element", call("toset", ["a", "b"]), 0)
