@@ -19,7 +19,7 @@ from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.hcl import parse_hcl_file
 from engine.lang.operators import scalar_to_string
 from vocab.errors import CtlError, DiagnosticsError
-from vocab.values import Unknown, contains_unknown, type_name
+from vocab.values import Unknown, contains_unknown, deep_unmark, mark, type_name
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _FILENAME = "<decode_tfvars argument>"
@@ -117,15 +117,18 @@ BUILTIN: dict[str, Callable[[list[Any]], Any]] = {
 
 
 def builtin(function: str) -> Callable[[list[Any]], Any] | None:
-    """``provider::terraform::FUNCTION``, with an unknown argument giving an unknown result."""
+    """``provider::terraform::FUNCTION``, with an unknown argument giving an unknown result and a
+    sensitive one a sensitive result (the marks are taken off, and put back on the whole result)."""
     impl = BUILTIN.get(function)
     if impl is None:
         return None
 
     def call(args: list[Any]) -> Any:
+        plain, marks = deep_unmark(args)
         try:
-            return impl(args)
+            result = impl(plain)
         except _Unknown:
-            return Unknown("string") if function != "decode_tfvars" else Unknown()
+            result = Unknown("string") if function != "decode_tfvars" else Unknown()
+        return mark(result, marks)
 
     return call

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine.plugins.terraform_functions import TerraformFunctionError, builtin
-from vocab.values import UNKNOWN, Unknown
+from vocab.values import SENSITIVE, UNKNOWN, Unknown, mark, unmark
 
 
 def call(name: str, *args: object) -> object:
@@ -30,6 +30,11 @@ def test_encode_tfvars_aligns_and_decode_tfvars_reads_it_back() -> None:
 def test_encode_expr_writes_one_expression() -> None:
     assert call("encode_expr", {"a": [1, "x"]}) == '{\n  a = [1, "x"]\n}'
     assert [call("encode_expr", v) for v in ("s", 1.5, [], {})] == ['"s"', "1.5", "[]", "{}"]
+
+
+def test_a_sensitive_argument_gives_a_sensitive_result() -> None:
+    value, marks = unmark(call("encode_expr", {"a": mark("secret", frozenset({SENSITIVE}))}))
+    assert value == '{\n  a = "secret"\n}' and SENSITIVE in marks
 
 
 def test_unknown_arguments_give_unknown_results() -> None:
