@@ -179,24 +179,16 @@ def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
 
 
 def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext) -> Any:
-    """``templatestring(local.tpl, { name = "x" })``: render a template held in a named value.
+    """``templatestring(local.tpl, { name = "x" })``: render a template held in a string value.
 
-    As in Terraform, the template must come from a reference (a local, a variable, an attribute),
-    never a literal or an interpolation, so a value is never read as a template by accident; the
-    template sees only the variables given, like ``templatefile``.
+    The first argument is any expression whose value is a string, a literal included
+    (``templatestring("hello $${name}", …)``), as OpenTofu takes it (Terraform 1.9 asked for a
+    reference); the template sees only the variables given, like ``templatefile``.
     """
     if len(node.args) != 2:
         raise EvalError("Invalid function argument",
                         detail='Function "templatestring" takes exactly two arguments.', range=node.rng)
     source, variables = node.args
-    if type(source) not in (ast.ScopeTraversal, ast.RelativeTraversal):
-        raise EvalError(
-            "Invalid template argument",
-            detail="The template string must be given as a direct reference to a single named value, "
-                   "such as a local value or an input variable.",
-            hint="Move the text into a local value and pass local.NAME.",
-            range=source.rng,
-        )
     text, text_marks = unmark(evaluate(source, ctx))
     given, given_marks = deep_unmark(evaluate(variables, ctx))
     marks = text_marks | given_marks

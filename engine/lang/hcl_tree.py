@@ -29,12 +29,16 @@ _local = threading.local()
 _EXPONENT_WITHOUT_FRACTION = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
 _DIGIT_THEN_E = re.compile(rb"[0-9][eE]")
 _NUL_STAND_IN = b"`"
+# HCL reads ``[ * ]`` as the splat ``[*]`` (three tokens, blanks between them); the grammar only
+# knows ``[*]`` written together.
+_SPACED_SPLAT = re.compile(rb"\[[ \t]*\*[ \t]*\]")
 # Tokens whose text may hold any character, a NUL included.
 _TEXT_TOKENS = frozenset({"comment", "template_literal"})
 
 
 def _parseable(src: bytes) -> bytes:
-    """``src`` with every ``1e3``-style literal spelled as digits of the same length, for the grammar.
+    """``src`` with every ``1e3``-style literal spelled as digits of the same length, and every
+    ``[ * ]`` as `` [*] ``, for the grammar.
 
     The tree is built from these bytes, but every token's text is read from the original ``src``:
     the literal keeps its value and every position stays where it was. Inside strings, comments
@@ -46,9 +50,18 @@ def _parseable(src: bytes) -> bytes:
     """
     if b"\0" in src:
         src = src.replace(b"\0", _NUL_STAND_IN)
+    if b"[ " in src or b"[\t" in src or b" ]" in src or b"\t]" in src:
+        src = _SPACED_SPLAT.sub(_close_splat, src)
     if not _DIGIT_THEN_E.search(src):  # much cheaper than the search below
         return src
     return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
+
+
+def _close_splat(found: re.Match[bytes]) -> bytes:
+    """``[ * ]`` as `` [*] ``: the same length, with the star where it was (see ``_parseable``)."""
+    text = found.group()
+    star = text.index(b"*")
+    return b" " * (star - 1) + b"[*]" + b" " * (len(text) - star - 2)
 
 
 def _parser() -> Parser:

@@ -238,11 +238,13 @@ def binary(op: str, left: Any, right: Any) -> Any:
         if isinstance(na, Unknown) or isinstance(nb, Unknown):
             result: Any = Unknown("number")
         else:
-            if op in ("/", "%") and nb == 0:
+            if op == "/" and nb == 0:
                 raise OperandError(
                     "Operation failed", "Error during operation: can't divide by zero.", "right"
                 )
-            result = _arithmetic(op, na, nb)
+            # ``5 % 0`` is 5 in Terraform and OpenTofu (cty's Modulo leaves a number whose divisor
+            # is zero as it is), where ``5 / 0`` is an error.
+            result = na if op == "%" and nb == 0 else _arithmetic(op, na, nb)
     elif op in _COMPARE:
         if isinstance(na, Unknown) or isinstance(nb, Unknown):
             result = Unknown("bool")

@@ -23,6 +23,9 @@ class Reference(ast.Ranged):
     _rng: Located
 
 
+# ``resource.aws_vpc.main`` is ``aws_vpc.main`` written out in full, as Terraform (0.12+) accepts it.
+MANAGED_PREFIX = "resource"
+
 # Within ``remembered()``: each expression's references by its id, with the expression itself
 # (held, so the id cannot be reused while the entry lives).
 _memo: ContextVar[dict[int, tuple[ast.Expr, tuple[Reference, ...]]] | None] = ContextVar("references", default=None)
@@ -98,7 +101,11 @@ def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
         return
     if t is ast.ScopeTraversal:
         if node.root not in bound:
-            out.append(Reference(node.root, _static_parts(node.steps), node._rng))
+            parts = _static_parts(node.steps)
+            if node.root == MANAGED_PREFIX and parts and isinstance(parts[0], str):
+                out.append(Reference(parts[0], parts[1:], node._rng))  # ``resource.TYPE.NAME``
+            else:
+                out.append(Reference(node.root, parts, node._rng))
         _collect_steps(node.steps, bound, out)
     elif t is ast.RelativeTraversal or t is ast.Splat:
         _collect(node.source, bound, out)

@@ -11,6 +11,7 @@ from typing import Any
 from engine.lang import ast
 from engine.lang.eval import _MISSING, EvalContext, EvalError, _did_you_mean, evaluate
 from engine.lang.operators import scalar_to_string, to_number
+from engine.lang.references import MANAGED_PREFIX
 from vocab.errors import SourceRange
 from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
@@ -18,22 +19,31 @@ from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 
 
 def _eval_scope(node: ast.ScopeTraversal, ctx: EvalContext) -> Any:
-    name = node.root
-    c: EvalContext | None = ctx
-    while c is not None:
-        v = c.variables.get(name, _MISSING)
-        if v is not _MISSING:
-            break
-        c = c.parent
-    else:
+    name, steps = node.root, node.steps
+    v = _lookup(name, ctx)
+    if v is _MISSING and name == MANAGED_PREFIX and steps and isinstance(steps[0], ast.AttrStep):
+        name, steps = steps[0].name, steps[1:]  # ``resource.TYPE.NAME``: ``TYPE.NAME`` spelt out
+        v = _lookup(name, ctx)
+    if v is _MISSING:
         raise EvalError(
             f'Reference to undeclared name "{name}"',
             hint=_did_you_mean(name, ctx.names()),
             range=node.rng,
         )
-    for step in node.steps:
+    for step in steps:
         v = _step(v, step, ctx)
     return v
+
+
+def _lookup(name: str, ctx: EvalContext) -> Any:
+    """The value ``name`` has in the innermost scope that binds it, or ``_MISSING``."""
+    c: EvalContext | None = ctx
+    while c is not None:
+        v = c.variables.get(name, _MISSING)
+        if v is not _MISSING:
+            return v
+        c = c.parent
+    return _MISSING
 
 
 def _eval_relative(node: ast.RelativeTraversal, ctx: EvalContext) -> Any:

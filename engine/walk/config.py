@@ -38,7 +38,6 @@ from engine.walk.scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re
     ResourceInstance,
     WalkHooks,
     _module_value,
-    _project_dir,
     _with_unknown_computed,
 )
 from vocab.errors import CtlError, Diagnostics
@@ -86,7 +85,7 @@ class ConfigWalk:
         self.root_vars = root_vars
         self.root_dir = root_dir
         self.func_ctx: FunctionContext = ModeWatch(
-            base_dir=root_dir, module_dir=root_dir, project_dir=_project_dir(graph), plan_mode=plan_mode,
+            base_dir=root_dir, module_dir=root_dir, plan_mode=plan_mode,
             plan_timestamp=plan_timestamp, provider_function=provider_function)
         self.func_ctx.mode_reads = self._mode_reads
         self._render = render_template
@@ -289,7 +288,7 @@ class ConfigWalk:
 
     def _module_func_ctx(self, module: Module) -> FunctionContext:
         fc = ModeWatch(base_dir=self.func_ctx.base_dir, module_dir=module.dir,
-                       project_dir=self.func_ctx.project_dir, plan_mode=self._plan_mode,
+                       file_root=self.func_ctx.file_root, plan_mode=self._plan_mode,
                        plan_timestamp=self._plan_timestamp, provider_function=self.func_ctx.provider_function)
         fc.mode_reads = self._mode_reads
         self._attach_renderer(fc)

@@ -6,14 +6,13 @@ decide what a resource is to the expressions referring to it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.config.model import Module, ModuleCall, Resource
-from engine.graph import Graph, ModPath
+from engine.graph import ModPath
 from engine.lang.eval import EvalContext
 from engine.lang.functions import FunctionContext
 from engine.walk.addresses import (
@@ -169,12 +168,6 @@ class ModeWatch(FunctionContext):
     @plan_timestamp.setter
     def plan_timestamp(self, value: str) -> None:
         self._plan_timestamp = value
-
-
-def _project_dir(graph: Graph) -> Path | None:
-    """The smallest directory holding every loaded module (with files) of the configuration."""
-    dirs = [str(m.dir.resolve()) for m in graph.modules.values() if m.files]
-    return Path(os.path.commonpath(dirs)) if dirs else None
 
 
 def _module_value(instances: list[ModuleScope], expansion: str, *, live: bool) -> Any:

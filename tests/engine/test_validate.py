@@ -226,7 +226,7 @@ def test_a_default_that_breaks_its_own_validation_is_still_reported(make_config:
     assert [summary for _, summary, _ in problems(run(root))] == ["Invalid value for variable"]
 
 
-def test_templatestring_renders_a_named_value_and_refuses_a_literal(make_config: MakeConfig) -> None:
+def test_templatestring_renders_a_named_value_or_a_literal(make_config: MakeConfig) -> None:
     from engine.validate import load_and_evaluate
 
     root = make_config({"main.tf": """
@@ -239,9 +239,12 @@ def test_templatestring_renders_a_named_value_and_refuses_a_literal(make_config:
     """})
     loaded = load_and_evaluate(root, environ={})
     assert loaded.walk is not None and loaded.walk.root_outputs["greeting"][0] == "Hi ctl, a, b"
-    bad = make_config({"main.tf": 'output "o" {\n  value = templatestring("Hi ${1}", {})\n}\n'})
+    literal = make_config({"main.tf": 'output "o" {\n  value = templatestring("Hi $${n}${1}", { n = 2 })\n}\n'})
+    loaded = load_and_evaluate(literal, environ={})
+    assert loaded.walk is not None and loaded.walk.root_outputs["o"][0] == "Hi 21"
+    bad = make_config({"main.tf": 'output "o" {\n  value = templatestring([1], {})\n}\n'})
     assert [(where, summary) for where, summary, _ in problems(run(bad))] == [
-        ("main.tf:2:26", "Invalid template argument")]
+        ("main.tf:2:26", "Invalid function argument")]
 
 
 def test_a_failed_check_assertion_is_a_warning_naming_the_check(make_config: MakeConfig) -> None:

@@ -7,6 +7,7 @@ HOME and TF_DATA_DIR point into the scratch directory so no user configuration l
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import shutil
@@ -130,3 +131,35 @@ class TerraformDir:
             if resource["mode"] == "managed" and (resource["type"], resource["name"]) == (resource_type, name):
                 return resource["instances"][0]
         raise AssertionError(f"{resource_type}.{name} is not in the state")
+
+
+OPENTOFU_ARCHIVE = Path(__file__).resolve().parents[2].parent / "shared" / "peers" / "tofu_1.12.6_linux_amd64.gz"
+
+
+def opentofu_executable(into: Path) -> Path:
+    """OpenTofu 1.12.6, the newest-language reference, unpacked from ``../shared/peers`` into ``into``.
+
+    Under CI=true a missing archive is a failure, never a skip.
+    """
+    if not OPENTOFU_ARCHIVE.exists():
+        _missing(f"OpenTofu is not at {OPENTOFU_ARCHIVE} (see its README)")
+    into.mkdir(parents=True, exist_ok=True)
+    binary = into / "tofu"
+    with gzip.open(OPENTOFU_ARCHIVE) as packed, binary.open("wb") as out:
+        shutil.copyfileobj(packed, out)
+    binary.chmod(0o755)
+    return binary
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+class OpenTofuDir(TerraformDir):
+    """A configuration directory run by OpenTofu instead of Terraform, the same way."""
+
+    def __init__(self, workdir: Path, plugin_dir: Path, binary: Path) -> None:
+        super().__init__(workdir, plugin_dir)
+        self.binary = binary

@@ -11,7 +11,8 @@ Functions are grouped by family in sibling modules (``numeric``, ``strings``, ``
 marks, error wording).
 """
 
-from engine.lang.functions._core import FunctionContext, FunctionError
+from engine.lang.functions._core import FILE_ROOT_VARIABLE, FunctionContext, FunctionError, file_root_from
 from engine.lang.functions.registry import arity, call_function, function_names
 
-__all__ = ["FunctionContext", "FunctionError", "arity", "call_function", "function_names"]
+__all__ = ["FILE_ROOT_VARIABLE", "FunctionContext", "FunctionError", "arity", "call_function", "file_root_from",
+           "function_names"]

@@ -8,7 +8,8 @@ for every function. That keeps the ~120 function bodies short and the messages c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,20 +31,28 @@ class FunctionContext:
     """What a function may know about the world outside its arguments.
 
     File functions resolve relative paths against ``base_dir`` (the working directory of the run,
-    as Terraform resolves them against the current directory) and refuse anything that resolves
-    outside it, so a configuration cannot read arbitrary files from the machine running it.
+    as Terraform resolves them against the current directory) and read whatever the process can
+    read, as Terraform does; ``file_root``, when set (``CTL_FILE_ROOT``), is a sandbox for
+    configurations that are not trusted: nothing outside it is read.
     """
 
     base_dir: Path
     module_dir: Path
-    # The directory holding the configuration and all of its local modules: a module sourced from
-    # "../../modules/x" may read "${path.module}/../../templates/…", as it can with Terraform.
-    project_dir: Path | None = None
+    file_root: Path | None = field(default_factory=lambda: file_root_from(os.environ))
     plan_mode: bool = False
     plan_timestamp: str = ""
     render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)
     # ``provider::NAME::FUNC`` -> the provider's function (engine/plugins/functions.py), or None.
     provider_function: Callable[[str], Callable[[list], object] | None] | None = field(default=None, repr=False)
+
+
+FILE_ROOT_VARIABLE = "CTL_FILE_ROOT"
+
+
+def file_root_from(environ: Mapping[str, str]) -> Path | None:
+    """The sandbox ``CTL_FILE_ROOT`` names (relative to the working directory), or None: no sandbox."""
+    text = environ.get(FILE_ROOT_VARIABLE, "").strip()
+    return Path(os.path.realpath(text)) if text else None
 
 
 class ArgError(Exception):

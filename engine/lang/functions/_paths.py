@@ -1,12 +1,12 @@
-"""Path confinement for every function that touches the filesystem.
+"""Where the functions that touch the filesystem may read.
 
-A configuration may read files that belong to it and nothing else: a relative path resolves
-against ``FunctionContext.base_dir`` (the run's working directory, as Terraform resolves against
-the current directory), and the *resolved* path — after ``..`` and symlinks — must stay inside
-``base_dir``, the calling module's own directory (a module sourced from ``../shared`` reads its own
-files through ``path.module``), or the project: the smallest directory holding the configuration
-and every local module it loads (a repository's example reading the repository's templates). Otherwise ``file("../../home/me/.ssh/id_rsa")`` or a
-symlink planted in a module could leak secrets into plans and state.
+A relative path resolves against ``FunctionContext.base_dir`` (the run's working directory, as
+Terraform resolves against the current directory). By default any path the process can read is
+read, as Terraform and OpenTofu read it: modules commonly read ``../../bootstrap/addons.yaml`` or a
+file in the user's home. A configuration that is not trusted runs with ``CTL_FILE_ROOT=DIR``
+(``FunctionContext.file_root``): then the *resolved* path, after ``..`` and symlinks, must be
+inside DIR, so ``file("../../home/me/.ssh/id_rsa")`` or a symlink planted in a module cannot leak
+secrets into plans and state.
 
 Only regular files are read (a FIFO or a device would block or never end), and at most
 ``MAX_FILE_BYTES`` of them.
@@ -18,28 +18,27 @@ import os
 import stat
 from pathlib import Path
 
-from engine.lang.functions._core import ArgError, FunctionContext
+from engine.lang.functions._core import FILE_ROOT_VARIABLE, ArgError, FunctionContext
 from vocab.limits import MAX_FILE_BYTES
 
 
 def resolve(path: str, i: int, ctx: FunctionContext) -> Path:
-    """The real, absolute path for ``path``; refused when it leaves the configuration directory."""
+    """The real, absolute path for ``path``; refused when it leaves the sandbox, if there is one."""
     if path == "":
         raise ArgError(i, "path must not be empty")
     if "\x00" in path:
         raise ArgError(i, "path must not contain NUL characters")
     p = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
-    base = Path(os.path.realpath(ctx.base_dir))
-    full = Path(os.path.realpath(p if p.is_absolute() else base / p))
-    allowed = (base, Path(os.path.realpath(ctx.module_dir)),
-               *((Path(os.path.realpath(ctx.project_dir)),) if ctx.project_dir is not None else ()))
-    if not any(full == root or root in full.parents for root in allowed):
-        raise ArgError(i, f'path "{path}" is outside the configuration directory')
+    full = Path(os.path.realpath(p if p.is_absolute() else ctx.base_dir / p))
+    root = ctx.file_root
+    if root is not None and full != root and root not in full.parents:
+        raise ArgError(i, f'path "{path}" is outside the configuration directory '
+                          f"({FILE_ROOT_VARIABLE} is {root})")
     return full
 
 
 def read_bytes(path: str, i: int, ctx: FunctionContext) -> bytes:
-    """The contents of a regular file inside the configuration directory."""
+    """The contents of a regular file (inside the sandbox, if there is one)."""
     full = resolve(path, i, ctx)
     try:
         info = full.stat()

@@ -184,7 +184,9 @@ def decode(text: str) -> Any:
         ) from None
     if len(docs) > 1:
         raise YamlError("only one YAML document is allowed")
-    return _plain(docs[0], set(), AliasBudget()) if docs else None
+    if not docs:  # nothing but blanks and comments: both references refuse it
+        raise YamlError("on line 1, column 1: missing start of document")
+    return _plain(docs[0], set(), AliasBudget())
 
 
 class _Dumper(yaml.SafeDumper):
@@ -213,7 +215,11 @@ _Dumper.add_representer(BigFloat, _represent_float)  # representers are looked u
 
 
 def encode(v: Any) -> str:
-    """YAML text for a plain value, ending with a newline."""
+    """YAML text for a plain value, ending with a newline.
+
+    A plain scalar document (a number, a bool, null) ends with the end marker ``...``, as Terraform's
+    and OpenTofu's emitter ends it; a quoted string, a block and a collection do not need one.
+    """
     text = yaml.dump(
         v,
         Dumper=_Dumper,
@@ -222,6 +228,4 @@ def encode(v: Any) -> str:
         allow_unicode=True,
         width=1 << 30,
     )
-    if text.endswith("\n...\n"):
-        text = text[: -len("...\n")]
     return text

@@ -1,10 +1,10 @@
-"""Hash and identifier functions: base64gzip base64sha256 base64sha512 md5 sha1 sha256 sha512 uuid
-uuidv5, and the file variants filemd5 filesha1 filesha256 filesha512 filebase64sha256
+"""Hash and identifier functions: base64gzip base64sha256 base64sha512 bcrypt md5 sha1 sha256 sha512
+uuid uuidv5, and the file variants filemd5 filesha1 filesha256 filesha512 filebase64sha256
 filebase64sha512.
 
 Strings are hashed as their UTF-8 bytes; the file variants hash the raw file bytes, so they also
-work for binary files that ``file()`` would refuse. ``uuid()`` is unknown during plan because its
-value is only chosen when applying.
+work for binary files that ``file()`` would refuse. ``uuid()`` and ``bcrypt()`` are unknown during plan because
+their values (a random identifier, a random salt) are only chosen when applying, as Terraform's are.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import uuid as _uuid
 import zlib
 from collections.abc import Callable
 
+import bcrypt as _bcrypt
+
 from engine.lang.functions import _paths
-from engine.lang.functions._args import want_str
+from engine.lang.functions._args import want_int, want_str
 from engine.lang.functions._core import ArgError, FunctionContext, FunctionSpec, fn
 from vocab.values import UNKNOWN
 
@@ -68,6 +70,32 @@ def _uuid4(_a: list, ctx: FunctionContext) -> object:
     return UNKNOWN if ctx.plan_mode else str(_uuid.uuid4())
 
 
+# Go's golang.org/x/crypto/bcrypt, which Terraform and OpenTofu call: a cost under the minimum is
+# silently the default, one over the maximum is an error, and the hash says "2a".
+_BCRYPT_MIN_COST, _BCRYPT_DEFAULT_COST, _BCRYPT_MAX_COST = 4, 10, 31
+_BCRYPT_MAX_BYTES = 72
+
+
+def _bcrypt_hash(a: list, ctx: FunctionContext) -> object:
+    """A salted bcrypt hash of the string, as the newest Terraform and OpenTofu compute it.
+
+    Passwords longer than 72 bytes are refused (Terraform 1.0.3 silently hashed only their first
+    72 bytes, so two different long passwords verified against each other's hash).
+    """
+    password = want_str(a[0], 0).encode("utf-8")
+    cost = want_int(a[1], 1) if len(a) > 1 else _BCRYPT_DEFAULT_COST
+    if cost > _BCRYPT_MAX_COST:
+        raise ArgError(1, f"crypto/bcrypt: cost {cost} is outside allowed range "
+                          f"({_BCRYPT_MIN_COST},{_BCRYPT_MAX_COST})")
+    if len(password) > _BCRYPT_MAX_BYTES:
+        raise ArgError(0, f"error occurred generating password bcrypt: password length exceeds "
+                          f"{_BCRYPT_MAX_BYTES} bytes")
+    if ctx.plan_mode:
+        return UNKNOWN
+    rounds = cost if cost >= _BCRYPT_MIN_COST else _BCRYPT_DEFAULT_COST
+    return _bcrypt.hashpw(password, _bcrypt.gensalt(rounds, prefix=b"2a")).decode("ascii")
+
+
 def _uuidv5(a: list, _c: FunctionContext) -> str:
     ns_text, name = want_str(a[0], 0), want_str(a[1], 1)
     namespace = _NAMESPACES.get(ns_text)
@@ -85,6 +113,7 @@ FUNCTIONS: dict[str, Callable[[str], FunctionSpec]] = {
     "base64gzip": fn(_base64gzip, "str"),
     "base64sha256": fn(_text_hash("sha256", True), "str"),
     "base64sha512": fn(_text_hash("sha512", True), "str"),
+    "bcrypt": fn(_bcrypt_hash, "str", optional=("cost",)),
     "md5": fn(_text_hash("md5", False), "str"),
     "sha1": fn(_text_hash("sha1", False), "str"),
     "sha256": fn(_text_hash("sha256", False), "str"),

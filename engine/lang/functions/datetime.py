@@ -16,8 +16,9 @@ from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, FunctionContext, fn
 from vocab.values import UNKNOWN
 
+# Terraform's and OpenTofu's parser: the introducer "T" and the zone "Z" are capitals only.
 _RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:(Z)|([+-])(\d{2}):(\d{2}))"
 )
 _DURATION_PART = re.compile(r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_NS = {
@@ -36,11 +37,17 @@ _DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Su
 
 
 def parse_rfc3339(text: str, i: int) -> _dt.datetime:
-    """An RFC 3339 timestamp with its offset; anything else is an argument error."""
+    """An RFC 3339 timestamp with its offset; anything else is an argument error.
+
+    A leap second (``23:59:60``) is refused, as both references refuse it: their clocks have none.
+    """
     m = _RFC3339.fullmatch(text)
     if m is None:
-        raise ArgError(i, f'"{text}" is not a valid RFC 3339 timestamp, like "2006-01-02T15:04:05Z"')
+        raise ArgError(i, f'"{text}" is not a valid RFC 3339 timestamp, like "2006-01-02T15:04:05Z" '
+                          '(with a capital "T" and "Z")')
     year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if second == 60:
+        raise ArgError(i, f'"{text}" is not a valid RFC 3339 timestamp: cannot use a leap second')
     micro = int((m.group(7)[1:] + "000000")[:6]) if m.group(7) else 0
     if m.group(8):
         tz = _dt.UTC
@@ -48,7 +55,7 @@ def parse_rfc3339(text: str, i: int) -> _dt.datetime:
         offset = _dt.timedelta(hours=int(m.group(10)), minutes=int(m.group(11)))
         tz = _dt.timezone(-offset if m.group(9) == "-" else offset)
     try:
-        return _dt.datetime(year, month, day, hour, minute, min(second, 59), micro, tzinfo=tz)
+        return _dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
     except ValueError as exc:
         raise ArgError(i, f'"{text}" is not a valid RFC 3339 timestamp: {exc}') from exc
 

@@ -1,5 +1,6 @@
-"""Encoding functions: base64decode base64encode csvdecode jsondecode jsonencode textdecodebase64
-textencodebase64 urlencode yamldecode yamlencode.
+"""Encoding functions: base64decode base64encode base64gunzip csvdecode jsondecode jsonencode
+textdecodebase64 textencodebase64 urldecode urlencode yamldecode yamlencode (base64gunzip and
+urldecode are OpenTofu's).
 
 Strings in the language are Unicode text, so every decoder refuses bytes that are not valid UTF-8
 instead of producing a string that would break later (state files, JSON plans).
@@ -11,9 +12,12 @@ import base64
 import binascii
 import codecs
 import csv
+import gzip
 import io
 import json
+import re
 import urllib.parse
+import zlib
 from typing import Any
 
 from engine.lang.functions import _json, _yaml
@@ -34,6 +38,19 @@ def _base64decode(a: list, _c: FunctionContext) -> str:
     raw = _b64decode(want_str(a[0], 0), 0)
     try:
         return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArgError(0, "the result of decoding the provided string is not valid UTF-8") from exc
+
+
+def _base64gunzip(a: list, _c: FunctionContext) -> str:
+    """The text ``base64gzip`` encoded: Base64, then gzip (its checksum checked), then UTF-8."""
+    raw = _b64decode(want_str(a[0], 0), 0)
+    try:
+        data = gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ArgError(0, f"failed to read gunzip raw data: {exc}") from exc
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArgError(0, "the result of decoding the provided string is not valid UTF-8") from exc
 
@@ -140,6 +157,22 @@ def _urlencode(a: list, _c: FunctionContext) -> str:
     return urllib.parse.quote_plus(want_str(a[0], 0), safe="")
 
 
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _urldecode(a: list, _c: FunctionContext) -> str:
+    """What ``urlencode`` escaped, as Go's ``url.QueryUnescape`` reads it: ``+`` is a blank, and a
+    ``%`` not followed by two hexadecimal digits is an error rather than kept."""
+    text = want_str(a[0], 0)
+    bad = _BAD_ESCAPE.search(text)
+    if bad:
+        raise ArgError(0, f'invalid URL escape "{text[bad.start():bad.start() + 3]}"')
+    try:
+        return urllib.parse.unquote_plus(text, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise ArgError(0, "the decoded text is not valid UTF-8") from exc
+
+
 def _yamldecode(a: list, _c: FunctionContext) -> Any:
     try:
         return _yaml.decode(want_str(a[0], 0))
@@ -157,11 +190,13 @@ def _yamlencode(a: list, _c: FunctionContext) -> str:
 FUNCTIONS = {
     "base64decode": fn(_base64decode, "str"),
     "base64encode": fn(_base64encode, "str"),
+    "base64gunzip": fn(_base64gunzip, "str"),
     "csvdecode": fn(_csvdecode, "str"),
     "jsondecode": fn(_jsondecode, "str"),
     "jsonencode": fn(_jsonencode, "val"),
     "textdecodebase64": fn(_textdecodebase64, "source", "encoding"),
     "textencodebase64": fn(_textencodebase64, "string", "encoding"),
+    "urldecode": fn(_urldecode, "str"),
     "urlencode": fn(_urlencode, "str"),
     "yamldecode": fn(_yamldecode, "src"),
     "yamlencode": fn(_yamlencode, "value"),

@@ -178,14 +178,14 @@ def _fileset(a: list, ctx: FunctionContext) -> list:
     except (ValueError, re.error) as exc:
         raise ArgError(1, f"invalid glob pattern: {exc}") from exc
     parts = pattern.split("/")
-    if ".." in parts:
-        raise ArgError(1, "pattern must not refer to parent directories")
     literal: list[str] = []
     for part in parts[:-1]:
         if _GLOB_CHARS & set(part):
             break
         literal.append(part)
     start = root.joinpath(*literal)
+    if ".." in literal:  # ``fileset(".", "../*.txt")`` lists "../a.txt", as Terraform's does
+        _paths.resolve(str(start), 1, ctx)  # unless it leaves the sandbox
     found: list[str] = []
     if start.is_dir():
         for dirpath, _dirs, files in os.walk(start):

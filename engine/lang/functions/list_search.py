@@ -15,7 +15,7 @@ from engine.lang.functions._args import (
     want_list,
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
-from vocab.values import UNKNOWN, Unknown, contains_unknown
+from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
 
 
 def _contains(a: list, _c: FunctionContext) -> bool:
@@ -26,13 +26,16 @@ def _contains(a: list, _c: FunctionContext) -> bool:
 
 
 def _element(a: list, _c: FunctionContext) -> object:
+    if isinstance(a[0], SetValue):  # a set has no order to index by, as both references say
+        of = type_name(a[0][0]) if a[0] else "dynamic"
+        raise ArgError(0, f"cannot read elements from set of {of}")
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
     items, index = want_list(a[0], 0), want_int(a[1], 1)
     if not items:
         raise ArgError(0, "cannot use element function with an empty list")
-    if index < 0:
-        raise ArgError(1, "cannot use element function with a negative index")
+    # A negative index counts from the end and wraps like a positive one (-1 is the last element),
+    # as in the newest language (OpenTofu 1.12); Terraform 1.0.3 refused it.
     return items[index % len(items)]
 
 

@@ -1,4 +1,4 @@
-"""IP network functions: cidrhost cidrnetmask cidrsubnet cidrsubnets.
+"""IP network functions: cidrcontains cidrhost cidrnetmask cidrsubnet cidrsubnets.
 
 Addresses are handled as integers through the stdlib ``ipaddress`` module. Like Terraform, a
 prefix need not be normalised (``10.1.2.5/24`` means ``10.1.2.0/24``) and IPv4 octets with
@@ -105,7 +105,22 @@ def _cidrsubnets(a: list, _c: FunctionContext) -> list[str]:
     return out
 
 
+def _cidrcontains(a: list, _c: FunctionContext) -> bool:
+    """Whether an address, or every address of a prefix, is inside the prefix (OpenTofu's function)."""
+    net = _parse(a[0], 0)
+    text = want_str(a[1], 1)
+    try:
+        inner = _parse_text(text) if "/" in text else ipaddress.ip_network(
+            text if ":" in text else _IPV4_LEADING_ZERO.sub("", text))
+    except ValueError as exc:
+        raise ArgError(1, f'invalid IP address or prefix "{text}": {exc}') from exc
+    if inner.version != net.version:
+        raise ArgError(1, f"address family mismatch: {net} vs. {text}")
+    return inner.prefixlen >= net.prefixlen and inner.network_address in net
+
+
 FUNCTIONS = {
+    "cidrcontains": fn(_cidrcontains, "containing_prefix", "contained_ip_or_prefix"),
     "cidrhost": fn(_cidrhost, "prefix", "hostnum"),
     "cidrnetmask": fn(_cidrnetmask, "prefix"),
     "cidrsubnet": fn(_cidrsubnet, "prefix", "newbits", "netnum"),

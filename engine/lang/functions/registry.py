@@ -150,7 +150,7 @@ def _invoke(spec: FunctionSpec, args: list, ctx: FunctionContext) -> object:
 
 
 def _default_context() -> FunctionContext:
-    """For callers without a configuration (a bare expression): confine files to the working directory."""
+    """For callers without a configuration (a bare expression): paths are relative to the working directory."""
     cwd = Path(os.getcwd())
     return FunctionContext(base_dir=cwd, module_dir=cwd)
 

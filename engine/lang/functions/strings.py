@@ -68,18 +68,35 @@ def _split(a: list, _c: FunctionContext) -> list[str]:
 
 
 def _per_character(text: str, mapping: Callable[[str], str]) -> str:
-    """Case mapping one character to one, as Terraform's (Go's) does.
+    """Case mapping one character to one, as Terraform's (Go's ``strings.ToLower``/``ToUpper``) does.
 
-    Python maps ``ß`` to ``SS``, ``ﬁ`` to ``FI`` and ends words in a final sigma; Terraform keeps ``ß``
-    and ``ﬁ`` and lowers every capital sigma alike. A character whose mapping is not one character stays.
+    Go maps each character by its *simple* mapping in UnicodeData; Python's ``str.lower``/``upper``
+    use the full mappings of SpecialCasing, which may give several characters (``ß`` to ``SS``, ``ﬁ``
+    to ``FI``, ``İ`` to ``i`` and a combining dot) and end words in a final sigma. Where the full
+    mapping is several characters, the simple one is what ``_SIMPLE`` gives, or the character itself.
     """
     if text.isascii():
         return mapping(text)
     out = []
     for c in text:
         mapped = mapping(c)
-        out.append(mapped if len(mapped) == 1 else c)
+        out.append(mapped if len(mapped) == 1 else _SIMPLE[mapping](c))
     return "".join(out)
+
+
+def _simple_lower(c: str) -> str:
+    """``İ`` (the only capital whose full lower-case mapping is longer) lowers to ``i``, as in Go."""
+    return "i" if c == "\u0130" else c
+
+
+def _simple_upper(c: str) -> str:
+    """The Greek letters with ypogegrammeni (``ᾳ``) have a one-character simple upper case, their
+    title case (``ᾼ``); every other character with a longer full mapping (``ß``, ``ﬁ``) stays."""
+    title = c.title()
+    return title if len(title) == 1 else c
+
+
+_SIMPLE: dict[Callable[[str], str], Callable[[str], str]] = {str.lower: _simple_lower, str.upper: _simple_upper}
 
 
 def _lower(a: list, _c: FunctionContext) -> str:

@@ -92,11 +92,13 @@ def test_element() -> None:
     assert call("element", ["a", "b", "c"], 2) == "c"
 
 
+def test_element_counts_a_negative_index_from_the_end_and_wraps() -> None:
+    assert [call("element", ["a", "b", "c"], i) for i in (-1, -3, -4, -7)] == ["c", "a", "c", "c"]
+
+
 def test_element_errors() -> None:
     with pytest.raises(FunctionError, match="empty list"):
         call("element", [], 0)
-    with pytest.raises(FunctionError, match="negative"):
-        call("element", ["a"], -1)
     with pytest.raises(FunctionError, match="whole number"):
         call("element", ["a"], 0.5)
 
@@ -238,3 +240,8 @@ def test_zipmap() -> None:
     assert call("zipmap", ["a", "b"], [1, 2]) == {"a": 1, "b": 2}
     with pytest.raises(FunctionError, match="does not match"):
         call("zipmap", ["a"], [1, 2])
+
+
+def test_element_of_a_set_is_refused() -> None:
+    with pytest.raises(FunctionError, match="cannot read elements from set"):
+        call("element", call("toset", ["a", "b"]), 0)

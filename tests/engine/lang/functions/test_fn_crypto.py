@@ -74,3 +74,26 @@ def test_uuid_is_random_v4_and_unknown_during_plan() -> None:
     assert first != second
     plan = FunctionContext(base_dir=Path("."), module_dir=Path("."), plan_mode=True)
     assert isinstance(call("uuid", ctx=plan), Unknown)
+
+
+def test_bcrypt_is_salted_and_verifies_with_bcrypt() -> None:
+    import bcrypt
+
+    first, second = call("bcrypt", "hunter2"), call("bcrypt", "hunter2")
+    assert isinstance(first, str) and isinstance(second, str) and first != second  # a new salt each time
+    assert re.fullmatch(r"\$2a\$10\$[./A-Za-z0-9]{53}", first)
+    assert bcrypt.checkpw(b"hunter2", first.encode()) and not bcrypt.checkpw(b"hunter3", first.encode())
+    assert str(call("bcrypt", "x", 4)).startswith("$2a$04$")
+    assert str(call("bcrypt", "x", 3)).startswith("$2a$10$")  # under the minimum: the default, as Go's
+    assert bcrypt.checkpw("é".encode(), str(call("bcrypt", "é", 4)).encode())
+
+
+def test_bcrypt_refuses_what_the_newest_references_refuse_and_is_unknown_during_plan() -> None:
+    with pytest.raises(FunctionError, match="exceeds 72 bytes") as exc:
+        call("bcrypt", "x" * 73, 4)
+    assert exc.value.arg_index == 0
+    with pytest.raises(FunctionError, match="outside allowed range") as exc:
+        call("bcrypt", "x", 32)
+    assert exc.value.arg_index == 1
+    planning = FunctionContext(base_dir=Path("."), module_dir=Path("."), plan_mode=True)
+    assert isinstance(call("bcrypt", "x", ctx=planning), Unknown)

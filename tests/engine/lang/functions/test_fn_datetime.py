@@ -93,3 +93,10 @@ def test_plantimestamp_is_the_recorded_plan_time() -> None:
     )
     assert call("plantimestamp", ctx=plan) == "2018-05-13T07:44:12Z"
     assert isinstance(call("plantimestamp"), Unknown)
+
+
+@pytest.mark.parametrize("stamp", ["2024-01-01t00:00:00Z", "2024-01-01T00:00:00z", "2016-12-31T23:59:60Z"])
+def test_lower_case_introducers_and_leap_seconds_are_refused(stamp: str) -> None:
+    for fn, args in (("timeadd", (stamp, "1h")), ("formatdate", ("YYYY", stamp)), ("timecmp", (stamp, stamp))):
+        with pytest.raises(FunctionError, match="not a valid RFC 3339 timestamp"):
+            call(fn, *args)

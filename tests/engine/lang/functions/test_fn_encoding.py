@@ -133,3 +133,29 @@ def test_yamlencode_uses_flow_style_only_for_empty_collections() -> None:
 def test_yamlencode_of_repeated_objects_writes_no_anchors() -> None:
     shared = {"k": "v"}
     assert "&" not in call("yamlencode", {"a": shared, "b": shared})  # type: ignore[operator]
+
+
+def test_urldecode_reads_back_urlencode() -> None:
+    assert call("urldecode", "a%20b%2Bc+d") == "a b+c d"
+    assert call("urldecode", "%E2%82%AC") == "€"
+    text = "a b&c=d/é?"
+    assert call("urldecode", call("urlencode", text)) == text
+    with pytest.raises(FunctionError, match="invalid URL escape"):
+        call("urldecode", "%zz")
+
+
+def test_base64gunzip_reads_back_base64gzip() -> None:
+    assert call("base64gunzip", call("base64gzip", "hello")) == "hello"
+    with pytest.raises(FunctionError, match="gunzip"):
+        call("base64gunzip", "aGVsbG8=")
+
+
+def test_yamlencode_ends_a_plain_scalar_document() -> None:
+    assert [call("yamlencode", v) for v in (1, True, None, "a", [])] == ["1\n...\n", "true\n...\n", "null\n...\n",
+                                                                          '"a"\n', "[]\n"]
+
+
+def test_yamldecode_refuses_a_document_with_no_value() -> None:
+    for text in ("", "  \n", "# only a comment\n"):
+        with pytest.raises(FunctionError, match="missing start of document"):
+            call("yamldecode", text)

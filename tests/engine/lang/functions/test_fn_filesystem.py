@@ -1,11 +1,11 @@
-"""File functions, including confinement of every file access to the configuration directory."""
+"""File functions: paths read as Terraform reads them, and the opt-in sandbox (``file_root``)."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-from engine.lang.functions import FunctionContext, FunctionError, call_function
+from engine.lang.functions import FunctionContext, FunctionError, call_function, file_root_from
 
 
 @pytest.fixture
@@ -56,17 +56,38 @@ def test_fileexists(root: Path) -> None:
 @pytest.mark.parametrize(
     "fn", ["file", "filebase64", "fileexists", "filemd5", "filesha256", "filebase64sha256"]
 )
-def test_paths_outside_the_configuration_are_refused(root: Path, fn: str) -> None:
+def test_paths_outside_the_configuration_are_read_as_terraform_reads_them(root: Path, fn: str) -> None:
+    expected = call(root, fn, "../secret.txt")
+    assert expected not in (None, False)
+    for path in (str(root.parent / "secret.txt"), "files/../../secret.txt", "./../conf/../secret.txt"):
+        assert call(root, fn, path) == expected
+
+
+@pytest.mark.parametrize(
+    "fn", ["file", "filebase64", "fileexists", "filemd5", "filesha256", "filebase64sha256"]
+)
+def test_a_file_root_refuses_paths_that_leave_it(root: Path, fn: str) -> None:
     for path in ("../secret.txt", str(root.parent / "secret.txt"), "files/../../secret.txt"):
         with pytest.raises(FunctionError, match="outside the configuration directory") as exc:
-            call(root, fn, path)
+            call(root, fn, path, file_root=root)
         assert exc.value.arg_index == 0
+    assert call(root, "file", "files/../files/hello.txt", file_root=root) == "Hello World"
 
 
-def test_symlinks_leading_outside_are_refused(root: Path) -> None:
+def test_a_file_root_refuses_symlinks_leading_outside(root: Path) -> None:
     os.symlink(root.parent / "secret.txt", root / "link.txt")
+    assert call(root, "file", "link.txt") == "top secret"
     with pytest.raises(FunctionError, match="outside the configuration directory"):
-        call(root, "file", "link.txt")
+        call(root, "file", "link.txt", file_root=root)
+
+
+def test_the_file_root_comes_from_ctl_file_root(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(root)
+    assert file_root_from({}) is None and file_root_from({"CTL_FILE_ROOT": " "}) is None
+    assert file_root_from({"CTL_FILE_ROOT": "files"}) == (root / "files").resolve()
+    monkeypatch.setenv("CTL_FILE_ROOT", str(root))
+    with pytest.raises(FunctionError, match="outside the configuration directory"):
+        call_function("file", ["../secret.txt"], FunctionContext(base_dir=root, module_dir=root))
 
 
 def test_fileset_documented_examples(root: Path) -> None:
@@ -90,11 +111,13 @@ def test_fileset_patterns(root: Path) -> None:
     assert call(root, "fileset", ".", "nothing/*") == []
 
 
-def test_fileset_is_confined(root: Path) -> None:
+def test_fileset_reads_parents_as_terraform_does_unless_a_file_root_confines_it(root: Path) -> None:
+    assert call(root, "fileset", "..", "*.txt") == ["secret.txt"]
+    assert call(root, "fileset", ".", "../*.txt") == ["../secret.txt"]
     with pytest.raises(FunctionError, match="outside"):
-        call(root, "fileset", "..", "*")
-    with pytest.raises(FunctionError, match="parent"):
-        call(root, "fileset", ".", "../*")
+        call(root, "fileset", "..", "*", file_root=root)
+    with pytest.raises(FunctionError, match="outside"):
+        call(root, "fileset", ".", "../*", file_root=root)
 
 
 def test_abspath_basename_dirname() -> None:
@@ -122,9 +145,10 @@ def test_templatefile_passes_text_filename_and_vars_to_the_renderer(root: Path) 
     assert result == "backends.tftpl|backend 10.0.0.1:8080"
 
 
-def test_templatefile_is_confined_and_checks_its_arguments(root: Path) -> None:
+def test_templatefile_reads_outside_unless_confined_and_checks_its_arguments(root: Path) -> None:
+    assert str(call(root, "templatefile", "../secret.txt", {}, render_template=_render)).endswith("top secret")
     with pytest.raises(FunctionError, match="outside"):
-        call(root, "templatefile", "../secret.txt", {}, render_template=_render)
+        call(root, "templatefile", "../secret.txt", {}, render_template=_render, file_root=root)
     with pytest.raises(FunctionError) as exc:
         call(root, "templatefile", "backends.tftpl", ["x"], render_template=_render)
     assert exc.value.arg_index == 1

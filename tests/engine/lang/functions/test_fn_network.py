@@ -96,3 +96,15 @@ def test_cidrsubnets_runs_out_of_space() -> None:
     with pytest.raises(FunctionError, match="not enough remaining address space") as exc:
         call("cidrsubnets", "10.0.0.0/24", 1, 1, 1)
     assert exc.value.arg_index == 3
+
+
+def test_cidrcontains() -> None:
+    assert call("cidrcontains", "10.0.0.0/8", "10.1.2.3") is True
+    assert call("cidrcontains", "10.0.0.0/8", "11.0.0.0") is False
+    assert call("cidrcontains", "10.0.0.0/8", "10.1.0.0/16") is True
+    assert call("cidrcontains", "10.0.0.0/16", "10.0.0.0/8") is False
+    assert call("cidrcontains", "fd00::/8", "fd00::1") is True
+    with pytest.raises(FunctionError, match="address family mismatch"):
+        call("cidrcontains", "10.0.0.0/8", "fd00::1")
+    with pytest.raises(FunctionError, match="invalid IP address"):
+        call("cidrcontains", "10.0.0.0/8", "10.0.0")
