@@ -11,17 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Unpack
 
-from vocab.errors import CtlError
+from vocab.errors import CtlError, ErrorFields
 from vocab.types import CtyType
 from vocab.values import ListValue
+
+# A call's evaluated arguments. Language values are dynamically typed (vocab.values): each function
+# body checks the kind of the arguments it reads through the ``want_*`` helpers of ``_args``.
+Args = list[Any]
 
 
 class FunctionError(CtlError):
     """A function call a user wrote failed; ``arg_index`` (0-based) says which argument was bad, if any."""
 
-    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: object) -> None:
-        super().__init__(summary, **kw)  # type: ignore[arg-type]
+    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: Unpack[ErrorFields]) -> None:
+        super().__init__(summary, **kw)
         self.arg_index = arg_index
 
 
@@ -41,9 +46,9 @@ class FunctionContext:
     project_dir: Path | None = None
     plan_mode: bool = False
     plan_timestamp: str = ""
-    render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)
+    render_template: Callable[[str, str, dict[str, Any]], object] | None = field(default=None, repr=False)
     # ``provider::NAME::FUNC`` -> the provider's function (engine/plugins/functions.py), or None.
-    provider_function: Callable[[str], Callable[[list], object] | None] | None = field(default=None, repr=False)
+    provider_function: Callable[[str], Callable[[Args], object] | None] | None = field(default=None, repr=False)
 
 
 class ArgError(Exception):
@@ -63,7 +68,7 @@ class CallError(Exception):
         self.message = message
 
 
-Impl = Callable[[list, FunctionContext], object]
+Impl = Callable[[Args, FunctionContext], object]
 
 
 @dataclass(frozen=True, slots=True)
