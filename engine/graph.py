@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from engine.config.model import Module, Resource
 from engine.lang import ast
-from engine.lang.eval import Reference, references
+from engine.lang.references import Reference, references
 from engine.lang.syntax import Body
 from vocab.errors import Diagnostics, SourceRange
 from vocab.positions import Located, as_range
