@@ -119,8 +119,7 @@ def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
     for name, items in nested.items():
         for item in items:
             block.block(name, **{k: _hcl_value(v) for k, v in item.items()})
-    document = builder.build()  # type: ignore[no-untyped-call]  # python-hcl2 leaves build() unannotated
-    text = writes(reverse_transform(document)).rstrip()
+    text = writes(reverse_transform(builder.build())).rstrip()
     if secret:
         assert text.endswith("}")
         text = text[:-1] + "".join(f"  {name} = null # sensitive\n" for name in secret) + "}"
