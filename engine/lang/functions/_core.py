@@ -17,9 +17,10 @@ from vocab.errors import CtlError, ErrorFields
 from vocab.types import CtyType
 from vocab.values import ListValue
 
-# A call's evaluated arguments. Language values are dynamically typed (vocab.values): each function
-# body checks the kind of the arguments it reads through the ``want_*`` helpers of ``_args``.
-Args = list[Any]
+# A call's evaluated arguments. Language values are dynamically typed (vocab.values), so each is an
+# ``object`` to the checker: a function body narrows what it reads (isinstance, or the ``want_*``
+# helpers of ``_args``, which also convert as Terraform does).
+Args = list[object]
 
 
 class FunctionError(CtlError):
