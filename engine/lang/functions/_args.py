@@ -140,7 +140,7 @@ def want_str_list(v: object, i: int, *, allow_null: bool = False) -> list[str] |
     return out
 
 
-def unify(items: list, i: int, kind: str = "list") -> list:
+def unify(items: list[Any], i: int, kind: str = "list") -> list[Any]:
     """The elements converted to the one type they unify to, as Terraform converts them.
 
     ``toset(["a", 3])`` is ``["3", "a"]`` (strings beside numbers or bools all become strings);
@@ -156,7 +156,7 @@ def unify(items: list, i: int, kind: str = "list") -> list:
         raise ArgError(i, f"all elements must have the same type: {e.summary}") from None
 
 
-def typed_key(v: Any) -> tuple:
+def typed_key(v: Any) -> tuple[Any, ...]:
     """A hashable key under which two values are equal exactly when the language says they are."""
     if v is None:
         return ("z",)
@@ -190,9 +190,9 @@ def values_equal(a: Any, b: Any) -> bool:
 _KIND_ORDER = {"b": 0, "n": 1, "s": 2, "z": 3, "j": 4}
 
 
-def make_set(items: list, i: int) -> list:
+def make_set(items: list[Any], i: int) -> list[Any]:
     """A set as a list: element types unified, duplicates dropped, sorted (strings lexically)."""
-    seen: dict[tuple, Any] = {}
+    seen: dict[tuple[Any, ...], Any] = {}
     for x in unify(items, i):
         seen.setdefault(typed_key(x), x)
     keys = sorted(seen, key=lambda k: (_KIND_ORDER[k[0]], k[1] if len(k) > 1 else 0))

@@ -138,7 +138,7 @@ def returns_list(impl: Impl, element: CtyType | None = None) -> Impl:
     ``split(",", "a") == ["a"]`` does not. ``element`` is the element type when the result is empty.
     """
 
-    def typed(args: list, ctx: FunctionContext) -> object:
+    def typed(args: list[Any], ctx: FunctionContext) -> object:
         result = impl(args, ctx)
         return ListValue(result, element) if type(result) is list else result
 
