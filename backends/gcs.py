@@ -293,7 +293,7 @@ def _make_client(
         if emulator and not credentials and not access_token:
             from google.auth.credentials import AnonymousCredentials
 
-            creds: Any = AnonymousCredentials()  # type: ignore[no-untyped-call]
+            creds: Any = AnonymousCredentials()
             project = project or "ctl"
         else:
             creds, found_project = _credentials(credentials, access_token)
@@ -315,13 +315,13 @@ def _credentials(credentials: str | None, access_token: str | None) -> tuple[Any
     if access_token:
         from google.oauth2.credentials import Credentials
 
-        return Credentials(token=access_token), None  # type: ignore[no-untyped-call]
+        return Credentials(token=access_token), None
     if credentials:
         from google.oauth2 import service_account
 
         text = credentials.strip()
         info = json.loads(text) if text.startswith("{") else json.loads(Path(text).expanduser().read_text())
-        creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
+        creds = service_account.Credentials.from_service_account_info(
             info, scopes=scopes)
         return creds, info.get(
             "project_id"

@@ -18,11 +18,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from engine.config.model import Module, Resource
 from engine.lang import ast
-from engine.lang.eval import Reference, references
+from engine.lang.references import Reference, references
 from engine.lang.syntax import Body
 from vocab.errors import Diagnostics, SourceRange
 from vocab.positions import Located, as_range
@@ -77,6 +77,9 @@ class Edge(NamedTuple):
         return None if self.at is None else as_range(self.at)
 
 
+_Declared = TypeVar("_Declared")
+
+
 @dataclass
 class Graph:
     nodes: dict[Node, object] = field(default_factory=dict)  # node -> its config object
@@ -84,6 +87,14 @@ class Graph:
     modules: dict[ModPath, Module] = field(default_factory=dict)
     cycle: list[tuple[Node, SourceRange | None]] | None = None  # set by build_graph
     _order: list[Node] | None = field(default=None, repr=False, compare=False)  # ``order``, until a change
+
+    def declared(self, node: Node, kind: type[_Declared]) -> _Declared:
+        """The configuration object of ``node``, which its kind says is a ``kind`` (a Variable for a
+        ``var`` node, a Resource for a resource...): checked, so a walk reads it with its own type."""
+        obj = self.nodes[node]
+        if not isinstance(obj, kind):
+            raise TypeError(f"{node} declares a {type(obj).__name__}, not a {kind.__name__}")
+        return obj
 
     def add(self, node: Node, obj: object) -> None:
         self.nodes[node] = obj

@@ -25,7 +25,8 @@ from typing import Any
 from adapters.registry import Registry
 from backends.base import LocalStateFile, SealedStore, StateStore
 from engine import remote_state
-from engine.apply.applier import Applier, ApplyResult, Events
+from engine.apply.applier import Applier, Events
+from engine.apply.finish import ApplyResult
 from engine.lang.references import remembered
 from engine.lang.templatefile import render
 from engine.limiter import Limiter

@@ -176,7 +176,10 @@ def parse_module(path: str, source: str) -> ModuleInfo:
     if pkg is None:
         raise RegoSyntaxError("no package declaration", 1)
     package_line = masked.count("\n", 0, pkg.start()) + 1
-    package = _PACKAGE.search(source[pkg.start():]).group(1)  # type: ignore[union-attr]
+    named = _PACKAGE.search(source[pkg.start():])  # the same declaration, read from the unmasked text
+    if named is None:
+        raise RegoSyntaxError("no package declaration", package_line)
+    package = named.group(1)
     imports: dict[str, str] = {}
     uses_v1 = False
     for m in _IMPORT.finditer(masked):

@@ -80,7 +80,7 @@ class SimplePolicy:
         return text
 
 
-class _Missing(dict):  # type: ignore[type-arg]
+class _Missing(dict[str, object]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
 

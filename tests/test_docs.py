@@ -37,7 +37,7 @@ def _top_level_commands() -> list[str]:
     group = typer.main.get_command(typer_app)
     assert isinstance(group, click.Group)
     ctx = click.Context(group, info_name="ctl")
-    return [name for name in group.list_commands(ctx) if not group.get_command(ctx, name).hidden]  # type: ignore[union-attr]
+    return [name for name in group.list_commands(ctx) if not group.get_command(ctx, name).hidden]
 
 
 def test_cli_reference_is_current() -> None:

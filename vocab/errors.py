@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from vocab.positions import Pos as Pos  # re-exported: every error speaks in these
 from vocab.positions import SourceRange as SourceRange
@@ -64,6 +64,22 @@ class Diagnostic:
         if self.snippet is not None:
             out["snippet"] = {"code": self.snippet}
         return out
+
+
+class DiagnosticFields(TypedDict, total=False):
+    """What a diagnostic may say beside its severity and summary: ``Diagnostics.error(..., **fields)``."""
+
+    detail: str
+    range: SourceRange | None
+    address: str | None
+    hint: str
+    snippet: str | None
+
+
+class ErrorFields(DiagnosticFields, total=False):
+    """The keyword arguments of ``CtlError``, so subclasses can pass them on checked."""
+
+    exit_code: ExitCode | None
 
 
 class CtlError(Exception):
@@ -144,7 +160,7 @@ class LockHeld(CtlError):
 
     exit_code = ExitCode.LOCK_HELD
 
-    def __init__(self, summary: str, *, holder: LockInfo | None = None, **kwargs: Any) -> None:
+    def __init__(self, summary: str, *, holder: LockInfo | None = None, **kwargs: Unpack[ErrorFields]) -> None:
         super().__init__(summary, **kwargs)
         self.holder = holder
 
@@ -167,11 +183,11 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, summary: str, **kw: object) -> None:
-        self.items.append(Diagnostic("error", summary, **kw))  # type: ignore[arg-type]
+    def error(self, summary: str, **kw: Unpack[DiagnosticFields]) -> None:
+        self.items.append(Diagnostic("error", summary, **kw))
 
-    def warning(self, summary: str, **kw: object) -> None:
-        self.items.append(Diagnostic("warning", summary, **kw))  # type: ignore[arg-type]
+    def warning(self, summary: str, **kw: Unpack[DiagnosticFields]) -> None:
+        self.items.append(Diagnostic("warning", summary, **kw))
 
     def add(self, err: CtlError) -> None:
         self.items.extend(err.diagnostics())

@@ -119,9 +119,8 @@ class SourceRange:
 
     def located(self) -> Located:
         """The form a syntax node keeps: a packed int for a range of a parsed file, else the range itself."""
-        span = self._span
-        if type(span) is int:
-            text: SourceText = self._file  # type: ignore[assignment]
+        span, text = self._span, self._file
+        if type(span) is int and type(text) is SourceText:  # a packed span is always of a SourceText
             return text.index << _SPAN_BITS | span
         return self
 
@@ -133,33 +132,34 @@ class SourceRange:
     @property
     def filename(self) -> str:
         f = self._file
-        return f if type(f) is str else f.name  # type: ignore[union-attr]
+        return f if isinstance(f, str) else f.name
 
     @property
     def text(self) -> SourceText | None:
         """The parsed file this range is in, when it is one (its ends are then only byte offsets)."""
         f = self._file
-        return None if type(f) is str else f  # type: ignore[return-value]
+        return None if isinstance(f, str) else f
 
     def byte_span(self) -> tuple[int, int]:
         span = self._span
-        if type(span) is int:
+        if isinstance(span, int):
             return span >> _BYTE_BITS, span & _BYTE_MASK
-        return span[2], span[5]  # type: ignore[index]
+        return span[2], span[5]
 
     def numbers(self) -> tuple[int, int, int, int, int, int]:
         """Start line, column, byte, then end line, column, byte: what ``of`` takes after the name."""
-        span = self._span
-        if type(span) is tuple:
+        span, text = self._span, self._file
+        if isinstance(span, tuple):
             return span
-        text: SourceText = self._file  # type: ignore[assignment]
-        sb, eb = span >> _BYTE_BITS, span & _BYTE_MASK  # type: ignore[operator]
+        assert isinstance(text, SourceText)  # a packed span is always of a SourceText
+        sb, eb = span >> _BYTE_BITS, span & _BYTE_MASK
         return (*text.line_column(sb), sb, *text.line_column(eb), eb)
 
     def to(self, other: SourceRange) -> SourceRange:
         """From this range's start to ``other``'s end."""
-        if type(self._span) is int and other._file is self._file:
-            return SourceRange.in_text(self._file, self.byte_span()[0], other.byte_span()[1])  # type: ignore[arg-type]
+        text = self._file
+        if type(self._span) is int and type(text) is SourceText and other._file is text:
+            return SourceRange.in_text(text, self.byte_span()[0], other.byte_span()[1])
         return SourceRange(self.filename, self.start, other.end)
 
     @property
@@ -225,10 +225,12 @@ def span_in(located: Located, filename: str) -> int | None:
 
 def as_range(located: Located) -> SourceRange:
     """The ``SourceRange`` a syntax node's ``Located`` stands for."""
-    if type(located) is not int:
-        return located  # type: ignore[return-value]
+    if isinstance(located, SourceRange):
+        return located
+    text = _TEXTS[located >> _SPAN_BITS]
+    assert text is not None  # entry 0, the only None, is no packed range's
     r = SourceRange.__new__(SourceRange)
-    r._file = _TEXTS[located >> _SPAN_BITS]  # type: ignore[assignment]
+    r._file = text
     r._span = located & _SPAN_MASK
     return r
 

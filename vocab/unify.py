@@ -19,7 +19,7 @@ written once here so every one of those places agrees with Terraform and with ea
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from vocab.types import (
     DYNAMIC,
@@ -52,13 +52,13 @@ def unify(types: Iterable[CtyType]) -> CtyType | None:
     if families <= _PRIMITIVE_KINDS:
         return STRING if "string" in families else None
     if families == {"tuple"}:
-        return _tuples(known)  # type: ignore[arg-type]
+        return _tuples([t for t in known if isinstance(t, TupleType)])  # all of them: "tuple" is theirs
     if families <= {"list", "tuple"}:
         return _as(list_of, _as_collection(known, TupleType))
     if families == {"set"}:
         return _as(lambda e: Collection("set", e), _unify_members(known))
     if families == {"object"}:
-        return _objects(known)  # type: ignore[arg-type]
+        return _objects([t for t in known if isinstance(t, ObjectType)])  # all of them
     if families <= {"map", "object"}:
         return _as(map_of, _as_collection(known, ObjectType))
     if "tuple" in families and "object" in families:
@@ -93,11 +93,11 @@ def _family(t: CtyType) -> str:
     return t.kind
 
 
-def _as(make: object, element: CtyType | None) -> CtyType | None:
-    return None if element is None else make(element)  # type: ignore[operator]
+def _as(make: Callable[[CtyType], CtyType], element: CtyType | None) -> CtyType | None:
+    return None if element is None else make(element)
 
 
-def _unify_members(types: list[CtyType]) -> CtyType | None:
+def _unify_members(types: Sequence[CtyType]) -> CtyType | None:
     """The unified type of every element (attribute) of every sequence (mapping) in ``types``."""
     out: list[CtyType] = []
     for t in types:
@@ -110,13 +110,13 @@ def _unify_members(types: list[CtyType]) -> CtyType | None:
     return unify(out)
 
 
-def _as_collection(types: list[CtyType], structural: type) -> CtyType | None:
+def _as_collection(types: list[CtyType], structural: type[TupleType] | type[ObjectType]) -> CtyType | None:
     """The element type of lists (maps) and tuples (objects) together: the tuples' (objects') elements
     unified first, as the list (map) they convert to, then that beside the lists' (maps') elements;
     empty ones convert to any list (map) and add nothing."""
     parts = [t.element for t in types if isinstance(t, Collection | Repeated)]
     inner = [t for t in types if isinstance(t, structural)]
-    if any(t.elements if isinstance(t, TupleType) else t.attributes for t in inner):  # type: ignore[attr-defined]
+    if any(t.elements if isinstance(t, TupleType) else t.attributes for t in inner):
         found = _unify_members(inner)
         if found is None:
             return None
@@ -126,7 +126,7 @@ def _as_collection(types: list[CtyType], structural: type) -> CtyType | None:
 
 def _tuples(types: list[TupleType]) -> CtyType | None:
     if len({len(t.elements) for t in types}) > 1:
-        return _as(list_of, _unify_members(types))  # type: ignore[arg-type]
+        return _as(list_of, _unify_members(types))
     columns = []
     for column in zip(*(t.elements for t in types), strict=True):
         found = unify(column)
@@ -138,7 +138,7 @@ def _tuples(types: list[TupleType]) -> CtyType | None:
 
 def _objects(types: list[ObjectType]) -> CtyType | None:
     if len({t.names for t in types}) > 1:
-        return _as(map_of, _unify_members(types))  # type: ignore[arg-type]
+        return _as(map_of, _unify_members(types))
     attributes: dict[str, CtyType] = {}
     for name in types[0].names:
         found = unify(t.attributes[name] for t in types)

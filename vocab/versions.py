@@ -28,6 +28,8 @@ _VERSION = re.compile(
     r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
 )
 _CONSTRAINT = re.compile(r"^(~>|>=|<=|!=|=|>|<)?\s?(\S.*)$")
+# A pre-release or build label's sort key: a leading rank, then one (kind, number, word) per identifier.
+_LabelKey = tuple[int | tuple[int, int, str], ...]
 
 
 @total_ordering
@@ -48,11 +50,11 @@ class Version:
         major, minor, patch, pre, meta = found.groups()
         return cls(int(major), int(minor or 0), int(patch or 0), pre or "", meta or "")
 
-    def _key(self) -> tuple[object, ...]:
+    def _key(self) -> tuple[int, int, int, _LabelKey]:
         # Semantic versioning precedence: a pre-release sorts before its release; numeric
         # identifiers compare as numbers and before alphanumeric ones.
         if not self.prerelease:
-            pre: tuple[object, ...] = (1,)
+            pre: _LabelKey = (1,)
         else:
             pre = (0, *((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.prerelease.split(".")))
         return (self.major, self.minor, self.patch, pre)
@@ -111,7 +113,7 @@ class Constraint:
             number = str(v)
         return number if self.operator == "=" else f"{self.operator} {number}"
 
-    def sort_key(self) -> tuple[object, ...]:
+    def sort_key(self) -> tuple[int, int, int, _LabelKey, _LabelKey, int]:
         """The place of this term in the normalized text: by version (metadata included), then operator."""
         v = self.version
         pre = (1,) if not v.prerelease else (0, *_identifiers(v.prerelease))
@@ -168,7 +170,7 @@ class Constraints:
 _OPERATOR_ORDER = {">": 0, ">=": 1, "=": 2, "~>3": 3, "~>2": 4, "<=": 5, "<": 6, "!=": 7}
 
 
-def _identifiers(text: str) -> tuple[object, ...]:
+def _identifiers(text: str) -> _LabelKey:
     """A pre-release or build label's sort key as Terraform orders the terms of a constraint.
 
     Fewer dot-separated identifiers come first; then identifier by identifier, numbers (compared as

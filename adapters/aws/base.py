@@ -39,7 +39,8 @@ class AwsResource(ResourceType):
 
     def complete(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Every declared attribute present; unset arguments get their schema default."""
-        return _complete_object(self.schema, attrs)
+        completed: dict[str, Any] = _complete_object(self.schema, attrs)  # a dict stays a dict
+        return completed
 
     def prepared(self, planned: dict[str, Any]) -> dict[str, Any]:
         """What create and update work from: values still unknown count as unset (as in apply)."""

@@ -25,8 +25,9 @@ def md5_digest(ctx: AdapterContext, attrs: dict[str, Any]) -> bytes | None:
 
 def read_bytes(ctx: AdapterContext, attrs: dict[str, Any]) -> bytes:
     """The bytes to upload (empty when neither argument is set), or an error a user can act on."""
-    if isinstance(attrs.get("source_content"), str):
-        return attrs["source_content"].encode("utf-8")
+    content = attrs.get("source_content")
+    if isinstance(content, str):
+        return content.encode("utf-8")
     source = attrs.get("source")
     if not isinstance(source, str):
         return b""

@@ -17,13 +17,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 
 from adapters.plugin import proto_schema
-from adapters.plugin.diagnostics import diagnostics_from_proto, path_from_proto
+from adapters.plugin.diagnostics import PluginDiagnostic, diagnostics_from_proto, path_from_proto
 from adapters.plugin.process import SHUTDOWN_GRACE, PluginProcess
 from adapters.plugin.protocols import BINDINGS, ProtocolBinding
 from adapters.plugin.results import (
@@ -70,7 +71,7 @@ def allow_deep_messages() -> None:
 
         _message.SetAllowOversizeProtos(True)
     elif kind == "cpp":
-        from google.protobuf.pyext import _message as cpp_message  # type: ignore[attr-defined]
+        from google.protobuf.pyext import _message as cpp_message
 
         cpp_message.SetAllowOversizeProtos(True)
     elif kind == "python":
@@ -82,20 +83,20 @@ def allow_deep_messages() -> None:
 allow_deep_messages()
 
 
-def _dynamic(pb, value: Value | None):
+def _dynamic(pb: ModuleType, value: Value | None) -> Message:
     return pb.DynamicValue(msgpack=MSGPACK_NULL if value is None else value)
 
 
-def _value(message, field: str) -> Value | None:
+def _value(message: Message, field: str) -> Value | None:
     """The msgpack bytes of a DynamicValue field; None for null or absent (a destroyed or
     vanished object), mirroring how None goes in."""
     if not message.HasField(field):
         return None
-    data = getattr(message, field).msgpack
+    data: bytes = getattr(message, field).msgpack
     return None if data in (b"", MSGPACK_NULL) else data
 
 
-def _deferred(response) -> str | None:
+def _deferred(response: Message) -> str | None:
     if "deferred" in response.DESCRIPTOR.fields_by_name and response.HasField("deferred"):
         return _DEFERRED_REASONS.get(response.deferred.reason, "unknown")
     return None
@@ -135,7 +136,7 @@ class PluginClient:
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _request(self, operation: str, **fields: Any):
+    def _request(self, operation: str, **fields: Any) -> Message:
         return self._callable(operation)[1](**fields)
 
     def _callable(self, operation: str) -> tuple[Any, type[Message]]:
@@ -153,7 +154,12 @@ class PluginClient:
             found = self._callables[operation] = (method, request_cls)
         return found
 
-    def _call(self, operation: str, request, timeout: float | None = None):
+    def _call(self, operation: str, request: Message, timeout: float | None = None) -> Any:
+        """The operation's Response message, of the protocol version this provider speaks.
+
+        Typed ``Any``: which class it is depends on the operation named at run time, and the
+        methods below read it by field names that both protocol versions share.
+        """
         observe = self.observe
         if observe is None:
             return self._send(operation, request, timeout)
@@ -167,7 +173,7 @@ class PluginClient:
         finally:
             observe(operation, time.perf_counter() - started, error)
 
-    def _send(self, operation: str, request, timeout: float | None):
+    def _send(self, operation: str, request: Message, timeout: float | None) -> Any:
         method, _ = self._callable(operation)
         with self._under_way(operation):
             try:
@@ -219,9 +225,7 @@ class PluginClient:
             if status is not None
             else "Run again with ctl's debug logging to see the provider's own log."
         )
-        error = PluginCallError(f"Provider {self.process.name}: {operation}: {what}", detail=detail, hint=hint)
-        error.grpc_code = code  # type: ignore[attr-defined]
-        return error
+        return PluginCallError(f"Provider {self.process.name}: {operation}: {what}", detail=detail, hint=hint)
 
     # -- provider-level calls ------------------------------------------------------------------
 
@@ -254,7 +258,7 @@ class PluginClient:
         prepared = _value(response, "prepared_config") if self.protocol_version == 5 else None
         return ValidateProviderResult(diagnostics_from_proto(response.diagnostics), prepared)
 
-    def configure_provider(self, config: Value, terraform_version: str = "1.5.0") -> list:
+    def configure_provider(self, config: Value, terraform_version: str = "1.5.0") -> list[PluginDiagnostic]:
         """Configure with the provider's config value; returns diagnostics.
 
         ``terraform_version`` is what providers see as the calling Terraform's version (some gate
@@ -270,7 +274,8 @@ class PluginClient:
         """Ask the provider to cancel what it is doing (an interrupt); returns its error text."""
         self._stopped = True
         response = self._call("StopProvider", self._request("StopProvider"), timeout=timeout)
-        return response.Error
+        error: str = response.Error
+        return error
 
     def close(self, settle: float = SETTLE_TIMEOUT) -> None:
         """Stop gracefully once no call is under way: StopProvider, go-plugin's Shutdown, then kill
@@ -299,17 +304,17 @@ class PluginClient:
 
     # -- resources and data sources ------------------------------------------------------------
 
-    def validate_resource_config(self, type_name: str, config: Value) -> list:
+    def validate_resource_config(self, type_name: str, config: Value) -> list[PluginDiagnostic]:
         request = self._request("ValidateResourceConfig", type_name=type_name, config=_dynamic(self._pb, config))
         return diagnostics_from_proto(self._call("ValidateResourceConfig", request).diagnostics)
 
-    def validate_data_resource_config(self, type_name: str, config: Value) -> list:
+    def validate_data_resource_config(self, type_name: str, config: Value) -> list[PluginDiagnostic]:
         request = self._request(
             "ValidateDataResourceConfig", type_name=type_name, config=_dynamic(self._pb, config)
         )
         return diagnostics_from_proto(self._call("ValidateDataResourceConfig", request).diagnostics)
 
-    def upgrade_resource_state(self, type_name: str, version: int, raw_json: bytes | str | dict) -> StateResult:
+    def upgrade_resource_state(self, type_name: str, version: int, raw_json: bytes | str | dict[str, Any]) -> StateResult:
         """Bring stored state (its JSON, written under schema ``version``) to the current schema."""
         if isinstance(raw_json, dict):
             raw_json = json.dumps(raw_json)
@@ -408,7 +413,7 @@ class PluginClient:
 
     # -- provider functions (protocol 5.5+ and 6.5+) -------------------------------------------
 
-    def get_functions(self) -> tuple[dict[str, dict[str, Any]], list]:
+    def get_functions(self) -> tuple[dict[str, dict[str, Any]], list[PluginDiagnostic]]:
         """Function signatures in Terraform's JSON shape; ({}, []) from providers without them."""
         try:
             method, request_cls = self._callable("GetFunctions")

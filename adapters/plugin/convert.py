@@ -22,6 +22,7 @@ from vocab.types import (
     DYNAMIC,
     NUMBER,
     STRING,
+    Collection,
     CtyType,
     ObjectType,
     TupleType,
@@ -90,18 +91,18 @@ def _convert(value: Any, ty: CtyType, path: PathSteps) -> Any:
         return to_number(value, path)
     if kind == "bool":
         return to_bool(value, path)
-    if kind in ("list", "set"):
+    if isinstance(ty, Collection) and kind in ("list", "set"):
         if not isinstance(value, list):
             raise ConversionError(mismatch_message(value, ty), path)
         if kind == "list" and isinstance(value, SetValue) and contains_unknown(value):
             return Unknown(ty.friendly_name)  # a set's order is not known while an element is not
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         items = [_convert(x, element, (*path, i)) for i, x in enumerate(value)]
         return as_set(items) if kind == "set" else items
-    if kind == "map":
+    if isinstance(ty, Collection) and kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(mismatch_message(value, ty), path)
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         # In key order, like cty, so the first problem reported is the one cty would report.
         return {k: _convert(value[k], element, (*path, k)) for k in sorted(value)}
     if isinstance(ty, ObjectType):
@@ -174,7 +175,7 @@ def to_bool(value: Any, path: PathSteps = ()) -> bool:
     raise ConversionError(mismatch_message(value, BOOL), path)
 
 
-def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict:
+def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConversionError(mismatch_message(value, ty), path)
     missing = [n for n in ty.names if n not in value and n not in ty.optional]
@@ -191,7 +192,7 @@ def _to_object(value: Any, ty: ObjectType, path: PathSteps) -> dict:
 
 def as_set(items: list[Any]) -> SetValue:
     """ctl's set convention: known elements sorted without duplicates, unknown ones last."""
-    known: dict[tuple, Any] = {}
+    known: dict[tuple[Any, ...], Any] = {}
     unknown = []
     for x in items:
         if contains_unknown(x):
@@ -206,7 +207,7 @@ def _marks(v: Any) -> frozenset[str]:
     return v.marks if isinstance(v, Marked) else frozenset()
 
 
-def _set_key(v: Any) -> tuple:
+def _set_key(v: Any) -> tuple[Any, ...]:
     plain, _ = deep_unmark(v)
     if isinstance(plain, bool):
         return (2, plain)
@@ -232,16 +233,16 @@ def with_collection_kinds(value: Any, ty: CtyType) -> Any:
         inner = with_collection_kinds(value.value, ty)
         return value if inner is value.value else mark(inner, value.marks)
     kind = ty.kind
-    if kind in ("list", "set") and isinstance(value, list):
-        element = ty.element  # type: ignore[attr-defined]
+    if isinstance(ty, Collection) and kind in ("list", "set") and isinstance(value, list):
+        element = ty.element
         items = [with_collection_kinds(x, element) for x in value]
         if kind == "set":
             return value if isinstance(value, SetValue) and all(map(_same, items, value)) else as_set(items)
         if isinstance(value, ListValue) and all(map(_same, items, value)):
             return value
         return ListValue(items)
-    if kind == "map" and isinstance(value, dict):
-        element = ty.element  # type: ignore[attr-defined]
+    if isinstance(ty, Collection) and kind == "map" and isinstance(value, dict):
+        element = ty.element
         entries = {k: with_collection_kinds(x, element) for k, x in value.items()}
         if isinstance(value, MapValue) and all(entries[k] is value[k] for k in value):
             return value

@@ -22,6 +22,7 @@ from adapters.plugin.set_order import set_order
 from adapters.plugin.value_errors import PathSteps, PluginValueError
 from vocab.types import (
     BOOL,
+    Collection,
     CtyType,
     ObjectType,
     TupleType,
@@ -85,20 +86,20 @@ def _to_json(value: Any, ty: CtyType, path: PathSteps, overrides: dict[int, CtyT
             except NotANumber as e:
                 raise PluginValueError(f"cannot serialize {e}", path) from None
         return converted
-    if kind in ("list", "set"):
+    if isinstance(ty, Collection) and kind in ("list", "set"):
         if not isinstance(value, list):
             raise ConversionError(f"{ty.friendly_name} required", path)
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         items = [_to_json(x, element, (*path, i), overrides) for i, x in enumerate(value)]
         if kind == "set":
             # cty writes a set's members in its own order, the one the msgpack encoding uses.
             wires = [to_wire(x, element) for x in value]
             items = [items[i] for i in set_order(wires, element, UNKNOWN_WIRE)]
         return items
-    if kind == "map":
+    if isinstance(ty, Collection) and kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(f"{ty.friendly_name} required", path)
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         return {k: _to_json(value[k], element, (*path, k), overrides) for k in sorted(value)}
     if isinstance(ty, ObjectType):
         if not isinstance(value, dict):
@@ -182,16 +183,16 @@ def _from_json(doc: Any, ty: CtyType, path: PathSteps) -> Any:
         if isinstance(doc, str):
             return convert(doc, BOOL, path)
         raise PluginValueError("bool is required", path)
-    if kind in ("list", "set"):
+    if isinstance(ty, Collection) and kind in ("list", "set"):
         if not isinstance(doc, list):
             raise PluginValueError(f"a {kind} is required", path)
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         items = [_from_json(x, element, (*path, i)) for i, x in enumerate(doc)]
         return as_set(items) if kind == "set" else items
-    if kind == "map":
+    if isinstance(ty, Collection) and kind == "map":
         if not isinstance(doc, dict):
             raise PluginValueError("a map is required", path)
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         return {k: _from_json(v, element, (*path, k)) for k, v in doc.items()}
     if isinstance(ty, ObjectType):
         if not isinstance(doc, dict):

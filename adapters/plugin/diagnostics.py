@@ -10,6 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adapters.plugin.protocols import AttributePathMessage, DiagnosticMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +45,7 @@ def path_text(path: AttributePath) -> str:
     return out
 
 
-def path_from_proto(message) -> AttributePath:
+def path_from_proto(message: AttributePathMessage) -> AttributePath:
     """An ``AttributePath`` message (either protocol version) as plain steps."""
     steps: list[PathStep] = []
     for step in message.steps:
@@ -71,7 +75,7 @@ class PluginDiagnostic:
 _SEVERITIES = {1: "error", 2: "warning"}
 
 
-def diagnostics_from_proto(messages: Iterable) -> list[PluginDiagnostic]:
+def diagnostics_from_proto(messages: Iterable[DiagnosticMessage]) -> list[PluginDiagnostic]:
     """Convert; an unset severity counts as an error, as Terraform treats it."""
     out = []
     for message in messages:

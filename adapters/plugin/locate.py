@@ -12,6 +12,7 @@ block) is placed at the block itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from vocab.errors import SourceRange
 
@@ -46,7 +47,7 @@ def argument_range(header: SourceRange, name: str) -> tuple[SourceRange, bool] |
     return None
 
 
-def _top_level_items(src: bytes, at: int):  # type: ignore[no-untyped-def]
+def _top_level_items(src: bytes, at: int) -> Iterator[tuple[int, int, str]]:
     """(name start, name end, "attribute" | "block") of each item directly inside the braces that
     open just before ``at``, until they close."""
     depth = 0

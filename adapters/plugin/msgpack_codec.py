@@ -33,6 +33,7 @@ from vocab.types import (
     BOOL,
     NUMBER,
     STRING,
+    Collection,
     CtyType,
     ObjectType,
     TupleType,
@@ -109,12 +110,12 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
         if v is True or v is False:
             return v
         return _to_bool_wire(v)
-    if kind == "object":
-        return _prepare_object(v, ty, found, opts)  # type: ignore[arg-type]
-    if kind in ("list", "set"):
+    if isinstance(ty, ObjectType):
+        return _prepare_object(v, ty, found, opts)
+    if isinstance(ty, Collection) and kind in ("list", "set"):
         if not isinstance(v, list):
             raise Misfit(mismatch_message(v, ty))
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         out = []
         for i, x in enumerate(v):
             n = len(found)
@@ -126,10 +127,10 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
             for p in found[n:]:
                 p.append(i)
         return sort_set(out, element, UNKNOWN_WIRE) if kind == "set" else out
-    if kind == "map":
+    if isinstance(ty, Collection) and kind == "map":
         if not isinstance(v, dict):
             raise Misfit(mismatch_message(v, ty))
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         out_map = {}
         for k in sorted(v):
             n = len(found)
@@ -143,8 +144,8 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
             for p in found[n:]:
                 p.append(k)
         return out_map
-    if kind == "tuple":
-        return _prepare_tuple(v, ty, found, opts)  # type: ignore[arg-type]
+    if isinstance(ty, TupleType):
+        return _prepare_tuple(v, ty, found, opts)
     if kind == "dynamic":
         actual = opts.overrides.get(id(v)) if opts.overrides else None
         if actual is None:
@@ -156,7 +157,7 @@ def _prepare(v: Any, ty: CtyType, found: list[list[str | int]], opts: _Options) 
     raise Misfit(f"cannot encode a value of type {ty.friendly_name}")
 
 
-def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: _Options) -> dict:
+def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: _Options) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise Misfit(mismatch_message(v, ty))
     out: dict[str, Any] = {}
@@ -193,7 +194,7 @@ def _prepare_object(v: Any, ty: ObjectType, found: list[list[str | int]], opts: 
     return out
 
 
-def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], opts: _Options) -> list:
+def _prepare_tuple(v: Any, ty: TupleType, found: list[list[str | int]], opts: _Options) -> list[Any]:
     if not isinstance(v, list):
         raise Misfit(mismatch_message(v, ty))
     if len(v) != len(ty.elements):

@@ -23,6 +23,7 @@ from vocab.types import (
     DYNAMIC,
     NUMBER,
     STRING,
+    Collection,
     CtyType,
     ObjectType,
     TupleType,
@@ -121,12 +122,12 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
         if raw is True or raw is False:
             return raw
         raise Misfit("bool is required")
-    if kind == "object":
-        return _object_from_wire(raw, ty)  # type: ignore[arg-type]
-    if kind in ("list", "set"):
+    if isinstance(ty, ObjectType):
+        return _object_from_wire(raw, ty)
+    if isinstance(ty, Collection) and kind in ("list", "set"):
         if type(raw) is not list:
             raise Misfit(f"a {kind} is required")
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         out = []
         for i, x in enumerate(raw):
             try:
@@ -136,10 +137,10 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
                 raise
         # Sets follow ctl's element order (as ``toset`` gives it), so equal sets compare equal.
         return as_set(out) if kind == "set" else ListValue(out)  # typed: an output of it is a list
-    if kind == "map":
+    if isinstance(ty, Collection) and kind == "map":
         if type(raw) is not dict:
             raise Misfit("a map is required")
-        element = ty.element  # type: ignore[attr-defined]
+        element = ty.element
         out_map = {}
         for k, x in raw.items():
             if type(k) is not str:
@@ -150,14 +151,14 @@ def from_wire(raw: Any, ty: CtyType) -> Any:
                 e.reversed_path.append(k)
                 raise
         return MapValue(out_map)
-    if kind == "tuple":
-        return _tuple_from_wire(raw, ty)  # type: ignore[arg-type]
+    if isinstance(ty, TupleType):
+        return _tuple_from_wire(raw, ty)
     if kind == "dynamic":
         return _dynamic_from_wire(raw)
     raise Misfit(f"unsupported type {ty.friendly_name}")
 
 
-def _object_from_wire(raw: Any, ty: ObjectType) -> dict:
+def _object_from_wire(raw: Any, ty: ObjectType) -> dict[str, Any]:
     if type(raw) is not dict:
         raise Misfit("an object is required")
     attributes = ty.attributes
@@ -190,7 +191,7 @@ def _object_from_wire(raw: Any, ty: ObjectType) -> dict:
     return out
 
 
-def _tuple_from_wire(raw: Any, ty: TupleType) -> list:
+def _tuple_from_wire(raw: Any, ty: TupleType) -> list[Any]:
     if type(raw) is not list:
         raise Misfit("a tuple is required")
     if len(raw) != len(ty.elements):

@@ -24,6 +24,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from typing import IO
 
 import grpc
 
@@ -84,7 +85,7 @@ def provider_type_of(executable: Path) -> str:
     return name.split("_v", 1)[0].split("_", 1)[0] or executable.name
 
 
-def _ended(popen: subprocess.Popen) -> int | None:
+def _ended(popen: subprocess.Popen[bytes]) -> int | None:
     """The child's exit status once it has ended, else None, *without* reaping it.
 
     Until ``_reap`` waits for it, an ended child's pid stays taken (a zombie holds it), and with it
@@ -103,7 +104,7 @@ def _ended(popen: subprocess.Popen) -> int | None:
     return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
 
-def _reap(popen: subprocess.Popen, private_dir: str) -> None:
+def _reap(popen: subprocess.Popen[bytes], private_dir: str) -> None:
     """Kill and wait for the child, remove its sockets; the finaliser and ``close`` share it.
 
     The provider leads its own process group (``start_new_session``), so the whole group is
@@ -143,13 +144,13 @@ class PluginProcess:
         self._env = env if env is not None else dict(os.environ)
         self.logger = logging.getLogger(f"ctl.plugin.{provider_type_of(self.executable)}")
         self._stderr = OutputForwarder(self.logger)
-        self._popen: subprocess.Popen | None = None
+        self._popen: subprocess.Popen[bytes] | None = None
         self._private_dir = ""
         self._bridge: TlsBridge | None = None
         self._stdio_call: grpc.Future | None = None
         self.handshake: Handshake | None = None
         self.channel: grpc.Channel | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[bytes], str], PluginProcess] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -224,7 +225,7 @@ class PluginProcess:
         lines: queue.Queue[str | None] = queue.Queue()
         stdout_log = OutputForwarder(self.logger)
 
-        def read_stdout(stream) -> None:  # first line is the handshake; later ones are logged
+        def read_stdout(stream: IO[bytes]) -> None:  # first line is the handshake; later ones are logged
             with stream:
                 first = stream.readline()
                 lines.put(first.decode("utf-8", "replace") if first else None)

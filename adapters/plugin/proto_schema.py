@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adapters.plugin.diagnostics import PluginDiagnostic, diagnostics_from_proto
+from adapters.plugin.proto import tfplugin6_pb2
 from vocab.types import TypeSpecError
+
+if TYPE_CHECKING:
+    from adapters.plugin.protocols import (
+        AttributeMessage,
+        BlockMessage,
+        CapabilitiesMessage,
+        FunctionMessage,
+        NestedBlockMessage,
+        ParameterMessage,
+        ProviderSchemaResponse,
+        SchemaMessage,
+    )
 
 _NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "group"}
 _STRING_KIND = {0: "plain", 1: "markdown"}
@@ -45,18 +58,20 @@ def _cty_type(raw: bytes) -> Any:
                             f"({shown!r}: {exc})") from None
 
 
-def _description(target: dict[str, Any], message) -> None:
+def _description(
+    target: dict[str, Any], message: AttributeMessage | BlockMessage | FunctionMessage | ParameterMessage
+) -> None:
     """Terraform prints ``description_kind`` on every attribute and block, described or not."""
     if message.description:
         target["description"] = message.description
     target["description_kind"] = _STRING_KIND.get(message.description_kind, "plain")
 
 
-def attribute(message) -> dict[str, Any]:
+def attribute(message: AttributeMessage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if message.type:
         out["type"] = _cty_type(message.type)
-    if message.DESCRIPTOR.fields_by_name.get("nested_type") and message.HasField("nested_type"):
+    if isinstance(message, tfplugin6_pb2.Schema.Attribute) and message.HasField("nested_type"):
         nested = message.nested_type
         out["nested_type"] = {
             "attributes": {a.name: attribute(a) for a in nested.attributes},
@@ -69,7 +84,7 @@ def attribute(message) -> dict[str, Any]:
     return out
 
 
-def block(message) -> dict[str, Any]:
+def block(message: BlockMessage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if message.attributes:
         out["attributes"] = {a.name: attribute(a) for a in message.attributes}
@@ -81,7 +96,7 @@ def block(message) -> dict[str, Any]:
     return out
 
 
-def nested_block(message) -> dict[str, Any]:
+def nested_block(message: NestedBlockMessage) -> dict[str, Any]:
     out: dict[str, Any] = {"nesting_mode": _NESTING.get(message.nesting, "single"), "block": block(message.block)}
     if message.min_items:
         out["min_items"] = message.min_items
@@ -90,12 +105,12 @@ def nested_block(message) -> dict[str, Any]:
     return out
 
 
-def schema(message) -> dict[str, Any]:
+def schema(message: SchemaMessage) -> dict[str, Any]:
     """One ``Schema`` message: ``{"version": N, "block": {...}}``."""
     return {"version": message.version, "block": block(message.block)}
 
 
-def _parameter(message) -> dict[str, Any]:
+def _parameter(message: ParameterMessage) -> dict[str, Any]:
     out: dict[str, Any] = {"name": message.name, "type": _cty_type(message.type)}
     _description(out, message)
     if message.allow_null_value:
@@ -105,7 +120,7 @@ def _parameter(message) -> dict[str, Any]:
     return out
 
 
-def function(message) -> dict[str, Any]:
+def function(message: FunctionMessage) -> dict[str, Any]:
     out: dict[str, Any] = {
         "parameters": [_parameter(p) for p in message.parameters],
         # ``return`` is a Python keyword, so the field is reachable only through getattr.
@@ -121,11 +136,11 @@ def function(message) -> dict[str, Any]:
     return out
 
 
-def capabilities(message) -> dict[str, bool]:
+def capabilities(message: CapabilitiesMessage) -> dict[str, bool]:
     return {f.name: bool(getattr(message, f.name)) for f in message.DESCRIPTOR.fields}
 
 
-def provider_schema(response) -> ProviderSchema:
+def provider_schema(response: ProviderSchemaResponse) -> ProviderSchema:
     """A ``GetProviderSchema.Response`` of either protocol version."""
     return ProviderSchema(
         provider=schema(response.provider),

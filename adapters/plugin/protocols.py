@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TypeAlias
 
 from google.protobuf.message import Message
 
@@ -40,3 +41,18 @@ class ProtocolBinding:
 
 
 BINDINGS = {5: ProtocolBinding(5, tfplugin5_pb2), 6: ProtocolBinding(6, tfplugin6_pb2)}
+
+# The messages ctl reads the same way in either version, each as one type for the modules that
+# read them (diagnostics, proto_schema).
+DiagnosticMessage: TypeAlias = "tfplugin5_pb2.Diagnostic | tfplugin6_pb2.Diagnostic"
+AttributePathMessage: TypeAlias = "tfplugin5_pb2.AttributePath | tfplugin6_pb2.AttributePath"
+SchemaMessage: TypeAlias = "tfplugin5_pb2.Schema | tfplugin6_pb2.Schema"
+BlockMessage: TypeAlias = "tfplugin5_pb2.Schema.Block | tfplugin6_pb2.Schema.Block"
+AttributeMessage: TypeAlias = "tfplugin5_pb2.Schema.Attribute | tfplugin6_pb2.Schema.Attribute"
+NestedBlockMessage: TypeAlias = "tfplugin5_pb2.Schema.NestedBlock | tfplugin6_pb2.Schema.NestedBlock"
+FunctionMessage: TypeAlias = "tfplugin5_pb2.Function | tfplugin6_pb2.Function"
+ParameterMessage: TypeAlias = "tfplugin5_pb2.Function.Parameter | tfplugin6_pb2.Function.Parameter"
+CapabilitiesMessage: TypeAlias = "tfplugin5_pb2.ServerCapabilities | tfplugin6_pb2.ServerCapabilities"
+ProviderSchemaResponse: TypeAlias = (
+    "tfplugin5_pb2.GetProviderSchema.Response | tfplugin6_pb2.GetProviderSchema.Response"
+)

@@ -106,6 +106,9 @@ class PluginResourceType(ResourceType):
 
     @staticmethod
     def _session(ctx: AdapterContext) -> PluginSession:
+        if not isinstance(ctx.client, PluginSession):
+            raise AdapterError(f"{ctx.address}: the provider plugin is not configured for this resource",
+                               address=ctx.address or None)
         return ctx.client
 
     # -- plan ----------------------------------------------------------------------------------
@@ -267,5 +270,5 @@ def _at(value: Any, path: list[str | int]) -> Any:
 
 def _json_ready(attrs: dict[str, Any]) -> dict[str, Any]:
     """State attributes as Terraform's JSON state holds them (sets as lists, no wrappers)."""
-    plain, _ = deep_unmark(attrs)
+    plain: dict[str, Any] = deep_unmark(attrs)[0]
     return plain

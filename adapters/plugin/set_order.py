@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from adapters.plugin.numbers import go_g10
-from vocab.types import CtyType, ObjectType, TupleType, parse_type
+from vocab.types import Collection, CtyType, ObjectType, TupleType, parse_type
 
 _KNOWN, _UNKNOWN, _NULL = 0, 1, 2
 
@@ -104,11 +104,11 @@ def hash_string(v: Any, ty: CtyType, unknown: Any) -> str:
         return "T" if v else "F"
     if kind == "dynamic":
         return hash_string(v[1], parse_type(v[0]), unknown)
-    if kind in ("list", "set"):
-        element = ty.element  # type: ignore[attr-defined]
+    if isinstance(ty, Collection) and kind in ("list", "set"):
+        element = ty.element
         return "[" + "".join(hash_string(x, element, unknown) + ";" for x in v) + "]"
-    if kind == "map":
-        element = ty.element  # type: ignore[attr-defined]
+    if isinstance(ty, Collection) and kind == "map":
+        element = ty.element
         return "{" + "".join(f"{go_quote(k)}:{hash_string(v[k], element, unknown)};" for k in v) + "}"
     if isinstance(ty, ObjectType):
         return "<" + "".join(hash_string(v[n], ty.attributes[n], unknown) + ";" for n in ty.names) + ">"

@@ -122,7 +122,7 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
             )
         what = "destroy all resources" if mode == "destroy" else "perform these actions"
         con.print(f"\nDo you want to {what}?\n  Only 'yes' will be accepted to approve.\n")
-        answer = typer.prompt("  Enter a value", default="", show_default=False)
+        answer: str = typer.prompt("  Enter a value", default="", show_default=False)
         return answer.strip() == "yes"
 
     stop, abandon = threading.Event(), threading.Event()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vocab.errors import UsageError
+
+if TYPE_CHECKING:  # the policy engine is imported when a command uses it, not at start-up
+    from policies.gate import PolicyOptions
 
 POLICY_DIR_HELP = "Also check the policies in this directory (repeatable)."
 NO_BUILTIN_HELP = "Do not check the built-in policy pack (the same as --builtin-policies=off)."
@@ -17,7 +20,7 @@ OVERRIDE_HELP = 'Let soft-mandatory failures pass, recording this reason (e.g. "
 
 def gate_options(policy_dir: list[Path] | None, no_builtin: bool, override: str | None,
                  namespace: list[str] | None = None, all_namespaces: bool = False,
-                 builtin_mode: str | None = None) -> Any:
+                 builtin_mode: str | None = None) -> PolicyOptions:
     """The ``PolicyOptions`` for the command-line options every policy-checking command shares."""
     from policies.gate import DEFAULT_NAMESPACE, PolicyOptions
     from policies.policy_set import BUILTIN_MODES

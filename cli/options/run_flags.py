@@ -158,7 +158,8 @@ def shared_run_flags(*, lock_default: bool = True,
         command_with_flags.__qualname__ = command.__qualname__
         command_with_flags.__doc__ = command.__doc__
         command_with_flags.__module__ = command.__module__
-        command_with_flags.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        # inspect.signature (and so typer) reads a function's ``__signature__`` from its attributes.
+        command_with_flags.__dict__["__signature__"] = signature.replace(parameters=params)
         command_with_flags.__annotations__ = {p.name: p.annotation for p in params}
         return command_with_flags
 

@@ -175,7 +175,7 @@ class Differ:
         if isinstance(v, dict):
             if not v:
                 return ["{}"]
-            empty: dict = {}
+            empty: dict[str, Any] = {}
             body = self.dict_lines(
                 empty if before is _ABSENT else v,
                 empty if after is _ABSENT else v,
@@ -218,8 +218,8 @@ class Differ:
 
     def dict_lines(
         self,
-        before: dict,
-        after: dict,
+        before: dict[str, Any],
+        after: dict[str, Any],
         indent: int,
         path: tuple[str | int, ...],
         *,
@@ -254,7 +254,7 @@ class Differ:
         return lines
 
     def _list_lines(
-        self, before: list, after: list, indent: int, path: tuple[str | int, ...], *, hide: bool
+        self, before: list[Any], after: list[Any], indent: int, path: tuple[str | int, ...], *, hide: bool
     ) -> list[str]:
         if not before or not after:  # a list created or destroyed: every element added or removed
             return [line for i, x in enumerate(before or after)

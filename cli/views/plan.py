@@ -276,7 +276,7 @@ def _output_lines(outputs: list[Any], p: Painter) -> list[str]:
     return lines
 
 
-def render_instance(address: str, attrs: dict, *, color: bool) -> str:
+def render_instance(address: str, attrs: dict[str, Any], *, color: bool) -> str:
     """One object as ``ctl state show`` prints it: an HCL-like block, secrets masked.
 
     The ``# address:`` line above it is the caller's, as listing commands print it their own way.

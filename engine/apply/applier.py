@@ -30,6 +30,7 @@ from engine.apply.ordering import ApplyNode, configuration_waits, order_deletes
 from engine.apply.provisioners import ResourceProvisioners, destroy_context, run_all
 from engine.apply.values import identity, known, op_of, remark
 from engine.apply.walker import WalkResult, walk
+from engine.config.model import Resource
 from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
@@ -227,8 +228,8 @@ class Applier:
         new = [d for d in self.cwalk.diags.items[before:] if d.severity == "error"]
         if new:
             raise CtlError(new[0].summary, detail=new[0].detail, range=new[0].range)
-        if self.last_use:
-            self.graph.nodes[node].release_body()  # type: ignore[union-attr]
+        if self.last_use and self.graph is not None:  # a node came from the graph: there is one
+            self.graph.declared(node, Resource).release_body()
 
     def _from_state(self, inst: ResourceInstance, obj: InstanceState) -> Any:
         """An instance's value as the state file holds it, with the collection kinds its type gives."""

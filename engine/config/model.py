@@ -128,7 +128,7 @@ class Resource(Ranged):
     def release_body(self) -> None:
         """Let go of the arguments' syntax, for a walk that reads them no more (an apply, once it has
         evaluated them): at scale the syntax is a large share of what an apply holds."""
-        self.body = RELEASED_BODY  # type: ignore[assignment]
+        self.body = RELEASED_BODY
 
     def __post_init__(self) -> None:
         prefix = "data." if self.mode == "data" else ""

@@ -97,7 +97,10 @@ def plan_adoption(root_dir: Path, root: Module, drift: list[ResourceChange], obj
                        registry.resource_type(addr.type, "managed"), allow_sensitive)
         for a in obj.attributes:
             found = _adopt_one(ctx, a)
-            (out.edits if isinstance(found, Edit) else out.notes).append(found)  # type: ignore[arg-type]
+            if isinstance(found, Edit):
+                out.edits.append(found)
+            else:
+                out.notes.append(found)
     out.edits, conflicts = _without_conflicts(out.edits)
     out.notes.extend(conflicts)
     for file in {e.file for e in out.edits}:

@@ -57,7 +57,10 @@ def adopt_json(root_dir: Path, module: Module, file: Path, change: ResourceChang
                               "(--allow-sensitive writes it; or set it from a variable)"))
             continue
         found = _one(syntax, root_dir, module, file, text, bodies[0], change, a, rt)
-        (edits if isinstance(found, Edit) else notes).append(found)  # type: ignore[arg-type]
+        if isinstance(found, Edit):
+            edits.append(found)
+        else:
+            notes.append(found)
     return edits, notes
 
 

@@ -166,9 +166,10 @@ def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
             raise EncryptionError(f'Unknown encryption method "{kind}"', range=b.rng,
                                   hint=f"Methods: {', '.join(METHODS)}.")
         keys = None
-        if kind == "aes_gcm" and b.body.attr("aad") is not None:
+        aad = b.body.attr("aad")
+        if kind == "aes_gcm" and aad is not None:
             raise EncryptionError(f'method "aes_gcm" "{name}": ctl does not support aad (additional '
-                                  "authenticated data)", range=b.body.attr("aad").expr.rng,  # type: ignore[union-attr]
+                                  "authenticated data)", range=aad.expr.rng,
                                   hint="Remove it; data encrypted with it must be decrypted by the tool that wrote it.")
         if kind == "aes_gcm":
             attr = b.body.attr("keys")

@@ -170,7 +170,9 @@ class Scanner:
             self.i = m.end()
             return
         if "0" <= ch <= "9":
-            end = _NUMBER.match(s, i).end()  # type: ignore[union-attr]
+            number = _NUMBER.match(s, i)
+            assert number is not None  # a digit is a number
+            end = number.end()
             while s[end - 1] == ".":  # a number never ends in "." ("1." is a number and a dot)
                 end -= 1
             self._number(end)
@@ -313,7 +315,9 @@ class Scanner:
                 doc.at_line_start = False
                 self._emit(STRING_LIT, i + 1)
             return
-        end = _HEREDOC_RUN.match(s, i).end()  # type: ignore[union-attr]
+        run = _HEREDOC_RUN.match(s, i)
+        assert run is not None  # the pattern matches the empty string too
+        end = run.end()
         newline = 1 if s.startswith("\n", end) else 2 if s.startswith("\r\n", end) else 0
         if not newline:
             if end == i:  # a carriage return that does not end a line

@@ -122,19 +122,22 @@ def _watched(base: type[http.client.HTTPConnection], deadline: _Deadline) -> Cal
             deadline.watch(sock)
             return sock
 
-        connection._create_connection = create  # type: ignore[attr-defined]
+        connection._create_connection = create  # type: ignore[attr-defined]  # http.client's socket hook, not in its stubs
         return connection
 
     return make
 
 
 class _Https(urllib.request.HTTPSHandler):
+    def __init__(self, context: ssl.SSLContext) -> None:
+        super().__init__(context=context)
+        self.tls_context = context
+
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         deadline = getattr(req, "deadline", None)
         if deadline is None:
             return super().https_open(req)
-        return self.do_open(_watched(http.client.HTTPSConnection, deadline), req,
-                            context=self._context)  # type: ignore[attr-defined]
+        return self.do_open(_watched(http.client.HTTPSConnection, deadline), req, context=self.tls_context)
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
@@ -155,7 +158,7 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
             return None
         if (old.hostname, old.port) != (new.hostname, new.port):
             redirected.remove_header("Authorization")  # a bearer token is for the host it was given for
-        redirected.deadline = getattr(req, "deadline", None)  # type: ignore[attr-defined]
+        redirected.deadline = getattr(req, "deadline", None)  # type: ignore[attr-defined]  # rides on the stdlib's Request
         return redirected
 
 

@@ -14,6 +14,7 @@ noticeably faster without it).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,7 +208,7 @@ class Parens(Expr):
     inner: Expr
 
 
-def walk(node: Any):
+def walk(node: Any) -> Iterator[Expr]:
     """Yield every expression node in the tree, depth first."""
     if isinstance(node, Expr):
         yield node
@@ -253,7 +254,7 @@ def walk(node: Any):
         yield from walk(node.inner)
 
 
-def _walk_part(p: TemplatePart):
+def _walk_part(p: TemplatePart) -> Iterator[Expr]:
     if isinstance(p, str):
         return
     if isinstance(p, TemplateIf):

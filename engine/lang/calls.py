@@ -13,7 +13,7 @@ from typing import Any
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, _did_you_mean, evaluate
 from vocab.errors import CtlError
-from vocab.values import UNKNOWN, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
+from vocab.values import UNKNOWN, Marked, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
 
 
 @functools.cache
@@ -54,7 +54,7 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     if node.name.startswith("provider::"):
         return _eval_provider_call(node, ctx)
     fns = ctx.functions
-    fn: Callable[[list], object] | None = None
+    fn: Callable[[list[Any]], object] | None = None
     if fns is not None:
         fn = fns.get(node.name)
         if fn is None:
@@ -64,7 +64,7 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
         if node.name not in current:
             raise _unknown_function(node, current)
     args = _call_args(node, ctx)
-    if isinstance(args, Unknown):
+    if not isinstance(args, list):
         return args
     try:
         if fn is not None:
@@ -86,7 +86,7 @@ def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
                         hint="Provider functions come from provider plugins (protocol 5.5/6.5 or later) "
                              "selected by `ctl init`; `ctl providers schema --json` lists them.")
     args = _call_args(node, ctx)
-    if isinstance(args, Unknown):
+    if not isinstance(args, list):
         return args
     try:
         return fn(args)
@@ -96,14 +96,18 @@ def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
         raise _function_error(e, node) from None
 
 
-def _call_args(node: ast.FunctionCall, ctx: EvalContext) -> list | Unknown:
-    """Evaluated arguments, with ``f(a, list...)`` spreading the final list; unknown spread -> unknown."""
+def _call_args(node: ast.FunctionCall, ctx: EvalContext) -> list[Any] | Unknown | Marked:
+    """Evaluated arguments, with ``f(a, list...)`` spreading the final list.
+
+    An unknown spread makes the call's result unknown: that result (with the spread value's marks,
+    so a sensitive unknown stays sensitive) is returned instead of the arguments.
+    """
     args = [evaluate(a, ctx) for a in node.args]
     if not node.expand_final or not args:
         return args
     last, marks = unmark(args.pop())
     if isinstance(last, Unknown):
-        return mark(UNKNOWN, marks)
+        return Marked(UNKNOWN, marks) if marks else UNKNOWN
     if not isinstance(last, list):
         what = "null" if last is None else type_name(last)
         raise EvalError(

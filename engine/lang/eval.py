@@ -53,7 +53,7 @@ class EvalContext:
 
     variables: dict[str, object]
     func_ctx: FunctionContext | None = None
-    functions: dict[str, Callable[[list], object]] | None = None
+    functions: dict[str, Callable[[list[Any]], object]] | None = None
     parent: EvalContext | None = None
 
     def child(self, bindings: dict[str, object]) -> EvalContext:
@@ -229,7 +229,7 @@ def _unified_with(value: Any, other: ast.Expr, node: ast.Conditional, ctx: EvalC
 # --- constructors and for-expressions ------------------------------------------------------------
 
 
-def _eval_tuple(node: ast.TupleCons, ctx: EvalContext) -> list:
+def _eval_tuple(node: ast.TupleCons, ctx: EvalContext) -> list[Any]:
     return [item.value if type(item) is ast.Literal else evaluate(item, ctx) for item in node.items]
 
 
@@ -299,7 +299,7 @@ def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
     bindings: dict[str, object] = {}
     scope = ctx.child(bindings)
     key_var, value_var, key_expr = node.key_var, node.value_var, node.key_expr
-    out_list: list = []
+    out_list: list[Any] = []
     out_map: dict[str, Any] = {}
     for k, v in pairs:
         if key_var is not None:

@@ -7,6 +7,7 @@ Operands of operators are flat node sequences in tree-sitter's tree (a primary f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
@@ -29,8 +30,10 @@ class ExpressionConverter(TemplateConverter):
 
     def __init__(self, src: bytes, filename: str, **where: Any) -> None:
         super().__init__(src, filename, **where)
-        if not self.may_comment:
-            self._kids = _CHILDREN  # type: ignore[method-assign,assignment]
+        # A node's children without the comments the grammar lets stand between any two tokens.
+        # Reading a child's type costs a call into the parser library, and this runs for nearly
+        # every node, so a source with no comment marker at all skips the filter (``may_comment``).
+        self._kids: Callable[[Node], list[Node]] = self._uncommented if self.may_comment else _CHILDREN
         self._expr_handlers = {
             "literal_value": self._literal_value,
             "collection_value": self._collection_value,
@@ -311,12 +314,6 @@ class ExpressionConverter(TemplateConverter):
             return [*pairs, (last, value)], otherwise
         return [(cond, value)], otherwise
 
-    def _kids(self, node: Node) -> list[Node]:
-        """A node's children without the comments the grammar lets stand between any two tokens.
-
-        Reading a child's type costs a call into the parser library, and this runs for nearly
-        every node, so a source with no comment marker at all skips the filter (``may_comment``).
-        """
-        if not self.may_comment:
-            return node.children
+    def _uncommented(self, node: Node) -> list[Node]:
+        """``_kids`` of a source that may hold comments: the children that are not one."""
         return [c for c in node.children if c.type != "comment"]

@@ -188,7 +188,8 @@ def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
     So ``0.1 + 0.2 == 0.3`` holds and ``0.3 - 0.1 == 0.2`` does not, exactly as in Terraform.
     """
     if type(a) is int and type(b) is int and op != "/":
-        return _ARITH[op](a, b)
+        exact: int = _ARITH[op](a, b)
+        return exact
     if op == "%" or not (math.isfinite(a) and math.isfinite(b)):
         return normalize_number(_ARITH[op](a, b))
     return numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))

@@ -75,13 +75,17 @@ class BlockSchema:
 EMPTY_SCHEMA = BlockSchema()
 
 
-class ReleasedBody:
+class ReleasedBody(Body):
     """Stands for a body whose syntax was let go of after its last use (``Resource.release_body``).
 
-    Reading it is a bug, and says so, rather than acting on a configuration that seems empty.
+    Reading it is a bug, and says so, rather than acting on a configuration that seems empty: it is
+    a ``Body`` whose fields are never set, so every read of one ends in ``__getattr__``.
     """
 
     __slots__ = ()
+
+    def __init__(self) -> None:
+        pass
 
     def __getattr__(self, name: str) -> NoReturn:
         raise RuntimeError(f"a released body was read ({name}): its syntax was let go of after its last use")

@@ -132,7 +132,8 @@ def encode_body(body: Body, filename: str) -> list[Any]:
             return located(o)
         raise Uncacheable(f"a {t.__name__} value")
 
-    return encode(body)  # type: ignore[no-any-return]
+    encoded: list[Any] = encode(body)  # a Body is always encoded as a list
+    return encoded
 
 
 def _encode_range(located: Located, filename: str) -> Any:

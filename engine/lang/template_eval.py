@@ -39,15 +39,14 @@ def _eval_template(node: ast.Template, ctx: EvalContext) -> Any:
 
 def _render(parts: tuple[ast.TemplatePart, ...], ctx: EvalContext, acc: _Rendered) -> None:
     for p in parts:
-        tp = type(p)
-        if tp is str:
-            acc.out.append(p)  # type: ignore[arg-type]
-        elif tp is ast.TemplateIf:
-            _render_if(p, ctx, acc)  # type: ignore[arg-type]
-        elif tp is ast.TemplateFor:
-            _render_for(p, ctx, acc)  # type: ignore[arg-type]
+        if isinstance(p, str):
+            acc.out.append(p)
+        elif isinstance(p, ast.TemplateIf):
+            _render_if(p, ctx, acc)
+        elif isinstance(p, ast.TemplateFor):
+            _render_for(p, ctx, acc)
         else:
-            _interpolate(evaluate(p, ctx), p, acc)  # type: ignore[arg-type]
+            _interpolate(evaluate(p, ctx), p, acc)
 
 
 def _interpolate(value: Any, node: ast.Expr, acc: _Rendered) -> None:

@@ -153,7 +153,7 @@ def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
     )
 
 
-def _list_position(c: list, k: Any, rng: SourceRange) -> int:
+def _list_position(c: list[Any], k: Any, rng: SourceRange) -> int:
     n = to_number(k)
     if n is None or (isinstance(n, float) and not n.is_integer()):
         raise EvalError(

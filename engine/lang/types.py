@@ -190,14 +190,13 @@ def _invalid(expr: ast.Expr, detail: str, hint: str = "") -> TypeConstraintError
 
 def parse_type(expr: ast.Expr) -> Type:
     """The type constraint written as ``expr`` (the value of a ``type`` argument)."""
-    t = type(expr)
-    if t is ast.Parens:
-        return parse_type(expr.inner)  # type: ignore[attr-defined]
-    if t is ast.ScopeTraversal and not expr.steps:  # type: ignore[attr-defined]
-        return _parse_keyword(expr)  # type: ignore[arg-type]
-    if t is ast.FunctionCall:
-        return _parse_call(expr)  # type: ignore[arg-type]
-    if t in (ast.Literal, ast.Template, ast.TemplateWrap):
+    if type(expr) is ast.Parens:
+        return parse_type(expr.inner)
+    if type(expr) is ast.ScopeTraversal and not expr.steps:
+        return _parse_keyword(expr)
+    if type(expr) is ast.FunctionCall:
+        return _parse_call(expr)
+    if type(expr) in (ast.Literal, ast.Template, ast.TemplateWrap):
         raise TypeConstraintError(
             "Invalid quoted type constraints",
             detail="Type constraints are written as keywords and type constructors, not strings.",
@@ -216,8 +215,8 @@ def parse_variable_type(expr: ast.Expr) -> Type:
     Terraform still reads those two (not ``set``, and only as the whole type) as ``list(any)`` and
     ``map(any)``, so older modules declare them; ``fmt`` rewrites them to the modern spelling.
     """
-    if type(expr) is ast.ScopeTraversal and not expr.steps and expr.root in _LEGACY_BARE:  # type: ignore[attr-defined]
-        return _COLLECTIONS[expr.root](ANY)  # type: ignore[attr-defined]
+    if type(expr) is ast.ScopeTraversal and not expr.steps and expr.root in _LEGACY_BARE:
+        return _COLLECTIONS[expr.root](ANY)
     return parse_type(expr)
 
 
@@ -358,7 +357,7 @@ def _to_any(v: Any, t: Any_, path: str) -> Any:
     return v
 
 
-def _elements(v: Any, t: ListType | SetType, path: str) -> list:
+def _elements(v: Any, t: ListType | SetType, path: str) -> list[Any]:
     kind = "list" if isinstance(t, ListType) else "set"
     if not isinstance(v, list):
         raise ConversionError(f"{kind} of {t.elem} required", path)
@@ -367,7 +366,7 @@ def _elements(v: Any, t: ListType | SetType, path: str) -> list:
     return [convert(x, t.elem, path=_key_path(path, i)) for i, x in enumerate(v)]
 
 
-def _unify(items: list, path: str, kind: str) -> list:
+def _unify(items: list[Any], path: str, kind: str) -> list[Any]:
     """Elements of ``list(any)``/``map(any)`` are converted to the one type they unify to."""
     try:
         return unify_values(items, kind)
@@ -379,7 +378,7 @@ class Ununifiable(ConversionError):
     """Values with no type in common: numbers beside bools, a tuple beside an object."""
 
 
-def unify_values(items: list, kind: str = "list") -> list:
+def unify_values(items: list[Any], kind: str = "list") -> list[Any]:
     """``items`` converted to the one type they unify to by cty's rules (``vocab.unify``), as Terraform
     converts the elements of a ``list(any)``, ``set(any)`` or ``map(any)`` (``kind``) and of
     ``tolist``'s, ``toset``'s and ``tomap``'s argument.
@@ -424,7 +423,7 @@ def _to_list(v: Any, t: ListType, path: str) -> Any:
     return ListValue(_elements(v, t, path), None if isinstance(t.elem, Any_) else to_cty(t.elem))
 
 
-def _set_sort_key(v: Any) -> tuple:
+def _set_sort_key(v: Any) -> tuple[Any, ...]:
     u, _ = deep_unmark(v)
     if isinstance(u, bool):
         return (2, u)
@@ -435,9 +434,9 @@ def _set_sort_key(v: Any) -> tuple:
     return (3, json.dumps(u, sort_keys=True, default=repr))
 
 
-def _to_set(v: Any, t: SetType, path: str) -> list:
+def _to_set(v: Any, t: SetType, path: str) -> list[Any]:
     """Sets are lists in the value model: sorted and without duplicates (unknowns go last)."""
-    known: dict[tuple, Any] = {}
+    known: dict[tuple[Any, ...], Any] = {}
     unknown = []
     for x in _elements(v, t, path):
         if contains_unknown(x):
@@ -451,7 +450,7 @@ def _to_set(v: Any, t: SetType, path: str) -> list:
     return SetValue([known[k] for k in sorted(known)] + unknown, None if isinstance(t.elem, Any_) else to_cty(t.elem))
 
 
-def _to_map(v: Any, t: MapType, path: str) -> dict:
+def _to_map(v: Any, t: MapType, path: str) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ConversionError(f"map of {t.elem} required", path)
     if isinstance(t.elem, Any_):
@@ -460,7 +459,7 @@ def _to_map(v: Any, t: MapType, path: str) -> dict:
     return MapValue({k: convert(x, t.elem, path=_key_path(path, k)) for k, x in v.items()}, to_cty(t.elem))
 
 
-def _to_object(v: Any, t: ObjectType, path: str) -> dict:
+def _to_object(v: Any, t: ObjectType, path: str) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise ConversionError("object required", path)
     out: dict[str, Any] = {}
@@ -476,7 +475,7 @@ def _to_object(v: Any, t: ObjectType, path: str) -> dict:
     return out
 
 
-def _to_tuple(v: Any, t: TupleType, path: str) -> list:
+def _to_tuple(v: Any, t: TupleType, path: str) -> list[Any]:
     if not isinstance(v, list):
         raise ConversionError("tuple required", path)
     if len(v) != len(t.elems):

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from backends.base import LockInfo
 from engine.locking.options import stale_after
+from vocab.locks import LockInfo
 
 
 def parse_time(text: str) -> datetime | None:

@@ -15,7 +15,8 @@ from typing import Any
 from adapters.registry import Registry
 from engine.config.model import Module, ModuleCall, Resource
 from engine.lang import ast
-from engine.lang.eval import EvalContext, evaluate, references
+from engine.lang.eval import EvalContext, evaluate
+from engine.lang.references import references
 from engine.lang.syntax import Body
 from vocab.errors import CtlError
 from vocab.values import SENSITIVE, contains_unknown, mark

@@ -95,7 +95,7 @@ def check_destination(root_dir: Path, out: Path, root: Any, workspace: str) -> N
 
 def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
     """One resource block (python-hcl2's writer), with sensitive arguments as ``null # sensitive``."""
-    import hcl2
+    from hcl2.api import reverse_transform, writes
     from hcl2.builder import Builder
 
     props: dict[str, Any] = rt.schema.get("properties", {})
@@ -119,7 +119,7 @@ def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
     for name, items in nested.items():
         for item in items:
             block.block(name, **{k: _hcl_value(v) for k, v in item.items()})
-    text = hcl2.writes(hcl2.reverse_transform(builder.build())).rstrip()  # type: ignore[no-untyped-call]
+    text = writes(reverse_transform(builder.build())).rstrip()
     if secret:
         assert text.endswith("}")
         text = text[:-1] + "".join(f"  {name} = null # sensitive\n" for name in secret) + "}"

@@ -17,7 +17,7 @@ from adapters.registry import Registry
 from engine import schema
 from engine.graph import RESOURCE, Graph, Node
 from engine.lang.conditions import failed_condition
-from engine.lang.eval import references
+from engine.lang.references import references
 from engine.limiter import Limiter
 from engine.plan.diff import (
     call_plain,

@@ -189,9 +189,9 @@ def plan_to_json(
     plan: Plan,
     *,
     show_sensitive: bool = False,
-    configuration: dict | None = None,
+    configuration: dict[str, Any] | None = None,
     ctl_version: str = VERSION,
-) -> dict:
+) -> dict[str, Any]:
     """The ``show -json PLANFILE`` document (Terraform's plan representation, format 1.2).
 
     Empty ``relevant_attributes`` and ``checks`` are left out, as Terraform leaves them out.
@@ -227,7 +227,7 @@ def plan_to_json(
 
 
 def resource_changes_json(plan: Plan, *, show_sensitive: bool = False, shapes: _Shapes | None = None,
-                          keep: Callable[[ResourceChange], bool] | None = None) -> list[dict]:
+                          keep: Callable[[ResourceChange], bool] | None = None) -> list[dict[str, Any]]:
     """The document's ``resource_changes``: all the built-in policy pack reads of a plan; only the
     changes ``keep`` accepts, when given."""
     shapes = shapes if shapes is not None else _Shapes(show_sensitive)
@@ -241,7 +241,7 @@ def provider_name(provider: str) -> str:
     return m.group(1) if m else provider
 
 
-def _resource_change(c: ResourceChange, shapes: _Shapes) -> dict:
+def _resource_change(c: ResourceChange, shapes: _Shapes) -> dict[str, Any]:
     before, _, before_sensitive = shapes(c.before)
     after, after_unknown, after_sensitive = shapes(c.after)
     if c.after is None:
@@ -275,7 +275,7 @@ def _resource_change(c: ResourceChange, shapes: _Shapes) -> dict:
     return doc
 
 
-def _output_change(oc: OutputChange, show_sensitive: bool) -> dict:
+def _output_change(oc: OutputChange, show_sensitive: bool) -> dict[str, Any]:
     mask = oc.sensitive and not show_sensitive
 
     def shown(v: Any) -> Any:
@@ -293,8 +293,8 @@ def _output_change(oc: OutputChange, show_sensitive: bool) -> dict:
     }
 
 
-def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict:
-    outputs: dict[str, dict] = {}
+def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict[str, Any]:
+    outputs: dict[str, dict[str, Any]] = {}
     for name, oc in sorted(plan.outputs.items()):
         if DELETE in oc.actions and oc.after is None:
             continue
@@ -332,7 +332,7 @@ def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict:
 
 @gc_paused
 def state_to_json(state: State, *, show_sensitive: bool = False, ctl_version: str = VERSION,
-                  shapes: _Shapes | None = None) -> dict:
+                  shapes: _Shapes | None = None) -> dict[str, Any]:
     """The ``show -json`` document of a state; an empty state has no ``values`` (as in Terraform).
 
     ``shapes`` is the plan document's, when the state is a plan's prior state (see ``_Shapes``).
@@ -387,10 +387,10 @@ class _ModuleTree:
 
     def __init__(self, address: str = "") -> None:
         self.address = address
-        self.resources: list[dict] = []
+        self.resources: list[dict[str, Any]] = []
         self.children: dict[str, _ModuleTree] = {}
 
-    def add(self, module_address: str, resource: dict) -> None:
+    def add(self, module_address: str, resource: dict[str, Any]) -> None:
         if resource.get("index") is None:
             resource.pop("index", None)
         node = self
@@ -400,7 +400,7 @@ class _ModuleTree:
             node = node.children.setdefault(addr, _ModuleTree(addr))
         node.resources.append(resource)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {}
         if self.address:
             doc["address"] = self.address
@@ -411,7 +411,7 @@ class _ModuleTree:
         return doc
 
 
-def _resource_order(res: dict) -> tuple[Any, ...]:
+def _resource_order(res: dict[str, Any]) -> tuple[Any, ...]:
     """Resources by mode, type and name, then count indexes numerically, then for_each keys."""
     index = res.get("index")
     key = (0, 0, "") if index is None else (1, index, "") if isinstance(index, int) else (2, 0, index)
@@ -436,10 +436,10 @@ class PolicyDocument:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
 
-    def resource_changes(self, keep: Callable[[str, str, tuple[str, ...]], bool]) -> list[dict]:
+    def resource_changes(self, keep: Callable[[str, str, tuple[str, ...]], bool]) -> list[dict[str, Any]]:
         return resource_changes_json(self.plan, show_sensitive=True,
                                      keep=lambda c: keep(c.mode, c.type, tuple(c.actions)))
 
-    def whole(self) -> dict:
+    def whole(self) -> dict[str, Any]:
         # A saved plan and a fresh one build their configuration when first asked (configuration_json).
         return plan_to_json(self.plan, show_sensitive=True)

@@ -222,9 +222,7 @@ def let_go_of_taken_over_syntax(loaded: Loaded) -> None:
     the state is loaded beside it, where it would add to a no-change re-plan's peak."""
     assert loaded.walk is not None and loaded.graph is not None
     for node in loaded.walk.stable_resources():
-        res = loaded.graph.nodes[node]
-        assert isinstance(res, Resource)
-        res.release_body()
+        loaded.graph.declared(node, Resource).release_body()
     forget_remembered()  # its memo holds every expression it saw
 
 

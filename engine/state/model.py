@@ -208,8 +208,6 @@ class ResourceState:
             self.instances, key=instance_sort_key
         ) == sorted(other.instances, key=instance_sort_key)
 
-    __hash__ = None  # type: ignore[assignment]
-
     def copy(self) -> ResourceState:
         """A copy whose instance list can change independently (instances themselves are shared)."""
         return ResourceState(
@@ -276,8 +274,6 @@ class State:
         return mine == theirs and sorted(self.resources, key=_resource_key) == sorted(
             other.resources, key=_resource_key
         )
-
-    __hash__ = None  # type: ignore[assignment]
 
     # -- look-ups -------------------------------------------------------------------------------
 

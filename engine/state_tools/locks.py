@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backends.base import LockInfo
 from engine.locking.acquire import acquire_and_keep
 from engine.locking.release import Unlocked, unlock_in
 from engine.locking.status import LockStatus, lock_status_in
 from engine.state_tools.access import open_backend
+from vocab.locks import LockInfo
 
 
 def lock(root_dir: Path, reason: str, timeout: float) -> LockInfo:

@@ -61,5 +61,5 @@ def _install() -> None:
                 for recorder in list(_recorders):
                     recorder.wait(CLOUD, seconds, record_span=False)
 
-        HTTPConnectionPool.urlopen = urlopen  # type: ignore[method-assign]
+        HTTPConnectionPool.urlopen = urlopen  # type: ignore[method-assign]  # wrapped on purpose, to time it
         _installed = True

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config.language import MODULE_META
-from engine.config.model import Module, ModuleCall, Resource, Variable
+from engine.config.model import Check, Local, Module, ModuleCall, Output, ProviderConfig, Resource, Variable
 from engine.config.variables import check_validations, finalize
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
@@ -163,19 +163,19 @@ class ConfigWalk:
     # ---- per-kind steps --------------------------------------------------------------------
 
     def _step_var(self, node: Node) -> None:
-        var = self.graph.nodes[node]
+        var = self.graph.declared(node, Variable)
         for scope in self.scopes_at(node.path):
             if not node.path:
                 value = self.root_vars.get(node.name)
             else:
-                value = self._module_input(scope, node.name, var)  # type: ignore[arg-type]
+                value = self._module_input(scope, node.name, var)
             scope.vars[node.name] = value
-            if var.validations:  # type: ignore[attr-defined]
-                if not node.path and isinstance(value, Unknown) and var.default is not None:  # type: ignore[attr-defined]
+            if var.validations:
+                if not node.path and isinstance(value, Unknown) and var.default is not None:
                     # validate leaves root variables unknown; a default that breaks its own rule is
                     # still an error every plan without a value would hit
-                    value = finalize(var, None)  # type: ignore[arg-type]
-                check_validations(var, value, scope.vars, self.diags, scope.ctx.child)  # type: ignore[arg-type]
+                    value = finalize(var, None)
+                check_validations(var, value, scope.vars, self.diags, scope.ctx.child)
 
     def _module_input(self, scope: ModuleScope, name: str, var: Variable) -> Any:
         """A child module's variable: its argument in the call, evaluated where the call is written."""
@@ -189,32 +189,32 @@ class ConfigWalk:
             return UNKNOWN
 
     def _step_local(self, node: Node) -> None:
-        local = self.graph.nodes[node]
+        local = self.graph.declared(node, Local)
         for scope in self.scopes_at(node.path):
-            scope.locals[node.name] = self._eval(local.expr, scope.ctx)  # type: ignore[attr-defined]
+            scope.locals[node.name] = self._eval(local.expr, scope.ctx)
 
     def _step_output(self, node: Node) -> None:
-        out = self.graph.nodes[node]
+        out = self.graph.declared(node, Output)
         for scope in self.scopes_at(node.path):
-            value = self._eval(out.expr, scope.ctx)  # type: ignore[attr-defined]
-            if not node.path and is_marked(value) and not out.sensitive:  # type: ignore[attr-defined]
+            value = self._eval(out.expr, scope.ctx)
+            if not node.path and is_marked(value) and not out.sensitive:
                 self.diags.error(
                     "Output refers to sensitive values",
                     detail="Add sensitive = true to the output block to confirm it may show a secret "
                            "(it is then masked in plans and output).",
-                    range=out.rng,  # type: ignore[attr-defined]
+                    range=out.rng,
                 )
-            if out.sensitive:  # type: ignore[attr-defined]
+            if out.sensitive:
                 value = mark(value)
             scope.outputs[node.name] = value
             if not node.path:
-                self.root_outputs[node.name] = (value, bool(out.sensitive))  # type: ignore[attr-defined]
+                self.root_outputs[node.name] = (value, bool(out.sensitive))
 
     def _step_check(self, node: Node) -> None:
         """A ``check`` block's assertions: a failure is a warning, never a stop, as in Terraform."""
-        check = self.graph.nodes[node]
+        check = self.graph.declared(node, Check)
         for scope in self.scopes_at(node.path):
-            for rule in check.asserts:  # type: ignore[attr-defined]
+            for rule in check.asserts:
                 try:
                     failure = failed_condition(rule, scope.ctx)
                 except CtlError as err:
@@ -230,14 +230,14 @@ class ConfigWalk:
                     )
 
     def _step_provider(self, node: Node) -> None:
-        prov = self.graph.nodes[node]
+        prov = self.graph.declared(node, ProviderConfig)
         scopes = self.scopes_at(node.path)
         if scopes:
-            cfg = self.eval_body(prov.body, scopes[0].ctx, skip={"alias"})  # type: ignore[attr-defined]
+            cfg = self.eval_body(prov.body, scopes[0].ctx, skip={"alias"})
             self.provider_configs[(node.path, node.name)] = cfg
 
     def _step_modcall(self, node: Node) -> None:
-        call: ModuleCall = self.graph.nodes[node]  # type: ignore[assignment]
+        call = self.graph.declared(node, ModuleCall)
         child_path = (*node.path, node.name)
         child_module = self.graph.modules.get(child_path)
         if child_module is None:
@@ -306,7 +306,7 @@ class ConfigWalk:
 
     def expand_resource(self, node: Node) -> list[ResourceInstance]:
         """Every instance of a resource across its module instances, arguments evaluated."""
-        res: Resource = self.graph.nodes[node]  # type: ignore[assignment]
+        res = self.graph.declared(node, Resource)
         out: list[ResourceInstance] = []
         earlier = self._earlier_instances(node, res)
         for scope in self.scopes_at(node.path):

@@ -74,7 +74,7 @@ def test_register_replaces_a_provider_of_the_same_name() -> None:
     registry = Registry()
     registry.register(Provider(name="acme", source="a", resources={"acme_widget": _Widget()}))
     registry.register(Provider(name="acme", source="b", resources={}))
-    assert registry.provider("acme").source == "b"  # type: ignore[union-attr]
+    assert registry.provider("acme").source == "b"
     assert registry.resource_type("acme_widget") is None
 
 
@@ -110,7 +110,7 @@ def test_broken_plugins_are_warnings_and_the_rest_still_loads(
     for module in (good, bad, odd):
         monkeypatch.delitem(sys.modules, module, raising=False)
     assert [p.name for p in registry.providers()] == ["acme"]
-    assert registry.provider("acme").source == "example.com/acme/acme"  # type: ignore[union-attr]
+    assert registry.provider("acme").source == "example.com/acme/acme"
     messages = [str(w.message) for w in caught]
     assert len(messages) == len(registry.problems) == 4
     assert any("'broken'" in m and "boom at import" in m for m in messages)

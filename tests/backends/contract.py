@@ -146,7 +146,7 @@ def broken_copy(store: StateStore, guarantee: str) -> StateStore:
                 kwargs["if_match"] = None
             return honest_put(key, data, **kwargs)
 
-        store._put = careless_put  # type: ignore[method-assign]
+        store._put = careless_put
         return store
     raise TypeError(f"no broken variant of {type(store).__name__}")
 
@@ -377,7 +377,7 @@ class StateStoreContract:
         def first_read_is_stale(key: str, **kwargs: Any) -> StoredObject | None:
             return reads.pop() if key == lock_key and reads else honest_get(key, **kwargs)
 
-        holder._get = first_read_is_stale  # type: ignore[method-assign]
+        holder._get = first_read_is_stale
         with pytest.raises(LockMismatch) as err:  # the delete was refused; the re-read shows B
             holder.unlock(DEFAULT_WORKSPACE, mine.ID)
         assert err.value.holder.ID == theirs.ID
@@ -424,7 +424,7 @@ class StateStoreContract:
     def test_a_policy_override_is_kept_with_the_version_it_wrote(self, store: StateStore) -> None:
         reason = "CHG-1234: bucket stays public for the launch — approved by Ana Núñez"
         v1 = store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None, policy_override=reason)
-        assert store.current_entry(DEFAULT_WORKSPACE).policy_override == reason  # type: ignore[union-attr]
+        assert store.current_entry(DEFAULT_WORKSPACE).policy_override == reason
         v2 = store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=v1)
         store.write(DEFAULT_WORKSPACE, state_bytes(3), expected=v2)
         first, second = store.history(DEFAULT_WORKSPACE)

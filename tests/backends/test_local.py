@@ -120,7 +120,7 @@ def test_the_state_file_is_handed_over_open_with_what_a_read_would_give(store: L
     with store.open_state_file(DEFAULT_WORKSPACE) as opened:
         assert opened is not None
         assert (opened.version, opened.size, opened.sha256) == (version, len(data), hashlib.sha256(data).digest())
-        assert opened.version == store.read(DEFAULT_WORKSPACE).version  # type: ignore[union-attr]
+        assert opened.version == store.read(DEFAULT_WORKSPACE).version
         store.write(DEFAULT_WORKSPACE, state_bytes(4), expected=version)  # replaced by a rename meanwhile
         assert opened.file.read() == data  # the open file is still the version it was
     assert opened.file.closed

@@ -80,7 +80,7 @@ def test_a_store_that_keeps_failing_is_one_clear_error_and_the_old_state_stays(
         moto_server_clean: MotoServer, proxy: FaultProxy, bucket: str, tmp_path: Path) -> None:
     store = _store(moto_server_clean, proxy, bucket, tmp_path, max_retries=2)
     store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
-    version = store.read(DEFAULT_WORKSPACE).version  # type: ignore[union-attr]
+    version = store.read(DEFAULT_WORKSPACE).version
     proxy.arm("status", times=100, method="PUT", path=KEY + "$", status=503)
     started = time.monotonic()
     with pytest.raises(BackendError) as err:

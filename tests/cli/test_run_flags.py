@@ -11,7 +11,7 @@ SHARED = ["--refresh", "--target", "--exclude", "--var", "--var-file", "--lock",
 
 
 def _options(name: str) -> dict[str, object]:
-    command = typer.main.get_command(typer_app).commands[name]  # type: ignore[attr-defined]
+    command = typer.main.get_command(typer_app).commands[name]
     return {opt: p for p in command.params for opt in p.opts}
 
 
@@ -24,6 +24,6 @@ def test_the_three_commands_take_the_shared_options() -> None:
 
 
 def test_only_plan_leaves_the_state_unlocked_by_default() -> None:
-    assert _options("plan")["--lock"].default is False  # type: ignore[attr-defined]
-    assert _options("apply")["--lock"].default is True  # type: ignore[attr-defined]
-    assert _options("destroy")["--lock"].default is True  # type: ignore[attr-defined]
+    assert _options("plan")["--lock"].default is False
+    assert _options("apply")["--lock"].default is True
+    assert _options("destroy")["--lock"].default is True

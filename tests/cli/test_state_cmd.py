@@ -356,7 +356,7 @@ def test_unlock_with_a_wrong_id_shows_the_real_holder(root: Path, capsys: pytest
 def _ctl(root: Path, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("CTL_WORKSPACE", "TF_WORKSPACE", "CTL_LOCK_ID")}
     return subprocess.run([str(CTL), "-C", str(root), *args], capture_output=True, text=True, env=env,
-                          timeout=60, check=False, **kw)  # type: ignore[call-overload]
+                          timeout=60, check=False, **kw)
 
 
 def test_executable_applies_then_lists_and_moves(root: Path) -> None:

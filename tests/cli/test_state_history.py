@@ -204,7 +204,7 @@ def test_history_and_rollback_round_trip_on_s3(s3_store: StateStore, tmp_path: P
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CTL_LOCK_ID", raising=False)
     write_versions(s3_store, "staging")
-    lineage = json.loads(s3_store.read("staging").data)["lineage"]  # type: ignore[union-attr]
+    lineage = json.loads(s3_store.read("staging").data)["lineage"]
     rows = history_in(s3_store, "staging")
     assert [(r.serial, r.resources, r.current) for r in rows] == [(1, 1, False), (2, 2, False), (3, 2, True)]
     assert all("@" in r.who for r in rows[:2])
@@ -229,7 +229,7 @@ def test_history_and_rollback_round_trip_on_s3(s3_store: StateStore, tmp_path: P
     # a cancelled rollback writes nothing and releases the lock
     with pytest.raises(CtlError, match="Rollback cancelled"):
         rollback_in(s3_store, "staging", 2, LockOptions(), lambda p: False, errored_dir=tmp_path)
-    assert json.loads(s3_store.read("staging").data)["serial"] == 4  # type: ignore[union-attr]
+    assert json.loads(s3_store.read("staging").data)["serial"] == 4
     assert s3_store.lock_info("staging") is None
 
 
@@ -242,7 +242,7 @@ def test_rollback_on_s3_refuses_another_lineage(s3_store: StateStore, tmp_path: 
     s3_store.write(DEFAULT_WORKSPACE, other.to_json(), expected=current.version)  # like push --force
     with pytest.raises(RollbackRefused, match="lineage"):
         rollback_in(s3_store, DEFAULT_WORKSPACE, 3, LockOptions(), lambda p: True, errored_dir=tmp_path)
-    assert json.loads(s3_store.read(DEFAULT_WORKSPACE).data)["lineage"] == other.lineage  # type: ignore[union-attr]
+    assert json.loads(s3_store.read(DEFAULT_WORKSPACE).data)["lineage"] == other.lineage
 
 
 # -- abandoned locks and forced unlocks -------------------------------------------------------------
@@ -308,7 +308,7 @@ def test_unlock_force_prints_and_logs_who_broke_whose_lock(
     (record,) = [r for r in caplog.records if r.name == "engine.state_ops"]
     assert record.levelno == logging.WARNING
     assert info.ID in record.getMessage() and "ci@runner-7" in record.getMessage() and me in record.getMessage()
-    assert (record.lock_who, record.broken_by, record.lock_operation) == (  # type: ignore[attr-defined]
+    assert (record.lock_who, record.broken_by, record.lock_operation) == (
         "ci@runner-7", me, "OperationTypeApply")
     assert not (root / "ctl.tfstate.tflock").exists()
 

@@ -135,7 +135,7 @@ _MAKERS = {"s3": ("moto_server_clean", s3_remote), "gcs": ("fake_gcs_clean", gcs
 @pytest.fixture(params=sorted(_MAKERS))
 def remote(request: pytest.FixtureRequest) -> Remote:
     fixture, make = _MAKERS[request.param]
-    return make(request.getfixturevalue(fixture))  # type: ignore[operator]
+    return make(request.getfixturevalue(fixture))
 
 
 class RemoteProject(Project):

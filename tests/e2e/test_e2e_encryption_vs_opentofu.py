@@ -142,7 +142,7 @@ def _sealed_in_opentofus_layout(data: bytes) -> dict[str, object]:
     doc = json.loads(data)
     assert doc["encryption_version"] == "v0" and set(doc["meta"]) == {"key_provider.pbkdf2.main"}
     assert SECRET.encode() not in data and b"terraform_data" not in data
-    return doc  # type: ignore[no-any-return]
+    return doc
 
 
 def test_ctl_reads_the_state_opentofu_encrypted_and_plans_no_change(tofu: Path, tmp_path: Path) -> None:

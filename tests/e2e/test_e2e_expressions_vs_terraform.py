@@ -154,7 +154,7 @@ class Outputs:
             return applied.stderr or applied.stdout
         shown = _ctl(workdir, "output", "-json")
         assert shown.returncode == 0, shown.stdout + shown.stderr
-        return json.loads(shown.stdout)  # type: ignore[no-any-return]
+        return json.loads(shown.stdout)
 
 
 def _reference_outputs(tool: TerraformDir) -> dict[str, Any]:

@@ -39,7 +39,7 @@ def project(tmp_path: Path) -> Project:
 
 def _lock(project: Project) -> dict[str, Any] | None:
     try:
-        return json.loads(project.lock_file.read_text())  # type: ignore[no-any-return]
+        return json.loads(project.lock_file.read_text())
     except (FileNotFoundError, ValueError):  # absent, or being replaced at this very moment
         return None
 
@@ -62,7 +62,7 @@ def test_a_lock_broken_mid_apply_stops_new_work_and_exits_1(project: Project) ->
     project.write(sleeps(5, "1500ms"))
     with background(project.start("apply", "--auto-approve", "--parallelism", "1", env=FAST)) as proc:
         wait_until(lambda: "time_sleep.s[0]" in finished(project), what="the first sleep to finish")
-        lock_id = _lock(project)["ID"]  # type: ignore[index]
+        lock_id = _lock(project)["ID"]
         broke = project.ok("state", "unlock", "--force", lock_id)
         res = communicate(proc)
     assert "Broke the state lock" in broke.stderr
@@ -93,7 +93,7 @@ def test_a_lock_taken_over_mid_apply_names_the_new_holder(project: Project) -> N
         res = communicate(proc)
     assert res.code == 1, res
     assert f"was replaced by lock {theirs.ID} of ops@laptop (OperationTypeStateLock)" in res.stderr
-    assert _lock(project)["ID"] == theirs.ID  # type: ignore[index]  # their lock is left in place
+    assert _lock(project)["ID"] == theirs.ID  # their lock is left in place
     project.ok("state", "unlock", theirs.ID)
 
 
@@ -167,7 +167,7 @@ def s3_project(tmp_path: Path, moto_server_clean: MotoServer) -> tuple[Project, 
 
 def _s3_json(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
     try:
-        return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())  # type: ignore[no-any-return]
+        return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
     except s3.exceptions.NoSuchKey:
         return None
 

@@ -35,7 +35,7 @@ def theirs(data: dict[str, Any]) -> Shape:
             continue
         found = [_block(v) for v in value] if isinstance(value, list) and value else []
         if found and all(f is not None for f in found):
-            for labels, body in found:  # type: ignore[misc]
+            for labels, body in found:
                 blocks.append((key, tuple(labels), body["__start_line__"], theirs(body)))
         else:
             attrs.append(key)

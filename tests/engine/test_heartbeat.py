@@ -71,7 +71,7 @@ def s3_store(moto_server_clean: MotoServer, tmp_path: Path, monkeypatch: pytest.
 @pytest.fixture(params=["local", "s3"])
 def store(request: pytest.FixtureRequest) -> StateStore:
     name = "local" if request.param == "local" else "s3_store"
-    return request.getfixturevalue(name)  # type: ignore[no-any-return]
+    return request.getfixturevalue(name)
 
 
 # -- judging a lock -----------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ def test_a_broken_lock_sets_stop_and_is_reported_with_the_new_holder(store: Stat
         with takeover:
             return real_renew(workspace, info)
 
-    store.renew_lock = renew_outside_the_takeover  # type: ignore[method-assign]
+    store.renew_lock = renew_outside_the_takeover
     with Heartbeat(store, DEFAULT_WORKSPACE, mine, interval=0.05, stop=stop) as beat:
         _wait_for(lambda: beat.renewals >= 1)
         theirs = LockInfo(Operation="OperationTypeStateLock", Who="ops@laptop")
@@ -217,7 +217,7 @@ def test_a_failing_renewal_is_retried_not_taken_for_a_broken_lock(
             raise BackendError("cannot reach the store")
         return real(workspace, held)
 
-    local.renew_lock = flaky  # type: ignore[method-assign, assignment]
+    local.renew_lock = flaky
     stop = threading.Event()
     with caplog.at_level(logging.WARNING, logger="engine.heartbeat"), \
             Heartbeat(local, DEFAULT_WORKSPACE, info, interval=0.05, stop=stop) as beat:

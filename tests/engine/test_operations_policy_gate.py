@@ -86,7 +86,7 @@ def test_apply_run_with_an_override_keeps_it_with_the_state_version(root: Path) 
     _plan, result = apply_run(run_options(root, "CHG-1"), saved_plan=None, confirm=lambda plan: True,
                               on_policy=seen.append)
     assert result is not None and result.ok
-    assert len(seen) == 1 and seen[0].override_used  # type: ignore[attr-defined]
+    assert len(seen) == 1 and seen[0].override_used
     assert [row.policy_override for row in history(root)][-1] == "CHG-1"
 
 

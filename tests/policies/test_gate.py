@@ -40,7 +40,7 @@ CONFTEST_STYLE = """
 
 
 def check(tmp: Path, dirs: list[Path], doc: dict, **kw: object) -> object:
-    return check_plan_json(doc, tmp, PolicyOptions(policy_dirs=dirs, builtin=False, **kw))  # type: ignore[arg-type]
+    return check_plan_json(doc, tmp, PolicyOptions(policy_dirs=dirs, builtin=False, **kw))
 
 
 def test_conftest_style_policy_evaluates_like_conftest(tmp_path: Path, policy_dir: Path) -> None:

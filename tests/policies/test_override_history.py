@@ -61,7 +61,7 @@ def test_an_apply_override_is_kept_with_the_version_it_wrote(project: Project) -
     project.write(CONFIG + 'resource "terraform_data" "more" {\n  input = "fine"\n}\n')
     project.ok("apply", "--auto-approve", "--no-builtin-policies")  # nothing risky created: no override
     kept, current = history(project)
-    assert (kept["serial"], kept["policy_override"]) == (current["serial"] - 1, REASON)  # type: ignore[operator]
+    assert (kept["serial"], kept["policy_override"]) == (current["serial"] - 1, REASON)
     assert current["policy_override"] == ""
 
     table = project.ok("state", "history").stdout.splitlines()

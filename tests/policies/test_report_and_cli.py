@@ -38,7 +38,7 @@ def setup(tmp_path: Path, policy_dir: Path) -> tuple[Path, Path, Path]:
     return policy_dir, bad, good
 
 
-def outcome(setup: tuple[Path, Path, Path], override: str | None = None):  # type: ignore[no-untyped-def]
+def outcome(setup: tuple[Path, Path, Path], override: str | None = None):
     policy_dir, bad, _ = setup
     return check_plan_json(json.loads(bad.read_text()), bad.parent,
                            PolicyOptions(policy_dirs=[policy_dir], builtin=False, override=override))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 from engine.lang.functions._core import ArgError
 from engine.lang.operators import format_number
@@ -24,7 +24,7 @@ _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")
 
 
-def describe(v: Any) -> str:
+def describe(v: object) -> str:
     """The type name used in "X required, got Y" messages."""
     return type_name(v)
 
@@ -48,7 +48,7 @@ def parse_number(s: str) -> int | float | None:
     return normalize_number(float(s))
 
 
-def want_str(v: Any, i: int) -> str:
+def want_str(v: object, i: int) -> str:
     """A string argument; numbers and bools convert as Terraform converts them."""
     if isinstance(v, str):
         return v
@@ -61,7 +61,7 @@ def want_str(v: Any, i: int) -> str:
     raise ArgError(i, f"string required, got {describe(v)}")
 
 
-def want_num(v: Any, i: int) -> int | float:
+def want_num(v: object, i: int) -> int | float:
     """A number argument; a string holding a decimal number converts."""
     if isinstance(v, bool):
         raise ArgError(i, "number required, got bool")
@@ -77,7 +77,7 @@ def want_num(v: Any, i: int) -> int | float:
     raise ArgError(i, f"number required, got {describe(v)}")
 
 
-def want_int(v: Any, i: int) -> int:
+def want_int(v: object, i: int) -> int:
     """A whole-number argument (an index, a count, a bit length)."""
     n = want_num(v, i)
     if isinstance(n, float):
@@ -87,7 +87,7 @@ def want_int(v: Any, i: int) -> int:
     return n
 
 
-def want_bool(v: Any, i: int) -> bool:
+def want_bool(v: object, i: int) -> bool:
     """A bool argument; the strings "true" and "false" convert."""
     if isinstance(v, bool):
         return v
@@ -100,7 +100,7 @@ def want_bool(v: Any, i: int) -> bool:
     raise ArgError(i, f"bool required, got {describe(v)}")
 
 
-def want_list(v: Any, i: int) -> list:
+def want_list(v: object, i: int) -> list[object]:
     """A list, tuple or set argument."""
     if isinstance(v, list):
         return v
@@ -109,7 +109,7 @@ def want_list(v: Any, i: int) -> list:
     raise ArgError(i, f"list required, got {describe(v)}")
 
 
-def want_map(v: Any, i: int) -> dict:
+def want_map(v: object, i: int) -> dict[str, object]:
     """A map or object argument."""
     if isinstance(v, dict):
         return v
@@ -118,10 +118,14 @@ def want_map(v: Any, i: int) -> dict:
     raise ArgError(i, f"map required, got {describe(v)}")
 
 
-def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
+@overload
+def want_str_list(v: object, i: int, *, allow_null: Literal[False] = False) -> list[str]: ...
+@overload
+def want_str_list(v: object, i: int, *, allow_null: bool) -> list[str | None]: ...
+def want_str_list(v: object, i: int, *, allow_null: bool = False) -> list[str] | list[str | None]:
     """A list of strings (elements converted); nulls kept as None only when ``allow_null``."""
     items = want_list(v, i)
-    out: list = []
+    out: list[str | None] = []
     for n, x in enumerate(items):
         if x is None:
             if not allow_null:
@@ -136,7 +140,7 @@ def want_str_list(v: Any, i: int, *, allow_null: bool = False) -> list:
     return out
 
 
-def unify(items: list, i: int, kind: str = "list") -> list:
+def unify(items: list[Any], i: int, kind: str = "list") -> list[Any]:
     """The elements converted to the one type they unify to, as Terraform converts them.
 
     ``toset(["a", 3])`` is ``["3", "a"]`` (strings beside numbers or bools all become strings);
@@ -152,7 +156,7 @@ def unify(items: list, i: int, kind: str = "list") -> list:
         raise ArgError(i, f"all elements must have the same type: {e.summary}") from None
 
 
-def typed_key(v: Any) -> tuple:
+def typed_key(v: Any) -> tuple[Any, ...]:
     """A hashable key under which two values are equal exactly when the language says they are."""
     if v is None:
         return ("z",)
@@ -186,9 +190,9 @@ def values_equal(a: Any, b: Any) -> bool:
 _KIND_ORDER = {"b": 0, "n": 1, "s": 2, "z": 3, "j": 4}
 
 
-def make_set(items: list, i: int) -> list:
+def make_set(items: list[Any], i: int) -> list[Any]:
     """A set as a list: element types unified, duplicates dropped, sorted (strings lexically)."""
-    seen: dict[tuple, Any] = {}
+    seen: dict[tuple[Any, ...], Any] = {}
     for x in unify(items, i):
         seen.setdefault(typed_key(x), x)
     keys = sorted(seen, key=lambda k: (_KIND_ORDER[k[0]], k[1] if len(k) > 1 else 0))

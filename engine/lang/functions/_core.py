@@ -12,17 +12,23 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Unpack
 
-from vocab.errors import CtlError
+from vocab.errors import CtlError, ErrorFields
 from vocab.types import CtyType
 from vocab.values import ListValue
+
+# A call's evaluated arguments. Language values are dynamically typed (vocab.values), so each is an
+# ``object`` to the checker: a function body narrows what it reads (isinstance, or the ``want_*``
+# helpers of ``_args``, which also convert as Terraform does).
+Args = list[object]
 
 
 class FunctionError(CtlError):
     """A function call a user wrote failed; ``arg_index`` (0-based) says which argument was bad, if any."""
 
-    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: object) -> None:
-        super().__init__(summary, **kw)  # type: ignore[arg-type]
+    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: Unpack[ErrorFields]) -> None:
+        super().__init__(summary, **kw)
         self.arg_index = arg_index
 
 
@@ -41,9 +47,9 @@ class FunctionContext:
     file_root: Path | None = field(default_factory=lambda: file_root_from(os.environ))
     plan_mode: bool = False
     plan_timestamp: str = ""
-    render_template: Callable[[str, str, dict], object] | None = field(default=None, repr=False)
+    render_template: Callable[[str, str, dict[str, Any]], object] | None = field(default=None, repr=False)
     # ``provider::NAME::FUNC`` -> the provider's function (engine/plugins/functions.py), or None.
-    provider_function: Callable[[str], Callable[[list], object] | None] | None = field(default=None, repr=False)
+    provider_function: Callable[[str], Callable[[Args], object] | None] | None = field(default=None, repr=False)
 
 
 FILE_ROOT_VARIABLE = "CTL_FILE_ROOT"
@@ -72,7 +78,7 @@ class CallError(Exception):
         self.message = message
 
 
-Impl = Callable[[list, FunctionContext], object]
+Impl = Callable[[Args, FunctionContext], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +147,7 @@ def returns_list(impl: Impl, element: CtyType | None = None) -> Impl:
     ``split(",", "a") == ["a"]`` does not. ``element`` is the element type when the result is empty.
     """
 
-    def typed(args: list, ctx: FunctionContext) -> object:
+    def typed(args: list[Any], ctx: FunctionContext) -> object:
         result = impl(args, ctx)
         return ListValue(result, element) if type(result) is list else result
 

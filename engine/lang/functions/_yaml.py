@@ -41,7 +41,7 @@ class YamlError(ValueError):
     """The text is not YAML this language can represent."""
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
     """SafeLoader with the YAML 1.2 core schema's implicit types instead of YAML 1.1's."""
 
 
@@ -55,11 +55,11 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$")
 
 
 def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
-    return loader.construct_scalar(node) in _TRUE  # type: ignore[operator]
+    return loader.construct_scalar(node) in _TRUE
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
-    text = str(loader.construct_scalar(node))  # type: ignore[arg-type]
+    text = str(loader.construct_scalar(node))
     if text.startswith("0o"):
         return int(text[2:], 8)
     if text.startswith("0x"):
@@ -68,19 +68,19 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
 
 
 def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
-    text = str(loader.construct_scalar(node)).lower()  # type: ignore[arg-type]
+    text = str(loader.construct_scalar(node)).lower()
     if "inf" in text or "nan" in text:
         raise YamlError(f"cannot represent {text!r}: numbers must be finite")
     return normalize_number(float(text))
 
 
 def _construct_binary(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    raw = yaml.SafeLoader.construct_yaml_binary(loader, node)  # type: ignore[arg-type]
+    raw = yaml.SafeLoader.construct_yaml_binary(loader, node)
     return base64.b64encode(raw).decode("ascii")
 
 
 def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)  # type: ignore[arg-type]
+    value = yaml.SafeLoader.construct_yaml_timestamp(loader, node)
     if not isinstance(value, _dt.datetime):
         return f"{value.isoformat()}T00:00:00Z"
     if value.tzinfo is None:
@@ -99,7 +99,7 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
-_Loader.add_constructor(None, _unsupported)  # type: ignore[arg-type]
+_Loader.add_constructor(None, _unsupported)
 
 
 def _key_text(k: Any) -> str:
@@ -189,7 +189,7 @@ def decode(text: str) -> Any:
     return _plain(docs[0], set(), AliasBudget())
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML ships no type information
     """Block style, double-quoted strings, no anchors/aliases for repeated objects."""
 
     def ignore_aliases(self, data: Any) -> bool:
@@ -220,7 +220,7 @@ def encode(v: Any) -> str:
     A plain scalar document (a number, a bool, null) ends with the end marker ``...``, as Terraform's
     and OpenTofu's emitter ends it; a quoted string, a block and a collection do not need one.
     """
-    text = yaml.dump(
+    text: str = yaml.dump(
         v,
         Dumper=_Dumper,
         default_flow_style=False,

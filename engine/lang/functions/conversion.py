@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.lang.functions._args import describe, make_set, parse_number, unify, want_str
-from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
 from vocab import types as cty
 from vocab.values import (
     SENSITIVE,
@@ -27,24 +27,24 @@ from vocab.values import (
 )
 
 
-def _sensitive(a: list, _c: FunctionContext) -> object:
+def _sensitive(a: Args, _c: FunctionContext) -> object:
     plain, marks = deep_unmark(a[0])
     return mark(plain, marks | {SENSITIVE})
 
 
-def _nonsensitive(a: list, _c: FunctionContext) -> object:
+def _nonsensitive(a: Args, _c: FunctionContext) -> object:
     plain, marks = deep_unmark(a[0])
     return mark(plain, marks - {SENSITIVE})
 
 
-def _issensitive(a: list, _c: FunctionContext) -> object:
+def _issensitive(a: Args, _c: FunctionContext) -> object:
     plain, marks = deep_unmark(a[0])
     if SENSITIVE in marks:
         return True
     return UNKNOWN if contains_unknown(plain) else False
 
 
-def _tobool(a: list, _c: FunctionContext) -> bool | None:
+def _tobool(a: Args, _c: FunctionContext) -> bool | None:
     v = a[0]
     if v is None or isinstance(v, bool):
         return v
@@ -55,7 +55,7 @@ def _tobool(a: list, _c: FunctionContext) -> bool | None:
     raise ArgError(0, f"cannot convert {describe(v)} to bool")
 
 
-def _tonumber(a: list, _c: FunctionContext) -> int | float | None:
+def _tonumber(a: Args, _c: FunctionContext) -> int | float | None:
     v = a[0]
     if v is None or (isinstance(v, int | float) and not isinstance(v, bool)):
         return v
@@ -69,7 +69,7 @@ def _tonumber(a: list, _c: FunctionContext) -> int | float | None:
     raise ArgError(0, f"cannot convert {describe(v)} to number")
 
 
-def _tostring(a: list, _c: FunctionContext) -> str | None:
+def _tostring(a: Args, _c: FunctionContext) -> str | None:
     v = a[0]
     if v is None:
         return None
@@ -78,7 +78,7 @@ def _tostring(a: list, _c: FunctionContext) -> str | None:
     return want_str(v, 0)
 
 
-def _tolist(a: list, _c: FunctionContext) -> object:
+def _tolist(a: Args, _c: FunctionContext) -> object:
     v = a[0]
     if v is None or isinstance(v, Unknown):
         return v
@@ -89,7 +89,7 @@ def _tolist(a: list, _c: FunctionContext) -> object:
     return ListValue(unify(list(v), 0))
 
 
-def _toset(a: list, _c: FunctionContext) -> object:
+def _toset(a: Args, _c: FunctionContext) -> object:
     """Known elements as a set; elements not known yet stay, as unknown members after them (as
     Terraform keeps ``toset([x, "b"])`` a set holding "b" and one unknown element)."""
     v = a[0]
@@ -104,7 +104,7 @@ def _toset(a: list, _c: FunctionContext) -> object:
     return SetValue([*known, *unknown])
 
 
-def _tomap(a: list, _c: FunctionContext) -> object:
+def _tomap(a: Args, _c: FunctionContext) -> object:
     v = a[0]
     if v is None or isinstance(v, Unknown):
         return v
@@ -121,7 +121,7 @@ def type_string(v: Any) -> str:
     return cty.type_string(cty.type_of_value(v))
 
 
-def _type(a: list, _c: FunctionContext) -> str:
+def _type(a: Args, _c: FunctionContext) -> str:
     return type_string(a[0])
 
 

@@ -20,7 +20,7 @@ import bcrypt as _bcrypt
 
 from engine.lang.functions import _paths
 from engine.lang.functions._args import want_int, want_str
-from engine.lang.functions._core import ArgError, FunctionContext, FunctionSpec, fn
+from engine.lang.functions._core import ArgError, Args, FunctionContext, FunctionSpec, fn
 from vocab.values import UNKNOWN
 
 _NAMESPACES = {
@@ -31,16 +31,16 @@ _NAMESPACES = {
 }
 
 
-def _text_hash(algo: str, b64: bool) -> Callable[[list, FunctionContext], str]:
-    def impl(a: list, _c: FunctionContext) -> str:
+def _text_hash(algo: str, b64: bool) -> Callable[[Args, FunctionContext], str]:
+    def impl(a: Args, _c: FunctionContext) -> str:
         h = hashlib.new(algo, want_str(a[0], 0).encode("utf-8"), usedforsecurity=False)
         return base64.b64encode(h.digest()).decode("ascii") if b64 else h.hexdigest()
 
     return impl
 
 
-def _file_hash(algo: str, b64: bool) -> Callable[[list, FunctionContext], str]:
-    def impl(a: list, ctx: FunctionContext) -> str:
+def _file_hash(algo: str, b64: bool) -> Callable[[Args, FunctionContext], str]:
+    def impl(a: Args, ctx: FunctionContext) -> str:
         h = hashlib.new(algo, _paths.read_bytes(want_str(a[0], 0), 0, ctx), usedforsecurity=False)
         return base64.b64encode(h.digest()).decode("ascii") if b64 else h.hexdigest()
 
@@ -53,7 +53,7 @@ _GO_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 _GO_FINAL_EMPTY_BLOCK = b"\x01\x00\x00\xff\xff"
 
 
-def _base64gzip(a: list, _c: FunctionContext) -> str:
+def _base64gzip(a: Args, _c: FunctionContext) -> str:
     """Gzip framed as Go's ``gzip.Writer`` after ``Flush`` and ``Close`` frames it.
 
     Short inputs come out byte for byte as Terraform's; for longer ones the compressed bytes may
@@ -66,7 +66,7 @@ def _base64gzip(a: list, _c: FunctionContext) -> str:
     return base64.b64encode(_GO_GZIP_HEADER + body + _GO_FINAL_EMPTY_BLOCK + trailer).decode("ascii")
 
 
-def _uuid4(_a: list, ctx: FunctionContext) -> object:
+def _uuid4(_a: Args, ctx: FunctionContext) -> object:
     return UNKNOWN if ctx.plan_mode else str(_uuid.uuid4())
 
 
@@ -76,7 +76,7 @@ _BCRYPT_MIN_COST, _BCRYPT_DEFAULT_COST, _BCRYPT_MAX_COST = 4, 10, 31
 _BCRYPT_MAX_BYTES = 72
 
 
-def _bcrypt_hash(a: list, ctx: FunctionContext) -> object:
+def _bcrypt_hash(a: Args, ctx: FunctionContext) -> object:
     """A salted bcrypt hash of the string, as the newest Terraform and OpenTofu compute it.
 
     Passwords longer than 72 bytes are refused (Terraform 1.0.3 silently hashed only their first
@@ -96,7 +96,7 @@ def _bcrypt_hash(a: list, ctx: FunctionContext) -> object:
     return _bcrypt.hashpw(password, _bcrypt.gensalt(rounds, prefix=b"2a")).decode("ascii")
 
 
-def _uuidv5(a: list, _c: FunctionContext) -> str:
+def _uuidv5(a: Args, _c: FunctionContext) -> str:
     ns_text, name = want_str(a[0], 0), want_str(a[1], 1)
     namespace = _NAMESPACES.get(ns_text)
     if namespace is None:

@@ -13,7 +13,7 @@ import re
 from decimal import Decimal
 
 from engine.lang.functions._args import want_str
-from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
 from vocab.values import UNKNOWN
 
 # Terraform's and OpenTofu's parser: the introducer "T" and the zone "Z" are capitals only.
@@ -160,12 +160,12 @@ def parse_duration(text: str, i: int) -> int:
     return sign * int(total)
 
 
-def _formatdate(a: list, _c: FunctionContext) -> str:
+def _formatdate(a: Args, _c: FunctionContext) -> str:
     spec = want_str(a[0], 0)
     return format_date(spec, parse_rfc3339(want_str(a[1], 1), 1))
 
 
-def _timeadd(a: list, _c: FunctionContext) -> str:
+def _timeadd(a: Args, _c: FunctionContext) -> str:
     t = parse_rfc3339(want_str(a[0], 0), 0)
     nanos = parse_duration(want_str(a[1], 1), 1)
     try:
@@ -174,7 +174,7 @@ def _timeadd(a: list, _c: FunctionContext) -> str:
         raise ArgError(1, "the resulting time is out of range") from exc
 
 
-def _timecmp(a: list, _c: FunctionContext) -> int:
+def _timecmp(a: Args, _c: FunctionContext) -> int:
     x, y = parse_rfc3339(want_str(a[0], 0), 0), parse_rfc3339(want_str(a[1], 1), 1)
     return (x > y) - (x < y)
 
@@ -183,11 +183,11 @@ def _now() -> str:
     return format_rfc3339(_dt.datetime.now(_dt.UTC))
 
 
-def _timestamp(_a: list, ctx: FunctionContext) -> object:
+def _timestamp(_a: Args, ctx: FunctionContext) -> object:
     return UNKNOWN if ctx.plan_mode else _now()
 
 
-def _plantimestamp(_a: list, ctx: FunctionContext) -> object:
+def _plantimestamp(_a: Args, ctx: FunctionContext) -> object:
     return ctx.plan_timestamp or UNKNOWN
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.lang.functions import _json, _yaml
 from engine.lang.functions._args import want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from vocab.limits import MAX_DECODED_NESTING
 from vocab.values import normalize_number
 
@@ -34,7 +34,7 @@ def _b64decode(text: str, i: int) -> bytes:
         raise ArgError(i, "failed to decode base64 data") from exc
 
 
-def _base64decode(a: list, _c: FunctionContext) -> str:
+def _base64decode(a: Args, _c: FunctionContext) -> str:
     raw = _b64decode(want_str(a[0], 0), 0)
     try:
         return raw.decode("utf-8")
@@ -42,7 +42,7 @@ def _base64decode(a: list, _c: FunctionContext) -> str:
         raise ArgError(0, "the result of decoding the provided string is not valid UTF-8") from exc
 
 
-def _base64gunzip(a: list, _c: FunctionContext) -> str:
+def _base64gunzip(a: Args, _c: FunctionContext) -> str:
     """The text ``base64gzip`` encoded: Base64, then gzip (its checksum checked), then UTF-8."""
     raw = _b64decode(want_str(a[0], 0), 0)
     try:
@@ -55,7 +55,7 @@ def _base64gunzip(a: list, _c: FunctionContext) -> str:
         raise ArgError(0, "the result of decoding the provided string is not valid UTF-8") from exc
 
 
-def _base64encode(a: list, _c: FunctionContext) -> str:
+def _base64encode(a: Args, _c: FunctionContext) -> str:
     return base64.b64encode(want_str(a[0], 0).encode("utf-8")).decode("ascii")
 
 
@@ -88,7 +88,7 @@ def _decode(raw: bytes, codec: str) -> str:
     return raw.decode(codec)
 
 
-def _textencodebase64(a: list, _c: FunctionContext) -> str:
+def _textencodebase64(a: Args, _c: FunctionContext) -> str:
     text, name = want_str(a[0], 0), want_str(a[1], 1)
     codec = _codec(name, 1)
     try:
@@ -100,7 +100,7 @@ def _textencodebase64(a: list, _c: FunctionContext) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def _textdecodebase64(a: list, _c: FunctionContext) -> str:
+def _textdecodebase64(a: Args, _c: FunctionContext) -> str:
     raw = _b64decode(want_str(a[0], 0), 0)
     name = want_str(a[1], 1)
     codec = _codec(name, 1)
@@ -110,7 +110,7 @@ def _textdecodebase64(a: list, _c: FunctionContext) -> str:
         raise ArgError(0, f"the given value has an invalid {name} encoding") from exc
 
 
-def _csvdecode(a: list, _c: FunctionContext) -> list[dict[str, str]]:
+def _csvdecode(a: Args, _c: FunctionContext) -> list[dict[str, str]]:
     text = want_str(a[0], 0)
     try:
         rows = [r for r in csv.reader(io.StringIO(text, newline=""), strict=True) if r]
@@ -131,7 +131,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _jsondecode(a: list, _c: FunctionContext) -> Any:
+def _jsondecode(a: Args, _c: FunctionContext) -> Any:
     text = want_str(a[0], 0)
     if _json.nesting(text) > MAX_DECODED_NESTING:
         raise ArgError(0, f"the JSON nests lists and objects more than {MAX_DECODED_NESTING:,} levels deep "
@@ -146,21 +146,21 @@ def _jsondecode(a: list, _c: FunctionContext) -> Any:
         raise ArgError(0, f"invalid JSON: {exc}") from exc
 
 
-def _jsonencode(a: list, _c: FunctionContext) -> str:
+def _jsonencode(a: Args, _c: FunctionContext) -> str:
     try:
         return _json.encode(a[0])
     except (TypeError, ValueError) as exc:
         raise ArgError(0, f"cannot encode as JSON: {exc}") from exc
 
 
-def _urlencode(a: list, _c: FunctionContext) -> str:
+def _urlencode(a: Args, _c: FunctionContext) -> str:
     return urllib.parse.quote_plus(want_str(a[0], 0), safe="")
 
 
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
-def _urldecode(a: list, _c: FunctionContext) -> str:
+def _urldecode(a: Args, _c: FunctionContext) -> str:
     """What ``urlencode`` escaped, as Go's ``url.QueryUnescape`` reads it: ``+`` is a blank, and a
     ``%`` not followed by two hexadecimal digits is an error rather than kept."""
     text = want_str(a[0], 0)
@@ -173,14 +173,14 @@ def _urldecode(a: list, _c: FunctionContext) -> str:
         raise ArgError(0, "the decoded text is not valid UTF-8") from exc
 
 
-def _yamldecode(a: list, _c: FunctionContext) -> Any:
+def _yamldecode(a: Args, _c: FunctionContext) -> Any:
     try:
         return _yaml.decode(want_str(a[0], 0))
     except _yaml.YamlError as exc:
         raise CallError(str(exc)) from exc
 
 
-def _yamlencode(a: list, _c: FunctionContext) -> str:
+def _yamlencode(a: Args, _c: FunctionContext) -> str:
     try:
         return _yaml.encode(a[0])
     except (TypeError, ValueError) as exc:

@@ -14,22 +14,23 @@ import os
 import posixpath
 import re
 from functools import lru_cache
+from typing import Any
 
 from engine.lang.functions import _paths
 from engine.lang.functions._args import make_set, want_map, want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 
 _TEMPLATE_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _GLOB_CHARS = set("*?[{\\")
 
 
-def _abspath(a: list, ctx: FunctionContext) -> str:
+def _abspath(a: Args, ctx: FunctionContext) -> str:
     path = want_str(a[0], 0)
     base = os.path.abspath(ctx.base_dir)
     return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
 
 
-def _pathexpand(a: list, _c: FunctionContext) -> str:
+def _pathexpand(a: Args, _c: FunctionContext) -> str:
     """``~`` or ``~/…`` with the user's home directory; ``~user`` forms are refused, as in Terraform."""
     path = want_str(a[0], 0)
     if not path.startswith("~"):
@@ -40,7 +41,7 @@ def _pathexpand(a: list, _c: FunctionContext) -> str:
     return home + path[1:]
 
 
-def _basename(a: list, _c: FunctionContext) -> str:
+def _basename(a: Args, _c: FunctionContext) -> str:
     path = want_str(a[0], 0)
     if path == "":
         return "."
@@ -50,20 +51,20 @@ def _basename(a: list, _c: FunctionContext) -> str:
     return path[path.rfind("/") + 1 :]
 
 
-def _dirname(a: list, _c: FunctionContext) -> str:
+def _dirname(a: Args, _c: FunctionContext) -> str:
     path = want_str(a[0], 0)
     return posixpath.normpath(path[: path.rfind("/") + 1]) if path else "."
 
 
-def _file(a: list, ctx: FunctionContext) -> str:
+def _file(a: Args, ctx: FunctionContext) -> str:
     return _paths.read_text(want_str(a[0], 0), 0, ctx)
 
 
-def _filebase64(a: list, ctx: FunctionContext) -> str:
+def _filebase64(a: Args, ctx: FunctionContext) -> str:
     return base64.b64encode(_paths.read_bytes(want_str(a[0], 0), 0, ctx)).decode("ascii")
 
 
-def _fileexists(a: list, ctx: FunctionContext) -> bool:
+def _fileexists(a: Args, ctx: FunctionContext) -> bool:
     path = want_str(a[0], 0)
     full = _paths.resolve(path, 0, ctx)
     if not full.exists():
@@ -170,7 +171,7 @@ def _compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile(_glob_to_regex(pattern))
 
 
-def _fileset(a: list, ctx: FunctionContext) -> list:
+def _fileset(a: Args, ctx: FunctionContext) -> list[Any]:
     path, pattern = want_str(a[0], 0), want_str(a[1], 1)
     root = _paths.resolve(path, 0, ctx)
     try:
@@ -196,7 +197,7 @@ def _fileset(a: list, ctx: FunctionContext) -> list:
     return make_set(found, 0)
 
 
-def _templatefile(a: list, ctx: FunctionContext) -> object:
+def _templatefile(a: Args, ctx: FunctionContext) -> object:
     if ctx.render_template is None:
         raise CallError("templatefile is not available here")
     path = want_str(a[0], 0)

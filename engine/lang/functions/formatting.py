@@ -17,7 +17,7 @@ from typing import Any
 from engine.lang import numbers
 from engine.lang.functions import _json
 from engine.lang.functions._args import parse_number, want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 from engine.lang.functions._text import char_count, graphemes
 from engine.lang.operators import format_number
 from vocab.limits import MAX_STRING_LENGTH
@@ -164,7 +164,7 @@ def _format_one(verb: _Verb, v: Any) -> str:
         if isinstance(v, bool):
             return "true" if v else "false"
         if v in ("true", "false"):
-            return v
+            return str(v)
         raise CallError(f"unsupported value for {verb.raw!r}: bool required, got {_kind(v)}")
     if mode in "bdoxXeEfgG":
         return _format_number(verb, v)
@@ -215,7 +215,7 @@ def _parse(spec: str) -> tuple[tuple[str | tuple[int, _Verb, int], ...], int]:
     return tuple(p for p in parts if p != ""), used
 
 
-def format_string(spec: str, args: list) -> str:
+def format_string(spec: str, args: list[Any]) -> str:
     """Render ``spec`` with ``args`` (plain, known values)."""
     parts, used = _parse(spec)
     out: list[str] = []
@@ -236,11 +236,11 @@ def format_string(spec: str, args: list) -> str:
     return "".join(out)
 
 
-def _format(a: list, _c: FunctionContext) -> str:
+def _format(a: Args, _c: FunctionContext) -> str:
     return format_string(want_str(a[0], 0), a[1:])
 
 
-def _formatlist(a: list, _c: FunctionContext) -> object:
+def _formatlist(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return a[0]
     spec = want_str(a[0], 0)
@@ -260,7 +260,7 @@ def _formatlist(a: list, _c: FunctionContext) -> object:
                 )
     if length == -1:
         length = 1
-    out: list = []
+    out: list[Any] = []
     for n in range(length):
         row = [v[n] if isinstance(v, list) else v for v in rest]
         if any(contains_unknown(x) for x in row):

@@ -7,6 +7,8 @@ Elements are compared by value and type (``index`` and ``contains`` never take `
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.lang.functions._args import (
     typed_key,
     unify,
@@ -14,18 +16,18 @@ from engine.lang.functions._args import (
     want_int,
     want_list,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
 
 
-def _contains(a: list, _c: FunctionContext) -> bool:
+def _contains(a: Args, _c: FunctionContext) -> bool:
     if a[1] is None:
         raise ArgError(1, "argument must not be null")
     key = typed_key(a[1])
     return any(typed_key(x) == key for x in want_list(a[0], 0))
 
 
-def _element(a: list, _c: FunctionContext) -> object:
+def _element(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], SetValue):  # a set has no order to index by, as both references say
         of = type_name(a[0][0]) if a[0] else "dynamic"
         raise ArgError(0, f"cannot read elements from set of {of}")
@@ -39,14 +41,14 @@ def _element(a: list, _c: FunctionContext) -> object:
     return items[index % len(items)]
 
 
-def _index(a: list, _c: FunctionContext) -> int:
+def _index(a: Args, _c: FunctionContext) -> int:
     for n, x in enumerate(want_list(a[0], 0)):
         if values_equal(x, a[1]):
             return n
     raise CallError("item not found")
 
 
-def _matchkeys(a: list, _c: FunctionContext) -> list:
+def _matchkeys(a: Args, _c: FunctionContext) -> list[Any]:
     vals, keys, search = want_list(a[0], 0), want_list(a[1], 1), want_list(a[2], 2)
     if len(vals) != len(keys):
         raise CallError("length of keys and values should be equal")
@@ -55,7 +57,7 @@ def _matchkeys(a: list, _c: FunctionContext) -> list:
     return [v for v, k in zip(vals, keys, strict=True) if typed_key(k) in wanted]
 
 
-def _one(a: list, _c: FunctionContext) -> object:
+def _one(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
     items = want_list(a[0], 0)

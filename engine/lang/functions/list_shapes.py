@@ -7,16 +7,18 @@ unknown.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.lang.functions._args import (
     describe,
     want_int,
     want_list,
 )
-from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
 from vocab.values import UNKNOWN, ListValue, Unknown, contains_unknown
 
 
-def _flatten_into(items: list, out: list) -> bool:
+def _flatten_into(items: list[Any], out: list[Any]) -> bool:
     """Append the leaves of ``items``; False when an unknown value hides the shape."""
     for x in items:
         if isinstance(x, Unknown):
@@ -29,7 +31,7 @@ def _flatten_into(items: list, out: list) -> bool:
     return True
 
 
-def _chunklist(a: list, _c: FunctionContext) -> object:
+def _chunklist(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
     items, size = want_list(a[0], 0), want_int(a[1], 1)
@@ -42,8 +44,8 @@ def _chunklist(a: list, _c: FunctionContext) -> object:
     return ListValue(ListValue(items[i : i + size]) for i in range(0, len(items), size))
 
 
-def _concat(a: list, _c: FunctionContext) -> object:
-    out: list = []
+def _concat(a: Args, _c: FunctionContext) -> object:
+    out: list[Any] = []
     for i, v in enumerate(a):
         if isinstance(v, Unknown):
             return UNKNOWN
@@ -53,20 +55,20 @@ def _concat(a: list, _c: FunctionContext) -> object:
     return out
 
 
-def _flatten(a: list, _c: FunctionContext) -> object:
+def _flatten(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    out: list = []
+    out: list[Any] = []
     return out if _flatten_into(want_list(a[0], 0), out) else UNKNOWN
 
 
-def _reverse(a: list, _c: FunctionContext) -> object:
+def _reverse(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
     return list(reversed(want_list(a[0], 0)))
 
 
-def _slice(a: list, _c: FunctionContext) -> object:
+def _slice(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or contains_unknown(a[1]) or contains_unknown(a[2]):
         return UNKNOWN
     items, start, end = want_list(a[0], 0), want_int(a[1], 1), want_int(a[2], 2)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from engine.lang.functions._args import (
     typed_key,
@@ -14,20 +15,20 @@ from engine.lang.functions._args import (
     want_num,
     want_str_list,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 from vocab.types import NUMBER, STRING
 from vocab.values import normalize_number
 
 _RANGE_LIMIT = 1024
 
 
-def _compact(a: list, _c: FunctionContext) -> list:
+def _compact(a: Args, _c: FunctionContext) -> list[Any]:
     return [x for x in want_str_list(a[0], 0, allow_null=True) if x]
 
 
-def _distinct(a: list, _c: FunctionContext) -> list:
-    seen: set[tuple] = set()
-    out: list = []
+def _distinct(a: Args, _c: FunctionContext) -> list[Any]:
+    seen: set[tuple[Any, ...]] = set()
+    out: list[Any] = []
     for x in unify(list(want_list(a[0], 0)), 0):
         k = typed_key(x)
         if k not in seen:
@@ -36,7 +37,7 @@ def _distinct(a: list, _c: FunctionContext) -> list:
     return out
 
 
-def _range(a: list, _c: FunctionContext) -> list:
+def _range(a: Args, _c: FunctionContext) -> list[Any]:
     nums = [
         Decimal(repr(n)) if isinstance(n, float) else Decimal(n)
         for n in (want_num(x, i) for i, x in enumerate(a))
@@ -53,7 +54,7 @@ def _range(a: list, _c: FunctionContext) -> list:
         raise ArgError(1, "limit must be less than start when step is negative")
     if step > 0 and limit < start:
         raise ArgError(1, "limit must be greater than start when step is positive")
-    out: list = []
+    out: list[Any] = []
     num = start
     while (num < limit) if step > 0 else (num > limit):
         if len(out) >= _RANGE_LIMIT:
@@ -66,7 +67,7 @@ def _range(a: list, _c: FunctionContext) -> list:
     return out
 
 
-def _sort(a: list, _c: FunctionContext) -> list:
+def _sort(a: Args, _c: FunctionContext) -> list[Any]:
     items = want_str_list(a[0], 0, allow_null=True)
     for n, x in enumerate(items):
         if x is None:

@@ -7,25 +7,27 @@ each other. ``keys``, ``values``, ``lookup``, ``merge`` and ``zipmap`` are ``unk
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.lang.functions._args import (
     want_list,
     want_map,
     want_str,
     want_str_list,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from vocab.types import STRING
 from vocab.values import UNKNOWN, ListValue, MapValue, Unknown, contains_unknown
 
 
-def _keys(a: list, _c: FunctionContext) -> object:
+def _keys(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
     m = want_map(a[0], 0)
     return ListValue(sorted(m), STRING) if isinstance(m, MapValue) else sorted(m)  # an object's are a tuple
 
 
-def _lookup(a: list, _c: FunctionContext) -> object:
+def _lookup(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
     m, key = want_map(a[0], 0), want_str(a[1], 1)
@@ -36,8 +38,8 @@ def _lookup(a: list, _c: FunctionContext) -> object:
     raise CallError(f'lookup failed to find key "{key}"')
 
 
-def _merge(a: list, _c: FunctionContext) -> object:
-    out: dict = {}
+def _merge(a: Args, _c: FunctionContext) -> object:
+    out: dict[str, Any] = {}
     for i, v in enumerate(a):
         if v is None:
             continue
@@ -47,7 +49,7 @@ def _merge(a: list, _c: FunctionContext) -> object:
     return out
 
 
-def _transpose(a: list, _c: FunctionContext) -> dict:
+def _transpose(a: Args, _c: FunctionContext) -> dict[str, Any]:
     m = want_map(a[0], 0)
     out: dict[str, list[str]] = {}
     for key in sorted(m):
@@ -58,7 +60,7 @@ def _transpose(a: list, _c: FunctionContext) -> dict:
     return {k: out[k] for k in sorted(out)}
 
 
-def _values(a: list, _c: FunctionContext) -> object:
+def _values(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
     m = want_map(a[0], 0)
@@ -66,7 +68,7 @@ def _values(a: list, _c: FunctionContext) -> object:
     return ListValue(found, m.element) if isinstance(m, MapValue) else found
 
 
-def _zipmap(a: list, _c: FunctionContext) -> object:
+def _zipmap(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or isinstance(a[1], Unknown) or contains_unknown(a[0]):
         return UNKNOWN
     keys, vals = want_str_list(a[0], 0), want_list(a[1], 1)

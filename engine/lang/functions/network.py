@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from engine.lang.functions._args import want_int, want_str
-from engine.lang.functions._core import ArgError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _IPV4_LEADING_ZERO = re.compile(r"(?<![0-9])0+(?=[0-9])")
@@ -46,7 +46,7 @@ def _addr(net: Network, value: int) -> str:
     return str(cls(value))
 
 
-def _cidrhost(a: list, _c: FunctionContext) -> str:
+def _cidrhost(a: Args, _c: FunctionContext) -> str:
     net, hostnum = _parse(a[0], 0), want_int(a[1], 1)
     size = net.num_addresses
     if hostnum < 0:
@@ -58,14 +58,14 @@ def _cidrhost(a: list, _c: FunctionContext) -> str:
     return _host(net, hostnum)
 
 
-def _cidrnetmask(a: list, _c: FunctionContext) -> str:
+def _cidrnetmask(a: Args, _c: FunctionContext) -> str:
     net = _parse(a[0], 0)
     if net.version != 4:
         raise ArgError(0, "only IPv4 prefixes are supported; IPv6 networks have no netmask notation")
     return str(net.netmask)
 
 
-def _cidrsubnet(a: list, _c: FunctionContext) -> str:
+def _cidrsubnet(a: Args, _c: FunctionContext) -> str:
     net, newbits, netnum = _parse(a[0], 0), want_int(a[1], 1), want_int(a[2], 2)
     if newbits < 0:
         raise ArgError(1, "newbits must not be negative")
@@ -78,7 +78,7 @@ def _cidrsubnet(a: list, _c: FunctionContext) -> str:
     return f"{_addr(net, start)}/{newlen}"
 
 
-def _cidrsubnets(a: list, _c: FunctionContext) -> list[str]:
+def _cidrsubnets(a: Args, _c: FunctionContext) -> list[str]:
     net = _parse(a[0], 0)
     base = int(net.network_address)
     end = base + net.num_addresses
@@ -105,7 +105,7 @@ def _cidrsubnets(a: list, _c: FunctionContext) -> list[str]:
     return out
 
 
-def _cidrcontains(a: list, _c: FunctionContext) -> bool:
+def _cidrcontains(a: Args, _c: FunctionContext) -> bool:
     """Whether an address, or every address of a prefix, is inside the prefix (OpenTofu's function)."""
     net = _parse(a[0], 0)
     text = want_str(a[1], 1)

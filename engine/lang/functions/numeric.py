@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from engine.lang import numbers
 from engine.lang.functions._args import want_int, want_num, want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from vocab.limits import MAX_NUMBER_DIGITS
 from vocab.values import normalize_number
 
@@ -19,22 +19,22 @@ _DIGIT_VALUE = {c: i for i, c in enumerate(_DIGITS)}
 _MAX_EXACT_POW_BITS = 1 << 16
 
 
-def _abs(a: list, _c: FunctionContext) -> int | float:
+def _abs(a: Args, _c: FunctionContext) -> int | float:
     n = want_num(a[0], 0)
     return numbers.negate(n) if n < 0 else n
 
 
-def _ceil(a: list, _c: FunctionContext) -> int:
+def _ceil(a: Args, _c: FunctionContext) -> int:
     n = want_num(a[0], 0)
     return n if isinstance(n, int) else math.ceil(numbers.exact(n) if math.isfinite(n) else n)
 
 
-def _floor(a: list, _c: FunctionContext) -> int:
+def _floor(a: Args, _c: FunctionContext) -> int:
     n = want_num(a[0], 0)
     return n if isinstance(n, int) else math.floor(numbers.exact(n) if math.isfinite(n) else n)
 
 
-def _log(a: list, _c: FunctionContext) -> int | float:
+def _log(a: Args, _c: FunctionContext) -> int | float:
     num, base = want_num(a[0], 0), want_num(a[1], 1)
     if num <= 0:
         raise ArgError(0, "the logarithm is only defined for numbers greater than zero")
@@ -43,11 +43,11 @@ def _log(a: list, _c: FunctionContext) -> int | float:
     return normalize_number(math.log(num) / math.log(base))
 
 
-def _max(a: list, _c: FunctionContext) -> int | float:
+def _max(a: Args, _c: FunctionContext) -> int | float:
     return normalize_number(max((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
 
 
-def _min(a: list, _c: FunctionContext) -> int | float:
+def _min(a: Args, _c: FunctionContext) -> int | float:
     return normalize_number(min((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
 
 
@@ -56,11 +56,12 @@ def _by_value(n: int | float) -> Fraction | float:
     return numbers.exact(n) if math.isfinite(n) else n
 
 
-def _pow(a: list, _c: FunctionContext) -> int | float:
+def _pow(a: Args, _c: FunctionContext) -> int | float:
     base, exp = want_num(a[0], 0), want_num(a[1], 1)
     if isinstance(base, int) and isinstance(exp, int) and exp >= 0:  # noqa: SIM102 - keeps mypy's narrowing
         if abs(base) <= 1 or exp * abs(base).bit_length() <= _MAX_EXACT_POW_BITS:
-            return base**exp
+            exact: int = base**exp  # a non-negative int exponent: an int, which mypy cannot tell
+            return exact
     try:
         result = math.pow(base, exp)
     except (OverflowError, ValueError) as exc:
@@ -68,12 +69,12 @@ def _pow(a: list, _c: FunctionContext) -> int | float:
     return normalize_number(result)
 
 
-def _signum(a: list, _c: FunctionContext) -> int:
+def _signum(a: Args, _c: FunctionContext) -> int:
     n = want_int(a[0], 0)
     return (n > 0) - (n < 0)
 
 
-def _parseint(a: list, _c: FunctionContext) -> int:
+def _parseint(a: Args, _c: FunctionContext) -> int:
     if not isinstance(a[0], str):
         raise ArgError(0, f"string required, got {'null' if a[0] is None else 'number'}")
     text = want_str(a[0], 0)

@@ -8,6 +8,7 @@ algebra is in ``sets.py``; the other collection functions are in ``maps``, ``lis
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from engine.lang import numbers
 from engine.lang.functions._args import (
@@ -17,20 +18,20 @@ from engine.lang.functions._args import (
     want_list,
     want_num,
 )
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count
 from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown
 
 
-def _alltrue(a: list, _c: FunctionContext) -> bool:
+def _alltrue(a: Args, _c: FunctionContext) -> bool:
     return all(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
 
 
-def _anytrue(a: list, _c: FunctionContext) -> bool:
+def _anytrue(a: Args, _c: FunctionContext) -> bool:
     return any(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
 
 
-def _coalesce(a: list, _c: FunctionContext) -> object:
+def _coalesce(a: Args, _c: FunctionContext) -> object:
     try:
         args = unify(list(a), 0)
     except ArgError as exc:
@@ -41,16 +42,17 @@ def _coalesce(a: list, _c: FunctionContext) -> object:
     raise CallError("no non-null, non-empty-string arguments")
 
 
-def _coalescelist(a: list, _c: FunctionContext) -> list:
+def _coalescelist(a: Args, _c: FunctionContext) -> list[Any]:
     for i, v in enumerate(a):
         if v is None:
             continue
-        if want_list(v, i):
-            return v
+        items = want_list(v, i)
+        if items:
+            return items
     raise CallError("no non-null, non-empty list arguments")
 
 
-def _length(a: list, _c: FunctionContext) -> object:
+def _length(a: Args, _c: FunctionContext) -> object:
     v = a[0]
     if isinstance(v, Unknown):
         return UNKNOWN
@@ -65,7 +67,7 @@ def _length(a: list, _c: FunctionContext) -> object:
     raise ArgError(0, f"argument must be a string, a list or a map, got {describe(v)}")
 
 
-def _sum(a: list, _c: FunctionContext) -> int | float:
+def _sum(a: Args, _c: FunctionContext) -> int | float:
     items = want_list(a[0], 0)
     if not items:
         raise CallError("cannot sum an empty list")

@@ -17,7 +17,7 @@ from typing import Any
 import re2
 
 from engine.lang.functions._args import want_str
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 
 _TEMPLATE_REF = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+)|(\$))")
 
@@ -101,7 +101,7 @@ def _all_matches(pat: Any, text: str) -> list[Any]:
     return out
 
 
-def _regex(a: list, _c: FunctionContext) -> object:
+def _regex(a: Args, _c: FunctionContext) -> object:
     pat = _pattern(a[0], 0)
     m = pat.search(_subject(a[1], 1))
     if m is None:
@@ -109,7 +109,7 @@ def _regex(a: list, _c: FunctionContext) -> object:
     return _match_value(m, pat)
 
 
-def _regexall(a: list, _c: FunctionContext) -> list:
+def _regexall(a: Args, _c: FunctionContext) -> list[Any]:
     pat = _pattern(a[0], 0)
     return [_match_value(m, pat) for m in _all_matches(pat, _subject(a[1], 1))]
 
@@ -141,7 +141,7 @@ def _replace_all(pat: Any, text: str, replacement: str) -> str:
     return "".join(parts)
 
 
-def _replace(a: list, _c: FunctionContext) -> str:
+def _replace(a: Args, _c: FunctionContext) -> str:
     text, search, replacement = want_str(a[0], 0), want_str(a[1], 1), want_str(a[2], 2)
     if len(search) > 1 and search[0] == "/" and search[-1] == "/":
         return _replace_all(_pattern(search[1:-1], 1), _subject(text, 0), replacement)

@@ -136,7 +136,7 @@ def _scan(v: Any) -> tuple[bool, bool]:
     return unknown, marked
 
 
-def _invoke(spec: FunctionSpec, args: list, ctx: FunctionContext) -> object:
+def _invoke(spec: FunctionSpec, args: list[Any], ctx: FunctionContext) -> object:
     try:
         result = spec.impl(args, ctx)
         return nfc(result) if type(result) is str else result
@@ -155,7 +155,7 @@ def _default_context() -> FunctionContext:
     return FunctionContext(base_dir=cwd, module_dir=cwd)
 
 
-def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
+def call_function(name: str, args: list[Any], ctx: FunctionContext | None) -> object:
     """Call built-in function ``name``; raises ``FunctionError`` for anything the user got wrong."""
     if ctx is None:
         ctx = _default_context()
@@ -183,7 +183,7 @@ def call_function(name: str, args: list, ctx: FunctionContext | None) -> object:
             return UNKNOWN
         return _invoke(spec, args, ctx)
     marks: frozenset[str] = frozenset()
-    plain: list = []
+    plain: list[Any] = []
     strip = unmark if spec.element_marks else deep_unmark
     for a in args:
         value, found = strip(a)

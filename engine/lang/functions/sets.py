@@ -8,14 +8,15 @@ unified first, so ``setunion(["a"], [1])`` is ``["1", "a"]`` as in Terraform.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from engine.lang.functions._args import make_set, typed_key, unify, want_list
-from engine.lang.functions._core import CallError, FunctionContext, fn
+from engine.lang.functions._core import Args, CallError, FunctionContext, fn
 from vocab.limits import MAX_COLLECTION_LENGTH
 from vocab.values import SetValue
 
 
-def _setintersection(a: list, _c: FunctionContext) -> list:
+def _setintersection(a: Args, _c: FunctionContext) -> list[Any]:
     first = make_set(want_list(a[0], 0), 0)
     for i in range(1, len(a)):
         other = {typed_key(x) for x in make_set(want_list(a[i], i), i)}
@@ -23,25 +24,25 @@ def _setintersection(a: list, _c: FunctionContext) -> list:
     return first
 
 
-def _setsubtract(a: list, _c: FunctionContext) -> list:
+def _setsubtract(a: Args, _c: FunctionContext) -> list[Any]:
     remove = {typed_key(x) for x in make_set(want_list(a[1], 1), 1)}
     return SetValue(x for x in make_set(want_list(a[0], 0), 0) if typed_key(x) not in remove)
 
 
-def _setunion(a: list, _c: FunctionContext) -> list:
-    items: list = []
+def _setunion(a: Args, _c: FunctionContext) -> list[Any]:
+    items: list[Any] = []
     for i, v in enumerate(a):
         items.extend(want_list(v, i))
     return make_set(items, 0)
 
 
-def _setproduct(a: list, _c: FunctionContext) -> list:
+def _setproduct(a: Args, _c: FunctionContext) -> list[Any]:
     inputs = [unify(list(want_list(v, i)), i) for i, v in enumerate(a)]
     size = math.prod(len(items) for items in inputs)
     if size > MAX_COLLECTION_LENGTH:
         raise CallError(f"the product would have {size:,} elements; at most {MAX_COLLECTION_LENGTH:,} are "
                         "allowed (MAX_COLLECTION_LENGTH)")
-    product: list[list] = [[]]
+    product: list[list[Any]] = [[]]
     for items in inputs:
         product = [[*prefix, x] for prefix in product for x in items]
     return product

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from engine.lang.functions._args import want_int, want_str, want_str_list
-from engine.lang.functions._core import ArgError, CallError, FunctionContext, fn, returns_list
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 from engine.lang.functions._text import graphemes
 from vocab.limits import MAX_STRING_LENGTH
 from vocab.types import STRING
@@ -21,23 +21,23 @@ _TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
 _SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
-def _chomp(a: list, _c: FunctionContext) -> str:
+def _chomp(a: Args, _c: FunctionContext) -> str:
     return _TRAILING_NEWLINES.sub("", want_str(a[0], 0))
 
 
-def _endswith(a: list, _c: FunctionContext) -> bool:
+def _endswith(a: Args, _c: FunctionContext) -> bool:
     return want_str(a[0], 0).endswith(want_str(a[1], 1))
 
 
-def _startswith(a: list, _c: FunctionContext) -> bool:
+def _startswith(a: Args, _c: FunctionContext) -> bool:
     return want_str(a[0], 0).startswith(want_str(a[1], 1))
 
 
-def _strcontains(a: list, _c: FunctionContext) -> bool:
+def _strcontains(a: Args, _c: FunctionContext) -> bool:
     return want_str(a[1], 1) in want_str(a[0], 0)
 
 
-def _indent(a: list, _c: FunctionContext) -> str:
+def _indent(a: Args, _c: FunctionContext) -> str:
     spaces = want_int(a[0], 0)
     if spaces < 0:
         raise ArgError(0, "the number of spaces must not be negative")
@@ -48,7 +48,7 @@ def _indent(a: list, _c: FunctionContext) -> str:
     return text.replace("\n", "\n" + " " * spaces)
 
 
-def _join(a: list, _c: FunctionContext) -> str:
+def _join(a: Args, _c: FunctionContext) -> str:
     sep = want_str(a[0], 0)
     parts: list[str] = []
     for i in range(1, len(a)):
@@ -60,7 +60,7 @@ def _join(a: list, _c: FunctionContext) -> str:
     return sep.join(parts)
 
 
-def _split(a: list, _c: FunctionContext) -> list[str]:
+def _split(a: Args, _c: FunctionContext) -> list[str]:
     sep, text = want_str(a[0], 0), want_str(a[1], 1)
     if sep == "":
         return list(text)
@@ -99,19 +99,19 @@ def _simple_upper(c: str) -> str:
 _SIMPLE: dict[Callable[[str], str], Callable[[str], str]] = {str.lower: _simple_lower, str.upper: _simple_upper}
 
 
-def _lower(a: list, _c: FunctionContext) -> str:
+def _lower(a: Args, _c: FunctionContext) -> str:
     return _per_character(want_str(a[0], 0), str.lower)
 
 
-def _upper(a: list, _c: FunctionContext) -> str:
+def _upper(a: Args, _c: FunctionContext) -> str:
     return _per_character(want_str(a[0], 0), str.upper)
 
 
-def _strrev(a: list, _c: FunctionContext) -> str:
+def _strrev(a: Args, _c: FunctionContext) -> str:
     return "".join(reversed(graphemes(want_str(a[0], 0))))
 
 
-def _substr(a: list, _c: FunctionContext) -> str:
+def _substr(a: Args, _c: FunctionContext) -> str:
     text = want_str(a[0], 0)
     offset, length = want_int(a[1], 1), want_int(a[2], 2)
     chars = graphemes(text)
@@ -131,7 +131,7 @@ def _is_word_char(c: str) -> bool:
     return c.isalpha() or c.isdigit() or not c.isspace()
 
 
-def _title(a: list, _c: FunctionContext) -> str:
+def _title(a: Args, _c: FunctionContext) -> str:
     text = want_str(a[0], 0)
     out: list[str] = []
     prev = " "
@@ -145,19 +145,19 @@ def _title(a: list, _c: FunctionContext) -> str:
     return "".join(out)
 
 
-def _trim(a: list, _c: FunctionContext) -> str:
+def _trim(a: Args, _c: FunctionContext) -> str:
     return want_str(a[0], 0).strip(want_str(a[1], 1))
 
 
-def _trimprefix(a: list, _c: FunctionContext) -> str:
+def _trimprefix(a: Args, _c: FunctionContext) -> str:
     return want_str(a[0], 0).removeprefix(want_str(a[1], 1))
 
 
-def _trimsuffix(a: list, _c: FunctionContext) -> str:
+def _trimsuffix(a: Args, _c: FunctionContext) -> str:
     return want_str(a[0], 0).removesuffix(want_str(a[1], 1))
 
 
-def _trimspace(a: list, _c: FunctionContext) -> str:
+def _trimspace(a: Args, _c: FunctionContext) -> str:
     return want_str(a[0], 0).strip(_SPACE)
 
 

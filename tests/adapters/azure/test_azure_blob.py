@@ -44,7 +44,7 @@ def project(tmp_path: Path, azurite_clean: Azurite) -> AzureProject:
     return made
 
 
-def client(project: AzureProject, name: str = "docs/hello.txt"):  # type: ignore[no-untyped-def]
+def client(project: AzureProject, name: str = "docs/hello.txt"):
     return project.blobs.get_blob_client(CONTAINER, name)
 
 

@@ -36,7 +36,7 @@ def project(tmp_path: Path, azurite_clean: Azurite) -> AzureProject:
     return AzureProject(tmp_path, azurite_clean)
 
 
-def props(project: AzureProject, name: str = "assets"):  # type: ignore[no-untyped-def]
+def props(project: AzureProject, name: str = "assets"):
     return project.blobs.get_container_client(name).get_container_properties()
 
 

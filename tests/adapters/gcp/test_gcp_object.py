@@ -39,7 +39,7 @@ def project(tmp_path: Path, fake_gcs_clean: FakeGcsServer) -> GcsProject:
     return made
 
 
-def blob(project: GcsProject, name: str = "docs/hello.txt"):  # type: ignore[no-untyped-def]
+def blob(project: GcsProject, name: str = "docs/hello.txt"):
     return project.storage.bucket(BUCKET).get_blob(name)
 
 

@@ -133,7 +133,7 @@ def test_json_drops_marks() -> None:
     ],
 )
 def test_conversions_terraform_makes(value: object, ty: object, expected: object) -> None:
-    got = convert(value, ty)  # type: ignore[arg-type]
+    got = convert(value, ty)
     assert got == expected
     if getattr(ty, "kind", "") == "set":
         assert isinstance(got, SetValue)
@@ -192,7 +192,7 @@ def test_conversion_keeps_marks_and_unknowns() -> None:
 )
 def test_conversion_errors_read_like_terraform(value: object, ty: object, message: str) -> None:
     with pytest.raises(ConversionError) as info:
-        convert(value, ty, ("port",))  # type: ignore[arg-type]
+        convert(value, ty, ("port",))
     assert str(info.value).endswith(message)
 
 

@@ -279,10 +279,10 @@ def _normal(value: Any, ty: CtyType) -> Any:
         return "<unknown>" if value is not None else None
     kind = ty.kind
     if kind in ("list", "set"):
-        items = [_normal(x, ty.element) for x in value]  # type: ignore[attr-defined]
+        items = [_normal(x, ty.element) for x in value]
         return sorted(items, key=lambda x: json.dumps(x, sort_keys=True)) if kind == "set" else items
     if kind == "map":
-        return {k: _normal(v, ty.element) for k, v in value.items()}  # type: ignore[attr-defined]
+        return {k: _normal(v, ty.element) for k, v in value.items()}
     if isinstance(ty, ObjectType):
         return {n: _normal(value.get(n), t) for n, t in ty.fields}
     if isinstance(ty, TupleType):

@@ -62,7 +62,7 @@ def client(request: pytest.FixtureRequest) -> Iterator[PluginClient]:
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
-        yield PluginClient(_Connected(channel, version))  # type: ignore[arg-type]
+        yield PluginClient(_Connected(channel, version))
     finally:
         channel.close()
         server.stop(None)

@@ -135,7 +135,7 @@ def test_schema_objects_are_immutable_and_comparable() -> None:
     schema = Schema(version=2, block=INSTANCE)
     assert schema == Schema(version=2, block=INSTANCE)
     with pytest.raises(AttributeError):
-        schema.version = 3  # type: ignore[misc]
+        schema.version = 3
 
 
 # ---- sensitive paths -----------------------------------------------------------------------------

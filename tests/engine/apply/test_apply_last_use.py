@@ -82,8 +82,8 @@ def test_an_apply_releases_each_resource_and_still_evaluates_everything_after(ro
     assert result is not None and result.ok, result and result.failed
     assert result.counts["add"] == 7
     state = result.state
-    assert state.instance("terraform_data.many[2]").attributes["output"] == "base-2"  # type: ignore[union-attr]
-    assert state.instance('terraform_data.each["b"]').attributes["output"] == "base-1"  # type: ignore[union-attr]
+    assert state.instance("terraform_data.many[2]").attributes["output"] == "base-2"
+    assert state.instance('terraform_data.each["b"]').attributes["output"] == "base-1"
     assert state.outputs["child"].value == "BASE-1"
     assert (root / "provisioned-a.txt").read_text() == "base-1"  # the provisioner read self after the release
     resources = [res for _, module in planned[0].root.walk() for res in module.resources.values()]

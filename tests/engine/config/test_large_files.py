@@ -61,7 +61,7 @@ def test_a_file_over_the_old_4_mib_limit_is_read_whole(make_config: MakeConfig) 
     module, diags = load_config(root)
     assert not diags.has_errors, [str(d) for d in diags]
     assert len(module.resources) == 1500
-    assert module.locals["doc"].expr.value == ("x" * 99 + "\n") * (4 * 1024 * 1024 // 100)  # type: ignore[attr-defined]
+    assert module.locals["doc"].expr.value == ("x" * 99 + "\n") * (4 * 1024 * 1024 // 100)
     last = module.resources["terraform_data.r01499"]
     line = text[: text.index('"r01499"')].count("\n") + 1
     assert str(last.rng) == f"main.tf:{line}:1"

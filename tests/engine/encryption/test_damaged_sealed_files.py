@@ -126,6 +126,6 @@ def test_a_sealed_journal_read_with_the_wrong_key_still_stops(tmp_path: Path) ->
 
 
 def test_a_plaintext_journal_under_enforced_encryption_stops(tmp_path: Path) -> None:
-    journal_of(LocalStore(tmp_path / "ctl.tfstate"), 2)  # type: ignore[arg-type]
+    journal_of(LocalStore(tmp_path / "ctl.tfstate"), 2)
     with pytest.raises(EncryptionError, match="entry 1 of the apply journal is not encrypted"):
         store_at(tmp_path).journal_read(DEFAULT_WORKSPACE)

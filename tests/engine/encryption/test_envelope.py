@@ -88,7 +88,7 @@ def test_a_state_in_ctls_earlier_layout_is_still_read_and_rewritten_in_opentofus
     assert store.needs_rewrite(DEFAULT_WORKSPACE)  # the next apply writes it again, in OpenTofu's layout
     store.write(DEFAULT_WORKSPACE, snap.data, expected=snap.version)
     assert json.loads((tmp_path / "ctl.tfstate").read_bytes())["encryption_version"] == "v0"
-    assert json.loads(store.read(DEFAULT_WORKSPACE).data)["lineage"] == "0c5b1d5e-legacy-layout"  # type: ignore[union-attr]
+    assert json.loads(store.read(DEFAULT_WORKSPACE).data)["lineage"] == "0c5b1d5e-legacy-layout"
     assert not store.needs_rewrite(DEFAULT_WORKSPACE)
 
 

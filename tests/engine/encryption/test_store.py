@@ -50,7 +50,7 @@ def test_state_history_and_journal_reach_the_disk_sealed(tmp_path: Path) -> None
     store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=first.version)
     store.journal_append(DEFAULT_WORKSPACE, json.dumps({"kind": "intent", "address": "x", "pw": SECRET}).encode())
     assert not [p for p in every_file(tmp_path) if SECRET.encode() in p.read_bytes()]
-    assert json.loads(store.read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
+    assert json.loads(store.read(DEFAULT_WORKSPACE).data)["serial"] == 2
     assert SECRET.encode() in store.read_history(DEFAULT_WORKSPACE, 1)
     assert [json.loads(e)["pw"] for e in store.journal_read(DEFAULT_WORKSPACE)] == [SECRET]
     assert [e.serial for e in store.history(DEFAULT_WORKSPACE)] == [1]  # facts readable without the key
@@ -60,7 +60,7 @@ def test_an_old_version_put_back_is_refused(tmp_path: Path) -> None:
     store = store_at(tmp_path, pbkdf2("a", "sixteen-characters!"))
     store.write(DEFAULT_WORKSPACE, state_bytes(1), expected=None)
     shutil.copy(tmp_path / "ctl.tfstate", tmp_path / "old")
-    store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=store.inner.read(DEFAULT_WORKSPACE).version)  # type: ignore[union-attr]
+    store.write(DEFAULT_WORKSPACE, state_bytes(2), expected=store.inner.read(DEFAULT_WORKSPACE).version)
     shutil.copy(tmp_path / "old", tmp_path / "ctl.tfstate")
     with pytest.raises(EncryptionError, match="serial 1, older than serial 2"):
         store.read(DEFAULT_WORKSPACE)
@@ -85,7 +85,7 @@ def test_rotation_reads_with_the_fallback_and_rewrites_with_the_new_key(tmp_path
     snap = rotating.read(DEFAULT_WORKSPACE)
     assert snap is not None and rotating.needs_rewrite(DEFAULT_WORKSPACE)
     rotating.write(DEFAULT_WORKSPACE, state_bytes(2), expected=snap.version)
-    assert json.loads(store_at(tmp_path, new).read(DEFAULT_WORKSPACE).data)["serial"] == 2  # type: ignore[union-attr]
+    assert json.loads(store_at(tmp_path, new).read(DEFAULT_WORKSPACE).data)["serial"] == 2
 
 
 def test_plaintext_is_read_only_through_an_unencrypted_fallback(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def _stall_download(registry: HostileRegistry, version: str = "1.2.0") -> str:
 def _downloading(registry: HostileRegistry, path: str, where: Path) -> list[Path]:
     """The staging directories under ``where`` once the stalled download has started."""
     wait_until(lambda: ("GET", path) in registry.requests, timeout=60, what="the download to start")
-    return wait_until(lambda: staging_dirs(where), what="a staging directory")  # type: ignore[no-any-return]
+    return wait_until(lambda: staging_dirs(where), what="a staging directory")
 
 
 def _installed(project: Project, registry: HostileRegistry, version: str = "1.2.0") -> Path:

@@ -497,6 +497,12 @@ def test_expand_final_spreads_the_last_list() -> None:
     assert e.summary == "Invalid expanding argument value" and e.range == _r(2)
 
 
+def test_expand_final_of_a_sensitive_unknown_is_a_sensitive_unknown() -> None:
+    secret = Marked(UNKNOWN, frozenset({"sensitive"}))
+    result = ev(call("argc", lit("a"), ref("l"), expand=True), FUNCS, l=secret)
+    assert is_marked(result) and is_unknown(unmark(result)[0])
+
+
 def test_unknown_function_suggests_a_close_name() -> None:
     e = err(call("uper", lit("a"), line=3), FUNCS)
     assert e.summary == "Call to unknown function"

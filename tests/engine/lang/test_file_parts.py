@@ -97,7 +97,7 @@ def test_a_long_literal_is_read_from_the_file_not_the_parser() -> None:
     joined = join_parts([parse_hcl_part(src, "main.tf", p) for p in parts], src, "main.tf")
     assert encode_body(joined, "main.tf") == encode_body(parse_hcl_whole(src, "main.tf"), "main.tf")
     attributes = joined.blocks[0].body.attributes
-    assert attributes["h"].expr.value == "plain heredoc text\n" * 4000  # type: ignore[attr-defined]
+    assert attributes["h"].expr.value == "plain heredoc text\n" * 4000
     line = src.count(b"\n", 0, src.index(b"  after")) + 1
     assert str(attributes["after"].rng) == f"main.tf:{line}:3"
 

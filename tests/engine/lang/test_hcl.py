@@ -451,19 +451,19 @@ def test_positions_of_blocks_labels_attributes_and_expressions() -> None:
 def test_positions_inside_templates_and_heredocs() -> None:
     src = 'x = "pre-${var.a}-${var.b}"\ny = <<EOT\nline one\n  ${var.c}\nEOT\n'
     body = body_of(src)
-    parts = body.attributes["x"].expr.parts  # type: ignore[attr-defined]
+    parts = body.attributes["x"].expr.parts
     refs = [p for p in parts if isinstance(p, ast.Expr)]
     assert [str(r.rng) for r in refs] == ["main.tf:1:12", "main.tf:1:21"]
     heredoc = body.attributes["y"].expr
-    inner = next(p for p in heredoc.parts if isinstance(p, ast.Expr))  # type: ignore[attr-defined]
+    inner = next(p for p in heredoc.parts if isinstance(p, ast.Expr))
     assert str(inner.rng) == "main.tf:4:5"
 
 
 def test_columns_count_characters_not_bytes() -> None:
     body = body_of('x = "héllo ${var.a}"\ny = "ü" == var.b\n')
-    ref = body.attributes["x"].expr.parts[1]  # type: ignore[attr-defined]
+    ref = body.attributes["x"].expr.parts[1]
     assert str(ref.rng) == "main.tf:1:14"
-    right = body.attributes["y"].expr.right  # type: ignore[attr-defined]
+    right = body.attributes["y"].expr.right
     assert str(right.rng) == "main.tf:2:12"
 
 
@@ -476,7 +476,7 @@ def test_parse_expression_maps_positions_to_where_the_text_came_from() -> None:
 
 def test_parse_template_maps_positions_to_where_the_string_came_from() -> None:
     expr = parse_template("logs-${var.env}\nsecond ${var.x}", "main.tf.json", line=4, column=20)
-    refs = [p for p in expr.parts if isinstance(p, ast.Expr)]  # type: ignore[attr-defined]
+    refs = [p for p in expr.parts if isinstance(p, ast.Expr)]
     assert [str(r.rng) for r in refs] == ["main.tf.json:4:27", "main.tf.json:5:10"]
     here = Path.cwd()
     ctx = EvalContext(variables={"var": {"env": "dev", "x": 1}}, func_ctx=FunctionContext(base_dir=here, module_dir=here))

@@ -56,7 +56,7 @@ def test_nul_inside_text_is_accepted_as_by_terraform(tmp_path: Path, name: str) 
 
 def test_nul_in_a_string_keeps_its_value() -> None:
     body = parse_hcl_file(ACCEPTED["string"], "main.tf")
-    assert body.blocks[0].body.attributes["a"].expr.value == "x\0y"  # type: ignore[attr-defined]
+    assert body.blocks[0].body.attributes["a"].expr.value == "x\0y"
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

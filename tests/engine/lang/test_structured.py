@@ -260,12 +260,12 @@ def test_yaml_structure_matches_the_json_syntax() -> None:
 
 def test_yaml_positions_of_templates() -> None:
     attrs = block(yaml_body(YAML_CONFIG), "locals").body.attributes
-    ref = next(p for p in attrs["name"].expr.parts if isinstance(p, ast.Expr))  # type: ignore[attr-defined]
+    ref = next(p for p in attrs["name"].expr.parts if isinstance(p, ast.Expr))
     assert str(ref.rng) == "main.yaml:7:17"  # inside the double quotes that open at column 9
-    bare = next(p for p in attrs["bare"].expr.parts if isinstance(p, ast.Expr))  # type: ignore[attr-defined]
+    bare = next(p for p in attrs["bare"].expr.parts if isinstance(p, ast.Expr))
     assert str(bare.rng) == "main.yaml:8:17"
     # A literal block scalar: the text starts on the next line, at the block's indentation.
-    refs = [p for p in attrs["script"].expr.parts if isinstance(p, ast.Expr)]  # type: ignore[attr-defined]
+    refs = [p for p in attrs["script"].expr.parts if isinstance(p, ast.Expr)]
     assert [str(r.rng) for r in refs] == ["main.yaml:21:12"]
 
 

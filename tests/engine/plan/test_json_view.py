@@ -471,7 +471,7 @@ def test_an_object_shown_in_several_places_is_shown_the_same_as_separate_copies(
     attrs = {"id": "x", "tags": {"a": "1"}, "secret": Marked("s"), "list": [1, {"k": UNKNOWN}]}
     prior = State(serial=1, lineage="l")
     prior.set_instance("random_id.a", InstanceState.from_marked(attrs))
-    shared = prior.instance("random_id.a").marked_attributes()  # type: ignore[union-attr]
+    shared = prior.instance("random_id.a").marked_attributes()
     one = make_plan([change("random_id.a", ACTIONS_NOOP, shared, shared)], prior_state=prior)
     apart = make_plan([change("random_id.a", ACTIONS_NOOP, copy.deepcopy(shared), copy.deepcopy(shared))],
                       prior_state=prior)

@@ -82,7 +82,7 @@ def test_a_plan_that_reuses_arguments_equals_one_that_evaluates_everything_again
     plan = make_plan(project.root, new_state(), "lineage", -1, PlanOptions(), project.registry,
                      first=loaded).plan
     assert loaded.walk is not None
-    loaded.walk.stable_resources = frozenset  # type: ignore[method-assign]  # reuse nothing
+    loaded.walk.stable_resources = frozenset  # reuse nothing
     fresh = make_plan(project.root, new_state(), "lineage", -1, PlanOptions(), project.registry,
                       first=loaded).plan
     assert [(c.address, c.actions, c.after) for c in plan.changes if c.address != "demo_thing.random"] == [
@@ -90,8 +90,8 @@ def test_a_plan_that_reuses_arguments_equals_one_that_evaluates_everything_again
     for address in ("demo_thing.stamped", "demo_thing.random", "demo_thing.templated"):
         after = change(plan, address).after
         assert after is not None and isinstance(after["name"], Unknown), address  # as plan mode says
-    assert change(plan, "demo_thing.plain").after["name"] == "p-base"  # type: ignore[index]
-    assert change(plan, 'module.late[1].demo_thing.inner').after["name"] == "inner-late"  # type: ignore[index]
+    assert change(plan, "demo_thing.plain").after["name"] == "p-base"
+    assert change(plan, 'module.late[1].demo_thing.inner').after["name"] == "inner-late"
 
 
 
@@ -105,5 +105,5 @@ def test_the_validate_walk_lets_go_of_each_resource_the_plan_walk_has_evaluated(
                      first=loaded).plan
     assert loaded.walk.instances == {}  # taken over or evaluated again: either way, no longer held twice
     assert root_scope.variables["demo_thing"] == {}
-    assert change(plan, "demo_thing.plain").after["name"] == "p-base"  # type: ignore[index]
+    assert change(plan, "demo_thing.plain").after["name"] == "p-base"
     assert change(plan, "demo_thing.chained").actions == ("create",)

@@ -393,7 +393,7 @@ def test_refresh_logs_each_object_read_only_at_debug(project: Project, caplog: p
     assert not [r for r in caplog.records if r.name == "engine.plan.refresh"]
     with caplog.at_level(logging.DEBUG, logger="engine.plan.refresh"):
         project.plan()
-    records = {r.address: r for r in caplog.records if r.name == "engine.plan.refresh"}  # type: ignore[attr-defined]
+    records = {r.address: r for r in caplog.records if r.name == "engine.plan.refresh"}
     assert sorted(records) == ["demo_thing.edit", "demo_thing.gone", "demo_thing.keep", "demo_thing.rename"]
-    assert all(r.ok and r.seconds >= 0 and r.getMessage().startswith(f"refreshed {a} in ")  # type: ignore[attr-defined]
+    assert all(r.ok and r.seconds >= 0 and r.getMessage().startswith(f"refreshed {a} in ")
                for a, r in records.items())

@@ -246,7 +246,7 @@ def test_grouping_falls_back_to_an_fsync_per_entry_on_a_store_without_journal_sy
             self.syncs.append(sync)
 
     plain = Plain()
-    j = Journal(plain, DEFAULT_WORKSPACE)  # type: ignore[arg-type]
+    j = Journal(plain, DEFAULT_WORKSPACE)
     with j.grouped():
         j.record_result("terraform_data.a", "create", InstanceState(attributes={"id": "a"}))
         j.flush()

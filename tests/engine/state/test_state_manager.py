@@ -20,7 +20,7 @@ def store(tmp_path: Path) -> LocalStore:
 
 
 def manager(store: LocalStore, tmp_path: Path, **kw: object) -> StateManager:
-    return StateManager(store, DEFAULT_WORKSPACE, errored_dir=tmp_path, **kw)  # type: ignore[arg-type]
+    return StateManager(store, DEFAULT_WORKSPACE, errored_dir=tmp_path, **kw)
 
 
 def stored(tmp_path: Path) -> dict:
@@ -260,7 +260,7 @@ def test_an_encrypting_store_is_never_bypassed_by_a_plaintext_stream(tmp_path: P
 
 def test_the_local_state_is_decoded_from_its_file_never_read_whole(tmp_path: Path) -> None:
     class NoWholeReads(LocalStore):
-        def read(self, workspace: str) -> None:  # type: ignore[override]
+        def read(self, workspace: str) -> None:
             raise AssertionError("the whole state was read into memory")
 
     m = manager(LocalStore(tmp_path / "ctl.tfstate"), tmp_path)

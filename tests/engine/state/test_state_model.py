@@ -337,11 +337,11 @@ def test_instances_are_found_the_same_whether_searched_or_indexed() -> None:
         if kind < put_share:
             inst = InstanceState(attributes={"step": step}, index_key=key, deposed=deposed)
             res.put(inst)
-            model[(type(key).__name__, key, deposed)] = inst  # type: ignore[index]
+            model[(type(key).__name__, key, deposed)] = inst
         elif kind < put_share + 0.3:
-            assert res.pop(key, deposed) is model.pop((type(key).__name__, key, deposed), None)  # type: ignore[arg-type]
+            assert res.pop(key, deposed) is model.pop((type(key).__name__, key, deposed), None)
         else:
-            assert res.get(key, deposed) is model.get((type(key).__name__, key, deposed))  # type: ignore[arg-type]
+            assert res.get(key, deposed) is model.get((type(key).__name__, key, deposed))
         assert len(res.instances) == len(model)
         sizes.add(len(model))
     assert min(sizes) <= 2 and max(sizes) >= 20  # both sides of the line, more than once

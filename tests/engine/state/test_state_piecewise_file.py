@@ -57,8 +57,8 @@ def test_the_usual_layout_is_read_from_the_file_and_equals_decoding_its_bytes(wi
     assert split is not None
     assert len(list(split[1])) == len(DOC["resources"])
     state = _from_file(data)
-    assert encode_state(state) == encode_state(decode_state(data, "s"))  # type: ignore[arg-type]
-    assert state.resources[-1].instances[0].attributes["content"] == "é ☃ 😀"  # type: ignore[attr-defined]
+    assert encode_state(state) == encode_state(decode_state(data, "s"))
+    assert state.resources[-1].instances[0].attributes["content"] == "é ☃ 😀"
 
 
 def test_a_state_written_by_ctl_reads_back_from_its_file(window: int, tmp_path: Path) -> None:
@@ -76,14 +76,14 @@ def test_check_results_after_the_resources_end_as_they_do_are_kept(window: int) 
     assert b"\n  ]" in data[data.index(b'"check_results"'):]  # the tail holds the resources' end marker too
     assert piecewise_file.split_file(io.BytesIO(data)) is not None
     state = _from_file(data)
-    assert state.check_results == doc["check_results"]  # type: ignore[attr-defined]
-    assert len(state.resources) == len(doc["resources"])  # type: ignore[attr-defined]
+    assert state.check_results == doc["check_results"]
+    assert len(state.resources) == len(doc["resources"])
 
 
 def test_another_layout_is_read_whole_and_equals_decoding_its_bytes(window: int) -> None:
     data = json.dumps(DOC).encode()
     assert piecewise_file.split_file(io.BytesIO(data)) is None
-    assert encode_state(_from_file(data)) == encode_state(decode_state(data, "s"))  # type: ignore[arg-type]
+    assert encode_state(_from_file(data)) == encode_state(decode_state(data, "s"))
 
 
 @pytest.mark.parametrize("text", ["\n    },\n    {", "\n  ]", '\n  "resources": [\n    {'])
@@ -91,8 +91,8 @@ def test_data_that_looks_like_the_layout_is_read_as_data(window: int, text: str)
     doc = copy.deepcopy(DOC)
     doc["resources"][-1]["instances"][1]["attributes"]["content"] = text
     state = _from_file(_indented(doc))
-    assert state.resources[-1].instances[1].attributes["content"] == text  # type: ignore[attr-defined]
-    assert len(state.resources) == len(doc["resources"])  # type: ignore[attr-defined]
+    assert state.resources[-1].instances[1].attributes["content"] == text
+    assert len(state.resources) == len(doc["resources"])
 
 
 def test_a_corrupt_resource_is_reported_as_decoding_the_bytes_reports_it(window: int) -> None:

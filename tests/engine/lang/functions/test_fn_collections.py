@@ -196,7 +196,7 @@ def test_range(args: tuple, expected: list) -> None:
 
 
 def test_range_limit_of_1024_elements() -> None:
-    assert len(call("range", 1024)) == 1024  # type: ignore[arg-type]
+    assert len(call("range", 1024)) == 1024
     with pytest.raises(FunctionError, match="more than 1024"):
         call("range", 1025)
 

@@ -79,7 +79,7 @@ def test_timecmp() -> None:
 
 
 def test_timestamp_is_current_utc_time_in_rfc3339() -> None:
-    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", call("timestamp"))  # type: ignore[arg-type]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", call("timestamp"))
 
 
 def test_timestamp_is_unknown_during_plan() -> None:

@@ -22,7 +22,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def ctx_for(root: Path, **kw: object) -> FunctionContext:
-    return FunctionContext(base_dir=root, module_dir=root, **kw)  # type: ignore[arg-type]
+    return FunctionContext(base_dir=root, module_dir=root, **kw)
 
 
 def call(root: Path, name: str, *args: object, **kw: object) -> object:

@@ -84,7 +84,7 @@ def test_cidrsubnets() -> None:
 
 def test_nested_cidrsubnets() -> None:
     outer = call("cidrsubnets", "10.0.0.0/8", 8, 8, 8, 8)
-    assert [call("cidrsubnets", block, 4, 4) for block in outer] == [  # type: ignore[union-attr]
+    assert [call("cidrsubnets", block, 4, 4) for block in outer] == [
         ["10.0.0.0/20", "10.0.16.0/20"],
         ["10.1.0.0/20", "10.1.16.0/20"],
         ["10.2.0.0/20", "10.2.16.0/20"],
