@@ -379,23 +379,49 @@ class Run:
     retried: bool = False
 
 
-def run_command(args: list[str], workdir: Path, env: dict[str, str]) -> Run:
-    """Run one command, polling its main process's peak RSS and CPU until it exits."""
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _executable(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return ""
+
+
+def run_command(args: list[str], workdir: Path, env: dict[str, str], *, reexecs: bool = False) -> Run:
+    """Run one command, polling its own process's peak RSS and CPU until it exits.
+
+    With ``reexecs`` (Terraform 1.0, which re-runs itself as a child to catch its own panics and only
+    waits in the first process), a child running the same executable counts as the tool's own process
+    too; the providers, other executables, never do.
+    """
     started = time.perf_counter()
     process = subprocess.Popen(args, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    peak_kb, own_cpu = 0, 0.0
+    own = {process.pid}
+    peak_kb: dict[int, int] = {}
+    cpu: dict[int, float] = {}
     chunks: list[bytes] = []
     reader = threading.Thread(target=lambda: chunks.append(process.stdout.read() if process.stdout else b""))
     reader.start()
+    binary = _executable(process.pid)
     while True:
         # /proc/PID stays readable until the process is reaped, so the last reading is its final one.
-        pid_done = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        kb = _peak_kb(process.pid)
-        if kb is not None:
-            peak_kb = max(peak_kb, kb)
-        own_cpu = max(own_cpu, _cpu_of(process.pid))
-        if pid_done is not None:
+        done = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        if reexecs:
+            binary = binary or _executable(process.pid)
+            own.update(c for c in _children(process.pid) if c not in own and _executable(c) == binary)
+        for pid in own:
+            kb = _peak_kb(pid)
+            if kb is not None:
+                peak_kb[pid] = max(peak_kb.get(pid, 0), kb)
+            cpu[pid] = max(cpu.get(pid, 0.0), _cpu_of(pid))
+        if done is not None:
             break
         time.sleep(0.05)
     _, status, usage = os.wait4(process.pid, 0)
@@ -403,8 +429,8 @@ def run_command(args: list[str], workdir: Path, env: dict[str, str]) -> Run:
     process.returncode = os.waitstatus_to_exitcode(status)
     reader.join()
     output = b"".join(chunks).decode(errors="replace")
-    return Run(wall=wall, own_cpu=own_cpu, all_cpu=usage.ru_utime + usage.ru_stime, peak_mb=peak_kb / 1024,
-               code=process.returncode, output=output)
+    return Run(wall=wall, own_cpu=sum(cpu.values()), all_cpu=usage.ru_utime + usage.ru_stime,
+               peak_mb=max(peak_kb.values(), default=0) / 1024, code=process.returncode, output=output)
 
 
 STEPS = ("init", "init again", "plan", "apply", "re-plan", "destroy")
@@ -441,29 +467,33 @@ def commands(tool: str, path: Path, mirror: Path) -> dict[str, list[list[str]]]:
 
 def step(name: str, tool: str, argv: list[list[str]], workdir: Path, env: dict[str, str],
          proxy: TimingProxy) -> Run:
-    """Run one step, once more after the provider's connection race; exit 1 on any other failure."""
+    """Run one step, once more after the provider's connection race; exit 1 on any other failure.
+
+    A step run again is counted whole, as its user lives it: both attempts' seconds and moto's
+    requests (and an apply's new plan between them), the higher peak."""
     ok = (0, 2) if name == "re-plan" else (0,)
-    retried = False
-    while True:
-        with proxy.measuring() as moto:
-            run = run_command(argv[0], workdir, env)
-        if run.code in ok or retried or PROVIDER_CONNECTION_RACE not in run.output:
-            break
-        sys.stdout.write(f"  {tool} {name}: the provider's connection race ({PROVIDER_CONNECTION_RACE!r}); "
-                         "running the step again\n")
-        retried = True
-        for again in argv[1:]:  # an apply's plan, made again
-            if run_command(again, workdir, env).code != 0:
+    reexecs = tool == "terraform"
+    attempts: list[Run] = []
+    with proxy.measuring() as moto:
+        while True:
+            run = run_command(argv[0], workdir, env, reexecs=reexecs)
+            attempts.append(run)
+            if run.code in ok or len(attempts) > 2 or PROVIDER_CONNECTION_RACE not in run.output:
                 break
+            sys.stdout.write(f"  {tool} {name}: the provider's connection race ({PROVIDER_CONNECTION_RACE!r}); "
+                             "running the step again\n")
+            for again in argv[1:]:  # an apply's plan, made again
+                attempts.append(run_command(again, workdir, env, reexecs=reexecs))
     if run.code not in ok:
         sys.stdout.write(f"{tool} {name} failed ({run.code}):\n{run.output}\n")
         raise SystemExit(1)
-    run.moto, run.retried = moto, retried
-    if tool == "ctl":
-        found = _WAITING_ON_PROVIDERS.search(run.output)
-        run.provider_wait = float(found.group(1)) if found else (0.0 if name != "init" and name != "init again"
-                                                                 else None)
-    return run
+    total = Run(wall=sum(r.wall for r in attempts), own_cpu=sum(r.own_cpu for r in attempts),
+                all_cpu=sum(r.all_cpu for r in attempts), peak_mb=max(r.peak_mb for r in attempts),
+                code=run.code, output=run.output, moto=moto, retried=len(attempts) > 1)
+    if tool == "ctl" and not name.startswith("init"):
+        waits = [_WAITING_ON_PROVIDERS.search(r.output) for r in attempts]
+        total.provider_wait = sum(float(w.group(1)) for w in waits if w is not None)
+    return total
 
 
 def planned_changes(output: str) -> str:
