@@ -15,9 +15,11 @@ its compact spelling again, so each work queue may show one update: the count is
 ``destroy``. For each step:
 
 * wall seconds, and CPU seconds of the tool's own process and of everything it waited for (the
-  provider processes), from ``/proc/PID/stat`` of the tool's main process and ``wait4``;
-* the tool's own peak RSS: ``VmHWM`` of its main process from ``/proc/PID/status``, polled until it
-  exits (the provider processes are not counted);
+  provider processes), from ``/proc/PID/stat`` of the tool's process and ``wait4``;
+* the tool's own peak RSS: ``VmHWM`` of its process from ``/proc/PID/status``, polled every 50 ms
+  while it runs (the provider processes are not counted). Terraform 1.0 runs its work in a copy of
+  itself that its first process starts and waits on (to report its own crashes), so for Terraform
+  that copy is counted as its process too: CPU summed, the higher peak;
 * ctl's time waiting on the provider (``CTL_TIMINGS=1``: the sum over its worker threads, so with
   ten at once it can exceed the wall time). Terraform reports no such figure;
 * moto: the requests it answered, the seconds they took summed over requests and the seconds in
@@ -26,7 +28,7 @@ its compact spelling again, so each work queue may show one update: the count is
 
 A step failing with the provider's known connection race ("use of closed network connection", see
 ``tests/real_providers/test_aws_plugin_vs_terraform.py``) is run again (an apply after a new plan), and
-the output says so; the figures are the successful attempt's.
+the output says so; the step's figures then count every attempt, as its user waits through them.
 
 Run: ``python bench/aws_moto.py [--count 100] [--runs 1] [--mirror DIR] [--terraform PATH]
 [--ctl PATH]``. Plain text on stdout; exit status 0 whatever the numbers, 2 when the mirror, a tool
