@@ -486,6 +486,10 @@ def step(name: str, tool: str, argv: list[list[str]], workdir: Path, env: dict[s
                              "running the step again\n")
             for again in argv[1:]:  # an apply's plan, made again
                 attempts.append(run_command(again, workdir, env, reexecs=reexecs))
+                if attempts[-1].code != 0:
+                    sys.stdout.write(f"{tool} {name}: planning again failed ({attempts[-1].code}):\n"
+                                     f"{attempts[-1].output}\n")
+                    raise SystemExit(1)
     if run.code not in ok:
         sys.stdout.write(f"{tool} {name} failed ({run.code}):\n{run.output}\n")
         raise SystemExit(1)
