@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("cli", "engine", "adapters", "backends", "policies")
+PACKAGES = ("cli", "engine", "adapters", "backends", "policies", "vocab")
 MAX_LINES = 500
 
 
