@@ -2,6 +2,10 @@
 
 The apply's provisioners start the commands; the provider set (``engine.providers``) handles the first
 interrupt. Both import this registry, so neither imports the other.
+
+A ``kill -9`` of ctl runs none of its exit handlers, so each command's group is also handed to the
+lifeline watcher (``vocab.lifeline``) that guards provider processes: when ctl dies, however, the
+watcher kills the group, and a command never outlives ctl as an orphan of init.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import contextlib
 import os
 import signal
 import threading
+
+from vocab import lifeline
 
 
 class RunningCommands:
@@ -27,7 +33,13 @@ class RunningCommands:
         self._lock = threading.Lock()
         self._groups: dict[int, bool] = {}  # process group -> cancelled
 
+    def prepare(self) -> None:
+        """Call before starting a command: the lifeline watcher runs before the command exists, so no
+        moment passes in which a ``kill -9`` of ctl would orphan it."""
+        lifeline.prepare()
+
     def add(self, pid: int) -> None:
+        lifeline.guard(pid, "")
         with self._lock:
             self._groups[pid] = False
         # Registered again at each start, so it is the last registered and runs first at exit, before
@@ -37,6 +49,7 @@ class RunningCommands:
 
     def remove(self, pid: int) -> bool:
         """Forget a command that ended; whether it was cancelled."""
+        lifeline.release(pid)
         with self._lock:
             return self._groups.pop(pid, False)
 

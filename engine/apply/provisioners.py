@@ -75,6 +75,7 @@ def run(command: Command, address: str, emit: Emit) -> None:
     elif not command.quiet:
         emit(f"Executing: {command.shown()}")
     tail: collections.deque[str] = collections.deque(maxlen=_TAIL)
+    RUNNING.prepare()
     try:
         process = subprocess.Popen(command.argv, cwd=command.cwd, env={**os.environ, **command.environment},
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -2,12 +2,14 @@
 
 The first interrupt cancels the command as Terraform cancels its provisioners: the command's whole
 process group gets SIGTERM, so a trap runs, and ctl ends without waiting for the command's sleep.
-A command that ignores SIGTERM is killed once a second interrupt makes ctl stop waiting: it never
-outlives ctl as an orphan of init.
+A command that ignores SIGTERM is killed once a second interrupt makes ctl stop waiting, and a
+``kill -9`` of ctl, which runs no handler of ctl's, takes the command with it: it never outlives
+ctl as an orphan of init.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -38,7 +40,7 @@ def test_first_interrupt_tells_the_command_and_ctl_does_not_wait_for_it(project:
     project.write("""
     resource "terraform_data" "a" {
       provisioner "local-exec" {
-        command = "trap 'echo term > told; exit 3' TERM; touch started; sleep 120 & wait"
+        command = "trap 'echo term > told; exit 3' TERM; sleep 120 & echo $! > sleep.pid; touch started; wait"
       }
     }
     """)
@@ -49,6 +51,8 @@ def test_first_interrupt_tells_the_command_and_ctl_does_not_wait_for_it(project:
         res = communicate(proc, timeout=60)
     assert time.monotonic() - began < 30, res
     assert project.path("told").read_text() == "term\n"
+    sleep = int(project.path("sleep.pid").read_text())
+    wait_until(lambda: not _alive(sleep), timeout=10, what=f"the command's sleep to be gone ({res})")
     assert res.code == 130, res
     assert "cancelled" in res.stderr, res
     assert "Traceback" not in res.stderr
@@ -72,3 +76,24 @@ def test_a_command_ignoring_sigterm_does_not_outlive_ctl(project: Project) -> No
     assert res.code == 130, res
     pids = [int(project.path(name).read_text()) for name in ("shell.pid", "child.pid")]
     wait_until(lambda: not any(_alive(pid) for pid in pids), timeout=30, what=f"the command to be gone ({res})")
+
+
+def test_a_command_does_not_outlive_a_kill_of_ctl(project: Project) -> None:
+    project.write("""
+    resource "terraform_data" "a" {
+      provisioner "local-exec" {
+        command = "echo $$ > shell.pid; sleep 120 & echo $! > child.pid; touch started; wait"
+      }
+    }
+    """)
+    with background(project.start("apply", "-auto-approve")) as proc:
+        wait_until(lambda: project.path("started").exists(), what="the provisioner to start")
+        os.kill(proc.pid, signal.SIGKILL)  # no handler of ctl's runs
+        proc.communicate(timeout=30)
+    pids = [int(project.path(name).read_text()) for name in ("shell.pid", "child.pid")]
+    try:
+        wait_until(lambda: not any(_alive(pid) for pid in pids), timeout=30, what="the command to be gone")
+    finally:
+        for pid in pids:  # never leave the test's own orphans behind when it fails
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
