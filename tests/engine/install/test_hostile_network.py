@@ -90,7 +90,7 @@ def test_a_redirect_from_https_to_plain_http_is_refused(tmp_path: Path, hostile_
     nothing_installed(project)
 
 
-@pytest.mark.parametrize("scheme", ["http", "file"])
+@pytest.mark.parametrize("scheme", ["http", "file", "dev-zero"])
 def test_a_download_url_that_is_not_https_is_never_opened(
         scheme: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
     registry = hostile_registry
@@ -98,7 +98,7 @@ def test_a_download_url_that_is_not_https_is_never_opened(
     local = tmp_path / "served.zip"
     local.write_bytes(registry.zip_path("fwtest", "1.2.0").read_bytes())  # a real, valid release
     with PlainHttpServer() as plain:
-        url = local.as_uri() if scheme == "file" else f"{plain.url}/{local.name}"
+        url = {"file": local.as_uri(), "dev-zero": "file:///dev/zero"}.get(scheme, f"{plain.url}/{local.name}")
         registry.download_url[("fwtest", "1.2.0")] = url
         result = project.ctl("init", env=ctl_env(registry, tmp_path / "home"))
     fails_cleanly(result, f"ctl follows only https:// URLs, not {url}")
@@ -177,21 +177,44 @@ def test_a_signed_filename_never_places_the_download(
     assert staging_dirs(project.root) == []
 
 
+def _lock_or_mirror(command: str, tmp_path: Path) -> list[str]:
+    return ["providers", "lock", f"-platform={host_os_arch()}"] if command == "lock" else \
+        ["providers", "mirror", str(tmp_path / "mirror")]
+
+
+@pytest.mark.parametrize("filename", ["../../../ctl.tfstate", "ABSOLUTE"])
 @pytest.mark.parametrize("command", ["lock", "mirror"])
 def test_providers_lock_and_mirror_confine_a_signed_filename(
-        command: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+        command: str, filename: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
     registry = hostile_registry
     outside = tmp_path / "outside.zip"
-    registry.publish("fwtest", "1.2.0", registry.zip_path("fwtest", "1.2.0").read_bytes(), filename=str(outside))
+    name = str(outside) if filename == "ABSOLUTE" else filename
+    registry.publish("fwtest", "1.2.0", registry.zip_path("fwtest", "1.2.0").read_bytes(), filename=name)
     project = ctl_project(tmp_path / "cfg", registry)
-    env = ctl_env(registry, tmp_path / "home")
-    args = ["providers", "lock", f"-platform={host_os_arch()}"] if command == "lock" else \
-        ["providers", "mirror", str(tmp_path / "mirror")]
-    project.ok(*args, env=env)
+    project.path("ctl.tfstate").write_text(STATE)
+    temporary = project.path("tmp")  # staging is TMPDIR/ctl-staging-UID/.staging-*: ../../.. is the project
+    temporary.mkdir()
+    env = ctl_env(registry, tmp_path / "home", TMPDIR=str(temporary))
+    project.ok(*_lock_or_mirror(command, tmp_path), env=env)
     assert not outside.exists()
+    assert project.path("ctl.tfstate").read_bytes() == STATE.encode()
+    assert sorted(p.name for p in tmp_path.rglob("*.tfstate")) == ["ctl.tfstate"]
     if command == "mirror":
         mirrored = sorted(p.name for p in (tmp_path / "mirror").rglob("*.zip"))
         assert mirrored == [f"terraform-provider-fwtest_1.2.0_{host_os_arch()}.zip"]
+
+
+@pytest.mark.parametrize("command", ["lock", "mirror"])
+def test_providers_lock_and_mirror_never_open_a_file_url(
+        command: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    registry.download_url[("fwtest", "1.2.0")] = "file:///dev/zero"
+    project = ctl_project(tmp_path / "cfg", registry)
+    started = time.monotonic()
+    result = project.ctl(*_lock_or_mirror(command, tmp_path), env=ctl_env(registry, tmp_path / "home"), timeout=60)
+    fails_cleanly(result, "ctl follows only https:// URLs, not file:///dev/zero")
+    assert time.monotonic() - started < 30  # refused, not read up to the download cap
+    assert list(tmp_path.rglob("*.zip")) == []
 
 
 def test_terraform_installs_a_release_whose_signed_filename_is_odd(
