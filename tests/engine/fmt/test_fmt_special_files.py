@@ -1,8 +1,11 @@
-"""``ctl fmt`` on names that are not ordinary files, and on files shared through a hard link.
+"""``ctl fmt`` on names that are not ordinary files, on files shared through a hard link, and on a
+NUL byte.
 
 A FIFO named ``x.tf`` and a ``zero.tf`` symlinked to ``/dev/zero`` are refused at once, each with
 one error naming it, while the other files are still formatted. A hard-linked file is rewritten in
-place, keeping its inode, as ``terraform fmt`` (1.0.3) does: both names show the formatted text.
+place, keeping its inode, as ``terraform fmt`` (1.0.3) does: both names show the formatted text. A
+NUL byte inside a string is kept; anywhere else it is "Invalid character" at its own line and
+column (not at 1:1), and the file is left as it was, again as with ``terraform fmt``.
 """
 
 from __future__ import annotations
@@ -71,3 +74,36 @@ def test_read_only_directory_still_formats_in_place(tmp_path: Path) -> None:
     finally:
         work.chmod(0o755)
         shutil.rmtree(work)
+
+
+def _both_fmt(tmp_path: Path, src: bytes) -> dict[str, tuple[subprocess.CompletedProcess[str], bytes]]:
+    """``fmt .`` by ctl and by Terraform 1.0.3, each in a directory of its own holding ``src``."""
+    results = {}
+    for tool, argv in (("ctl", [str(CTL), "fmt", "-no-color", "."]),
+                       ("terraform", [str(terraform_executable()), "fmt", "-no-color", "."])):
+        work = tmp_path / tool
+        work.mkdir()
+        (work / "main.tf").write_bytes(src)
+        done = _run(argv, work)
+        results[tool] = (done, (work / "main.tf").read_bytes())
+    return results
+
+
+def test_nul_in_a_string_is_formatted_and_kept_as_by_terraform(tmp_path: Path) -> None:
+    results = _both_fmt(tmp_path, b'locals {\na="x\0y"\n}\n')
+    for done, _ in results.values():
+        assert done.returncode == 0, done.stderr
+    assert results["ctl"][1] == results["terraform"][1] == b'locals {\n  a = "x\0y"\n}\n'
+
+
+def test_a_stray_nul_is_reported_at_its_line_and_column(tmp_path: Path) -> None:
+    src = b"locals {\n  a = 1\n  b\0c = 2\n}\n"
+    results = _both_fmt(tmp_path, src)
+    done, after = results["ctl"]
+    assert done.returncode == 1, done.stderr
+    assert "Error: main.tf:3:4: Invalid character" in done.stderr, done.stderr  # the NUL's own place
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert after == src
+    tf_done, tf_after = results["terraform"]
+    assert tf_done.returncode != 0 and "Invalid character" in tf_done.stderr and "line 3" in tf_done.stderr
+    assert tf_after == src
