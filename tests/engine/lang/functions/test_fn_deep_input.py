@@ -2,7 +2,8 @@
 
 ``jsondecode`` of ten thousand nested arrays, ``yamldecode`` of a billion-laughs document (eight
 levels of ten aliases) and ``parseint`` of a hundred thousand hex digits each used to end in a
-traceback, or in minutes and gigabytes; what is within the limits still decodes.
+traceback, or in minutes and gigabytes; what is within the limits still decodes. Through ``ctl
+plan`` each is one error at the call's line and column, all three reported in one run.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
+from tests.e2e.helpers import Project
 from vocab.limits import MAX_DECODED_NESTING, raise_recursion_limit
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
@@ -70,3 +72,22 @@ def test_parseint_of_a_hundred_thousand_hex_digits_is_refused() -> None:
 def test_parseint_of_long_numbers_within_the_limit_and_leading_zeros() -> None:
     assert call("parseint", "0" * 100_000 + "ff", 16) == 255
     assert call("parseint", "f" * 3000, 16) == 16 ** 3000 - 1
+
+
+def test_a_plan_reports_each_hostile_decoding_at_its_call(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.path("deep.json").write_text("[" * 10_000 + "]" * 10_000)
+    project.path("hex.txt").write_text("f" * 100_000)
+    project.path("laughs.yaml").write_text(_laughs(8))
+    project.write(
+        'output "j" {\n  value = jsondecode(file("deep.json"))\n}\n'
+        'output "p" {\n  value = parseint(file("hex.txt"), 16)\n}\n'
+        'output "y" {\n  value = yamldecode(file("laughs.yaml"))\n}\n')
+    started = time.monotonic()
+    result = project.ctl("plan", "-no-color", timeout=60)
+    assert time.monotonic() - started < 30
+    assert result.code == 1, str(result)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, str(result)
+    for where, limit in (("main.tf:2:", "MAX_DECODED_NESTING"), ("main.tf:5:", "MAX_NUMBER_DIGITS"),
+                         ("main.tf:8:", "MAX_ALIAS_EXPANSION")):
+        assert f"Error: {where}" in result.stderr and limit in result.stderr, str(result)
