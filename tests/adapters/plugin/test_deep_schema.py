@@ -3,14 +3,17 @@
 Each nested block costs two protobuf message levels, so such a schema passes the Python protobuf
 runtime's default limit of 100 and used to end in "Exception deserializing response". The
 provider side here is a real gRPC server on loopback answering ``GetProviderSchema`` with the
-serialized response, for both protocol versions; the client is ctl's own.
+serialized response, for both protocol versions; the client is ctl's own. Then the same schema
+from a provider process ctl starts itself, through init, validate, apply and plan.
 """
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -18,8 +21,11 @@ import pytest
 
 from adapters.plugin.client import PluginClient
 from adapters.plugin.proto import tfplugin5_pb2, tfplugin6_pb2
+from tests.adapters.plugin import deep_provider
+from tests.e2e.helpers import Project
 
-DEPTH = 50
+DEPTH = deep_provider.DEPTH
+_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
 
 
 def _deep_response(pb: Any) -> bytes:
@@ -75,3 +81,30 @@ def test_schema_nested_50_blocks_deep_is_read(client: PluginClient) -> None:
         assert list(block["block_types"]) == [f"level{level}"]
         block = block["block_types"][f"level{level}"]["block"]
     assert list(block["attributes"]) == ["leaf"]
+
+
+def _nested(depth: int, leaf: str) -> str:
+    body = f'leaf = "{leaf}"'
+    for level in reversed(range(depth)):
+        body = f"level{level} {{\n{body}\n}}"
+    return body
+
+
+def test_ctl_plans_and_applies_with_a_provider_whose_schema_nests_50_deep(tmp_path: Path) -> None:
+    """The whole way a user meets such a provider: init, validate, plan and apply through a provider
+    process (tests/adapters/plugin/deep_provider.py), the 50-deep value kept in state."""
+    plugins = tmp_path / "plugins"
+    deep_provider.write_plugin(plugins, f"{platform.system().lower()}_{_ARCH.get(platform.machine(), platform.machine())}")
+    (tmp_path / "cfg").mkdir()
+    project = Project(tmp_path / "cfg")
+    project.write('terraform {\n  required_providers {\n    deep = { source = "ctltest/deep" }\n  }\n}\n'
+                  f'resource "deep_thing" "a" {{\n{_nested(deep_provider.DEPTH, "bottom")}\n}}\n')
+    env = {"CTL_PLUGIN_TLS": "0"}
+    project.ok("init", "-plugin-dir", str(plugins), env=env)
+    assert "Success" in project.ok("validate", env=env).stdout
+    project.ok("apply", "-auto-approve", env=env)
+    value = project.state()["resources"][0]["instances"][0]["attributes"]
+    for level in range(DEPTH):
+        value = value[f"level{level}"][0]
+    assert value == {"leaf": "bottom"}
+    assert "No changes" in project.ok("plan", env=env).stdout
