@@ -106,6 +106,19 @@ def test_a_download_url_that_is_not_https_is_never_opened(
     nothing_installed(project)
 
 
+def test_a_network_mirror_over_plain_http_is_refused_before_any_request(
+        tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    project = ctl_project(tmp_path / "cfg", registry)
+    rc = tmp_path / "cli.tfrc"
+    with PlainHttpServer() as plain:
+        rc.write_text(f'provider_installation {{\n  network_mirror {{\n    url = "{plain.url}/providers/"\n  }}\n}}\n')
+        result = project.ctl("init", env=ctl_env(registry, tmp_path / "home", TF_CLI_CONFIG_FILE=str(rc)))
+    fails_cleanly(result, f"the network mirror {plain.url}/providers/ is not an https:// URL")
+    assert plain.requests == []  # as Terraform, whose mirror protocol runs over https only
+    nothing_installed(project)
+
+
 @pytest.mark.parametrize("what", ["discovery", "versions"])
 def test_an_endless_document_is_cut_at_its_cap(what: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
     registry = hostile_registry
