@@ -144,15 +144,21 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
     """Redirects as Terraform follows them, minus the risks: the token stays with its host, and a
     redirect may not leave https (nor lead to ``file://`` or any other scheme)."""
 
+    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                       headers: http.client.HTTPMessage) -> urllib.request.Request | None:
+        # The standard library refuses a file:// or ftp:// Location before redirect_request sees it,
+        # with a message about the answer; the refusal is ctl's own, so its message is too.
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            _https_only(req.full_url, urllib.parse.urljoin(req.full_url, location))
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
     def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
                          headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
         old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
-        if new.scheme != "https":
-            raise FetchError(
-                f"{_shown(req.full_url)} redirected to {_shown(newurl)}, which ctl does not follow",
-                hint="Only https:// redirects are followed (never from https to plain http); "
-                     "tell the registry's or mirror's operator.",
-            )
+        _https_only(req.full_url, newurl)
         redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
         if redirected is None:
             return None
@@ -160,6 +166,16 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
             redirected.remove_header("Authorization")  # a bearer token is for the host it was given for
         redirected.deadline = getattr(req, "deadline", None)  # type: ignore[attr-defined]  # rides on the stdlib's Request
         return redirected
+
+
+def _https_only(url: str, newurl: str) -> None:
+    """A redirect from ``url`` to ``newurl`` is followed only to https."""
+    if urllib.parse.urlsplit(newurl).scheme != "https":
+        raise FetchError(
+            f"{_shown(url)} redirected to {_shown(newurl)}, which ctl does not follow",
+            hint="Only https:// redirects are followed (never from https to plain http, never to a "
+                 "file); tell the registry's or mirror's operator.",
+        )
 
 
 @functools.cache

@@ -90,6 +90,17 @@ def test_a_redirect_from_https_to_plain_http_is_refused(tmp_path: Path, hostile_
     nothing_installed(project)
 
 
+def test_a_download_redirected_to_a_file_url_is_refused(tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    registry.on(_zip(registry), registry.redirect_to("file:///dev/zero"))
+    project = ctl_project(tmp_path / "cfg", registry)
+    started = time.monotonic()
+    result = project.ctl("init", env=ctl_env(registry, tmp_path / "home"), timeout=60)
+    fails_cleanly(result, "redirected to file:///dev/zero, which ctl does not follow")
+    assert time.monotonic() - started < 30  # refused, not read up to the download cap
+    nothing_installed(project)
+
+
 @pytest.mark.parametrize("scheme", ["http", "file", "dev-zero"])
 def test_a_download_url_that_is_not_https_is_never_opened(
         scheme: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
