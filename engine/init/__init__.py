@@ -31,6 +31,7 @@ from engine.init.backend_config import parse_backend_config, unrecorded_secrets
 from engine.init.migration import migrate_state
 from engine.init.options import InitOptions, InitReport
 from engine.init.terraform_states import move_or_name_terraform_states
+from engine.install.cache import stopped_by_sigterm
 from engine.plugins.init_step import checking_registry, select_providers
 from engine.plugins.selection import Selected
 from engine.session import (
@@ -45,7 +46,16 @@ from vocab.errors import CtlError, Diagnostics, DiagnosticsError, UsageError
 
 
 def initialize(root_dir: Path, opts: InitOptions | None = None) -> InitReport:
-    """Load the configuration, check adapters and backend, migrate if asked, write ``.ctl/backend.json``."""
+    """Load the configuration, check adapters and backend, migrate if asked, write ``.ctl/backend.json``.
+
+    A SIGTERM anywhere in it (a CI runner cancelling while a registry is asked) ends it as Ctrl-C
+    does: one message, exit 130, every ``finally`` run, instead of a silent death."""
+    with stopped_by_sigterm("ctl init", hint="What finished is kept (installed providers are complete); "
+                                             "run `ctl init` again."):
+        return _initialize(root_dir, opts)
+
+
+def _initialize(root_dir: Path, opts: InitOptions | None) -> InitReport:
     from backends import factory
 
     opts = opts or InitOptions()

@@ -114,15 +114,17 @@ def sweep(root: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def stopped_by_sigterm(what: str) -> Iterator[None]:
+def stopped_by_sigterm(what: str, hint: str = "Nothing was installed; run the command again.") -> Iterator[None]:
     """While held (on the main thread), SIGTERM ends the command as Ctrl-C does, as ``Interrupted``,
-    so every ``finally`` on the way out runs and no staging directory is left behind."""
+    so every ``finally`` on the way out runs and no staging directory is left behind. Held around a
+    whole command too, so a SIGTERM while a registry is being asked is one message and exit 130, not
+    a silent death; the innermost holder's message is the one shown."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted(f"{what} was stopped by SIGTERM", hint="Nothing was installed; run the command again.")
+        raise Interrupted(f"{what} was stopped by SIGTERM", hint=hint)
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:

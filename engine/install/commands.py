@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from engine.config.model import Module
-from engine.install.cache import scratch_root
+from engine.install.cache import scratch_root, stopped_by_sigterm
 from engine.install.cli_config import read_cli_config
 from engine.install.credentials import gather
 from engine.install.lockfile import LockedProvider, read_lock, write_lock
@@ -50,9 +50,10 @@ def _sources(root_dir: Path, fs_mirrors: list[str], net_mirrors: list[str]) -> S
 def lock_providers(root_dir: Path, root: Module, *, platforms: list[str], fs_mirrors: list[str],
                    net_mirrors: list[str], names: list[str]) -> list[LockedProvider]:
     """Add the hashes of ``platforms`` to the lock file; returns the entries written."""
-    sources = _sources(root_dir, fs_mirrors, net_mirrors)
-    entries = [lock_platforms(w, sources, platforms or [host_os_arch()], scratch_root())
-               for w in _wanted(root_dir, root, names)]
+    with stopped_by_sigterm("ctl providers lock", hint="The lock file was not changed; run the command again."):
+        sources = _sources(root_dir, fs_mirrors, net_mirrors)
+        entries = [lock_platforms(w, sources, platforms or [host_os_arch()], scratch_root())
+                   for w in _wanted(root_dir, root, names)]
     lock = read_lock(root_dir)
     lock.update({e.address: e for e in entries})
     write_lock(root_dir, lock)
@@ -61,6 +62,8 @@ def lock_providers(root_dir: Path, root: Module, *, platforms: list[str], fs_mir
 
 def mirror_providers(root_dir: Path, root: Module, target: Path, *, platforms: list[str]) -> list[tuple[str, Version]]:
     """Copy every required provider's packages into the mirror ``target``; returns what was copied."""
-    sources = _sources(root_dir, [], [])
-    return [(str(w.provider), mirror_platforms(w, sources, platforms or [host_os_arch()], target, scratch_root()))
-            for w in _wanted(root_dir, root, [])]
+    with stopped_by_sigterm("ctl providers mirror",
+                            hint="Packages copied before it are complete; run the command again for the rest."):
+        sources = _sources(root_dir, [], [])
+        return [(str(w.provider), mirror_platforms(w, sources, platforms or [host_os_arch()], target, scratch_root()))
+                for w in _wanted(root_dir, root, [])]

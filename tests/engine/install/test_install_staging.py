@@ -1,6 +1,7 @@
 """Where ``ctl init`` stages a download, and that nothing of it outlives the run: SIGTERM cleans up, a
 SIGKILL's leftovers are swept by the next init (never a live run's), and a plugin cache that is not a
-directory is one clear error.
+directory is one clear error. SIGTERM before anything is staged ends init, ``providers lock`` and
+``providers mirror`` as Ctrl-C does too (exit 130, one message), never as a silent death.
 
 The download is held open by the hostile loopback registry (tests/engine/install/hostile_registry.py)
 dripping the zip, so the signal arrives while the package is being fetched into its staging directory.
@@ -58,6 +59,26 @@ def test_sigterm_during_a_download_removes_its_staging(tmp_path: Path, hostile_r
     assert result.code == 130, result
     assert "stopped by SIGTERM" in result.stderr and "Traceback" not in result.stderr, result
     nothing_installed(project)
+
+
+@pytest.mark.parametrize("command", ["init", "lock", "mirror"])
+def test_sigterm_while_a_registry_is_asked_is_one_message_and_exit_130(
+        command: str, tmp_path: Path, hostile_registry: HostileRegistry) -> None:
+    registry = hostile_registry
+    versions = "/v1/providers/ctltest/fwtest/versions"
+    registry.on(f"^{versions}$", registry.drip(0.5))  # before anything is staged
+    project = ctl_project(tmp_path / "cfg", registry)
+    args = {"init": ["init"], "lock": ["providers", "lock", f"-platform={host_os_arch()}"],
+            "mirror": ["providers", "mirror", str(tmp_path / "mirror")]}[command]
+    name = "ctl init" if command == "init" else f"ctl providers {command}"
+    with background(project.start(*args, env=ctl_env(registry, tmp_path / "home"))) as proc:
+        wait_until(lambda: ("GET", versions) in registry.requests, timeout=60, what="the versions request")
+        os.kill(proc.pid, signal.SIGTERM)
+        result = communicate(proc, timeout=30)
+    assert result.code == 130, result  # not a silent death by the signal
+    assert f"{name} was stopped by SIGTERM" in result.stderr and "Traceback" not in result.stderr, result
+    nothing_installed(project)
+    assert not project.path(".terraform.lock.hcl").exists()
 
 
 @pytest.mark.parametrize("cached", [False, True], ids=["project", "plugin-cache"])
