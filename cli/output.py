@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vocab.errors import CtlError, Diagnostic
+from vocab.printable import printable
 
 _state: dict[str, object] = {"no_color": False, "root": Path("."), "compact_warnings": False}
 _sink: list[Callable[[list[Diagnostic]], None]] = []
@@ -113,7 +114,11 @@ def _window(line: str, column: int) -> tuple[str, int]:
 
 
 def print_diagnostics(diags: list[Diagnostic]) -> None:
-    """Each problem in a few lines: severity and summary, where, the source line, detail, hint."""
+    """Each problem in a few lines: severity and summary, where, the source line, detail, hint.
+
+    Every text is shown with its control characters escaped (``vocab.printable``): a message may quote
+    what a provider, a cloud API or a file said, and none of them may drive the terminal.
+    """
     if _sink:
         _sink[0](diags)
         _annotate(diags)
@@ -125,21 +130,26 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         colour = "red" if d.severity == "error" else "yellow"
         label = "Error" if d.severity == "error" else "Warning"
         where = d.location()
-        con.print(f"[bold {colour}]{label}:[/] {escape(where + ': ' if where else '')}[bold]{escape(d.summary)}[/]")
+        con.print(f"[bold {colour}]{label}:[/] {_shown(where + ': ' if where else '')}[bold]{_shown(d.summary)}[/]")
         if compact:
             continue
         snippet = _snippet(d)
         if snippet is not None and d.range is not None:
             gutter = f"  {d.range.start.line:>4} | "
-            shown, caret = _window(snippet, max(d.range.start.column - 1, 0))
-            con.print(gutter + escape(shown))
+            shown, caret = _window(snippet.rstrip("\r"), max(d.range.start.column - 1, 0))  # a CRLF file's line
+            con.print(gutter + _shown(shown))
             con.print(" " * (len(gutter) + caret) + "[" + colour + "]^[/]")
         if d.detail:
             for line in d.detail.split("\n"):
-                con.print(f"  {escape(line)}")
+                con.print(f"  {_shown(line)}")
         if d.hint and not brief:
-            con.print(f"  [dim]Hint:[/] {escape(d.hint)}")
+            con.print(f"  [dim]Hint:[/] {_shown(d.hint)}")
     _annotate(diags)
+
+
+def _shown(text: str) -> str:
+    """``text`` for a rich console: no control character raw, no rich markup read into it."""
+    return escape(printable(text))
 
 
 def _annotate(diags: list[Diagnostic]) -> None:
@@ -152,7 +162,7 @@ def _annotate(diags: list[Diagnostic]) -> None:
                 loc = (f" file={_escape_property(d.range.filename)},line={d.range.start.line},"
                        f"col={d.range.start.column}")
             text = d.summary if not d.address or d.range is not None else f"{d.address}: {d.summary}"
-            sys.stderr.write(f"::{kind}{loc}::{_escape_data(text)}\n")
+            sys.stderr.write(f"::{kind}{loc}::{_escape_data(printable(text))}\n")
 
 
 def _escape_data(text: str) -> str:
@@ -178,4 +188,4 @@ def warn(message: str) -> None:
     if _sink:
         _sink[0]([Diagnostic("warning", message)])
         return
-    stderr().print(f"[bold yellow]Warning:[/] {escape(message)}")
+    stderr().print(f"[bold yellow]Warning:[/] {_shown(message)}")

@@ -21,6 +21,7 @@ from adapters.base import AdapterError, PartialResult
 from adapters.plugin.diagnostics import AttributeStep, KeyStep, PluginDiagnostic, path_text
 from adapters.plugin.locate import argument_range
 from vocab.errors import Diagnostic, SourceRange
+from vocab.printable import printable
 from vocab.values import Marked, Unknown
 
 _log = logging.getLogger("adapters.plugin")  # warnings reach stderr even with logging off
@@ -28,17 +29,12 @@ _log = logging.getLogger("adapters.plugin")  # warnings reach stderr even with l
 MASK = "(sensitive value)"
 HINT = "The provider reported this; check the arguments it names."
 
-# C0 controls but tab and newline, DEL and the C1 controls: what a terminal may act on.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
-_CONTROLS[0x0D] = "\\r"
-
-
 def safe_text(text: str, secrets: Collection[str] = ()) -> str:
     """``text`` fit to print: each secret cut out (longest first), each control character escaped."""
     for secret in sorted(secrets, key=len, reverse=True):
         if secret and secret in text:
             text = text.replace(secret, MASK)
-    return text.translate(_CONTROLS)
+    return printable(text)
 
 
 def describe(diag: PluginDiagnostic, secrets: Collection[str] = ()) -> str:

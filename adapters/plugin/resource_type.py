@@ -17,7 +17,7 @@ from adapters.plugin.convert import with_collection_kinds
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.outcome import KeptProviderErrors, raise_for, sensitive_texts
+from adapters.plugin.outcome import KeptProviderErrors, raise_for, safe_text, sensitive_texts
 from adapters.plugin.schema import (
     Block,
     Schema,
@@ -88,7 +88,8 @@ class PluginResourceType(ResourceType):
     def validate_with(self, client: Any, config: dict[str, Any]) -> list[ArgumentProblem]:
         """The provider's ValidateResourceConfig (or ValidateDataResourceConfig) of ``config`` on a
         running, unconfigured provider: its problems, each at the argument path it names. A config
-        the schema check refuses is not sent (that check reported it)."""
+        the schema check refuses is not sent (that check reported it). What the provider says is
+        shown as a plan shows it: sensitive arguments' values cut out, control characters escaped."""
         try:
             shaped = normalize_config(self.block, config)
         except PluginValueError:
@@ -98,7 +99,8 @@ class PluginResourceType(ResourceType):
             diagnostics = client.validate_data_resource_config(self.name, value)
         else:
             diagnostics = client.validate_resource_config(self.name, value)
-        return [_provider_problem(d) for d in diagnostics]
+        secrets = sensitive_texts(shaped) | sensitive_texts(mark_sensitive(self.block, shaped))
+        return [_provider_problem(d, secrets) for d in diagnostics]
 
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
         raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource,
@@ -227,9 +229,10 @@ class PluginResourceType(ResourceType):
         return None
 
 
-def _provider_problem(diagnostic: PluginDiagnostic) -> ArgumentProblem:
+def _provider_problem(diagnostic: PluginDiagnostic, secrets: frozenset[str]) -> ArgumentProblem:
     path = tuple(step.name if isinstance(step, AttributeStep) else step.key for step in diagnostic.path or ())
-    return ArgumentProblem(path, diagnostic.summary, diagnostic.detail, severity=diagnostic.severity)
+    return ArgumentProblem(path, safe_text(diagnostic.summary, secrets), safe_text(diagnostic.detail, secrets),
+                           severity=diagnostic.severity)
 
 
 def _problem(err: PluginValueError) -> ArgumentProblem:

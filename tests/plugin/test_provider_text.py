@@ -8,6 +8,7 @@ secret either.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,19 @@ def test_errors_escape_control_characters(tmp_path: Path, misbehave_plugins: Pat
     assert "\x1b" not in ours.output and "\x07" not in ours.output
     assert "Refused\\x1b]0;pwned\\x07" in ours.stderr, ours
     assert "This name is refused.\\x1b[2J" in ours.stderr
+
+
+def test_validate_shows_provider_text_as_plan_does(tmp_path: Path, misbehave_plugins: Path) -> None:
+    """``ctl validate`` asks the provider too (ValidateResourceConfig): its warnings and errors are cut and
+    escaped there as in a plan, in the text a terminal shows and in ``-json``."""
+    pair = make_pair(tmp_path, misbehave_plugins, WARNING_CONFIG + ERROR_CONFIG, terraform=False)
+    shown = pair.ctl.ctl("validate")
+    assert shown.code == 1, shown
+    assert "\x1b" not in shown.output and "\x07" not in shown.output, shown
+    assert SECRETS[1] not in shown.output.replace(f'"{SECRETS[1]}"', ""), shown  # only in the quoted source line
+    assert "Weak secret\\x1b]0;pwned\\x07" in shown.stderr and "Refused\\x1b]0;pwned\\x07" in shown.stderr, shown
+    assert "The secret (sensitive value) is weak.\\x1b[2J\\x1b[31mred\\x1b[0m" in shown.stderr, shown
+    doc = json.loads(pair.ctl.ctl("validate", "-json").stdout)
+    texts = [d["summary"] + d.get("detail", "") for d in doc["diagnostics"]]
+    assert any("The secret (sensitive value) is weak." in t for t in texts), texts
+    assert not any(SECRETS[1] in t or "\x1b" in t for t in texts), texts
