@@ -21,6 +21,7 @@ from engine.config.model import Resource
 from engine.telemetry.timings import Timings
 from vocab.errors import CtlError, Diagnostic, SourceRange
 from vocab.provider_errors import PluginLaunchError
+from vocab.redact import redact, redact_error, secret_texts
 from vocab.values import deep_unmark
 
 ModPath = tuple[str, ...]
@@ -70,6 +71,14 @@ class Providers:
             out, self._warnings = self._warnings, []
         return out
 
+    def _add_warning(self, warning: Diagnostic) -> None:
+        """Keep ``warning`` for the run, once (the same from a plan and its apply's re-plan); the
+        caller holds the lock."""
+        seen = (warning.summary, warning.detail, str(warning.range) if warning.range is not None else "")
+        if seen not in self._warned:
+            self._warned.add(seen)
+            self._warnings.append(warning)
+
     def key_for(self, path: ModPath, name: str, alias: str | None) -> tuple[ModPath, str]:
         key = f"{name}.{alias}" if alias else name
         p = path
@@ -92,12 +101,8 @@ class Providers:
         config = self.configs.get(key, {})
         client = self._client(key, name, config)
         def warn(summary: str, detail: str, range: SourceRange | None = None) -> None:
-            seen = (summary, detail, str(range) if range is not None else "")
             with self._lock:
-                if seen not in self._warned:  # the same warning from a plan and its apply's re-plan: once
-                    self._warned.add(seen)
-                    self._warnings.append(Diagnostic("warning", summary, detail=detail, address=address,
-                                                     range=range))
+                self._add_warning(Diagnostic("warning", summary, detail=detail, address=address, range=range))
 
         return AdapterContext(provider_config=config, client=client, workdir=self.workdir, address=address,
                               cancelled=self.cancelled, reserved_paths=self.reserved_paths, warn=warn,
@@ -139,16 +144,23 @@ class Providers:
             client = None
             if provider is not None:
                 plain, _ = deep_unmark(config)
+                # The provider sees plain values; what it says back must not show those a sensitive
+                # variable gave it (its own sensitive arguments it cuts out itself).
+                secrets = secret_texts(config)
                 try:
                     client = provider.configure(plain, self.workdir)
                 except CtlError as err:
+                    redact_error(err, secrets)
                     self._failed[name if isinstance(err, PluginLaunchError) else key] = copy.copy(err)
                     raise
                 except Exception as exc:  # an SDK error while building the client
-                    failure = CtlError(f'Cannot configure provider "{key[1]}": {exc}')
+                    failure = CtlError(f'Cannot configure provider "{key[1]}": {redact(str(exc), secrets)}')
                     self._failed[key] = copy.copy(failure)
                     raise failure from None
                 self._makers.append((provider, client))
+                for warning in getattr(client, "warnings", ()):
+                    self._add_warning(Diagnostic("warning", redact(warning.summary, secrets),
+                                                 detail=redact(warning.detail, secrets), range=warning.range))
                 plugin = getattr(client, "client", None)  # a plugin's session: its calls are traced
                 if self.timings is not None and plugin is not None and hasattr(plugin, "observe"):
                     plugin.observe = self.timings.rpc_observer(provider.source)

@@ -108,6 +108,14 @@ class CtlError(Exception):
         if exit_code is not None:
             self.exit_code = exit_code
 
+    def __copy__(self) -> CtlError:
+        """The same error, raised again later (a provider that failed to configure fails every later
+        resource with it). A subclass's ``__init__`` may take other arguments than the summary, so
+        the copy is made without calling it."""
+        twin = type(self).__new__(type(self), *self.args)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
     def __str__(self) -> str:
         where = str(self.range) if self.range else (self.address or "")
         return f"{where}: {self.summary}" if where else self.summary

@@ -21,13 +21,13 @@ from adapters.plugin.config_shape import ConfigShapeError, normalize_config
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
-from adapters.plugin.outcome import raise_for
+from adapters.plugin.outcome import raise_for, sensitive_texts
 from adapters.plugin.resource_type import PluginResourceType
-from adapters.plugin.schema import Schema, implied_type
+from adapters.plugin.schema import Schema, implied_type, mark_sensitive
 from adapters.plugin.schema_json import schema_from_json
 from adapters.plugin.session import PluginSession
 from adapters.plugin.spec import PluginSpec
-from vocab.errors import CtlError
+from vocab.errors import CtlError, Diagnostic, SourceRange
 
 
 class PluginProvider(Provider):
@@ -47,15 +47,23 @@ class PluginProvider(Provider):
         except ConfigShapeError as err:
             raise CtlError(f"{what}: {err.summary}", hint=err.hint) from None
         value, _ = encode(shaped, implied_type(block))
+        # What the provider says about its configuration must not show a sensitive argument's value
+        # (a token, a password), in a warning as in an error.
+        secrets = sensitive_texts(mark_sensitive(block, shaped))
+        warnings: list[Diagnostic] = []
+
+        def warn(summary: str, detail: str, range: SourceRange | None = None) -> None:
+            warnings.append(Diagnostic("warning", f"{what}: {summary}", detail=detail, range=range))
+
         client = PluginClient.launch(str(self.spec.executable), name=self.source, cwd=str(workdir))
         try:
             checked = client.validate_provider_config(value)
-            raise_for(checked.diagnostics, what)
-            raise_for(client.configure_provider(checked.prepared_config or value), what)
+            raise_for(checked.diagnostics, what, warn=warn, secrets=secrets)
+            raise_for(client.configure_provider(checked.prepared_config or value), what, warn=warn, secrets=secrets)
         except BaseException:
             client.close()
             raise
-        return PluginSession(client=client, description=what)
+        return PluginSession(client=client, description=what, warnings=warnings)
 
     def validate_arguments(self, workdir: Path, configs: Sequence[tuple[ResourceType, dict[str, Any]]],
                            ) -> list[list[ArgumentProblem]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin.client import PluginClient
+from vocab.errors import Diagnostic
 from vocab.provider_errors import PluginError
 
 _log = logging.getLogger("adapters.plugin")
@@ -33,6 +34,9 @@ class PlannedInstance:
 class PluginSession:
     client: PluginClient
     description: str  # 'provider "fwtest" (registry.terraform.io/ctltest/fwtest v1.0.0)'
+    # What the provider warned about while it was checked and configured, its sensitive arguments'
+    # values cut out: the engine adds them to the run's warnings.
+    warnings: list[Diagnostic] = field(default_factory=list)
     _plans: dict[str, PlannedInstance] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

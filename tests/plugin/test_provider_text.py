@@ -88,3 +88,49 @@ def test_validate_shows_provider_text_as_plan_does(tmp_path: Path, misbehave_plu
     texts = [d["summary"] + d.get("detail", "") for d in doc["diagnostics"]]
     assert any("The secret (sensitive value) is weak." in t for t in texts), texts
     assert not any(SECRETS[1] in t or "\x1b" in t for t in texts), texts
+
+
+PROVIDER_SECRETS = ("literal-provider-token", "owner-from-a-variable")
+PROVIDER_CONFIG = f"""
+variable "owner" {{
+  type      = string
+  sensitive = true
+  default   = "{PROVIDER_SECRETS[1]}"
+}}
+
+provider "misbehave" {{
+  token = "{PROVIDER_SECRETS[0]}"
+  label = var.owner
+  trick = "%s"
+}}
+
+resource "misbehave_thing" "a" {{
+  name = "a"
+}}
+"""
+
+
+@pytest.mark.parametrize(("trick", "code"), [("warn_token", 0), ("refuse_token", 1)])
+def test_what_a_provider_says_of_its_configuration_hides_its_secrets(
+        tmp_path: Path, misbehave_plugins: Path, trick: str, code: int) -> None:
+    """ConfigureProvider's warning or error quoting the provider's sensitive ``token`` and an argument
+    a sensitive variable set: both cut out, escapes shown as text; a warning is one of the run's
+    warnings (in ``-json`` too), an error ends the run with that one message, never an internal error."""
+    pair = make_pair(tmp_path, misbehave_plugins, PROVIDER_CONFIG % trick, terraform=False)
+    said = "Weak token\\x1b]0;pwned\\x07: The token (sensitive value) of (sensitive value) is weak.\\x1b[2J"
+    for command in (("plan",), ("apply", "--auto-approve")):
+        ours = pair.ctl.ctl(*command)
+        assert ours.code == code, ours
+        assert "internal error" not in ours.output and "Traceback" not in ours.output, ours
+        assert not any(secret in ours.output for secret in PROVIDER_SECRETS), ours
+        assert "\x1b" not in ours.output and "\x07" not in ours.output, ours
+        label = "Warning:" if code == 0 else "Error:"
+        # (an apply configures the provider for its plan and again for its changes: said by each)
+        assert sorted({line for line in ours.stderr.splitlines() if line.startswith(label)}) == [
+            f'{label} provider "misbehave" (registry.terraform.io/ctltest/misbehave v1.0.0): token: {said}'], ours
+    streamed = pair.ctl.ctl("plan", "-json")
+    assert streamed.code == code, streamed
+    diagnostics = [json.loads(line)["diagnostic"] for line in streamed.stdout.splitlines()
+                   if '"type":"diagnostic"' in line.replace(" ", "")]
+    assert [d["summary"].endswith(said) for d in diagnostics] == [True], streamed
+    assert not any(secret in streamed.output for secret in PROVIDER_SECRETS), streamed

@@ -16,6 +16,11 @@
 //	warn_secret          ValidateResourceConfig warns, quoting "secret" and terminal escapes
 //	error_escape         ValidateResourceConfig fails with terminal escapes in its text
 //
+// The provider configuration's "trick" breaks ConfigureProvider's answer:
+//
+//	warn_token           a warning quoting "token" (sensitive), "label" and terminal escapes
+//	refuse_token         the same as an error
+//
 // With MISBEHAVE_HANG=1 in its environment the process never prints its
 // handshake; MISBEHAVE_STARTS names a file it appends a line to on every start,
 // MISBEHAVE_EVENTS one it tells of slow calls starting and being stopped.

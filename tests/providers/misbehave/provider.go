@@ -23,7 +23,13 @@ func (p *misProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 }
 
 func (p *misProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	resp.Schema = pschema.Schema{}
+	resp.Schema = pschema.Schema{
+		Attributes: map[string]pschema.Attribute{
+			"token": pschema.StringAttribute{Optional: true, Sensitive: true},
+			"trick": pschema.StringAttribute{Optional: true},
+			"label": pschema.StringAttribute{Optional: true},
+		},
+	}
 }
 
 func (p *misProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {

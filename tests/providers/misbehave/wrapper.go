@@ -100,6 +100,43 @@ func (w *wrapper) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Val
 	return resp, nil
 }
 
+var providerType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+	"token": tftypes.String, "trick": tftypes.String, "label": tftypes.String,
+}}
+
+// ConfigureProvider warns or fails quoting the sensitive "token" and the
+// "label" (which a sensitive variable may set), with
+// terminal escapes, when the provider configuration's "trick" asks.
+func (w *wrapper) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	resp, err := w.ProviderServer.ConfigureProvider(ctx, req)
+	if err != nil || resp == nil || req.Config == nil {
+		return resp, err
+	}
+	v, err := req.Config.Unmarshal(providerType)
+	if err != nil || !v.IsKnown() || v.IsNull() {
+		return resp, nil
+	}
+	cfg := map[string]tftypes.Value{}
+	if v.As(&cfg) != nil {
+		return resp, nil
+	}
+	severity := tfprotov6.DiagnosticSeverityWarning
+	switch text(cfg, "trick") {
+	case "warn_token":
+	case "refuse_token":
+		severity = tfprotov6.DiagnosticSeverityError
+	default:
+		return resp, nil
+	}
+	resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+		Severity:  severity,
+		Summary:   "Weak token\x1b]0;pwned\x07",
+		Detail:    "The token " + text(cfg, "token") + " of " + text(cfg, "label") + " is weak.\x1b[2J",
+		Attribute: tftypes.NewAttributePath().WithAttributeName("token"),
+	})
+	return resp, nil
+}
+
 // note appends a line to the file MISBEHAVE_EVENTS names, when it names one.
 func note(event string) {
 	if path := os.Getenv("MISBEHAVE_EVENTS"); path != "" {
