@@ -1,8 +1,8 @@
 """A provider that never completes its handshake is started once per run, not once per instance.
 
 The misbehaving provider, told to hang (``MISBEHAVE_HANG=1``), counts its starts in a file. Before, every
-instance started it again and waited out the start timeout, one after the other; one failed start
-must end the run with one clear error.
+instance started it again and waited out the start timeout, one after the other (1,000 instances at 10 s
+each: 2.8 hours); one failed start must end the run with one clear error. A thousand instances here.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from tests.plugin.misbehave import make_pair
 
 CONFIG = """
 resource "misbehave_thing" "a" {
-  count = 10
+  count = 500
   name  = "a${count.index}"
 }
 
 resource "misbehave_thing" "b" {
-  count = 10
+  count = 500
   name  = "b${count.index}"
 }
 """
