@@ -134,3 +134,39 @@ def test_what_a_provider_says_of_its_configuration_hides_its_secrets(
                    if '"type":"diagnostic"' in line.replace(" ", "")]
     assert [d["summary"].endswith(said) for d in diagnostics] == [True], streamed
     assert not any(secret in streamed.output for secret in PROVIDER_SECRETS), streamed
+
+
+APPLY_CONFIG = f"""
+variable "pw" {{
+  type      = string
+  sensitive = true
+  default   = "{SECRETS[0]}"
+}}
+
+resource "misbehave_thing" "from_variable" {{
+  name   = "v"
+  trick  = "%s"
+  secret = var.pw
+}}
+
+resource "misbehave_thing" "schema_sensitive" {{
+  name   = "s"
+  trick  = "%s"
+  secret = "{SECRETS[1]}"
+}}
+"""
+
+
+@pytest.mark.parametrize(("trick", "code", "label"), [("apply_warn_secret", 0, "Warning:"),
+                                                       ("apply_error_secret", 1, "Error:")])
+def test_what_a_provider_says_while_applying_hides_secrets(tmp_path: Path, misbehave_plugins: Path, trick: str,
+                                                           code: int, label: str) -> None:
+    """ApplyResourceChange's warning or error quoting the sensitive argument: cut out, escapes shown as text."""
+    pair = make_pair(tmp_path, misbehave_plugins, APPLY_CONFIG % (trick, trick), terraform=False)
+    ours = pair.ctl.ctl("apply", "--auto-approve")
+    assert ours.code == code, ours
+    assert "\x1b" not in ours.output and "\x07" not in ours.output, ours
+    assert SECRETS[0] not in ours.output and SECRETS[1] not in ours.output.replace(f'"{SECRETS[1]}"', ""), ours
+    said = [line for line in ours.stderr.splitlines() if line.startswith(label)]
+    assert len(said) == 2 and all(line.endswith(": Applied a weak secret\\x1b]0;pwned\\x07") for line in said), ours
+    assert ours.stderr.count("The secret (sensitive value) is weak.\\x1b[2J") == 2, ours

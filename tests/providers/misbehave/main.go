@@ -8,6 +8,8 @@
 //	bad_plan             PlanResourceChange plans a name the configuration does not set
 //	exit_in_create       the process exits inside ApplyResourceChange of a create
 //	panic_in_create      the process panics inside ApplyResourceChange of a create
+//	apply_warn_secret    ApplyResourceChange warns, quoting "secret" and terminal escapes
+//	apply_error_secret   the same as an error, after making the object
 //	slow                 a create waits a minute, unless StopProvider cancels it
 //	stubborn             a create waits a minute, StopProvider or not
 //	slow_plan            PlanResourceChange waits a minute, unless StopProvider cancels it

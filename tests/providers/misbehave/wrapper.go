@@ -198,6 +198,17 @@ func (w *wrapper) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyR
 		return resp, nil
 	}
 	switch trick {
+	case "apply_warn_secret", "apply_error_secret":
+		severity := tfprotov6.DiagnosticSeverityWarning
+		if trick == "apply_error_secret" {
+			severity = tfprotov6.DiagnosticSeverityError
+		}
+		resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{
+			Severity:  severity,
+			Summary:   "Applied a weak secret\x1b]0;pwned\x07",
+			Detail:    "The secret " + text(state, "secret") + " is weak.\x1b[2J",
+			Attribute: tftypes.NewAttributePath().WithAttributeName("secret"),
+		})
 	case "unknown_after_apply":
 		state["id"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 		resp.NewState = encode(state)
