@@ -1,11 +1,16 @@
-"""An encrypted apply killed mid-way: its sealed journal is never skipped, read without its key."""
+"""An encrypted apply killed mid-way: its sealed journal is never skipped, read without its key; a sealed
+state damaged on purpose is one clear error through every command."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.helpers import Project, background, wait_until
 
@@ -91,3 +96,37 @@ def test_state_history_counts_sealed_versions_with_the_key_and_says_sealed_witho
     shown = project.ok("state", "history")
     assert all("sealed" in line for line in shown.stdout.splitlines()[1:])
     assert "no configured key opens them" in shown.stderr
+
+
+def _damaged(text: bytes, how: str) -> bytes:
+    """The sealed state ``text`` damaged as ``how`` says: a stored iteration count, or a cut."""
+    if how == "truncated":
+        return text[: len(text) // 2]
+    doc = json.loads(text)
+    (name, meta), = doc["meta"].items()
+    stored = base64.b64decode(meta).replace(b'"iterations":200000', b'"iterations":' + how.encode())
+    doc["meta"][name] = base64.b64encode(stored).decode()
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize(("how", "said"), [
+    ("Infinity", "the stored metadata of key_provider.pbkdf2.main is damaged"),
+    ("59999999", "asks for 59,999,999 PBKDF2 iterations; ctl derives keys with 200,000 to 2,000,000"),
+    ("truncated", "is encrypted but damaged: it is truncated or was changed, and cannot be read"),
+])
+def test_a_damaged_sealed_state_is_one_clear_error_at_once(tmp_path: Path, how: str, said: str) -> None:
+    """Each command a user runs next says what is wrong with the file, at once, and writes nothing."""
+    project = Project(tmp_path)
+    project.write('resource "terraform_data" "d" {\n  input = "x"\n}\n')
+    assert project.ctl("apply", "--auto-approve", env=KEY).code == 0
+    damaged = _damaged(project.state_file.read_bytes(), how)
+    project.state_file.write_bytes(damaged)
+    for command in (["plan"], ["apply", "--auto-approve"], ["state", "list"]):
+        started = time.monotonic()
+        res = project.ctl(*command, env=KEY)
+        assert time.monotonic() - started < 20, command  # no key derived with a count an attacker chose
+        assert res.code == 1, res
+        assert said in res.stderr, res
+        assert "internal error" not in res.output and "Traceback" not in res.output, res
+        assert "not encrypted" not in res.stderr and "fallback" not in res.stderr, res
+        assert project.state_file.read_bytes() == damaged
