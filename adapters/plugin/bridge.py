@@ -18,6 +18,7 @@ from typing import Any
 
 from adapters.base import ArgumentProblem, Provider, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config
+from adapters.plugin.dynamic_value import msgpack_of
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
@@ -46,12 +47,14 @@ class PluginProvider(Provider):
             shaped = normalize_config(block, config)
         except ConfigShapeError as err:
             raise CtlError(f"{what}: {err.summary}", hint=err.hint) from None
-        value, _ = encode(shaped, implied_type(block))
+        value_type = implied_type(block)
+        value, _ = encode(shaped, value_type)
         client = PluginClient.launch(str(self.spec.executable), name=self.source, cwd=str(workdir))
         try:
             checked = client.validate_provider_config(value)
             raise_for(checked.diagnostics, what)
-            raise_for(client.configure_provider(checked.prepared_config or value), what)
+            prepared = checked.prepared_config
+            raise_for(client.configure_provider(value if prepared is None else msgpack_of(prepared, value_type)), what)
         except BaseException:
             client.close()
             raise
