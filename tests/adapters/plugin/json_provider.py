@@ -8,7 +8,7 @@ deleted when only msgpack was read), its numbers are JSON numbers, its set membe
 of its own (descending), and a destroy answers ``null``. JSON has no unknowns, so the computed
 ``id`` is known at plan: ``thing-NAME``. ``jsonans_thing`` lives in state alone; importing id
 ``thing-NAME`` imports an object named NAME; the data source of the same name echoes its
-configuration with that id.
+configuration with that id. Its function ``double`` answers twice its number.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ def schema_response(pb: Any) -> Any:
             attribute.name, attribute.type = name, type_json
             attribute.required, attribute.computed = required, computed
             attribute.optional = not required and not computed
+    double = response.functions["double"]
+    parameter = double.parameters.add()
+    parameter.name, parameter.type = "number", b'"number"'
+    double.summary = "Twice the number"
+    getattr(double, "return").type = b'"number"'
     return response
 
 
@@ -81,5 +86,7 @@ def serve() -> None:
             imported.state.json = _in_json({"id": request.id, "name": request.id.removeprefix("thing-")})
         elif method == "ReadDataSource":
             response.state.json = _in_json(_known(read(request.config.msgpack)))
+        elif method == "CallFunction":  # double: its number, twice, as a JSON number
+            response.result.json = json.dumps(2 * read(request.arguments[0].msgpack)).encode()
 
     run_server("jsonans", schema_response(pb), respond)

@@ -3,7 +3,7 @@
 The provider is a real process (tests/adapters/plugin/json_provider.py) that sets only the ``json``
 field of every ``DynamicValue`` it sends: its upgraded state is the stored JSON as it came, its
 set members arrive in an order of its own, an integer past a float's precision arrives as a JSON
-number, and a destroy answers ``null``. ctl runs it through init, apply (plan, apply, a data
+number, a function's result is JSON, and a destroy answers ``null``. ctl runs it through init, apply (plan, apply, a data
 source), a plan after it (upgrade and read), import and destroy.
 """
 
@@ -41,6 +41,10 @@ output "echo_id" {{
   value = data.jsonans_thing.echo.id
 }}
 
+output "doubled" {{
+  value = provider::jsonans::double({BIG})
+}}
+
 output "tags" {{
   value = jsonans_thing.a.tags
 }}
@@ -67,6 +71,7 @@ def test_a_provider_answering_in_json_creates_reads_imports_and_destroys(tmp_pat
                      "labels": {"env": "dev"}}
     assert state["outputs"]["echo_id"]["value"] == "thing-beta"
     assert state["outputs"]["tags"]["value"] == ["a", "b", "c"]
+    assert state["outputs"]["doubled"]["value"] == 2 * BIG
 
     # Refresh is UpgradeResourceState (answered with the stored JSON) then ReadResource: the object
     # is still there, unchanged, not planned for creation again.
