@@ -139,8 +139,8 @@ def quiet_grpc(*, debug: bool) -> None:
     cloud SDK a backend loads), so it is set here, at the start of every run and before any such
     import: ``NONE`` for a normal run, whatever the user had (gRPC's default prints these lines,
     ``GRPC_TRACE`` adds its tracers) under debug. Importing grpc here to set it and restore the
-    environment at once would cost every command, ``ctl --help`` included, a tenth of a second, so
-    the processes ctl starts (providers, local-exec commands) inherit the setting.
+    environment at once would slow every command, ``ctl --help`` included (bench/README.md), so the
+    processes ctl starts (providers, local-exec commands) inherit the setting.
     """
     if not _user_grpc_verbosity:
         _user_grpc_verbosity.append(os.environ.get(GRPC_VERBOSITY))
