@@ -96,6 +96,8 @@ def configure(environ: Mapping[str, str] | None = None) -> None:
             logging.getLogger(name).removeHandler(old)
         old.close()
     _installed.clear()
+    if environ is None:
+        quiet_grpc(debug=env.get("CTL_LOG", "").strip().lower() in ("debug", "trace"))
     level = level_from_env(env)
     if level is None:
         _silence()
@@ -123,6 +125,35 @@ def configure(environ: Mapping[str, str] | None = None) -> None:
                                    extra={"ctl_log": env.get("CTL_LOG", ""), "ctl_log_path": path or None})
 
 
+GRPC_VERBOSITY = "GRPC_VERBOSITY"
+_user_grpc_verbosity: list[str | None] = []  # what the environment held before ctl changed it
+
+
+def quiet_grpc(*, debug: bool) -> None:
+    """Keep gRPC's own logging off the terminal unless ``CTL_LOG=debug`` asks for everything.
+
+    gRPC's C core logs through absl straight to file descriptor 2, outside Python's logging: when a
+    provider's server goes away it prints ``I1207 … chttp2_transport.cc:1403] …: Got goaway …`` on
+    ctl's stderr although ctl recovers (or reports the failure in its own words). Its only switch
+    is ``GRPC_VERBOSITY``, read once when ``grpc`` is first imported (by the plugin client, or by a
+    cloud SDK a backend loads), so it is set here, at the start of every run and before any such
+    import: ``NONE`` for a normal run, whatever the user had (gRPC's default prints these lines,
+    ``GRPC_TRACE`` adds its tracers) under debug. Importing grpc here to set it and restore the
+    environment at once would slow every command, ``ctl --help`` included (bench/README.md), so the
+    processes ctl starts (providers, local-exec commands) inherit the setting.
+    """
+    if not _user_grpc_verbosity:
+        _user_grpc_verbosity.append(os.environ.get(GRPC_VERBOSITY))
+    if not debug:
+        os.environ[GRPC_VERBOSITY] = "NONE"
+        return
+    original = _user_grpc_verbosity[0]
+    if original is None:
+        os.environ.pop(GRPC_VERBOSITY, None)
+    else:
+        os.environ[GRPC_VERBOSITY] = original
+
+
 def _silence() -> None:
     """Logging off: warnings still reach stderr as one line each, nothing else does.
 
@@ -145,4 +176,4 @@ def _silence() -> None:
     _installed.append(quiet)
 
 
-__all__ = ["LEVELS", "JsonLinesFormatter", "configure", "level_from_env"]
+__all__ = ["LEVELS", "JsonLinesFormatter", "configure", "level_from_env", "quiet_grpc"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from adapters.base import ArgumentProblem, Provider, ResourceType
 from adapters.plugin.config_shape import ConfigShapeError, normalize_config
+from adapters.plugin.dynamic_value import msgpack_of
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
@@ -46,7 +47,8 @@ class PluginProvider(Provider):
             shaped = normalize_config(block, config)
         except ConfigShapeError as err:
             raise CtlError(f"{what}: {err.summary}", hint=err.hint) from None
-        value, _ = encode(shaped, implied_type(block))
+        value_type = implied_type(block)
+        value, _ = encode(shaped, value_type)
         # What the provider says about its configuration must not show a sensitive argument's value
         # (a token, a password), in a warning as in an error.
         secrets = sensitive_texts(mark_sensitive(block, shaped))
@@ -59,7 +61,9 @@ class PluginProvider(Provider):
         try:
             checked = client.validate_provider_config(value)
             raise_for(checked.diagnostics, what, warn=warn, secrets=secrets)
-            raise_for(client.configure_provider(checked.prepared_config or value), what, warn=warn, secrets=secrets)
+            prepared = checked.prepared_config
+            configured = value if prepared is None else msgpack_of(prepared, value_type)
+            raise_for(client.configure_provider(configured), what, warn=warn, secrets=secrets)
         except BaseException:
             client.close()
             raise

@@ -1,6 +1,7 @@
 """``PluginClient``: one typed interface to a provider, whichever protocol version it speaks.
 
-Every method is one RPC. Values go in and come out as cty msgpack bytes (``None`` means null);
+Every method is one RPC. Values go in as cty msgpack bytes and come out as ``DynamicValue``s, in
+whichever encoding the provider chose (``None`` means null);
 problems the provider reports come back as ``PluginDiagnostic`` lists, never as exceptions, because
 the caller decides which of them stop a run and where in the configuration they point. Only a
 transport failure (the provider crashed or was closed) raises ``PluginCallError``.
@@ -29,6 +30,7 @@ from adapters.plugin.process import SHUTDOWN_GRACE, PluginProcess
 from adapters.plugin.protocols import BINDINGS, ProtocolBinding
 from adapters.plugin.results import (
     AppliedChange,
+    DynamicValue,
     FunctionResult,
     ImportedResource,
     ImportResult,
@@ -87,13 +89,20 @@ def _dynamic(pb: ModuleType, value: Value | None) -> Message:
     return pb.DynamicValue(msgpack=MSGPACK_NULL if value is None else value)
 
 
-def _value(message: Message, field: str) -> Value | None:
-    """The msgpack bytes of a DynamicValue field; None for null or absent (a destroyed or
-    vanished object), mirroring how None goes in."""
+def _value(message: Message, field: str) -> DynamicValue | None:
+    """A DynamicValue field as the provider encoded it; None for null or absent (a destroyed or
+    vanished object), mirroring how None goes in.
+
+    msgpack wins when both are set and neither set reads as null, as Terraform reads them.
+    """
     if not message.HasField(field):
         return None
-    data: bytes = getattr(message, field).msgpack
-    return None if data in (b"", MSGPACK_NULL) else data
+    dynamic = getattr(message, field)
+    data: bytes = dynamic.msgpack
+    if data:
+        return None if data == MSGPACK_NULL else DynamicValue(msgpack=data)
+    text: bytes = dynamic.json
+    return None if text.strip() in (b"", b"null") else DynamicValue(json=text)
 
 
 def _deferred(response: Message) -> str | None:

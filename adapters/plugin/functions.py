@@ -14,8 +14,8 @@ import atexit
 import threading
 from typing import Any
 
+from adapters.plugin.dynamic_value import decode_dynamic_value
 from adapters.plugin.msgpack_codec import encode
-from adapters.plugin.msgpack_decode import decode
 from adapters.plugin.spec import PluginSpec
 from vocab.errors import CtlError
 from vocab.types import parse_type
@@ -59,7 +59,7 @@ class ProviderFunctions:
         answer = self._started().call_function(name, encoded)
         if answer.error:
             raise ProviderFunctionError(answer.error, answer.error_argument)
-        result = None if answer.result is None else decode(answer.result, parse_type(signature["return_type"]))
+        result = decode_dynamic_value(answer.result, parse_type(signature["return_type"]))
         return mark(result, marks) if marks else result
 
     def _started(self) -> Any:

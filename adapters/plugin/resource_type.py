@@ -15,9 +15,11 @@ from adapters.plugin.config_shape import ConfigShapeError, normalize_config, pro
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.convert import with_collection_kinds
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
+from adapters.plugin.dynamic_value import decode_dynamic_value, msgpack_of
 from adapters.plugin.json_schema import block_schema
-from adapters.plugin.msgpack_codec import decode, encode
+from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import KeptProviderErrors, raise_for, safe_text, sensitive_texts
+from adapters.plugin.results import DynamicValue
 from adapters.plugin.schema import (
     Block,
     Schema,
@@ -56,11 +58,13 @@ class PluginResourceType(ResourceType):
         data, _ = encode(value, self.value_type)
         return data
 
-    def _decode(self, data: bytes | None) -> dict[str, Any] | None:
-        if data is None:
-            return None
-        value = decode(data, self.value_type)
+    def _decode(self, answer: DynamicValue | None) -> dict[str, Any] | None:
+        value = decode_dynamic_value(answer, self.value_type)
         return None if value is None else mark_sensitive(self.block, value)
+
+    def _resend(self, answer: DynamicValue) -> bytes:
+        """A value the provider answered with, as msgpack for the next call that hands it back."""
+        return msgpack_of(answer, self.value_type)
 
     def _config(self, ctx: AdapterContext, config: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         try:
@@ -133,7 +137,8 @@ class PluginResourceType(ResourceType):
         if answer.planned_state is None:
             raise AdapterError(f"{ctx.address}: the provider planned no object", address=ctx.address)
         paths = [[s.name if isinstance(s, AttributeStep) else s.key for s in p] for p in answer.requires_replace]
-        session.remember(ctx.address, PlannedInstance(config, answer.planned_state, answer.planned_private, paths))
+        planned_bytes = self._resend(answer.planned_state)
+        session.remember(ctx.address, PlannedInstance(config, planned_bytes, answer.planned_private, paths))
         result = self._decode(answer.planned_state)
         assert result is not None
         check_planned(self.block, ctx.address, session.client.process.name, prior, shaped, result,
@@ -163,7 +168,7 @@ class PluginResourceType(ResourceType):
             raise AdapterError(f"{ctx.address}: applied without a plan from its provider", address=ctx.address)
         prior_bytes = None if prior is None else self._encode(prior)
         provider = session.client.process.name
-        planned = self._decode(remembered.planned)
+        planned = self._decode(DynamicValue(msgpack=remembered.planned))
         answer = session.client.apply_resource_change(
             self.name, prior_bytes, remembered.planned, remembered.config, remembered.private)
         result = self._decode(answer.new_state)
@@ -201,7 +206,7 @@ class PluginResourceType(ResourceType):
         self._check(ctx, upgraded.diagnostics)
         if upgraded.state is None:
             return None
-        answer = client.read_resource(self.name, upgraded.state, ctx.private)
+        answer = client.read_resource(self.name, self._resend(upgraded.state), ctx.private)
         self._check(ctx, answer.diagnostics)
         ctx.new_private = answer.private
         return self._decode(answer.state)
@@ -215,7 +220,7 @@ class PluginResourceType(ResourceType):
             raise AdapterError(f"{ctx.address}: the provider imported nothing for id {resource_id!r}",
                                address=ctx.address)
         imported, private = mine[0]
-        read = client.read_resource(self.name, imported, private)
+        read = client.read_resource(self.name, self._resend(imported), private)
         self._check(ctx, read.diagnostics)
         ctx.private = ctx.new_private = read.private  # the refresh after an import passes it on
         result = self._decode(read.state)

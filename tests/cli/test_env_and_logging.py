@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -244,3 +246,44 @@ def test_an_internal_error_is_one_line_in_a_real_process(tmp_path: Path, level: 
     plain = [line for line in proc.stderr.splitlines() if not line.startswith("{")]
     assert plain == ["Error: internal error: RuntimeError: kaboom",
                      "Run again with CTL_LOG=debug to see the traceback, and please report it."]
+
+
+# -- gRPC's own logging -----------------------------------------------------------------------------------
+
+_GOAWAY = """
+import time
+from concurrent import futures
+
+from cli import logging_setup
+
+logging_setup.configure()  # what every run does first
+import grpc
+
+slow = grpc.unary_unary_rpc_method_handler(lambda request, context: (time.sleep(2), b"")[1])
+server = grpc.server(futures.ThreadPoolExecutor(2))
+server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("t.S", {"Slow": slow}),))
+port = server.add_insecure_port("127.0.0.1:0")
+server.start()
+call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary("/t.S/Slow").future(b"")
+time.sleep(0.5)
+server.stop(None)  # the server goes away under a call, as a provider's may
+try:
+    call.result()
+except grpc.RpcError:
+    pass
+time.sleep(0.5)
+"""
+
+
+@pytest.mark.parametrize("ctl_log", ["", "info", "debug"])
+def test_grpc_logging_reaches_stderr_only_under_debug(ctl_log: str) -> None:
+    """gRPC's C core logs ``Got goaway`` through absl straight to stderr when a server goes away under
+    a call; after ctl's logging setup only ``CTL_LOG=debug`` lets it (and a user's GRPC_VERBOSITY) through."""
+    env = {**os.environ, "CTL_LOG": ctl_log, "GRPC_VERBOSITY": "INFO"}
+    done = subprocess.run([sys.executable, "-c", _GOAWAY], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    grpc_lines = [line for line in done.stderr.splitlines() if ".cc:" in line]
+    if ctl_log == "debug":
+        assert any("Got goaway" in line for line in grpc_lines), done.stderr
+    else:
+        assert grpc_lines == []

@@ -240,6 +240,7 @@ def provider_response(name: str, data: bytes) -> None:
     """A damaged value or ``GetProviderSchema`` answer from a provider, read as ctl reads one: it
     decodes or is a ``CtlError`` (a ``PluginValueError`` for values), never another exception."""
     from adapters.plugin.dynamic_value import decode_dynamic_value
+    from adapters.plugin.results import DynamicValue
 
     with bounded():
         if name.startswith("schema.pb"):
@@ -250,9 +251,9 @@ def provider_response(name: str, data: bytes) -> None:
         types: dict[Any, Any] = {}
         try:
             if encoding == "msgpack":
-                value = decode_dynamic_value(data, b"", ty, dynamic_types=types)
+                value = decode_dynamic_value(DynamicValue(msgpack=data), ty, dynamic_types=types)
             else:
-                value = decode_dynamic_value(b"", data, ty, dynamic_types=types)
+                value = decode_dynamic_value(DynamicValue(json=data), ty, dynamic_types=types)
         except CtlError:
             return
         json.dumps(value, default=str)  # whatever it is, it can be shown

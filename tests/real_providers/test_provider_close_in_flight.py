@@ -57,7 +57,7 @@ def _planned_sleep(client: PluginClient, duration: str) -> tuple[bytes, bytes, b
     value, _ = encode(config, implied_type(block))
     plan = client.plan_resource_change("time_sleep", None, value, value)
     assert plan.diagnostics == [] and plan.planned_state is not None
-    return value, plan.planned_state, plan.planned_private
+    return value, plan.planned_state.msgpack, plan.planned_private
 
 
 def test_closing_waits_for_the_answer_of_a_call_under_way(time_binary: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from adapters.plugin.results import DynamicValue
 from tests.plugin_providers import provider_dir
 from vocab import lifeline
 
@@ -77,9 +78,10 @@ def pack(value: object) -> bytes:
     return msgpack.packb(value, use_bin_type=True)
 
 
-def unpack(data: bytes | None) -> object:
-    assert data is not None
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+def unpack(answer: DynamicValue | None) -> object:
+    """A provider's answer, which these Go-built providers always send as msgpack."""
+    assert answer is not None and answer.msgpack and not answer.json
+    return msgpack.unpackb(answer.msgpack, raw=False, strict_map_key=False)
 
 
 UNKNOWN = msgpack.ExtType(0, b"\x00")

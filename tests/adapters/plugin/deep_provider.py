@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent import futures
 from pathlib import Path
 from typing import Any
@@ -40,14 +41,35 @@ def schema_response(pb: Any) -> Any:
 
 
 def serve() -> None:
-    import grpc
     import msgpack
+
+    from adapters.plugin.proto import tfplugin6_pb2 as pb
+
+    def respond(method: str, request: Any, response: Any) -> None:
+        if method == "PlanResourceChange":
+            response.planned_state.CopyFrom(request.proposed_new_state)
+        elif method == "ApplyResourceChange":
+            response.new_state.CopyFrom(request.planned_state)
+        elif method == "ReadResource":
+            response.new_state.CopyFrom(request.current_state)
+        elif method == "UpgradeResourceState":  # the state as stored, in the wire's msgpack
+            response.upgraded_state.msgpack = msgpack.packb(json.loads(request.raw_state.json))
+
+    run_server("deep", schema_response(pb), respond)
+
+
+def run_server(name: str, schema: Any, respond: Callable[[str, Any, Any], None]) -> None:
+    """Serve protocol 6 on a Unix socket after go-plugin's handshake line, until Shutdown.
+
+    ``GetProviderSchema`` answers ``schema``; every other call gets an empty response that
+    ``respond(method name, request, response)`` may fill in.
+    """
+    import grpc
     from google.protobuf import message_factory
 
     from adapters.plugin.proto import tfplugin6_pb2 as pb
 
     stopped = threading.Event()
-    schema = schema_response(pb)
 
     def answer(method: Any) -> Any:
         request_class = message_factory.GetMessageClass(method.input_type)
@@ -57,14 +79,7 @@ def serve() -> None:
             if method.name == "GetProviderSchema":
                 return schema
             response = response_class()
-            if method.name == "PlanResourceChange":
-                response.planned_state.CopyFrom(request.proposed_new_state)
-            elif method.name == "ApplyResourceChange":
-                response.new_state.CopyFrom(request.planned_state)
-            elif method.name == "ReadResource":
-                response.new_state.CopyFrom(request.current_state)
-            elif method.name == "UpgradeResourceState":  # the state as stored, in the wire's msgpack
-                response.upgraded_state.msgpack = msgpack.packb(json.loads(request.raw_state.json))
+            respond(method.name, request, response)
             return response
 
         return grpc.unary_unary_rpc_method_handler(
@@ -79,7 +94,7 @@ def serve() -> None:
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("tfplugin6.Provider", handlers),
                                      grpc.method_handlers_generic_handler("plugin.GRPCController", controller)))
-    socket = Path(os.environ.get("PLUGIN_UNIX_SOCKET_DIR") or "/tmp") / f"deep-{os.getpid()}.sock"
+    socket = Path(os.environ.get("PLUGIN_UNIX_SOCKET_DIR") or "/tmp") / f"{name}-{os.getpid()}.sock"
     server.add_insecure_port(f"unix:{socket}")
     server.start()
     print(f"1|6|unix|{socket}|grpc|", flush=True)
@@ -87,13 +102,15 @@ def serve() -> None:
     server.stop(None)
 
 
-def write_plugin(plugin_dir: Path, os_arch: str) -> Path:
-    """This module as ``terraform-provider-deep`` under ``plugin_dir``, laid out as ``-plugin-dir`` wants."""
-    host, namespace, name, version = ADDRESS
+def write_plugin(plugin_dir: Path, os_arch: str, *, address: tuple[str, str, str, str] = ADDRESS,
+                 module: str = "deep_provider") -> Path:
+    """A ``tests/adapters/plugin`` provider module (this one by default) as
+    ``terraform-provider-NAME`` under ``plugin_dir``, laid out as ``-plugin-dir`` wants."""
+    host, namespace, name, version = address
     target = plugin_dir / host / namespace / name / version / os_arch / f"terraform-provider-{name}_v{version}"
     target.parent.mkdir(parents=True, exist_ok=True)
     root = Path(__file__).resolve().parents[3]
     target.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(root)!r})\n"
-                      "from tests.adapters.plugin.deep_provider import serve\nserve()\n")
+                      f"from tests.adapters.plugin.{module} import serve\nserve()\n")
     target.chmod(0o755)
     return target

@@ -205,16 +205,18 @@ def test_conversion_errors_name_nested_paths() -> None:
 
 def test_dynamic_value_reads_msgpack_or_json_and_empty_as_null() -> None:
     from adapters.plugin.dynamic_value import decode_dynamic_value, encode_dynamic_value
+    from adapters.plugin.results import DynamicValue
 
     ty = parse_type('["object",{"id":"string","secret":"string"}]')
     data, paths = encode_dynamic_value({"id": "x", "secret": Marked("s")}, ty)
     assert paths == [("secret",)]
-    assert decode_dynamic_value(data, b"", ty) == {"id": "x", "secret": "s"}
-    assert decode_dynamic_value(b"", b'{"id":"x","secret":"s"}', ty, sensitive=paths) == {
+    assert decode_dynamic_value(DynamicValue(msgpack=data), ty) == {"id": "x", "secret": "s"}
+    assert decode_dynamic_value(DynamicValue(json=b'{"id":"x","secret":"s"}'), ty, sensitive=paths) == {
         "id": "x",
         "secret": Marked("s"),
     }
-    assert decode_dynamic_value(data, b"ignored when msgpack is set", ty, sensitive=paths)[
+    assert decode_dynamic_value(DynamicValue(data, b"ignored when msgpack is set"), ty, sensitive=paths)[
         "secret"
     ] == Marked("s")
-    assert decode_dynamic_value(b"", b"", ty) is None
+    assert decode_dynamic_value(DynamicValue(), ty) is None
+    assert decode_dynamic_value(None, ty) is None

@@ -42,7 +42,7 @@ def create(client: PluginClient, type_name: str, **values):
     config = pack(config_object(schema, **values))
     plan = client.plan_resource_change(type_name, None, config, config)
     assert plan.diagnostics == []
-    applied = client.apply_resource_change(type_name, None, plan.planned_state, config, plan.planned_private)
+    applied = client.apply_resource_change(type_name, None, plan.planned_state.msgpack, config, plan.planned_private)
     assert applied.diagnostics == []
     return schema, applied
 
@@ -94,14 +94,14 @@ def test_create_read_import_data_source_replace_and_destroy(configured) -> None:
     assert isinstance(planned["id"], msgpack.ExtType)  # unknown until applied
     assert isinstance(planned["created_at"], msgpack.ExtType)
 
-    applied = client.apply_resource_change(type_name, None, plan.planned_state, config, plan.planned_private)
+    applied = client.apply_resource_change(type_name, None, plan.planned_state.msgpack, config, plan.planned_private)
     assert applied.diagnostics == []
     state = unpack(applied.new_state)
     object_id = state["id"]
     assert state["name"] == "alpha" and state["tags"] == {"env": "dev"} and state["size"] == 2.5
     assert (root / f"{object_id}.json").exists()
 
-    read = client.read_resource(type_name, applied.new_state, applied.private)
+    read = client.read_resource(type_name, applied.new_state.msgpack, applied.private)
     assert read.diagnostics == []
     # (SDKv2's legacy type system may read nulls back as zero values: compare what was set.)
     assert {k: unpack(read.state)[k] for k in ("id", "name", "size", "tags")} == {
@@ -110,7 +110,7 @@ def test_create_read_import_data_source_replace_and_destroy(configured) -> None:
 
     imported = client.import_resource_state(type_name, object_id)
     assert imported.diagnostics == [] and [r.type_name for r in imported.resources] == [type_name]
-    refreshed = client.read_resource(type_name, imported.resources[0].state, imported.resources[0].private)
+    refreshed = client.read_resource(type_name, imported.resources[0].state.msgpack, imported.resources[0].private)
     assert unpack(refreshed.state)["name"] == "alpha"
 
     data_schema = client.get_provider_schema().data_source_schemas[type_name]
@@ -122,14 +122,14 @@ def test_create_read_import_data_source_replace_and_destroy(configured) -> None:
 
     renamed = pack({**state, "name": "beta"})
     renamed_config = pack(config_object(schema, name="beta", size=2.5, tags={"env": "dev"}))
-    replace = client.plan_resource_change(type_name, applied.new_state, renamed, renamed_config, applied.private)
+    replace = client.plan_resource_change(type_name, applied.new_state.msgpack, renamed, renamed_config, applied.private)
     assert replace.diagnostics == []
     assert "name" in [path_text(p) for p in replace.requires_replace]
 
-    destroyed = client.apply_resource_change(type_name, applied.new_state, None, None, applied.private)
+    destroyed = client.apply_resource_change(type_name, applied.new_state.msgpack, None, None, applied.private)
     assert destroyed.diagnostics == [] and destroyed.new_state is None
     assert not (root / f"{object_id}.json").exists()
-    gone = client.read_resource(type_name, applied.new_state, applied.private)
+    gone = client.read_resource(type_name, applied.new_state.msgpack, applied.private)
     assert gone.state is None  # removed outside: the provider reports it vanished
 
 
