@@ -68,7 +68,7 @@ def _spec(root_dir: Path, entry: PluginEntry) -> PluginSpec:
         raise CtlError(f"the provider binary {path} changed since `ctl init`", hint=_RUN_INIT)
     from engine.plugins.selection import spec_of
 
-    doc = schema_cache.cached(root_dir, entry.sha256)
+    doc = schema_cache.cached(root_dir, entry.sha256, entry.source)
     if doc is None:
         raise CtlError(f"the schema of provider {entry.source} is not cached", hint=_RUN_INIT)
     return spec_of(entry, doc["schema"])

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 from vocab.errors import CtlError
+
+_log = logging.getLogger(__name__)
 
 SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
 CACHE_FORMAT = 2  # bumped when the cached shape changes: an older entry is read from the binary again
@@ -27,12 +31,23 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def cached(root_dir: Path, sha256: str) -> dict[str, Any] | None:
-    """The cached ``{"protocol": N, "schema": {...}}`` for a binary, or None."""
+def cached(root_dir: Path, sha256: str, source: str = "") -> dict[str, Any] | None:
+    """The cached ``{"protocol": N, "schema": {...}}`` for a binary, or None.
+
+    Each call decodes the file afresh: for a big cloud provider that is megabytes of JSON, a good
+    part of a second and tens of megabytes of objects, so a command reads it once and hands the
+    result down. Every decode is logged (``CTL_LOG=info``) with its size and time, which is how a
+    second one in a command shows up.
+    """
+    started = time.perf_counter()
     try:
-        doc = json.loads((root_dir / SCHEMA_DIR / f"{sha256}.json").read_text())
+        text = (root_dir / SCHEMA_DIR / f"{sha256}.json").read_bytes()
+        doc = json.loads(text)
     except (OSError, ValueError):
         return None
+    _log.info("provider schema read from the cache", extra={
+        "provider": source, "sha256": sha256, "bytes": len(text),
+        "seconds": round(time.perf_counter() - started, 6)})
     usable = isinstance(doc, dict) and doc.get("format") == CACHE_FORMAT and isinstance(doc.get("schema"), dict)
     return doc if usable else None
 

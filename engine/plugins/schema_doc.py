@@ -25,7 +25,7 @@ def providers_schema(root_dir: Path, root: Module | None) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     for provider in served(root_dir, root):
         if provider.plugin is not None:
-            doc = schema_cache.cached(root_dir, provider.plugin.sha256)
+            doc = schema_cache.cached(root_dir, provider.plugin.sha256, provider.source)
             if doc is None:
                 raise CtlError(f"the schema of provider {provider.source} is not cached",
                                hint="Run `ctl init` to read it again.")

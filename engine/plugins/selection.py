@@ -88,8 +88,8 @@ def select(root_dir: Path, req: Requirement, installed: Installed) -> Selected:
         raise CtlError(f"the provider binary {executable} is not executable",
                        hint=f"chmod +x {executable}, then run `ctl init` again.")
     sha = installed.executable_sha256 or schema_cache.sha256_of(executable)
-    doc = schema_cache.cached(root_dir, sha) or schema_cache.read_from_binary(root_dir, executable, sha,
-                                                                           str(req.source))
+    source = str(req.source)
+    doc = schema_cache.cached(root_dir, sha, source) or schema_cache.read_from_binary(root_dir, executable, sha, source)
     info = executable.stat()
     entry = PluginEntry(req.local_name, str(req.source), str(installed.version), req.constraint_text,
                         str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]))
