@@ -129,12 +129,16 @@ def _lock_measured(timings: Timings | None, lock: LockOptions) -> Timings | None
     return timings if lock.enabled else None
 
 
-def prepare(opts: RunOptions) -> Prepared:
-    """Load and evaluate the configuration; errors raise with every diagnostic."""
+def prepare(opts: RunOptions, registry: Registry | None = None) -> Prepared:
+    """Load and evaluate the configuration; errors raise with every diagnostic.
+
+    ``registry`` is the one the run plans and applies with: given, the providers' schemas are not
+    read again for the configuration's checks (a big provider's is tens of megabytes decoded).
+    """
     started = time.perf_counter()
     loaded = load_and_evaluate(opts.root, var_args=opts.plan.var_args, environ=opts.plan.environ,
                                prompt=opts.plan.prompt, workspace=opts.plan.workspace,
-                               require_all_variables=True)
+                               require_all_variables=True, registry=registry)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     store = open_store(opts.root, loaded.root, opts.plan.var_args)
@@ -169,7 +173,7 @@ def plan_only(opts: RunOptions, registry: Registry | None = None, *,
     if timings is not None:
         watch_cloud(timings)
     events = timings.events(events) if timings is not None else events
-    prep = prepare(opts)
+    prep = prepare(opts, registry)
     if not opts.plan.read_as_document and not may_read_whole_plan(opts.root, opts.policy):
         let_go_of_taken_over_syntax(prep.loaded)  # nothing reads the plan's configuration view
     manager = _managed(prep, opts.root, timings)
@@ -227,6 +231,7 @@ def _enforce(outcome: PolicyOutcome, opts: RunOptions) -> None:
 @remembered()  # each expression's references worked out once per run
 def apply_run(
     opts: RunOptions,
+    registry: Registry | None = None,
     *,
     saved_plan: Path | None,
     confirm: Callable[[Plan], bool],
@@ -243,7 +248,7 @@ def apply_run(
     policies deny raises ``PolicyDenied`` before anything is asked or changed; a saved plan is
     checked again (the policies may have changed since), keeping the override it was saved with.
     """
-    registry = remote_state.install(registry_for(opts.root))  # data.terraform_remote_state
+    registry = remote_state.install(registry or registry_for(opts.root))  # data.terraform_remote_state
     timings = opts.plan.timings
     if timings is not None:
         watch_cloud(timings)
@@ -260,7 +265,8 @@ def apply_run(
     if loaded_plan is not None:
         opts.plan.workspace = loaded_plan.workspace
         opts.plan.var_args = []
-    prep = prepare(opts) if loaded_plan is None else _prepare_for_saved(opts, loaded_plan, given_vars)
+    prep = prepare(opts, registry) if loaded_plan is None else \
+        _prepare_for_saved(opts, loaded_plan, given_vars, registry)
     manager = _managed(prep, opts.root, timings)
     operation = "OperationTypeApply"
     # One stop event for Ctrl-C and for a lock found broken by the heartbeat: either way the apply
@@ -314,10 +320,11 @@ def apply_run(
     return plan, result
 
 
-def _prepare_for_saved(opts: RunOptions, plan: Plan, var_args: list[tuple[str, str]]) -> Prepared:
+def _prepare_for_saved(opts: RunOptions, plan: Plan, var_args: list[tuple[str, str]],
+                       registry: Registry) -> Prepared:
     """The configuration for a saved plan: its variable values come from the plan itself (``var_args``
     reach only encryption settings that name variables)."""
-    loaded = load_and_evaluate(opts.root, workspace=plan.workspace, decided=plan.variables)
+    loaded = load_and_evaluate(opts.root, workspace=plan.workspace, decided=plan.variables, registry=registry)
     if loaded.diags.has_errors or loaded.root is None:
         raise DiagnosticsError(loaded.diags.items)
     backend = resolved_backend(opts.root, loaded.root)[0] if opts.plan.timings is not None else "local"

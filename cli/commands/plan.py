@@ -18,6 +18,7 @@ from cli.views.run import report_recovery, show_plan, show_policy
 from vocab.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
+    from adapters.registry import Registry
     from engine.operations import Planned
 
 _HELP = """Show the changes that apply would make, after refreshing the state.
@@ -62,8 +63,8 @@ def plan_command(
     mode = "destroy" if destroy else ("refresh-only" if refresh_only else "normal")
     run = flags.run_options(opts.root, mode=mode, take_lock=flags.lock)
     run.plan.read_as_document = out is not None
-    if generate_config_out is not None:
-        _generate(run, generate_config_out, quiet=ui is not None)
+    # Generating configuration reads the providers' schemas: the plan then uses the same registry.
+    registry = _generate(run, generate_config_out, quiet=ui is not None) if generate_config_out is not None else None
     color = output.color_enabled(__import__("sys").stdout)
     con = output.stdout()
 
@@ -109,7 +110,7 @@ def plan_command(
             con.print(f"\nSaved the plan to: {out}\n\nTo perform exactly these actions, run:\n  ctl apply {out}")
 
     try:
-        planned = plan_only(run, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy,
+        planned = plan_only(run, registry, events=view, on_recovery=on_recovery, on_plan=on_plan, on_policy=on_policy,
                             on_planned=on_planned)
     finally:
         end_progress()
@@ -118,15 +119,18 @@ def plan_command(
     return int(ExitCode.OK)
 
 
-def _generate(run: Any, out: Path, *, quiet: bool) -> None:
+def _generate(run: Any, out: Path, *, quiet: bool) -> Registry:
+    """Write the missing resource blocks; the registry it read the providers' schemas into, for the plan."""
     from engine.plan.generate_config import generate
     from engine.plugins.registry import registry_for
 
     target = out if out.is_absolute() else Path.cwd() / out
     p = run.plan
+    registry = registry_for(run.root)
     written = generate(run.root, target, var_args=p.var_args, environ=p.environ, prompt=p.prompt,
-                       workspace=p.workspace, registry=registry_for(run.root))
+                       workspace=p.workspace, registry=registry)
     if written and not quiet:
         output.warn(f"Config generation is experimental: review {out} ({', '.join(written)}) before applying.")
+    return registry
 
 

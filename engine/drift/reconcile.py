@@ -24,10 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.registry import Registry
 from engine.config.model import Module
 from engine.drift.detect import MASK, ObjectDrift, drifted_objects
 from engine.operations import Planned, RunOptions, apply_run, plan_only
 from engine.plan.model import ACTIONS_CREATE, ACTIONS_DELETE, ACTIONS_UPDATE, Plan, ResourceChange
+from engine.plugins.registry import registry_for
 from engine.recovery import Recovery
 from policies.loader import unattended_rules
 from policies.unattended import ChangeFacts, Decision, UnattendedRule, decide
@@ -103,7 +105,8 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
         if rules is None:
             rules = unattended_rules(read.root, read.policy.policy_dirs if read.policy else [])
         read.take_lock = False
-        planned = _read(read)
+        registry = registry_for(read.root)  # the read and the apply share it: each schema decoded once a round
+        planned = _read(read, registry)
         report.recovered = _recovered(planned.recovery)
         plan = planned.plan
         report.drifted = drifted_objects(plan.drift)
@@ -125,25 +128,26 @@ def reconcile_round(make_options: Callable[[], RunOptions], *, stop: threading.E
         if stop.is_set():
             report.interrupted = True
             return report
-        _apply_allowed(make_options, allowed, rules, report, stop, abandon, planned.result.root)
+        _apply_allowed(make_options, registry, allowed, rules, report, stop, abandon, planned.result.root)
     except CtlError as exc:  # a denied plan, a held lock, a configuration or provider error: the round's
         report.error = exc
     return report
 
 
-def _read(opts: RunOptions) -> Planned:
+def _read(opts: RunOptions, registry: Registry) -> Planned:
     """The round's read: a plan the policies deny is reported with what it would have changed, so
     the plan operation's refusal, which follows handing the plan over, is taken as the verdict."""
     handed: list[Planned] = []
     try:
-        return plan_only(opts, on_planned=handed.append)
+        return plan_only(opts, registry, on_planned=handed.append)
     except PolicyDenied:
         if not handed:
             raise
         return handed[0]
 
 
-def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], rules: list[UnattendedRule],
+def _apply_allowed(make_options: Callable[[], RunOptions], registry: Registry, allowed: list[str],
+                   rules: list[UnattendedRule],
                    report: RoundReport, stop: threading.Event, abandon: threading.Event, root: Module) -> None:
     def confirm(plan: Plan) -> bool:
         moved = [c for c in plan.changes if _counts(c) and not decide(rules, facts_of(c, plan)).allowed]
@@ -165,7 +169,7 @@ def _apply_allowed(make_options: Callable[[], RunOptions], allowed: list[str], r
         opts.take_lock = True
         opts.lock.reason = LOCK_REASON
         try:
-            plan, result = apply_run(opts, saved_plan=None, confirm=confirm, stop=stop, abandon=abandon,
+            plan, result = apply_run(opts, registry, saved_plan=None, confirm=confirm, stop=stop, abandon=abandon,
                                      on_recovery=on_recovery)
         except LockHeld as exc:
             if attempt == 1 and _take_over(opts, exc, root):

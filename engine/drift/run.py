@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from adapters.registry import Registry
 from engine.config.model import Module
 from engine.drift.adopt import Adoption
 from engine.drift.detect import ObjectDrift, drifted_objects
@@ -44,18 +45,19 @@ class DriftReport:
         return bool(self.objects)
 
 
-def run_drift(opts: RunOptions, *, record: bool, events: Any = None) -> DriftReport:
-    """Refresh under ``opts`` (its targets select what is reported) and report the drift."""
+def run_drift(opts: RunOptions, *, record: bool, events: Any = None, registry: Registry | None = None) -> DriftReport:
+    """Refresh under ``opts`` (its targets select what is reported) and report the drift; ``registry``:
+    the providers to read with, when the caller needs them after the read too."""
     opts.plan.mode = "refresh-only"
     opts.policy = None  # a report, not a change: nothing for the policies to gate
     targets = list(opts.plan.targets)
     where: dict[str, SourceRange] = {}
     if record:
-        plan, _ = apply_run(opts, saved_plan=None, confirm=lambda _plan: True, events=events)
+        plan, _ = apply_run(opts, registry, saved_plan=None, confirm=lambda _plan: True, events=events)
         recorded = bool(plan.drift)
     else:
         opts.take_lock = False
-        planned = plan_only(opts, events=events)
+        planned = plan_only(opts, registry, events=events)
         plan, recorded = planned.plan, False
         lookup = config_lookup(planned.result.root)
         for change in plan.drift:
@@ -79,9 +81,10 @@ def run_adopt(opts: RunOptions, addresses: list[str], *, allow_sensitive: bool, 
     from engine.plugins.registry import registry_for
 
     opts.plan.targets = list(addresses)
-    report = run_drift(opts, record=False)
+    registry = registry_for(opts.root)  # one for the read and the adoption: each schema decoded once
+    report = run_drift(opts, record=False, registry=registry)
     assert report.root is not None
-    adoption = plan_adoption(opts.root, report.root, report.plan.drift, report.objects, registry_for(opts.root),
+    adoption = plan_adoption(opts.root, report.root, report.plan.drift, report.objects, registry,
                              allow_sensitive=allow_sensitive)
     adoption.files = {f: (old, _styled(f, old, new)) for f, (old, new) in adoption.files.items()}
     adoption.shown_files = {f: (old, _styled(f, old, new)) for f, (old, new) in adoption.shown_files.items()}
