@@ -41,7 +41,7 @@ def cached(root_dir: Path, sha256: str, source: str = "") -> dict[str, Any] | No
     """
     started = time.perf_counter()
     try:
-        text = (root_dir / SCHEMA_DIR / f"{sha256}.json").read_bytes()
+        text = (root_dir / SCHEMA_DIR / f"{sha256}.json").read_text()  # ASCII: json.dumps escapes the rest
         doc = json.loads(text)
     except (OSError, ValueError):
         return None
