@@ -1,0 +1,213 @@
+"""``plan`` alone over HashiCorp's aws provider against moto: ctl's own peak memory and CPU against Terraform 1.0.3.
+
+The configuration and the measuring are ``aws_moto.py``'s (its generated configuration of ``--count``
+resources, 100 by default; the tool's own process polled for ``VmHWM`` and CPU, Terraform's copy of
+itself counted as its own), without the apply, re-plan and destroy that take that benchmark minutes:
+each tool is initialized once in a directory of its own (ctl with the aws plugin, its schema then
+cached), then plans the configuration on an empty state, ``--runs`` times, the tools taking turns so
+that a drift of the shared machine's speed hits both alike. Two plans per turn: ``plan`` (printed
+only) and ``plan -out`` (also saved, which keeps more of the configuration for the plan file).
+
+``--tree DIR`` runs ctl from another checkout of the code (``PYTHONPATH``), which is how a change is
+measured before and after with the same benchmark. ``--where`` then profiles one ``ctl plan`` in
+process with ``tracemalloc`` and prints the allocation sites alive at its highest traced total, with
+the project's frames of each (an aid to finding the next thing to cut, not a figure to compare:
+tracing makes the run several times slower and counts only Python's allocations).
+
+Run: ``python bench/aws_plan.py [--count 100] [--runs 3] [--tree DIR] [--no-terraform] [--where]``.
+Plain text on stdout; exit status 0 whatever the numbers, 2 when the mirror, a tool or moto is
+missing, 1 when a step fails (its output is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from aws_moto import Run, configuration, real_executable, run_command
+from init_mirror import add_tool_arguments, clean_env, missing_tool
+
+from tests.servers import MotoServer, ServerError
+
+VARIANTS = ("plan", "plan -out")
+
+# Run by ``--where`` in a fresh interpreter under ``-X tracemalloc=FRAMES``, in the ctl directory:
+# one ``ctl plan`` in process while a thread snapshots the traced allocations each time their total
+# has grown by a fiftieth since the last snapshot, so the last snapshot is within that of the peak.
+PROFILE = r'''
+import sys, threading, time, tracemalloc
+from cli.main import run
+
+PACKAGES = ("engine/", "adapters/", "backends/", "policies/", "vocab/", "cli/")
+best = [0, None]
+done = threading.Event()
+
+
+def watch():
+    while not done.wait(0.05):
+        current, _ = tracemalloc.get_traced_memory()
+        if current > best[0] * 1.02:
+            best[0], best[1] = current, tracemalloc.take_snapshot()
+
+
+watcher = threading.Thread(target=watch, daemon=True)
+watcher.start()
+try:
+    run(["plan"])
+except SystemExit:
+    pass
+done.set()
+watcher.join()
+_, peak = tracemalloc.get_traced_memory()
+snapshot = best[1].filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+stats = snapshot.statistics("traceback")
+total = sum(s.size for s in stats)
+print(f"traced at the last snapshot: {total / 2**20:.1f} MB in {sum(s.count for s in stats):,} blocks; "
+      f"the traced peak: {peak / 2**20:.1f} MB")
+
+
+def where(tb):
+    """The innermost frame, then the project's frames outward (at most five)."""
+    frames = list(tb)[::-1]
+    inner = frames[0]
+    own = [f for f in frames if any(p in f.filename for p in PACKAGES)][:5]
+    shown = [f"{inner.filename.rsplit('/', 2)[-1]}:{inner.lineno}"]
+    shown += [f"{f.filename.split('/wt-')[-1].split('/', 1)[-1]}:{f.lineno}" for f in own if f is not inner]
+    return " <- ".join(shown)
+
+
+for s in stats[:int(sys.argv[1])]:
+    print(f"{s.size / 2**20:8.1f} MB {s.count:>9,}  {where(s.traceback)}")
+'''
+
+
+def _tree_env(env: dict[str, str], tree: Path | None) -> dict[str, str]:
+    if tree is None:
+        return env
+    return {**env, "PYTHONPATH": str(tree.resolve())}
+
+
+def _run(argv: list[str], workdir: Path, env: dict[str, str], *, reexecs: bool) -> Run:
+    run = run_command(argv, workdir, env, reexecs=reexecs)
+    if run.code != 0:
+        sys.stdout.write(f"{' '.join(argv)} failed ({run.code}) in {workdir}:\n{run.output}\n")
+        raise SystemExit(1)
+    return run
+
+
+def commands(tool: str, path: Path, mirror: Path) -> tuple[list[str], dict[str, list[str]]]:
+    p = str(path)
+    if tool == "ctl":
+        return [p, "init", "-plugin-dir", str(mirror)], {"plan": [p, "plan"],
+                                                         "plan -out": [p, "plan", "--out", "tfplan"]}
+    common = ["-input=false", "-no-color"]
+    return ([p, "init", *common, f"-plugin-dir={mirror}"],
+            {"plan": [p, "plan", *common], "plan -out": [p, "plan", *common, "-out=tfplan"]})
+
+
+def report(results: dict[str, dict[str, list[Run]]]) -> None:
+    sys.stdout.write(f"\n  {'tool':<10} {'command':<10} {'wall s':>7} {'own cpu s':>9} {'min cpu s':>9} "
+                     f"{'own peak MB':>11} {'max peak MB':>11}\n")
+    for tool, variants in results.items():
+        for variant, runs in variants.items():
+            sys.stdout.write(
+                f"  {tool:<10} {variant:<10} {statistics.median(r.wall for r in runs):7.2f} "
+                f"{statistics.median(r.own_cpu for r in runs):9.2f} {min(r.own_cpu for r in runs):9.2f} "
+                f"{statistics.median(r.peak_mb for r in runs):11.0f} {max(r.peak_mb for r in runs):11.0f}\n")
+    if "terraform" not in results:
+        return
+    sys.stdout.write("\n")
+    for variant in VARIANTS:
+        ours = statistics.median(r.peak_mb for r in results["ctl"][variant])
+        theirs = statistics.median(r.peak_mb for r in results["terraform"][variant])
+        verdict = "no larger" if ours <= theirs else "LARGER"
+        sys.stdout.write(f"  ctl / terraform, {variant:<10}: own peak {ours / theirs:5.2f} ({verdict}), "
+                         f"own cpu {statistics.median(r.own_cpu for r in results['ctl'][variant]) / statistics.median(r.own_cpu for r in results['terraform'][variant]):5.2f}\n")
+
+
+def profile(workdir: Path, env: dict[str, str], frames: int, top: int) -> None:
+    sys.stdout.write(f"\nwhere one `ctl plan` holds its memory (tracemalloc, {frames} frames):\n")
+    done = subprocess.run([sys.executable, "-X", f"tracemalloc={frames}", "-c", PROFILE, str(top)], cwd=workdir,
+                          env={**env, "NO_COLOR": "1"}, capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    start = next((i for i, text in enumerate(lines) if text.startswith("traced at the last snapshot")), None)
+    if done.returncode != 0 or start is None:
+        sys.stdout.write(f"the profile failed ({done.returncode}):\n{done.stdout}\n{done.stderr}\n")
+        return
+    sys.stdout.write("\n".join(lines[start:]) + "\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tree", type=Path, default=None, help="run ctl from this checkout (PYTHONPATH)")
+    parser.add_argument("--no-terraform", action="store_true")
+    parser.add_argument("--where", action="store_true", help="profile one ctl plan with tracemalloc")
+    parser.add_argument("--frames", type=int, default=25)
+    parser.add_argument("--top", type=int, default=25)
+    add_tool_arguments(parser)
+    args = parser.parse_args()
+    problem = missing_tool(args)
+    if problem is not None:
+        sys.stdout.write(problem)
+        return 2
+    mirror = args.mirror.resolve()
+    if not any((mirror / "registry.terraform.io" / "hashicorp" / "aws").glob("*.zip")):
+        sys.stdout.write(f"no hashicorp/aws in the provider mirror at {mirror}\n")
+        return 2
+    text, managed = configuration(args.count)
+    tools = {"ctl": args.ctl} if args.no_terraform else {"ctl": args.ctl, "terraform": real_executable(args.terraform)}
+    load = os.getloadavg()[0]
+    sys.stdout.write(f"plan of {managed} aws resources (empty state), the real aws provider against moto, "
+                     f"{args.runs} run(s) each, ctl from {args.tree or 'its install'}, "
+                     f"load average {load:.1f} on {os.cpu_count()} cores\n")
+    moto = MotoServer()
+    try:
+        moto.start()
+    except ServerError as exc:
+        sys.stdout.write(f"moto could not be started: {exc}\n")
+        return 2
+    results: dict[str, dict[str, list[Run]]] = {tool: {v: [] for v in VARIANTS} for tool in tools}
+    try:
+        with tempfile.TemporaryDirectory(prefix="aws-plan-bench-") as scratch:
+            home = Path(scratch) / "home"
+            home.mkdir()
+            env = clean_env(home)
+            env["TF_VAR_moto"] = moto.url
+            envs = {tool: _tree_env(env, args.tree) if tool == "ctl" else env for tool in tools}
+            dirs: dict[str, Path] = {}
+            plans: dict[str, dict[str, list[str]]] = {}
+            for tool, path in tools.items():
+                dirs[tool] = Path(scratch) / tool
+                dirs[tool].mkdir()
+                (dirs[tool] / "main.tf").write_text(text)
+                init, plans[tool] = commands(tool, path, mirror)
+                done = _run(init, dirs[tool], envs[tool], reexecs=tool == "terraform")
+                sys.stdout.write(f"  {tool} init: {done.wall:.1f} s\n")
+            for _ in range(args.runs):
+                for tool in tools:
+                    for variant in VARIANTS:
+                        results[tool][variant].append(
+                            _run(plans[tool][variant], dirs[tool], envs[tool], reexecs=tool == "terraform"))
+            report(results)
+            if args.where:
+                profile(dirs["ctl"], envs["ctl"], args.frames, args.top)
+    finally:
+        moto.stop()
+    if load > (os.cpu_count() or 1):
+        sys.stdout.write("\nthe load average exceeded the number of cores: wall times are inflated, "
+                         "compare the CPU and memory columns\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
