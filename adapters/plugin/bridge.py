@@ -11,6 +11,7 @@ ImportResourceState then ReadResource, a data source is ReadDataSource.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -110,7 +111,8 @@ class BuiltOnUse(Mapping[str, ResourceType]):
     A large provider describes thousands of types and a configuration uses a handful; building them
     all (schema, value type, argument checks) was most of every command's start with such a
     provider. Names and iteration come from the recorded schema without building anything; a type
-    is built at most once, also when walker threads look it up together.
+    is built at most once, also when walker threads look it up together. A type's schema may be
+    given as its JSON text (as the schema cache holds it), decoded only when the type is built.
     """
 
     def __init__(self, mode: str, schemas: dict[str, Any]) -> None:
@@ -127,7 +129,8 @@ class BuiltOnUse(Mapping[str, ResourceType]):
         with self._lock:
             built = self._built.get(name)
             if built is None:
-                built = self._built[name] = PluginResourceType.build(name, self._mode, schema_from_json(schema_doc))
+                decoded = json.loads(schema_doc) if isinstance(schema_doc, str) else schema_doc
+                built = self._built[name] = PluginResourceType.build(name, self._mode, schema_from_json(decoded))
         return built
 
     def __contains__(self, name: object) -> bool:

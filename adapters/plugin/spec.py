@@ -24,5 +24,6 @@ class PluginSpec:
     sha256: str  # of the executable: the schema cache key, and a check that it did not change
     protocol: int  # 5 or 6, from the handshake
     # The provider's schema in the shape `terraform providers schema -json` prints for one provider:
-    # {"provider": {...}, "resource_schemas": {...}, "data_source_schemas": {...}, "functions": {...}}
+    # {"provider": {...}, "resource_schemas": {...}, "data_source_schemas": {...}, "functions": {...}};
+    # from the schema cache, each resource type's and data source's schema is its JSON text, decoded on use.
     schema: dict[str, Any] = field(repr=False, default_factory=dict)

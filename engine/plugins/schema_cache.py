@@ -3,6 +3,12 @@
 Reading a schema means starting the provider (tens of milliseconds for a small one, seconds for
 the big cloud providers); keyed by the binary's content, a cached schema is right for exactly that
 binary, so ``ctl init`` starts each new binary once and later commands start none to validate.
+
+Each resource type's and data source's schema is stored as JSON text of its own inside the entry
+(``stored``), and decoded only when a command builds that type (``adapters.plugin.bridge``): a
+configuration uses a handful of a big provider's types, and decoding all of HashiCorp's aws
+provider's (13 MB of JSON) made about 58 MB of objects for every command. ``expanded`` gives the
+whole schema decoded, for ``ctl providers schema -json``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ from vocab.errors import CtlError
 _log = logging.getLogger(__name__)
 
 SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
-CACHE_FORMAT = 2  # bumped when the cached shape changes: an older entry is read from the binary again
+CACHE_FORMAT = 3  # bumped when the cached shape changes: an older entry is read from the binary again
+# Format 2 held every type's schema decoded; its readers take both, and ``ctl init`` rewrites it as 3.
+READABLE = (2, CACHE_FORMAT)
+_BY_TYPE = ("resource_schemas", "data_source_schemas")  # the sections held as one JSON text per type
 
 
 def sha256_of(path: Path) -> str:
@@ -32,7 +41,7 @@ def sha256_of(path: Path) -> str:
 
 
 def cached(root_dir: Path, sha256: str, source: str = "") -> dict[str, Any] | None:
-    """The cached ``{"protocol": N, "schema": {...}}`` for a binary, or None.
+    """The cached ``{"format": N, "protocol": N, "schema": {...}}`` for a binary, or None.
 
     Each call decodes the file afresh: for a big cloud provider that is megabytes of JSON, a good
     part of a second and tens of megabytes of objects, so a command reads it once and hands the
@@ -48,7 +57,7 @@ def cached(root_dir: Path, sha256: str, source: str = "") -> dict[str, Any] | No
     _log.info("provider schema read from the cache", extra={
         "provider": source, "sha256": sha256, "bytes": len(text),
         "seconds": round(time.perf_counter() - started, 6)})
-    usable = isinstance(doc, dict) and doc.get("format") == CACHE_FORMAT and isinstance(doc.get("schema"), dict)
+    usable = isinstance(doc, dict) and doc.get("format") in READABLE and isinstance(doc.get("schema"), dict)
     return doc if usable else None
 
 
@@ -57,13 +66,34 @@ def read_from_binary(root_dir: Path, executable: Path, sha256: str, source: str)
     from adapters.plugin.schema_json import read_schema_document
 
     protocol, schema = read_schema_document(executable, source, root_dir)
+    return write(root_dir, sha256, protocol, schema, source)
+
+
+def write(root_dir: Path, sha256: str, protocol: int, schema: dict[str, Any], source: str) -> dict[str, Any]:
+    """Cache ``schema`` (decoded or as an entry holds it) in the current format; the entry as ``cached``
+    gives it, with ``schema`` as it was given."""
     doc = {"format": CACHE_FORMAT, "protocol": protocol, "schema": schema}
     folder = root_dir / SCHEMA_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".{sha256}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(doc, sort_keys=True))
+        tmp.write_text(json.dumps({**doc, "schema": stored(schema)}, sort_keys=True))
         tmp.replace(folder / f"{sha256}.json")
     except OSError as exc:
         raise CtlError(f"cannot cache the schema of provider {source} in {folder}: {exc.strerror}") from None
     return doc
+
+
+def stored(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as an entry holds it: each type's schema in the ``_BY_TYPE`` sections as JSON text."""
+    return {key: {name: typed if isinstance(typed, str) else json.dumps(typed, sort_keys=True)
+                  for name, typed in section.items()}
+            if key in _BY_TYPE and isinstance(section, dict) else section
+            for key, section in schema.items()}
+
+
+def expanded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every type's schema decoded, whether it came from an entry or from the binary."""
+    return {key: {name: json.loads(typed) if isinstance(typed, str) else typed for name, typed in section.items()}
+            if key in _BY_TYPE and isinstance(section, dict) else section
+            for key, section in schema.items()}

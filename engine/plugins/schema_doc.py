@@ -29,7 +29,8 @@ def providers_schema(root_dir: Path, root: Module | None) -> dict[str, Any]:
             if doc is None:
                 raise CtlError(f"the schema of provider {provider.source} is not cached",
                                hint="Run `ctl init` to read it again.")
-            schemas[provider.source] = {k: doc["schema"][k] for k in _SECTIONS if doc["schema"].get(k)}
+            schema = schema_cache.expanded(doc["schema"])
+            schemas[provider.source] = {k: schema[k] for k in _SECTIONS if schema.get(k)}
         elif provider.how == "native":
             own = native.provider(provider.local_name)
             assert own is not None  # "native" means the registry has it

@@ -89,7 +89,11 @@ def select(root_dir: Path, req: Requirement, installed: Installed) -> Selected:
                        hint=f"chmod +x {executable}, then run `ctl init` again.")
     sha = installed.executable_sha256 or schema_cache.sha256_of(executable)
     source = str(req.source)
-    doc = schema_cache.cached(root_dir, sha, source) or schema_cache.read_from_binary(root_dir, executable, sha, source)
+    doc = schema_cache.cached(root_dir, sha, source)
+    if doc is None:
+        doc = schema_cache.read_from_binary(root_dir, executable, sha, source)
+    elif doc["format"] != schema_cache.CACHE_FORMAT:  # an older entry: rewritten, no need to start the binary
+        doc = schema_cache.write(root_dir, sha, int(doc["protocol"]), doc["schema"], source)
     info = executable.stat()
     entry = PluginEntry(req.local_name, str(req.source), str(installed.version), req.constraint_text,
                         str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]))

@@ -114,18 +114,26 @@ def test_validate_says_why_the_argument_is_refused_and_what_to_do(make_config: M
     assert "ctl init" in errors[0].hint
 
 
-def _record_plugin(root: Path, resource_types: list[str]) -> PluginEntry:
-    """A recorded aws plugin whose cached schema has ``resource_types`` (the binary is never started)."""
+def _aws_schema(resource_types: list[str]) -> dict[str, object]:
+    block = {"attributes": {"id": {"type": "string", "computed": True},
+                            "name": {"type": "string", "optional": True, "description": "The role's name."}}}
+    return {"provider": {"version": 0, "block": {}},
+            "resource_schemas": {name: {"version": 1, "block": block} for name in resource_types}}
+
+
+def _record_plugin(root: Path, resource_types: list[str], *, cache_format: int | None = None) -> PluginEntry:
+    """A recorded aws plugin whose cached schema has ``resource_types`` (the binary is never started);
+    ``cache_format`` 2 writes the entry as earlier versions did, every type's schema decoded."""
     binary = root / "terraform-provider-aws"
     binary.write_bytes(b"#!/bin/sh\nexit 1\n")
     sha = schema_cache.sha256_of(binary)
-    block = {"attributes": {"id": {"type": "string", "computed": True}}}
-    schema = {"provider": {"version": 0, "block": {}},
-              "resource_schemas": {name: {"version": 0, "block": block} for name in resource_types}}
-    folder = root / schema_cache.SCHEMA_DIR
-    folder.mkdir(parents=True)
-    (folder / f"{sha}.json").write_text(json.dumps({"format": schema_cache.CACHE_FORMAT, "protocol": 5,
-                                                    "schema": schema}))
+    schema = _aws_schema(resource_types)
+    if cache_format is None:
+        schema_cache.write(root, sha, 5, schema, "registry.terraform.io/hashicorp/aws")
+    else:
+        folder = root / schema_cache.SCHEMA_DIR
+        folder.mkdir(parents=True)
+        (folder / f"{sha}.json").write_text(json.dumps({"format": cache_format, "protocol": 5, "schema": schema}))
     info = binary.stat()
     entry = PluginEntry("aws", "registry.terraform.io/hashicorp/aws", "5.45.0", "", str(binary), sha,
                         info.st_size, info.st_mtime_ns, 5)
@@ -147,6 +155,39 @@ def test_a_recorded_plugin_serves_every_type_of_its_provider_and_the_native_adap
     assert registry.resource_type("aws_s3_bucket", "data") is None
     assert registry.resource_type("random_string") is not None  # other providers keep their native adapters
     check_requirements(root, load_config(root)[0])
+
+
+@pytest.mark.parametrize("cache_format", [None, 2], ids=["current", "format 2"])
+def test_a_cached_type_is_built_from_its_own_schema_and_the_whole_schema_reads_back(
+        make_config: MakeConfig, cache_format: int | None) -> None:
+    root = make_config({"main.tf": ROLE % ""})
+    entry = _record_plugin(root, ["aws_iam_role", "aws_vpc"], cache_format=cache_format)
+    doc = schema_cache.cached(root, entry.sha256)
+    assert doc is not None
+    if cache_format is None:  # each type held as its own JSON text, decoded when the type is built
+        assert all(isinstance(text, str) for text in doc["schema"]["resource_schemas"].values())
+    assert schema_cache.expanded(doc["schema"]) == _aws_schema(["aws_iam_role", "aws_vpc"])
+    role = registry_for(root).resource_type("aws_iam_role")
+    assert role is not None and role.schema_version == 1
+    assert set(role.schema["properties"]) == {"id", "name"}
+
+
+def test_init_rewrites_an_older_cache_entry_without_starting_the_binary(make_config: MakeConfig) -> None:
+    from engine.install.installer import Installed
+    from engine.plugins.selection import select
+    from vocab.providers import ProviderSource
+    from vocab.versions import Version
+
+    root = make_config({"main.tf": ROLE % ""})
+    entry = _record_plugin(root, ["aws_iam_role"], cache_format=2)
+    binary = Path(entry.executable)
+    binary.chmod(0o755)  # it exits 1 at once: a start to read the schema would fail the selection
+    source = ProviderSource.parse("hashicorp/aws")
+    chosen = select(root, Requirement("aws", source), Installed(source, Version.parse("5.45.0"), binary, "test"))
+    doc = schema_cache.cached(root, entry.sha256)
+    assert doc is not None and doc["format"] == schema_cache.CACHE_FORMAT
+    assert schema_cache.expanded(doc["schema"]) == _aws_schema(["aws_iam_role"])
+    assert sorted(chosen.spec.schema["resource_schemas"]) == ["aws_iam_role"]
 
 
 def test_changed_requirements_still_ask_for_init(make_config: MakeConfig) -> None:
