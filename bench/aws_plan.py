@@ -4,7 +4,7 @@ The configuration and the measuring are ``aws_moto.py``'s (its generated configu
 resources, 100 by default; the tool's own process polled for ``VmHWM`` and CPU, Terraform's copy of
 itself counted as its own), without the apply, re-plan and destroy that take that benchmark minutes:
 each tool is initialized once in a directory of its own (ctl with the aws plugin, its schema then
-cached), then plans the configuration on an empty state, ``--runs`` times, the tools taking turns so
+cached: the entry's size and the cost of decoding it are printed), then plans the configuration on an empty state, ``--runs`` times, the tools taking turns so
 that a drift of the shared machine's speed hits both alike. Two plans per turn: ``plan`` (printed
 only) and ``plan -out`` (also saved, which keeps more of the configuration for the plan file).
 
@@ -22,11 +22,14 @@ missing, 1 when a step fails (its output is printed).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -133,6 +136,21 @@ def report(results: dict[str, dict[str, list[Run]]]) -> None:
                          f"own cpu {statistics.median(r.own_cpu for r in results['ctl'][variant]) / statistics.median(r.own_cpu for r in results['terraform'][variant]):5.2f}\n")
 
 
+def entry_figures(workdir: Path) -> None:
+    """The schema cache entry ctl's init left: its size, and what decoding it costs (CPU, objects held)."""
+    for entry in sorted((workdir / ".ctl" / "plugins" / "schemas").glob("*.json")):
+        text = entry.read_text()
+        tracemalloc.start()
+        started = time.process_time()
+        doc = json.loads(text)
+        cpu = time.process_time() - started
+        held, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        sys.stdout.write(f"  schema cache entry {entry.name[:12]}…: format {doc.get('format')}, "
+                         f"{len(text) / 2**20:.1f} MB; decoding it: {cpu:.3f} s CPU, {held / 2**20:.1f} MB held\n")
+        del doc
+
+
 def profile(workdir: Path, env: dict[str, str], frames: int, top: int) -> None:
     sys.stdout.write(f"\nwhere one `ctl plan` holds its memory (tracemalloc, {frames} frames):\n")
     done = subprocess.run([sys.executable, "-X", f"tracemalloc={frames}", "-c", PROFILE, str(top)], cwd=workdir,
@@ -193,6 +211,8 @@ def main() -> int:
                 init, plans[tool] = commands(tool, path, mirror)
                 done = _run(init, dirs[tool], envs[tool], reexecs=tool == "terraform")
                 sys.stdout.write(f"  {tool} init: {done.wall:.1f} s\n")
+                if tool == "ctl":
+                    entry_figures(dirs[tool])
             for _ in range(args.runs):
                 for tool in tools:
                     for variant in VARIANTS:
