@@ -26,8 +26,9 @@ from vocab.errors import CtlError
 _log = logging.getLogger(__name__)
 
 SCHEMA_DIR = Path(".ctl") / "plugins" / "schemas"
-CACHE_FORMAT = 3  # bumped when the cached shape changes: an older entry is read from the binary again
-# Format 2 held every type's schema decoded; its readers take both, and ``ctl init`` rewrites it as 3.
+CACHE_FORMAT = 3  # bumped when the cached shape changes: an entry no longer READABLE is read from the binary again
+# Format 2 held every type's schema decoded (the whole of it decoded by every command); the readers
+# take both, and ``ctl init`` rewrites a format 2 entry as 3 from what it holds.
 READABLE = (2, CACHE_FORMAT)
 _BY_TYPE = ("resource_schemas", "data_source_schemas")  # the sections held as one JSON text per type
 
@@ -43,10 +44,9 @@ def sha256_of(path: Path) -> str:
 def cached(root_dir: Path, sha256: str, source: str = "") -> dict[str, Any] | None:
     """The cached ``{"format": N, "protocol": N, "schema": {...}}`` for a binary, or None.
 
-    Each call decodes the file afresh: for a big cloud provider that is megabytes of JSON, a good
-    part of a second and tens of megabytes of objects, so a command reads it once and hands the
-    result down. Every decode is logged (``CTL_LOG=info``) with its size and time, which is how a
-    second one in a command shows up.
+    Each call decodes the file afresh (for a big cloud provider, megabytes of JSON), so a command
+    reads it once and hands the result down. Every decode is logged (``CTL_LOG=info``) with its size
+    and time, which is how a second one in a command shows up.
     """
     started = time.perf_counter()
     try:
