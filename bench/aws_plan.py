@@ -8,13 +8,14 @@ cached: the entry's size and the cost of decoding it are printed), then plans th
 that a drift of the shared machine's speed hits both alike. Two plans per turn: ``plan`` (printed
 only) and ``plan -out`` (also saved, which keeps more of the configuration for the plan file).
 
-``--tree DIR`` runs ctl from another checkout of the code (``PYTHONPATH``), which is how a change is
-measured before and after with the same benchmark. ``--where`` then profiles one ``ctl plan`` in
-process with ``tracemalloc`` and prints the allocation sites alive at its highest traced total, with
+``--tree DIR`` runs ctl from another checkout of the code (``PYTHONPATH``); given more than once,
+each checkout's ctl is a tool of its own (its own directory and init), all taking turns with
+Terraform, which is how a change is measured before and after in one run. ``--where`` profiles one
+``ctl plan`` of the last checkout in process with ``tracemalloc`` and prints the allocation sites alive at its highest traced total, with
 the project's frames of each (an aid to finding the next thing to cut, not a figure to compare:
 tracing makes the run several times slower and counts only Python's allocations).
 
-Run: ``python bench/aws_plan.py [--count 100] [--runs 3] [--tree DIR] [--no-terraform] [--where]``.
+Run: ``python bench/aws_plan.py [--count 100] [--runs 3] [--tree DIR ...] [--no-terraform] [--where]``.
 Plain text on stdout; exit status 0 whatever the numbers, 2 when the mirror, a tool or moto is
 missing, 1 when a step fails (its output is printed).
 """
@@ -98,6 +99,10 @@ def _tree_env(env: dict[str, str], tree: Path | None) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(tree.resolve())}
 
 
+def _is_ctl(tool: str) -> bool:
+    return tool.startswith("ctl")
+
+
 def _run(argv: list[str], workdir: Path, env: dict[str, str], *, reexecs: bool) -> Run:
     run = run_command(argv, workdir, env, reexecs=reexecs)
     if run.code != 0:
@@ -108,7 +113,7 @@ def _run(argv: list[str], workdir: Path, env: dict[str, str], *, reexecs: bool) 
 
 def commands(tool: str, path: Path, mirror: Path) -> tuple[list[str], dict[str, list[str]]]:
     p = str(path)
-    if tool == "ctl":
+    if _is_ctl(tool):
         return [p, "init", "-plugin-dir", str(mirror)], {"plan": [p, "plan"],
                                                          "plan -out": [p, "plan", "--out", "tfplan"]}
     common = ["-input=false", "-no-color"]
@@ -128,12 +133,13 @@ def report(results: dict[str, dict[str, list[Run]]]) -> None:
     if "terraform" not in results:
         return
     sys.stdout.write("\n")
-    for variant in VARIANTS:
-        ours = statistics.median(r.peak_mb for r in results["ctl"][variant])
-        theirs = statistics.median(r.peak_mb for r in results["terraform"][variant])
-        verdict = "no larger" if ours <= theirs else "LARGER"
-        sys.stdout.write(f"  ctl / terraform, {variant:<10}: own peak {ours / theirs:5.2f} ({verdict}), "
-                         f"own cpu {statistics.median(r.own_cpu for r in results['ctl'][variant]) / statistics.median(r.own_cpu for r in results['terraform'][variant]):5.2f}\n")
+    for tool in (t for t in results if _is_ctl(t)):
+        for variant in VARIANTS:
+            ours, theirs = results[tool][variant], results["terraform"][variant]
+            peak = statistics.median(r.peak_mb for r in ours) / statistics.median(r.peak_mb for r in theirs)
+            cpu = statistics.median(r.own_cpu for r in ours) / statistics.median(r.own_cpu for r in theirs)
+            sys.stdout.write(f"  {tool} / terraform, {variant:<10}: own peak {peak:5.2f} "
+                             f"({'no larger' if peak <= 1 else 'LARGER'}), own cpu {cpu:5.2f}\n")
 
 
 def entry_figures(workdir: Path) -> None:
@@ -167,7 +173,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--tree", type=Path, default=None, help="run ctl from this checkout (PYTHONPATH)")
+    parser.add_argument("--tree", type=Path, action="append", default=[],
+                        help="run ctl from this checkout (PYTHONPATH); more than once: one ctl per checkout")
     parser.add_argument("--no-terraform", action="store_true")
     parser.add_argument("--where", action="store_true", help="profile one ctl plan with tracemalloc")
     parser.add_argument("--frames", type=int, default=25)
@@ -183,10 +190,14 @@ def main() -> int:
         sys.stdout.write(f"no hashicorp/aws in the provider mirror at {mirror}\n")
         return 2
     text, managed = configuration(args.count)
-    tools = {"ctl": args.ctl} if args.no_terraform else {"ctl": args.ctl, "terraform": real_executable(args.terraform)}
+    trees: list[Path | None] = list(args.tree) or [None]
+    labels = {("ctl" if len(trees) == 1 else f"ctl@{tree.resolve().name}"): tree for tree in trees}
+    tools: dict[str, Path] = dict.fromkeys(labels, args.ctl)
+    if not args.no_terraform:
+        tools["terraform"] = real_executable(args.terraform)
     load = os.getloadavg()[0]
     sys.stdout.write(f"plan of {managed} aws resources (empty state), the real aws provider against moto, "
-                     f"{args.runs} run(s) each, ctl from {args.tree or 'its install'}, "
+                     f"{args.runs} run(s) each, ctl from {', '.join(str(t) for t in args.tree) or 'its install'}, "
                      f"load average {load:.1f} on {os.cpu_count()} cores\n")
     moto = MotoServer()
     try:
@@ -201,17 +212,17 @@ def main() -> int:
             home.mkdir()
             env = clean_env(home)
             env["TF_VAR_moto"] = moto.url
-            envs = {tool: _tree_env(env, args.tree) if tool == "ctl" else env for tool in tools}
+            envs = {tool: _tree_env(env, labels[tool]) if _is_ctl(tool) else env for tool in tools}
             dirs: dict[str, Path] = {}
             plans: dict[str, dict[str, list[str]]] = {}
             for tool, path in tools.items():
-                dirs[tool] = Path(scratch) / tool
+                dirs[tool] = Path(scratch) / tool.replace("@", "-")
                 dirs[tool].mkdir()
                 (dirs[tool] / "main.tf").write_text(text)
                 init, plans[tool] = commands(tool, path, mirror)
                 done = _run(init, dirs[tool], envs[tool], reexecs=tool == "terraform")
                 sys.stdout.write(f"  {tool} init: {done.wall:.1f} s\n")
-                if tool == "ctl":
+                if _is_ctl(tool):
                     entry_figures(dirs[tool])
             for _ in range(args.runs):
                 for tool in tools:
@@ -220,7 +231,8 @@ def main() -> int:
                             _run(plans[tool][variant], dirs[tool], envs[tool], reexecs=tool == "terraform"))
             report(results)
             if args.where:
-                profile(dirs["ctl"], envs["ctl"], args.frames, args.top)
+                last = list(labels)[-1]
+                profile(dirs[last], envs[last], args.frames, args.top)
     finally:
         moto.stop()
     if load > (os.cpu_count() or 1):
