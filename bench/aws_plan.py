@@ -45,7 +45,8 @@ VARIANTS = ("plan", "plan -out")
 
 # Run by ``--where`` in a fresh interpreter under ``-X tracemalloc=FRAMES``, in the ctl directory:
 # one ``ctl plan`` in process while a thread snapshots the traced allocations each time their total
-# has grown by a fiftieth since the last snapshot, so the last snapshot is within that of the peak.
+# has grown by a twentieth (and at least 8 MB) since the last snapshot, so the last snapshot is within
+# that of the peak (a snapshot of a million blocks takes seconds: more of them would be the run).
 PROFILE = r'''
 import sys, threading, time, tracemalloc
 from cli.main import run
@@ -58,7 +59,7 @@ done = threading.Event()
 def watch():
     while not done.wait(0.05):
         current, _ = tracemalloc.get_traced_memory()
-        if current > best[0] * 1.02:
+        if current > best[0] + max(best[0] / 20, 8 << 20):
             best[0], best[1] = current, tracemalloc.take_snapshot()
 
 
@@ -177,7 +178,7 @@ def main() -> int:
                         help="run ctl from this checkout (PYTHONPATH); more than once: one ctl per checkout")
     parser.add_argument("--no-terraform", action="store_true")
     parser.add_argument("--where", action="store_true", help="profile one ctl plan with tracemalloc")
-    parser.add_argument("--frames", type=int, default=25)
+    parser.add_argument("--frames", type=int, default=12)
     parser.add_argument("--top", type=int, default=25)
     add_tool_arguments(parser)
     args = parser.parse_args()
@@ -229,7 +230,8 @@ def main() -> int:
                     for variant in VARIANTS:
                         results[tool][variant].append(
                             _run(plans[tool][variant], dirs[tool], envs[tool], reexecs=tool == "terraform"))
-            report(results)
+            if args.runs > 0:  # --runs 0 --where: only the profile
+                report(results)
             if args.where:
                 last = list(labels)[-1]
                 profile(dirs[last], envs[last], args.frames, args.top)
