@@ -124,22 +124,48 @@ class ExpressionConverter(TemplateConverter):
             if steps:
                 result = ast.RelativeTraversal(self.join(base._rng, self.rng(rest[len(steps) - 1])), base, tuple(steps))
         if tail:
-            inner = self._kids(tail[0])[0]  # full_splat | attr_splat
+            first_splat, *after = self._splat_chain(tail)
+            assert isinstance(first_splat, ast.SplatStep)
             span = self.join(result._rng, self.rng(tail[-1]))
-            result = ast.Splat(span, result, self._splat_steps(tail), inner.type == "full_splat")
+            result = ast.Splat(span, result, first_splat.each, first_splat.full)
+            if after:
+                result = ast.RelativeTraversal(span, result, tuple(after))
         return result
 
-    def _splat_steps(self, splats: list[Node]) -> tuple[ast.Step, ...]:
-        """The steps after the first ``[*]``; each further splat applies to every element in turn."""
+    def _splat_chain(self, splats: list[Node]) -> list[ast.Step]:
+        """The steps that ``splats`` (siblings, ``[*]`` or ``.*`` each) apply to a value, as HCL reads them.
+
+        A full splat ``[*]`` takes every step after it, later splats included, for each element. An
+        attribute-only splat ``.*`` takes only the ``.name`` and ``.0`` steps right after it: in
+        ``a.*.b[0]`` the ``[0]`` indexes the list of ``b``s, not each ``b``, and a ``.*`` right after
+        those steps is HCL's "Nested splat expression not allowed".
+        """
         inner = self._kids(splats[0])[0]
-        each, more = self._steps(self._kids(inner)[1:])
-        if more:
-            raise self._unsupported(more[0])
+        kids = self._kids(inner)[1:]
+        if inner.type == "full_splat":
+            each, more = self._steps(kids)
+            if more:
+                raise self._unsupported(more[0])
+            if len(splats) > 1:
+                each.extend(self._splat_chain(splats[1:]))
+            return [ast.SplatStep(tuple(each), True, self.rng(splats[0]))]
+        cut = next((i for i, k in enumerate(kids) if k.type == "index" and self._kids(k)[0].type != "legacy_index"),
+                   len(kids))
+        each, more = self._steps(kids[:cut])
+        after, more_after = self._steps(kids[cut:])
+        if more or more_after:
+            raise self._unsupported((more or more_after)[0])
+        chain: list[ast.Step] = [ast.SplatStep(tuple(each), False, self.rng(splats[0])), *after]
         if len(splats) > 1:
-            nested = self._kids(splats[1])[0]
-            each.append(ast.SplatStep(self._splat_steps(splats[1:]), nested.type == "full_splat",
-                                      self.rng(splats[1])))
-        return tuple(each)
+            following = self._kids(splats[1])[0]
+            if cut == len(kids) and following.type == "attr_splat":
+                raise DiagnosticsError([Diagnostic(
+                    "error", "Nested splat expression not allowed",
+                    detail="A splat expression (*) cannot be used inside another attribute-only splat expression.",
+                    range=as_range(self.rng(following)),
+                )])
+            chain.extend(self._splat_chain(splats[1:]))
+        return chain
 
     def _steps(self, nodes: list[Node]) -> tuple[list[ast.Step], list[Node]]:
         steps: list[ast.Step] = []

@@ -32,13 +32,16 @@ _NUL_STAND_IN = b"`"
 # HCL reads ``[ * ]`` as the splat ``[*]`` (three tokens, blanks between them); the grammar only
 # knows ``[*]`` written together.
 _SPACED_SPLAT = re.compile(rb"\[[ \t]*\*[ \t]*\]")
+# Likewise ``a. * .b``: HCL's attribute splat is the two tokens ``.`` and ``*``, with blanks between them
+# allowed; the grammar only knows ``.*`` written together (blanks around the pair it reads already).
+_SPACED_ATTR_SPLAT = re.compile(rb"\.[ \t]+\*")
 # Tokens whose text may hold any character, a NUL included.
 _TEXT_TOKENS = frozenset({"comment", "template_literal"})
 
 
 def _parseable(src: bytes) -> bytes:
-    """``src`` with every ``1e3``-style literal spelled as digits of the same length, and every
-    ``[ * ]`` as `` [*] ``, for the grammar.
+    """``src`` with every ``1e3``-style literal spelled as digits of the same length, every
+    ``[ * ]`` as `` [*] `` and every ``. *`` as `` .*``, for the grammar.
 
     The tree is built from these bytes, but every token's text is read from the original ``src``:
     the literal keeps its value and every position stays where it was. Inside strings, comments
@@ -52,6 +55,8 @@ def _parseable(src: bytes) -> bytes:
         src = src.replace(b"\0", _NUL_STAND_IN)
     if b"[ " in src or b"[\t" in src or b" ]" in src or b"\t]" in src:
         src = _SPACED_SPLAT.sub(_close_splat, src)
+    if b". " in src or b".\t" in src:
+        src = _SPACED_ATTR_SPLAT.sub(_close_attr_splat, src)
     if not _DIGIT_THEN_E.search(src):  # much cheaper than the search below
         return src
     return _EXPONENT_WITHOUT_FRACTION.sub(lambda m: b"1" * len(m.group()), src)
@@ -62,6 +67,11 @@ def _close_splat(found: re.Match[bytes]) -> bytes:
     text = found.group()
     star = text.index(b"*")
     return b" " * (star - 1) + b"[*]" + b" " * (len(text) - star - 2)
+
+
+def _close_attr_splat(found: re.Match[bytes]) -> bytes:
+    """``. *`` as `` .*``: the same length, with the star where it was (see ``_parseable``)."""
+    return b" " * (len(found.group()) - 2) + b".*"
 
 
 def _parser() -> Parser:
