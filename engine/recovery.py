@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.base import ResourceType
 from adapters.registry import Registry
-from engine.plan.diff import mark_sensitive
+from engine.plan.diff import mark_sensitive, stored_marks
 from engine.plan.planner import config_lookup
 from engine.plan.refresh import ResourceLookup, config_key
 from engine.providers import Providers
@@ -107,7 +107,7 @@ def _look_up(state: State, orphan: Orphan, registry: Registry, providers: Provid
         return Outcome(orphan, FAILED, import_id=import_id, error=str(exc) or type(exc).__name__)
     if found is None:
         return Outcome(orphan, ABSENT, import_id=import_id)
-    marked = mark_sensitive(found, rt)
+    marked = stored_marks(mark_sensitive(found, rt), rt)
     state.set_instance(addr, InstanceState.from_marked(marked, schema_version=rt.schema_version),
                        provider=providers.state_provider(rt, resource))
     return Outcome(orphan, FOUND, object_id=_shown_id(rt, found), import_id=import_id)

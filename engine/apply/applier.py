@@ -35,7 +35,7 @@ from engine.graph import Graph, Node
 from engine.lang.conditions import failed_condition
 from engine.lang.references import forget_remembered
 from engine.limiter import Limiter
-from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain
+from engine.plan.diff import call_plain, keep_ignored_changes, mark_sensitive, plain, stored_marks
 from engine.plan.hooks import static_address
 from engine.plan.model import CREATE, DELETE, FORGET, UPDATE, Plan, ResourceChange
 from engine.providers import Providers
@@ -235,7 +235,7 @@ class Applier:
         """An instance's value as the state file holds it, with the collection kinds its type gives."""
         rt = self.registry.resource_type(inst.resource.type, inst.resource.mode)
         attributes = obj.marked_attributes()
-        return attributes if rt is None else rt.from_state(attributes)
+        return attributes if rt is None else mark_sensitive(rt.from_state(attributes), rt)
 
     def _close(self, name: str) -> None:
         assert self.cwalk is not None
@@ -433,8 +433,9 @@ class Applier:
             if change.actions == (CREATE, DELETE) and (key := self.state.depose(addr)) is not None:
                 self.deposed[addr] = key
             same_object = self.state.instance(addr) if change.actions == (UPDATE,) else None
+            rt = self.registry.resource_type(change.type, change.mode)
             obj = InstanceState.from_marked(
-                result, schema_version=change.schema_version, dependencies=list(change.dependencies),
+                result if rt is None else stored_marks(result, rt), schema_version=change.schema_version, dependencies=list(change.dependencies),
                 create_before_destroy=change.create_before_destroy,
                 # Tainted until its provisioners succeed: a crash or a failure in between replaces it.
                 status="tainted" if isinstance(exc, PartialResult) or self._pending(addr) else None,

@@ -133,8 +133,10 @@ def call_plain(fn: Any, *args: Any, marked: dict[str, Any]) -> dict[str, Any]:
 
 
 def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:
-    """Mark what the adapter declares sensitive: always (``random_password.result``), or when the
-    attribute it copies is (``terraform_data.output`` follows ``input``)."""
+    """Mark what the adapter declares sensitive: always (``random_password.result``), or where the
+    attribute it copies is (``terraform_data.output`` follows ``input``, path by path: with
+    ``input = { password = var.secret, user = "x" }`` only ``output.password`` is secret, so
+    ``output.user`` may be shown)."""
     names: frozenset[str] = rt.sensitive
     follows: dict[str, str] = getattr(rt, "sensitive_follows", {})
     if not names and not follows:
@@ -145,7 +147,33 @@ def mark_sensitive(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:
             out = out if out is not attrs else dict(attrs)
             out[n] = mark(out[n], frozenset({SENSITIVE}))
     for dest, src in follows.items():
-        if dest in out and is_marked(out.get(src)) and not isinstance(out[dest], Marked):
-            out = out if out is not attrs else dict(attrs)
-            out[dest] = mark(deep_unmark(out[dest])[0], frozenset({SENSITIVE}))
+        value, source = out.get(dest), out.get(src)
+        if value is None or isinstance(value, Marked) or not is_marked(source):
+            continue
+        if isinstance(value, Unknown):  # known after apply: secret as a whole only if the source is
+            if not isinstance(source, Marked):
+                continue
+            marked = mark(value, frozenset({SENSITIVE}))
+        else:
+            marked = apply_paths(deep_unmark(value)[0], unmark_paths(source)[1])
+        out = out if out is not attrs else dict(attrs)
+        out[dest] = marked
+    return out
+
+
+def stored_marks(attrs: dict[str, Any], rt: Any) -> dict[str, Any]:
+    """``attrs`` with only the marks the state file records: those ``mark_sensitive`` copies along
+    ``sensitive_follows`` are ctl's own and are taken off.
+
+    Terraform and OpenTofu record no mark on ``terraform_data.output`` (only the ``input`` paths
+    that came from a secret), and plan a sensitivity-only update on a state that has one; ctl puts
+    the copied marks back every time it reads the object, so the secret stays masked in its output.
+    """
+    follows: dict[str, str] = getattr(rt, "sensitive_follows", {})
+    if not follows or not any(is_marked(attrs.get(dest)) for dest in follows):
+        return attrs
+    out = dict(attrs)
+    for dest in follows:
+        if dest in out:
+            out[dest] = deep_unmark(out[dest])[0]
     return out

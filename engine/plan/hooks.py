@@ -130,7 +130,7 @@ class PlanHooks(WalkHooks):
         prior_obj = self.prior.instance(inst.address)
         prior = prior_obj.marked_attributes() if prior_obj is not None else None
         if prior is not None and rt is not None:
-            prior = rt.from_state(prior)
+            prior = mark_sensitive(rt.from_state(prior), rt)
         if rt is None or inst.config is None:
             return prior if prior is not None else UNKNOWN
         config = schema.normalize(rt, inst.config)

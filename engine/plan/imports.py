@@ -17,7 +17,7 @@ from adapters.registry import Registry
 from engine.config.model import ImportBlock, Module, Resource
 from engine.lang.eval import EvalContext, evaluate
 from engine.limiter import Limiter
-from engine.plan.diff import mark_sensitive
+from engine.plan.diff import mark_sensitive, stored_marks
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.model import InstanceState, State, encode_private
@@ -114,7 +114,7 @@ def adopt(targets: list[Target], prior: State, registry: Registry, providers: Pr
         except CtlError as err:
             diags.add(err)
             continue
-        prior.set_instance(addr, InstanceState.from_marked(attrs, schema_version=rt.schema_version,
+        prior.set_instance(addr, InstanceState.from_marked(stored_marks(attrs, rt), schema_version=rt.schema_version,
                                                            private=encode_private(private)),
                            provider=providers.state_provider(rt, target.resource))
         adopted[str(addr)] = target.id

@@ -16,7 +16,7 @@ from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import Resource
 from engine.limiter import Limiter
-from engine.plan.diff import changed_attributes, mark_sensitive
+from engine.plan.diff import changed_attributes, mark_sensitive, stored_marks
 from engine.plan.model import ACTIONS_DELETE, ACTIONS_UPDATE, ResourceChange
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
@@ -134,7 +134,7 @@ def refresh(
             continue
         # What was secret stays secret: the prior object's sensitive paths apply to the fresh one.
         after = mark_sensitive(apply_paths(attrs, list(inst.sensitive_attributes)), rt)
-        fresh = InstanceState.from_marked(after, index_key=inst.index_key, schema_version=rt.schema_version,
+        fresh = InstanceState.from_marked(stored_marks(after, rt), index_key=inst.index_key, schema_version=rt.schema_version,
                                           dependencies=inst.dependencies,
                                           create_before_destroy=inst.create_before_destroy, status=inst.status,
                                           private=encode_private(privates.get(str(addr))) or inst.private,

@@ -18,6 +18,7 @@ from engine.locking.options import LockOptions
 from engine.session import manager_for, open_store, selected_workspace
 from engine.state.manager import StateManager
 from engine.state.model import State
+from vocab.values import unmark_paths
 
 T = TypeVar("T")
 
@@ -35,9 +36,31 @@ def open_backend(root_dir: Path) -> tuple[StateStore, str]:
 
 
 def read_state(root_dir: Path) -> State:
-    """The selected workspace's state without the lock, an interrupted apply's journal replayed."""
+    """The selected workspace's state without the lock, an interrupted apply's journal replayed,
+    with the secrets ctl masks beyond the file's own sensitive paths marked (``with_copied_marks``)."""
     store, workspace = open_backend(root_dir)
-    return manager_for(store, workspace, root_dir).load()
+    return with_copied_marks(manager_for(store, workspace, root_dir).load())
+
+
+def with_copied_marks(state: State) -> State:
+    """``state`` (changed in place) with the marks a type copies from one attribute to another put
+    back: ``terraform_data.output`` is secret where its ``input`` is.
+
+    The state file records no mark under ``output``, as Terraform and OpenTofu write it (see
+    ``engine.plan.diff.stored_marks``); this state is for showing, so the secret stays masked.
+    """
+    from adapters.terraform import PROVIDER
+    from engine.plan.diff import mark_sensitive
+
+    copying = {name: rt for name, rt in PROVIDER.resources.items() if rt.sensitive_follows}
+    for addr, inst in list(state.instances()):
+        rt = copying.get(addr.type) if addr.mode == "managed" else None
+        if rt is None or not inst.sensitive_attributes:
+            continue
+        _, paths = unmark_paths(mark_sensitive(inst.marked_attributes(), rt))
+        if paths != inst.sensitive_attributes:
+            state.set_instance(addr, inst.replace(sensitive_attributes=paths))
+    return state
 
 
 def load_for_change(manager: StateManager, holding_lock: bool) -> State:

@@ -38,7 +38,7 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
     block is imported with its type's default provider configuration; the next plan destroys it
     unless a block is written.
     """
-    from engine.plan.diff import mark_sensitive
+    from engine.plan.diff import mark_sensitive, stored_marks
     from engine.providers import Providers
     from engine.validate import load_and_evaluate
     from vocab.errors import DiagnosticsError
@@ -93,7 +93,7 @@ def import_resource(root_dir: Path, address: str, resource_id: str, lock_opts: L
         if found is None:
             raise ImportRefused(f'Cannot import non-existent remote object: {addr.type} "{resource_id}"',
                                 hint="Check that the object exists and that the ID is right.")
-        marked = mark_sensitive(found, rt)
+        marked = stored_marks(mark_sensitive(found, rt), rt)
         state.set_instance(addr, InstanceState.from_marked(marked, schema_version=rt.schema_version,
                                                            private=encode_private(ctx.new_private)),
                            provider=providers.state_provider(rt, resource))

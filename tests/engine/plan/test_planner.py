@@ -164,6 +164,7 @@ def test_sensitive_values_stay_marked_in_the_plan(project: Project) -> None:
     again = project.plan().plan
     assert is_marked(change(again, "random_password.p").before["result"])  # sensitive by its adapter
     assert is_marked(change(again, "demo_thing.a").before["value"])  # remembered in state
+    assert is_marked(change(again, "terraform_data.t").before["output"])  # follows input again when read
     assert not again.has_changes
 
 
