@@ -216,15 +216,18 @@ class Provider:
         """
 
     def validate_arguments(self, workdir: Path, configs: Sequence[tuple[ResourceType, dict[str, Any]]],
-                           ) -> list[list[ArgumentProblem]]:
-        """The provider's own checks of resource and data source arguments, one list per config.
+                           provider_configs: Sequence[dict[str, Any]] = (),
+                           ) -> tuple[list[list[ArgumentProblem]], list[list[ArgumentProblem]]]:
+        """The provider's own checks of resource and data source arguments, one list per config, and
+        of its own configuration blocks (``provider_configs``), one list per block.
 
         Terraform's validate asks every provider to check each block's arguments, values a plan
         could give unknown, without configuring it: its validators (a length of at least 1, two
-        arguments that conflict) run then, not first at plan. A native adapter's checks are its schema
-        checks (``ResourceType.check_arguments``), already made, so it has nothing to add.
+        arguments that conflict, an ARN that is not one) run then, not first at plan. A native
+        adapter's checks are its schema checks (``ResourceType.check_arguments``), already made, so
+        it has nothing to add.
         """
-        return [[] for _ in configs]
+        return [[] for _ in configs], [[] for _ in provider_configs]
 
     def state_name(self) -> str:
         """The ``provider`` string Terraform writes into state: ``provider["<source>"]``."""

@@ -236,31 +236,46 @@ def _involves_unknown(err: ValidationError) -> bool:
 
 
 def provider_diagnostics(problems: list[ArgumentProblem], address: str, body: Body,
-                         fallback: Located) -> list[Diagnostic]:
-    """What a provider's own check found (``Provider.validate_arguments``), each at its argument."""
-    return [_problem_diagnostic(problem, address, body, fallback) for problem in problems]
+                         fallback: Located, *, prefix: bool = True) -> list[Diagnostic]:
+    """What a provider's own check found (``Provider.validate_arguments``), each at its argument.
+
+    ``prefix``: the detail starts with ``ADDRESS:`` (a resource's, which Terraform prints as ``with
+    ADDRESS``); a provider block's problem is the provider's words alone, as Terraform shows it.
+    """
+    return [_problem_diagnostic(problem, address, body, fallback, prefix) for problem in problems]
 
 
-def _problem_diagnostic(problem: ArgumentProblem, address: str, body: Body, fallback: Located) -> Diagnostic:
+def _problem_diagnostic(problem: ArgumentProblem, address: str, body: Body, fallback: Located,
+                        prefix: bool = True) -> Diagnostic:
     """A problem the type found by its own schema form, at the argument (or block) it is about."""
     if problem.argument is not None and not problem.path:
         rng = _name_range(problem.argument, body) or as_range(fallback)
     else:
         rng = _range_at(list(problem.path), body, fallback)
-    return Diagnostic(problem.severity, problem.summary, detail=f"{address}: {problem.detail}", range=rng,
-                      address=address)
+    detail = f"{address}: {problem.detail}" if prefix else problem.detail
+    return Diagnostic(problem.severity, problem.summary, detail=detail, range=rng, address=address)
 
 
 def _range_at(path: list[Any], body: Body, fallback: Located) -> SourceRange:
-    """Where the value at ``path`` was written: its attribute's expression, or its block."""
-    if path and isinstance(path[0], str):
-        attr = body.attributes.get(path[0])
+    """Where the value at ``path`` was written: its attribute's expression, else the innermost block
+    on the way to it (``("assume_role", 0, "duration")``: the ``duration`` inside the first
+    ``assume_role`` block; a block ``dynamic`` writes is found by its label)."""
+    found = as_range(fallback)
+    steps = list(path)
+    while steps and isinstance(steps[0], str):
+        name = steps.pop(0)
+        attr = body.attributes.get(name)
         if attr is not None:
             return attr.expr.rng
-        block = next((b for b in body.blocks if b.type == path[0]), None)
-        if block is not None:
-            return block.rng
-    return as_range(fallback)
+        blocks = body.blocks_of(name)
+        if not blocks:
+            dynamic = next((b for b in body.blocks if b.type == "dynamic" and b.labels[:1] == [name]), None)
+            return dynamic.rng if dynamic is not None else found
+        index = steps.pop(0) if steps and isinstance(steps[0], int) else 0
+        if index >= len(blocks):
+            return blocks[0].rng
+        found, body = blocks[index].rng, blocks[index].body
+    return found
 
 
 def _name_range(name: str, body: Body) -> SourceRange | None:

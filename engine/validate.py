@@ -17,7 +17,7 @@ from adapters.base import Provider, ResourceType
 from adapters.registry import Registry
 from engine import remote_state, schema
 from engine.config.loader import ModuleLoaded, load_config
-from engine.config.model import Module, Resource, Variable
+from engine.config.model import Module, ProviderConfig, Resource, Variable
 from engine.config.names import check_provider_body
 from engine.config.removals import check_removed_blocks
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
@@ -240,12 +240,20 @@ def validate(root_dir: Path, **kw: Any) -> Loaded:
 
 
 def check_with_providers(loaded: Loaded, registry: Registry) -> None:
-    """Terraform's validate asks each provider to check every resource's and data source's arguments
-    (ValidateResourceConfig, ValidateDataResourceConfig) with the values a plan could have unknown, so
-    the provider's own validators refuse a bad value here rather than at plan. Instances of one block
-    usually share their problems; each is reported once."""
+    """Terraform's validate asks each provider to check its own configuration blocks
+    (ValidateProviderConfig) and every resource's and data source's arguments (ValidateResourceConfig,
+    ValidateDataResourceConfig) with the values a plan could have unknown, so the provider's own
+    validators refuse a bad value here rather than at plan. Instances of one block usually share
+    their problems; each is reported once."""
     assert loaded.walk is not None and loaded.root is not None
-    asked: dict[str, tuple[Provider, list[tuple[ResourceType, dict[str, Any]]], list[ResourceInstance]]] = {}
+    asked: dict[str, _Asked] = {}
+    for path, module in loaded.root.walk():
+        for config_key, cfg in module.providers.items():
+            provider = registry.provider(cfg.name)
+            value = loaded.walk.provider_configs.get((path, config_key))
+            if provider is None or value is None:
+                continue
+            asked.setdefault(provider.name, _Asked(provider)).blocks.append((cfg, value))
     for instances in loaded.walk.instances.values():
         for inst in instances:
             res = inst.resource
@@ -255,15 +263,30 @@ def check_with_providers(loaded: Loaded, registry: Registry) -> None:
             provider = registry.provider_serving(res.type, res.mode)
             if provider is None:
                 continue
-            _, configs, owners = asked.setdefault(provider.name, (provider, [], []))
-            configs.append((rt, schema.normalize(rt, inst.config)))
-            owners.append(inst)
+            entry = asked.setdefault(provider.name, _Asked(provider))
+            entry.configs.append((rt, schema.normalize(rt, inst.config)))
+            entry.owners.append(inst)
     seen: set[tuple[str, str, str]] = set()
-    for provider, configs, owners in asked.values():
-        for inst, problems in zip(owners, provider.validate_arguments(loaded.root.dir, configs), strict=True):
+    for entry in asked.values():
+        found, own = entry.provider.validate_arguments(loaded.root.dir, entry.configs,
+                                                       [value for _, value in entry.blocks])
+        for (cfg, _), problems in zip(entry.blocks, own, strict=True):
+            address = entry.provider.state_name()
+            loaded.diags.extend(schema.provider_diagnostics(problems, address, cfg.body, cfg.rng, prefix=False))
+        for inst, problems in zip(entry.owners, found, strict=True):
             res = inst.resource
             for diag in schema.provider_diagnostics(problems, inst.address, res.body, res.type_at):
                 key = (diag.summary, diag.detail.replace(inst.address, ""), str(diag.range))
                 if key not in seen:
                     seen.add(key)
                     loaded.diags.extend([diag])
+
+
+@dataclass
+class _Asked:
+    """What one provider is asked to check: its configuration blocks, then its resources' arguments."""
+
+    provider: Provider
+    blocks: list[tuple[ProviderConfig, dict[str, Any]]] = field(default_factory=list)
+    configs: list[tuple[ResourceType, dict[str, Any]]] = field(default_factory=list)
+    owners: list[ResourceInstance] = field(default_factory=list)

@@ -24,11 +24,12 @@ from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import raise_for, sensitive_texts
-from adapters.plugin.resource_type import PluginResourceType
+from adapters.plugin.resource_type import PluginResourceType, argument_problem
 from adapters.plugin.schema import Schema, implied_type, mark_sensitive
 from adapters.plugin.schema_json import schema_from_json
 from adapters.plugin.session import PluginSession
 from adapters.plugin.spec import PluginSpec
+from adapters.plugin.value_errors import PluginValueError
 from vocab.errors import CtlError, Diagnostic, SourceRange
 
 
@@ -71,18 +72,37 @@ class PluginProvider(Provider):
         return PluginSession(client=client, description=what, warnings=warnings)
 
     def validate_arguments(self, workdir: Path, configs: Sequence[tuple[ResourceType, dict[str, Any]]],
-                           ) -> list[list[ArgumentProblem]]:
+                           provider_configs: Sequence[dict[str, Any]] = (),
+                           ) -> tuple[list[list[ArgumentProblem]], list[list[ArgumentProblem]]]:
         """One provider process, started for the checks and stopped after them, never configured
-        (as under Terraform's validate); each config checked by the call of its kind."""
+        (as under Terraform's validate); each provider block checked by ValidateProviderConfig, each
+        resource config by the call of its kind."""
         from adapters.plugin.client import PluginClient
 
-        if not configs:
-            return []
+        if not configs and not provider_configs:
+            return [], []
         out: list[list[ArgumentProblem]] = []
+        own: list[list[ArgumentProblem]] = []
         with PluginClient.launch(str(self.spec.executable), name=self.source, cwd=str(workdir)) as client:
+            for config in provider_configs:
+                own.append(self._validate_own(client, config))
             for rt, config in configs:
                 out.append(rt.validate_with(client, config) if isinstance(rt, PluginResourceType) else [])
-        return out
+        return out, own
+
+    def _validate_own(self, client: Any, config: dict[str, Any]) -> list[ArgumentProblem]:
+        """ValidateProviderConfig of one provider block, unknown values and all; a block whose shape
+        the schema refuses is not sent (the argument check reports its names)."""
+        block = self.provider_schema.block
+        try:
+            shaped = normalize_config(block, config)
+        except PluginValueError:
+            return []
+        value, _ = encode(shaped, implied_type(block))
+        # As in configure: the provider's words never show a sensitive argument's value, nor a value a
+        # sensitive variable gave it.
+        secrets = sensitive_texts(shaped) | sensitive_texts(mark_sensitive(block, shaped))
+        return [argument_problem(d, secrets) for d in client.validate_provider_config(value).diagnostics]
 
     def release(self, client: Any) -> None:
         """Stop the provider process gracefully (go-plugin's Shutdown), then reap it."""

@@ -104,7 +104,7 @@ class PluginResourceType(ResourceType):
         else:
             diagnostics = client.validate_resource_config(self.name, value)
         secrets = sensitive_texts(shaped) | sensitive_texts(mark_sensitive(self.block, shaped))
-        return [_provider_problem(d, secrets) for d in diagnostics]
+        return [argument_problem(d, secrets) for d in diagnostics]
 
     def _check(self, ctx: AdapterContext, diagnostics: list[PluginDiagnostic]) -> None:
         raise_for(diagnostics, ctx.address, address=ctx.address, warn=ctx.warn, resource=ctx.resource,
@@ -234,7 +234,9 @@ class PluginResourceType(ResourceType):
         return None
 
 
-def _provider_problem(diagnostic: PluginDiagnostic, secrets: frozenset[str]) -> ArgumentProblem:
+def argument_problem(diagnostic: PluginDiagnostic, secrets: frozenset[str]) -> ArgumentProblem:
+    """A provider's diagnostic about a configuration, at the attribute path it names, with the
+    ``secrets`` cut out of its words."""
     path = tuple(step.name if isinstance(step, AttributeStep) else step.key for step in diagnostic.path or ())
     return ArgumentProblem(path, safe_text(diagnostic.summary, secrets), safe_text(diagnostic.detail, secrets),
                            severity=diagnostic.severity)

@@ -1,10 +1,13 @@
-"""``validate`` asks each provider to check its resources' arguments, as Terraform's does.
+"""``validate`` asks each provider to check its own configuration blocks and its resources' arguments,
+as Terraform's does.
 
 A provider's own validators (a length of at least 1, arguments that exclude each other, one of several
 that must be set) refuse a configuration at ``validate``, not first at ``plan``; values a plan could
 give (an unset variable) are unknown then and refused by nobody. Terraform 1.0.3 and ctl validate the
 same configurations with HashiCorp's providers; their diagnostics must be the same: severity, summary,
-line and detail.
+line and detail. A provider block's problem (the aws provider's validators: an ARN that is not one,
+a duration that does not parse, two frameworks' words for one value) is reported at the argument inside
+the block, nested blocks included, with the provider's words alone.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ resource "time_offset" "no_offset" {
 '''
 
 ACCEPTED = '''
+provider "random" {}
+
 variable "n" {
   type = number
 }
@@ -94,3 +99,75 @@ def test_validate_asks_the_providers_as_terraform_does(name: str, tmp_path: Path
     if name == "refused":
         # Two instances of one block with the same problem: one diagnostic, as Terraform's one check.
         assert sum(d[1] == "Invalid Attribute Value" for d in _diagnostics(got, strip_address=True)) == 1
+
+
+AWS_PROVIDER = '''
+terraform {
+  required_providers {
+    aws = {
+      source = "hashicorp/aws"
+    }
+  }
+}
+
+variable "role" {
+  type = string
+}
+
+provider "aws" {
+  region = "us-east-1"
+  assume_role {
+    role_arn = %s
+    duration = %s
+  }
+}
+
+provider "aws" {
+  alias  = "second"
+  region = "us-east-1"
+  assume_role {
+    role_arn = var.role
+  }
+}
+
+resource "aws_sqs_queue" "q" {
+  name = "q"
+}
+
+resource "aws_sqs_queue" "r" {
+  provider = aws.second
+  name     = "r"
+}
+'''
+
+
+@pytest.mark.parametrize("name", ["refused", "accepted"])
+def test_validate_asks_the_aws_provider_about_its_own_blocks(name: str, tmp_path: Path, aws_provider: Path) -> None:
+    values = ('"not-an-arn"', '"1x"') if name == "refused" else ('"arn:aws:iam::123456789012:role/r"', '"15m"')
+    body = AWS_PROVIDER % values
+    dirs = {}
+    for tool in ("terraform", "ctl"):
+        work = tmp_path / tool
+        work.mkdir()
+        (work / "main.tf").write_text(body)
+        dirs[tool] = work
+    terraform = TerraformDir(dirs["terraform"], aws_provider)
+    terraform.run("init", f"-plugin-dir={aws_provider}", "-input=false", "-no-color")
+    theirs = terraform.run("validate", "-json", expect=None)
+    project = Project(dirs["ctl"])
+    project.ok("init", "-plugin-dir", str(aws_provider))
+    ours = project.ctl("validate", "--json")
+    assert "Traceback" not in ours.stderr
+    expected, got = json.loads(theirs.stdout), json.loads(ours.stdout)
+    assert got["valid"] is expected["valid"] is (name == "accepted"), (theirs.output, ours)
+    assert (ours.code == 0) is (theirs.returncode == 0)
+    assert _diagnostics(got, strip_address=False) == _diagnostics(expected, strip_address=False)
+    assert _starts(got) == _starts(expected)  # at the argument inside the nested block, to the column
+    if name == "refused":
+        human = project.ctl("validate")
+        assert human.code == 1 and "Traceback" not in human.stderr
+        assert 'main.tf:17:16: "assume_role.0.role_arn" (not-an-arn) is an invalid ARN' in human.stderr, human
+
+
+def _starts(doc: dict) -> list[tuple[int, int]]:
+    return sorted((d["range"]["start"]["line"], d["range"]["start"]["column"]) for d in doc["diagnostics"])
