@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from vocab.errors import CtlError
-from vocab.values import ListValue, MapValue, Marked, SetValue, Unknown
+from vocab.values import ListValue, MapValue, Marked, Null, SetValue, Unknown
 
 
 class TypeSpecError(CtlError):
@@ -282,12 +282,15 @@ def type_of_value(value: Any) -> CtyType:
     A bracketed literal is a tuple and braces an object, as in configuration; a ``ListValue``,
     ``SetValue`` or ``MapValue`` (what type constraints, ``tolist``/``toset``/``tomap`` and
     providers make) is that collection, of the element type it was given, else of the type of its
-    first known element (a collection's elements share one type). Null and unknown are ``dynamic``.
+    first known element (a collection's elements share one type). A typed null is of its type; the
+    null of no type and unknown are ``dynamic``.
     """
     if isinstance(value, Marked):
         value = value.value
     if value is None or isinstance(value, Unknown):
         return DYNAMIC
+    if isinstance(value, Null):
+        return value.type if isinstance(value.type, CtyType) else DYNAMIC
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int | float | Decimal):
@@ -303,6 +306,57 @@ def type_of_value(value: Any) -> CtyType:
     if isinstance(value, dict):
         return ObjectType({k: type_of_value(v) for k, v in value.items()})
     raise TypeSpecError(f"a {type(value).__name__} value has no cty type")
+
+
+def plain_nulls(value: Any) -> Any:
+    """``value`` with every typed null made ``None``, for what leaves the language: providers, state,
+    plan files and JSON know a null, not its type.
+
+    A value with no typed null inside, nearly every one, comes back as it is after one visit per
+    node (no copy); a list, set or map keeps its kind and its element type, which an element's type
+    settles when none was declared (``tolist([tostring(null)])`` stays a list of strings).
+    """
+    return _without_null_types(value) if has_typed_null(value) else value
+
+
+def has_typed_null(value: Any) -> bool:
+    """True when ``value`` is, or holds at any depth, a null of a type."""
+    t = type(value)
+    if t in _PLAIN:
+        return False
+    if t is Null:
+        return True
+    if t is Marked:
+        return has_typed_null(value.value)
+    if isinstance(value, list):
+        return any(type(x) not in _PLAIN and has_typed_null(x) for x in value)
+    if isinstance(value, dict):
+        return any(type(x) not in _PLAIN and has_typed_null(x) for x in value.values())
+    return False
+
+
+def _without_null_types(value: Any) -> Any:
+    t = type(value)
+    if t is Null:
+        return None
+    if t is Marked:
+        return Marked(plain_nulls(value.value), value.marks)
+    if isinstance(value, list):
+        items = [plain_nulls(x) for x in value]
+        if isinstance(value, SetValue | ListValue):
+            element = value.element if value.element is not None else _element_type(None, value)
+            return type(value)(items, None if element is DYNAMIC else element)
+        return items if t is list else t(items)
+    if isinstance(value, dict):
+        entries = {k: plain_nulls(x) for k, x in value.items()}
+        if isinstance(value, MapValue):
+            element = value.element if value.element is not None else _element_type(None, value.values())
+            return MapValue(entries, None if element is DYNAMIC else element)
+        return entries if t is dict else t(entries)
+    return value
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _element_type(declared: Any, elements: Any) -> CtyType:

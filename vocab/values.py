@@ -10,6 +10,11 @@ Values are plain Python data so that evaluating tens of thousands of resources s
 * ``Marked`` — a value carrying marks, today only ``"sensitive"``. The mark survives every
   operation: an operator or function with a marked operand returns a marked result, so secrets are
   masked in every output that shows them.
+* ``Null`` — a null that knows its type (``tostring(null)`` is a null string, a ``string`` variable
+  left null is one too). ``None`` is the null of no type. Only what speaks of types tells them apart
+  (``type()``, conversions and unification, ``output -json``); everything that looks at a value
+  first ``unmark``s it, which gives ``None`` for either, and values leave the language (for
+  providers, state and plan files) with ``plain_nulls`` (``vocab.types``).
 
 ``bool`` is checked before numbers everywhere, because in Python ``True`` is an ``int``.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 SENSITIVE = "sensitive"
+_NO_MARKS: frozenset[str] = frozenset()
 
 
 class Unknown:
@@ -40,6 +46,32 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
+
+
+class Null:
+    """A null of a known type; ``type`` is a ``vocab.types`` type (kept untyped here: that module
+    builds on this one).
+
+    Nulls are equal whatever their types, as in cty, and false as ``None`` is, so the few places
+    that compare or test a value without unmarking it first still read it as null.
+    """
+
+    __slots__ = ("type",)
+
+    def __init__(self, type_: Any) -> None:
+        self.type = type_
+
+    def __repr__(self) -> str:
+        return f"Null({self.type!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, Null)
+
+    def __hash__(self) -> int:
+        return hash(None)
+
+    def __bool__(self) -> bool:
+        return False
 
 
 class SetValue(list[Any]):
@@ -137,14 +169,21 @@ def mark(v: Any, marks: frozenset[str] = frozenset({SENSITIVE})) -> Any:
 
 
 def unmark(v: Any) -> tuple[Any, frozenset[str]]:
-    """Strip the marks on ``v`` itself (not inside it); returns (value, marks)."""
-    if isinstance(v, Marked):
-        return v.value, v.marks
-    return v, frozenset()
+    """Strip the marks on ``v`` itself (not inside it); returns (value, marks).
+
+    A typed null comes back as ``None``: whoever unmarks a value is about to look at it, and a null
+    is a null to everything but the few rules about types (which take the value as it is).
+    """
+    t = type(v)
+    if t is Marked:
+        inner = v.value
+        return (None if type(inner) is Null else inner), v.marks
+    if t is Null:
+        return None, _NO_MARKS
+    return v, _NO_MARKS
 
 
 _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
-_NO_MARKS: frozenset[str] = frozenset()
 
 
 def is_marked(v: Any) -> bool:
@@ -315,7 +354,7 @@ def type_name(v: Any) -> str:
     """The Terraform-style type name of a value, for error messages and ``type()``."""
     if isinstance(v, Marked):
         return type_name(v.value)
-    if v is None:
+    if v is None or isinstance(v, Null):
         return "null"
     if isinstance(v, Unknown):
         return v.type_hint or "dynamic"
@@ -338,6 +377,8 @@ def to_display(v: Any) -> Any:
         return "(sensitive value)" if SENSITIVE in v.marks else to_display(v.value)
     if isinstance(v, Unknown):
         return "(known after apply)"
+    if isinstance(v, Null):
+        return None
     if isinstance(v, list):
         return [to_display(x) for x in v]
     if isinstance(v, dict):

@@ -23,7 +23,7 @@ from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl_file
 from engine.lang.types import ConversionError, Primitive, convert
 from vocab.errors import CtlError, Diagnostics, SourceRange
-from vocab.values import SENSITIVE, UNKNOWN, mark
+from vocab.values import SENSITIVE, UNKNOWN, Null, mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +144,8 @@ def finalize(var: Variable, raw: RawValue | None, value_from: Any = None, *, giv
         value, source, rng = value_from, "module call", None
     else:
         value, source, rng = None, "default", None
-    if value is None and var.default is not None and ((raw is None and not given) or not var.nullable):
+    if (value is None or type(value) is Null) and var.default is not None and \
+            ((raw is None and not given) or not var.nullable):
         value = evaluate(var.default, EvalContext(variables={}))
         source, rng = "default", var.default.rng
     if var.type is not None:

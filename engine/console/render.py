@@ -26,7 +26,7 @@ from engine.console.types import (
     unify,
 )
 from engine.lang.operators import format_number
-from vocab.values import SENSITIVE, Marked, SetValue, Unknown
+from vocab.values import SENSITIVE, Marked, Null, SetValue, Unknown
 
 UNKNOWN_TEXT = "(known after apply)"
 SENSITIVE_TEXT = "(sensitive)"
@@ -46,6 +46,8 @@ def render(value: Any, ty: CtyType = DYNAMIC, indent: int = 0) -> str:
         value = plain
     if value is None:
         return _null(ty)
+    if isinstance(value, Null):  # a null that knows its type says it: ``tostring(null)``
+        return _null(value.type)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

@@ -31,7 +31,7 @@ from engine.lang.types import ConversionError, convert, from_cty
 from vocab import types as cty
 from vocab.errors import CtlError
 from vocab.unify import unify
-from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
+from vocab.values import UNKNOWN, Null, SetValue, Unknown, mark, type_name, unmark
 
 if TYPE_CHECKING:
     from engine.lang.functions import FunctionContext
@@ -210,12 +210,14 @@ def _unified_with(value: Any, other: ast.Expr, node: ast.Conditional, ctx: EvalC
     beside a set becomes a set. ``true ? [1] : {a = 1}`` is an error, as in Terraform.
     """
     other_value = _other_result(other, ctx)
-    if (type(value) is type(other_value) and type(value) in _SCALARS) or value is None or other_value is None:
+    if (type(value) is type(other_value) and type(value) in _SCALARS) or other_value is None:
         return value
     values = (value, other_value) if node.true is not other else (other_value, value)
     found = _result_types(node, values)
     if found is cty.DYNAMIC:
         return value
+    if value is None:  # ``true ? null : "a"`` is a null string
+        return Null(found)
     try:
         return convert(value, from_cty(found))
     except ConversionError as e:

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.lang import numbers
 from vocab import types as cty
-from vocab.values import Unknown, deep_unmark, mark, normalize_number, unmark
+from vocab.values import Null, Unknown, deep_unmark, mark, normalize_number, unmark
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -103,8 +103,10 @@ def equals(a: Any, b: Any) -> bool | Unknown:
     """
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return Unknown("bool")
-    if a is None or b is None:
-        return a is None and b is None
+    a_null = a is None or type(a) is Null
+    b_null = b is None or type(b) is Null
+    if a_null or b_null:  # nulls are equal whatever their types, as in cty
+        return a_null and b_null
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, int | float):
@@ -133,9 +135,12 @@ def _same_element_type(a: Any, b: Any) -> bool:
 
 
 def _all_equal(pairs: Any) -> bool | Unknown:
-    """Element-wise equality: any definite difference wins over an unknown element."""
+    """Element-wise equality: any definite difference wins over an unknown element. Two nulls are
+    equal only when they are of one type, as cty compares a collection's type before its elements."""
     unknown = False
     for x, y in pairs:
+        if (type(x) is Null or type(y) is Null) and cty.type_of_value(x) != cty.type_of_value(y):
+            return False  # inside a tuple or object the types count: ``[tostring(null)] != [null]``
         r = equals(x, y)
         if r is False:
             return False

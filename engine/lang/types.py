@@ -24,6 +24,7 @@ from vocab.values import (
     ListValue,
     MapValue,
     Marked,
+    Null,
     SetValue,
     Unknown,
     contains_unknown,
@@ -316,13 +317,13 @@ def _parse_optional(expr: ast.FunctionCall) -> tuple[Type, Any]:
 def convert(value: Any, t: Type, *, path: str = "") -> Any:
     """``value`` converted to type ``t`` by Terraform's rules; raises ``ConversionError``.
 
-    null fits every type, unknown values stay unknown (carrying the type as a hint), and marks
-    are kept where they were.
+    null fits every type (a null that has a type becomes a null of ``t``), unknown values stay
+    unknown (carrying the type as a hint), and marks are kept where they were.
     """
     if type(value) is Marked:
         return Marked(convert(value.value, t, path=path), value.marks)
-    if value is None:
-        return None
+    if value is None or type(value) is Null:
+        return value if isinstance(t, Any_) else Null(to_cty(t))
     if isinstance(value, Unknown):
         return value if isinstance(t, Any_) else Unknown(str(t))
     return _CONVERTERS[type(t)](value, t, path)
@@ -425,6 +426,8 @@ def _to_list(v: Any, t: ListType, path: str) -> Any:
 
 def _set_sort_key(v: Any) -> tuple[Any, ...]:
     u, _ = deep_unmark(v)
+    if u is None or type(u) is Null:
+        return (4,)
     if isinstance(u, bool):
         return (2, u)
     if isinstance(u, int | float):
@@ -465,9 +468,9 @@ def _to_object(v: Any, t: ObjectType, path: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, at in t.attrs.items():
         given = v.get(name)
-        if given is None and name in t.optional:
+        if (given is None or type(given) is Null) and name in t.optional:
             default = t.optional[name]
-            out[name] = copy.deepcopy(default)
+            out[name] = copy.deepcopy(default) if default is not None else Null(to_cty(at))
         elif name in v:
             out[name] = convert(given, at, path=_key_path(path, name))
         else:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from engine.state.address import InstanceAddress, Key, parse_module
-from vocab.types import type_to_json_value
-from vocab.values import ListValue, MapValue, Path, SetValue, apply_paths, unmark_paths
+from vocab.types import type_of_value, type_to_json_value
+from vocab.values import ListValue, MapValue, Null, Path, SetValue, apply_paths, unmark_paths
 
 # Terraform refuses a state whose ``terraform_version`` is newer than itself, so a fresh state
 # claims the oldest Terraform release that writes this exact format; a version read from an
@@ -430,7 +430,10 @@ def encode_private(data: bytes | None) -> str | None:
 
 def output_type(value: Any) -> Any:
     """The Terraform type expression of a plain value (what ``outputs.*.type`` holds), its object
-    attributes in order as Terraform writes them, so that an equal type is the same JSON text."""
+    attributes in order as Terraform writes them, so that an equal type is the same JSON text.
+    A typed null is of its type (``tostring(null)`` is a ``string``)."""
+    if isinstance(value, Null):
+        return type_to_json_value(type_of_value(value))
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):

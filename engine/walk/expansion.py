@@ -15,7 +15,7 @@ from engine.state.address import Key
 from engine.walk.addresses import UNKNOWN_KEY
 from vocab.errors import CtlError, Diagnostics, SourceRange
 from vocab.limits import MAX_INSTANCES_ENV, max_instances
-from vocab.values import UNKNOWN, Marked, SetValue, Unknown, contains_unknown, is_marked, unmark
+from vocab.values import UNKNOWN, Marked, Null, SetValue, Unknown, contains_unknown, is_marked, unmark
 
 
 def expand(
@@ -79,7 +79,7 @@ def expand(
             return "for_each", [(k, {"each": {"key": k, "value": k}}) for k in sorted(set(coll))]
         diags.error(
             "Invalid for_each argument",
-            detail=f"for_each needs a map or a set of strings, not {'null' if coll is None else type(coll).__name__}.",
+            detail=f"for_each needs a map or a set of strings, not {'null' if coll is None or isinstance(coll, Null) else type(coll).__name__}.",
             range=for_each.expr.rng,
         )
         return "for_each", []

@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 from engine.lang.functions._core import ArgError
 from engine.lang.operators import format_number
 from engine.lang.types import ConversionError, Ununifiable, unify_values
-from vocab.values import SetValue, normalize_number, type_name
+from vocab.values import Null, SetValue, normalize_number, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -52,7 +52,7 @@ def want_str(v: object, i: int) -> str:
     """A string argument; numbers and bools convert as Terraform converts them."""
     if isinstance(v, str):
         return v
-    if v is None:
+    if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -67,7 +67,7 @@ def want_num(v: object, i: int) -> int | float:
         raise ArgError(i, "number required, got bool")
     if isinstance(v, int | float):
         return v
-    if v is None:
+    if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
     if isinstance(v, str):
         n = parse_number(v)
@@ -91,7 +91,7 @@ def want_bool(v: object, i: int) -> bool:
     """A bool argument; the strings "true" and "false" convert."""
     if isinstance(v, bool):
         return v
-    if v is None:
+    if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
     if v == "true":
         return True
@@ -104,7 +104,7 @@ def want_list(v: object, i: int) -> list[object]:
     """A list, tuple or set argument."""
     if isinstance(v, list):
         return v
-    if v is None:
+    if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
     raise ArgError(i, f"list required, got {describe(v)}")
 
@@ -113,7 +113,7 @@ def want_map(v: object, i: int) -> dict[str, object]:
     """A map or object argument."""
     if isinstance(v, dict):
         return v
-    if v is None:
+    if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
     raise ArgError(i, f"map required, got {describe(v)}")
 
@@ -158,7 +158,7 @@ def unify(items: list[Any], i: int, kind: str = "list") -> list[Any]:
 
 def typed_key(v: Any) -> tuple[Any, ...]:
     """A hashable key under which two values are equal exactly when the language says they are."""
-    if v is None:
+    if v is None or type(v) is Null:
         return ("z",)
     if isinstance(v, bool):
         return ("b", v)

@@ -91,6 +91,9 @@ class FunctionSpec:
     functions move elements around without looking into them (``keys``, ``lookup``, ``concat``): only
     the marks on an argument as a whole go onto the result, and a sensitive element stays a
     sensitive element, as with Terraform, so ``keys({a = sensitive(x)})`` is not itself a secret.
+    ``typed_nulls`` functions receive nulls of a type as they are (``vocab.values.Null``), because a
+    result's type depends on them (``tonumber(tostring(null))``, ``type()``, ``concat``); every other
+    function sees a null as ``None``.
     """
 
     name: str
@@ -102,6 +105,7 @@ class FunctionSpec:
     unknown_ok: bool = False
     raw: bool = False
     element_marks: bool = False
+    typed_nulls: bool = False
 
     def param_name(self, index: int) -> str:
         if index < len(self.params):
@@ -118,6 +122,7 @@ def fn(
     unknown_ok: bool = False,
     raw: bool = False,
     element_marks: bool = False,
+    typed_nulls: bool = False,
 ) -> Callable[[str], FunctionSpec]:
     """Declare a function compactly; the registry supplies the name when it collects the tables."""
     min_args = len(params) + (min_variadic if variadic else 0)
@@ -134,6 +139,7 @@ def fn(
             unknown_ok=unknown_ok,
             raw=raw,
             element_marks=element_marks,
+            typed_nulls=typed_nulls,
         )
 
     return build

@@ -1,8 +1,9 @@
 """Type conversion and sensitivity functions: issensitive nonsensitive sensitive tobool tolist tomap
 tonumber toset tostring type.
 
-The ``to*`` functions pass ``null`` through unchanged and convert only where Terraform's
-conversion rules allow it (``tonumber("5")`` works, ``tostring([])`` does not).
+The ``to*`` functions turn ``null`` into a null of their type (``tostring(null)`` is a null string,
+``tolist(null)`` a null list of dynamic), as OpenTofu and Terraform since 1.1 do, and convert only
+where Terraform's conversion rules allow it (``tonumber("5")`` works, ``tostring([])`` does not).
 ``sensitive``/``nonsensitive``/``issensitive`` are the only functions that see marks: for every
 other function the registry removes marks before the call and puts them back on the result.
 """
@@ -19,6 +20,7 @@ from vocab.values import (
     UNKNOWN,
     ListValue,
     MapValue,
+    Null,
     SetValue,
     Unknown,
     contains_unknown,
@@ -44,9 +46,23 @@ def _issensitive(a: Args, _c: FunctionContext) -> object:
     return UNKNOWN if contains_unknown(plain) else False
 
 
-def _tobool(a: Args, _c: FunctionContext) -> bool | None:
+def _null_of(ty: cty.CtyType, given: object) -> Null:
+    """The null a conversion to ``ty`` gives: a list, set or map keeps the element type the null it
+    was given had (``tolist(toset(null))`` is a null list of dynamic)."""
+    if isinstance(ty, cty.Collection) and isinstance(given, Null) and isinstance(given.type, cty.Collection | cty.Repeated):
+        return Null(cty.Collection(ty.kind, given.type.element))
+    return Null(ty)
+
+
+def _is_null(v: object) -> bool:
+    return v is None or type(v) is Null
+
+
+def _tobool(a: Args, _c: FunctionContext) -> object:
     v = a[0]
-    if v is None or isinstance(v, bool):
+    if _is_null(v):
+        return _null_of(cty.BOOL, v)
+    if isinstance(v, bool):
         return v
     if v in ("true", "false", "1", "0"):  # cty's string-to-bool conversion accepts "1" and "0" too
         return v in ("true", "1")
@@ -55,9 +71,11 @@ def _tobool(a: Args, _c: FunctionContext) -> bool | None:
     raise ArgError(0, f"cannot convert {describe(v)} to bool")
 
 
-def _tonumber(a: Args, _c: FunctionContext) -> int | float | None:
+def _tonumber(a: Args, _c: FunctionContext) -> object:
     v = a[0]
-    if v is None or (isinstance(v, int | float) and not isinstance(v, bool)):
+    if _is_null(v):
+        return _null_of(cty.NUMBER, v)
+    if isinstance(v, int | float) and not isinstance(v, bool):
         return v
     if isinstance(v, str):
         n = parse_number(v)
@@ -69,10 +87,10 @@ def _tonumber(a: Args, _c: FunctionContext) -> int | float | None:
     raise ArgError(0, f"cannot convert {describe(v)} to number")
 
 
-def _tostring(a: Args, _c: FunctionContext) -> str | None:
+def _tostring(a: Args, _c: FunctionContext) -> object:
     v = a[0]
-    if v is None:
-        return None
+    if _is_null(v):
+        return _null_of(cty.STRING, v)
     if isinstance(v, list | dict):
         raise ArgError(0, f"cannot convert {describe(v)} to string")
     return want_str(v, 0)
@@ -80,7 +98,9 @@ def _tostring(a: Args, _c: FunctionContext) -> str | None:
 
 def _tolist(a: Args, _c: FunctionContext) -> object:
     v = a[0]
-    if v is None or isinstance(v, Unknown):
+    if _is_null(v):
+        return _null_of(cty.list_of(cty.DYNAMIC), v)
+    if isinstance(v, Unknown):
         return v
     if not isinstance(v, list):
         raise ArgError(0, f"cannot convert {describe(v)} to list")
@@ -93,7 +113,9 @@ def _toset(a: Args, _c: FunctionContext) -> object:
     """Known elements as a set; elements not known yet stay, as unknown members after them (as
     Terraform keeps ``toset([x, "b"])`` a set holding "b" and one unknown element)."""
     v = a[0]
-    if v is None or isinstance(v, Unknown):
+    if _is_null(v):
+        return _null_of(cty.set_of(cty.DYNAMIC), v)
+    if isinstance(v, Unknown):
         return v
     if not isinstance(v, list):
         raise ArgError(0, f"cannot convert {describe(v)} to set")
@@ -106,7 +128,9 @@ def _toset(a: Args, _c: FunctionContext) -> object:
 
 def _tomap(a: Args, _c: FunctionContext) -> object:
     v = a[0]
-    if v is None or isinstance(v, Unknown):
+    if _is_null(v):
+        return _null_of(cty.map_of(cty.DYNAMIC), v)
+    if isinstance(v, Unknown):
         return v
     if not isinstance(v, dict):
         raise ArgError(0, f"cannot convert {describe(v)} to map")
@@ -129,11 +153,11 @@ FUNCTIONS = {
     "issensitive": fn(_issensitive, "value", raw=True),
     "nonsensitive": fn(_nonsensitive, "value", raw=True),
     "sensitive": fn(_sensitive, "value", raw=True),
-    "tobool": fn(_tobool, "v"),
-    "tolist": fn(_tolist, "v", unknown_ok=True),
-    "tomap": fn(_tomap, "v", unknown_ok=True),
-    "tonumber": fn(_tonumber, "v"),
-    "toset": fn(_toset, "v", unknown_ok=True),
-    "tostring": fn(_tostring, "v"),
-    "type": fn(_type, "value", unknown_ok=True),
+    "tobool": fn(_tobool, "v", typed_nulls=True),
+    "tolist": fn(_tolist, "v", typed_nulls=True, unknown_ok=True),
+    "tomap": fn(_tomap, "v", typed_nulls=True, unknown_ok=True),
+    "tonumber": fn(_tonumber, "v", typed_nulls=True),
+    "toset": fn(_toset, "v", typed_nulls=True, unknown_ok=True),
+    "tostring": fn(_tostring, "v", typed_nulls=True),
+    "type": fn(_type, "value", typed_nulls=True, unknown_ok=True),
 }

@@ -68,7 +68,7 @@ def _one(a: Args, _c: FunctionContext) -> object:
 
 FUNCTIONS = {
     "contains": fn(_contains, "list", "value"),
-    "element": fn(_element, "list", "index", unknown_ok=True, element_marks=True),
+    "element": fn(_element, "list", "index", unknown_ok=True, element_marks=True, typed_nulls=True),
     "index": fn(_index, "list", "value"),
     "matchkeys": fn(returns_list(_matchkeys), "values", "keys", "searchset"),
     "one": fn(_one, "list", unknown_ok=True),

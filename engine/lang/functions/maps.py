@@ -79,9 +79,9 @@ def _zipmap(a: Args, _c: FunctionContext) -> object:
 
 FUNCTIONS = {
     "keys": fn(_keys, "inputMap", unknown_ok=True, element_marks=True),
-    "lookup": fn(_lookup, "inputMap", "key", optional=("default",), unknown_ok=True, element_marks=True),
+    "lookup": fn(_lookup, "inputMap", "key", optional=("default",), unknown_ok=True, element_marks=True, typed_nulls=True),
     "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True),
     "transpose": fn(_transpose, "values"),
-    "values": fn(_values, "mapping", unknown_ok=True, element_marks=True),
+    "values": fn(_values, "mapping", unknown_ok=True, element_marks=True, typed_nulls=True),
     "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True),
 }

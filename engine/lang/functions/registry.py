@@ -35,7 +35,8 @@ from engine.lang.functions import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
 from engine.lang.literals import nfc
-from vocab.values import SENSITIVE, UNKNOWN, Marked, Unknown, deep_unmark, mark, unmark
+from vocab.types import plain_nulls
+from vocab.values import SENSITIVE, UNKNOWN, Marked, Null, Unknown, deep_unmark, mark, unmark
 
 # Evaluated by the evaluator (their arguments may fail, or must be references), so no body here.
 _SPECIAL_FORMS = {"try": (1, None), "can": (1, 1), "templatestring": (2, 2)}
@@ -112,28 +113,32 @@ def _arity_error(spec: FunctionSpec, got: int) -> FunctionError:
     return FunctionError(f'Function "{spec.name}" expects {want}, got {got}', arg_index=index)
 
 
-def _scan(v: Any) -> tuple[bool, bool]:
-    """(contains an unknown, contains a mark) in one walk."""
+def _scan(v: Any) -> tuple[bool, bool, bool]:
+    """(contains an unknown, contains a mark, contains a typed null) in one walk."""
     if isinstance(v, Unknown):
-        return True, False
+        return True, False, False
+    if isinstance(v, Null):
+        return False, False, True
     if isinstance(v, Marked):
-        return _scan(v.value)[0], True
-    unknown = marked = False
+        u, _, n = _scan(v.value)
+        return u, True, n
+    unknown = marked = typed = False
     if isinstance(v, list):
         children: Any = v
     elif isinstance(v, dict):
         children = v.values()
     else:
-        return False, False
+        return False, False, False
     for x in children:
         if type(x) in _SCALARS:
             continue
-        u, m = _scan(x)
+        u, m, n = _scan(x)
         unknown |= u
         marked |= m
-        if unknown and marked:
+        typed |= n
+        if unknown and marked and typed:
             break
-    return unknown, marked
+    return unknown, marked, typed
 
 
 def _invoke(spec: FunctionSpec, args: list[Any], ctx: FunctionContext) -> object:
@@ -171,13 +176,16 @@ def call_function(name: str, args: list[Any], ctx: FunctionContext | None) -> ob
         raise _arity_error(spec, n)
     if spec.raw:
         return _invoke(spec, args, ctx)
-    has_unknown = has_marks = False
+    has_unknown = has_marks = has_typed_nulls = False
     for a in args:
         if type(a) in _SCALARS:
             continue
-        u, m = _scan(a)
+        u, m, n = _scan(a)
         has_unknown |= u
         has_marks |= m
+        has_typed_nulls |= n
+    if has_typed_nulls and not spec.typed_nulls:
+        args = [plain_nulls(a) for a in args]
     if not has_marks:
         if has_unknown and not spec.unknown_ok:
             return UNKNOWN

@@ -22,9 +22,11 @@ from engine.lang.types import (
     convert,
     parse_type,
     parse_variable_type,
+    to_cty,
 )
+from vocab import types as cty
 from vocab.errors import Pos, SourceRange
-from vocab.values import UNKNOWN, Marked, Unknown
+from vocab.values import UNKNOWN, Marked, Null, Unknown
 
 
 def _r(line: int = 1) -> SourceRange:
@@ -302,9 +304,25 @@ def test_nested_optional_defaults_from_parsed_type() -> None:
 # --- null, unknown and marks ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("t", [STRING, NUMBER, BOOL, ANY, ListType(STRING), MapType(NUMBER), SERVER])
-def test_null_fits_every_type(t: Any) -> None:
-    assert convert(None, t) is None
+@pytest.mark.parametrize("t", [STRING, NUMBER, BOOL, ListType(STRING), MapType(NUMBER), SERVER])
+def test_null_fits_every_type_and_becomes_a_null_of_it(t: Any) -> None:
+    converted = convert(None, t)
+    assert isinstance(converted, Null) and converted.type == to_cty(t)
+    again = convert(converted, ListType(NUMBER)) if t is STRING else converted
+    assert isinstance(again, Null) and again.type == (cty.list_of(cty.NUMBER) if t is STRING else to_cty(t))
+
+
+def test_null_stays_as_it_is_for_any() -> None:
+    assert convert(None, ANY) is None
+    typed = convert(None, STRING)
+    assert convert(typed, ANY) is typed
+
+
+def test_an_optional_attribute_left_out_is_a_null_of_its_type() -> None:
+    t = ObjectType({"a": STRING, "b": NUMBER}, optional={"b": None})
+    converted = convert({"a": "x"}, t)
+    assert converted["a"] == "x"
+    assert isinstance(converted["b"], Null) and converted["b"].type == cty.NUMBER
 
 
 def test_unknown_passes_and_carries_the_type() -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from engine.lang.functions import FunctionContext, FunctionError, call_function
-from vocab.values import UNKNOWN, Marked, Unknown, is_marked
+from vocab.values import UNKNOWN, Marked, Null, Unknown, is_marked
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
 
@@ -14,10 +14,34 @@ def call(name: str, *args: object) -> object:
     return call_function(name, list(args), CTX)
 
 
+def type_of(value: object) -> object:
+    """A null's type as ``type()`` gives it; the value itself must be null."""
+    assert isinstance(value, Null)
+    return call("type", value)
+
+
+def test_a_conversion_of_null_is_a_null_of_that_type() -> None:
+    assert type_of(call("tolist", None)) == "list(dynamic)"
+    assert type_of(call("toset", None)) == "set(dynamic)"
+    assert type_of(call("tomap", None)) == "map(dynamic)"
+    assert type_of(call("tonumber", call("tostring", None))) == "number"
+    assert type_of(call("tolist", call("toset", None))) == "list(dynamic)"
+    assert call("type", [call("tostring", None), None]) == "tuple([string, dynamic])"
+    assert call("type", call("tolist", [None, call("tonumber", None)])) == "list(number)"
+
+
+def test_a_typed_null_is_null_to_other_functions() -> None:
+    assert call("coalesce", call("tostring", None), "a") == "a"
+    assert call("compact", [call("tostring", None), "a"]) == ["a"]
+    assert call("jsonencode", [call("tonumber", None)]) == "[null]"
+    with pytest.raises(FunctionError, match="must not be null"):
+        call("upper", call("tostring", None))
+
+
 def test_tobool() -> None:
     assert call("tobool", True) is True
     assert call("tobool", "true") is True
-    assert call("tobool", None) is None
+    assert type_of(call("tobool", None)) == "bool"
     with pytest.raises(FunctionError, match='"true" or "false"'):
         call("tobool", "no")
     with pytest.raises(FunctionError):
@@ -28,7 +52,7 @@ def test_tonumber() -> None:
     assert call("tonumber", 1) == 1
     assert call("tonumber", "1") == 1
     assert call("tonumber", "2.5") == 2.5
-    assert call("tonumber", None) is None
+    assert type_of(call("tonumber", None)) == "number"
     with pytest.raises(FunctionError, match="cannot convert"):
         call("tonumber", "no")
 
@@ -37,7 +61,7 @@ def test_tostring() -> None:
     assert call("tostring", "hello") == "hello"
     assert call("tostring", 1) == "1"
     assert call("tostring", True) == "true"
-    assert call("tostring", None) is None
+    assert type_of(call("tostring", None)) == "string"
     with pytest.raises(FunctionError, match="cannot convert"):
         call("tostring", [])
 
