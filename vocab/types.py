@@ -12,6 +12,7 @@ msgpack encoding of a dynamic value embeds them.
 from __future__ import annotations
 
 import json
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -308,47 +309,59 @@ def type_of_value(value: Any) -> CtyType:
     raise TypeSpecError(f"a {type(value).__name__} value has no cty type")
 
 
-def plain_nulls(value: Any) -> Any:
-    """``value`` with every typed null made ``None``, for what leaves the language: providers, state,
-    plan files and JSON know a null, not its type.
+def plain_data(value: Any) -> Any:
+    """``value`` as it leaves the language for providers, state, plan files and JSON: every typed
+    null made ``None`` and every negative zero ``0``, since those know a null, not its type, and a
+    zero, not its sign (Terraform writes ``-0`` as ``0`` in state and ``output -json``).
 
-    A value with no typed null inside, nearly every one, comes back as it is after one visit per
-    node (no copy); a list, set or map keeps its kind and its element type, which an element's type
-    settles when none was declared (``tolist([tostring(null)])`` stays a list of strings).
+    A value with neither inside, nearly every one, comes back as it is after one visit per node (no
+    copy); a list, set or map keeps its kind and its element type, which an element's type settles
+    when none was declared (``tolist([tostring(null)])`` stays a list of strings).
     """
-    return _without_null_types(value) if has_typed_null(value) else value
+    return _plain(value, True) if _needs_change(value, True) else value
 
 
-def has_typed_null(value: Any) -> bool:
-    """True when ``value`` is, or holds at any depth, a null of a type."""
+def untyped_nulls(value: Any) -> Any:
+    """``value`` with every typed null made ``None`` and nothing else changed (as ``plain_data``):
+    for the functions that read a null as ``None``."""
+    return _plain(value, False) if _needs_change(value, False) else value
+
+
+def _needs_change(value: Any, zeros: bool) -> bool:
     t = type(value)
-    if t in _PLAIN:
+    if t is float:
+        return zeros and value == 0 and math.copysign(1.0, value) < 0
+    if t in _PLAIN_EXACT:
         return False
     if t is Null:
         return True
     if t is Marked:
-        return has_typed_null(value.value)
+        return _needs_change(value.value, zeros)
     if isinstance(value, list):
-        return any(type(x) not in _PLAIN and has_typed_null(x) for x in value)
+        return any(type(x) not in _PLAIN_EXACT and _needs_change(x, zeros) for x in value)
     if isinstance(value, dict):
-        return any(type(x) not in _PLAIN and has_typed_null(x) for x in value.values())
+        return any(type(x) not in _PLAIN_EXACT and _needs_change(x, zeros) for x in value.values())
     return False
 
 
-def _without_null_types(value: Any) -> Any:
+def _plain(value: Any, zeros: bool) -> Any:
+    if not _needs_change(value, zeros):
+        return value
     t = type(value)
     if t is Null:
         return None
+    if t is float:
+        return 0
     if t is Marked:
-        return Marked(plain_nulls(value.value), value.marks)
+        return Marked(_plain(value.value, zeros), value.marks)
     if isinstance(value, list):
-        items = [plain_nulls(x) for x in value]
+        items = [_plain(x, zeros) for x in value]
         if isinstance(value, SetValue | ListValue):
             element = value.element if value.element is not None else _element_type(None, value)
             return type(value)(items, None if element is DYNAMIC else element)
         return items if t is list else t(items)
     if isinstance(value, dict):
-        entries = {k: plain_nulls(x) for k, x in value.items()}
+        entries = {k: _plain(x, zeros) for k, x in value.items()}
         if isinstance(value, MapValue):
             element = value.element if value.element is not None else _element_type(None, value.values())
             return MapValue(entries, None if element is DYNAMIC else element)
@@ -356,7 +369,7 @@ def _without_null_types(value: Any) -> Any:
     return value
 
 
-_PLAIN = frozenset({str, int, float, bool, type(None)})
+_PLAIN_EXACT = frozenset({str, int, bool, type(None)})  # leaves that never need a change (not float)
 
 
 def _element_type(declared: Any, elements: Any) -> CtyType:

@@ -14,7 +14,7 @@ Values are plain Python data so that evaluating tens of thousands of resources s
   left null is one too). ``None`` is the null of no type. Only what speaks of types tells them apart
   (``type()``, conversions and unification, ``output -json``); everything that looks at a value
   first ``unmark``s it, which gives ``None`` for either, and values leave the language (for
-  providers, state and plan files) with ``plain_nulls`` (``vocab.types``).
+  providers, state and plan files) with ``plain_data`` (``vocab.types``).
 
 ``bool`` is checked before numbers everywhere, because in Python ``True`` is an ``int``.
 """
@@ -341,8 +341,12 @@ def normalize_number(n: int | float) -> int | float:
     """Integral floats become ints so ``10/2`` prints as ``5`` like Terraform, not ``5.0``.
 
     A ``numbers.BigFloat`` is judged by its exact value: its double may be whole when it is not.
+    A negative zero stays the float ``-0.0``: Terraform's numbers keep the sign of zero
+    (``tostring(-0)`` is ``"-0"``), and an int has none.
     """
     if isinstance(n, float) and n.is_integer() and abs(n) < 2**63:
+        if n == 0 and str(n)[0] == "-":
+            return n
         exact = getattr(n, "exact", None)
         if exact is not None:
             return int(exact) if exact.denominator == 1 else n

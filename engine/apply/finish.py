@@ -12,7 +12,7 @@ from engine.plan.model import CREATE, DELETE, UPDATE, Plan, ResourceChange
 from engine.state.model import OutputValue, State, output_type
 from engine.walk.config import ConfigWalk
 from vocab.errors import CtlError, Diagnostics
-from vocab.types import plain_nulls
+from vocab.types import plain_data
 from vocab.values import contains_unknown, deep_unmark
 
 
@@ -76,7 +76,7 @@ def record_outputs(plan: Plan, state: State, cwalk: ConfigWalk | None) -> None:
         if contains_unknown(value):
             continue
         plain, _ = deep_unmark(value)
-        state.outputs[name] = OutputValue(plain_nulls(plain), output_type(plain), sensitive)
+        state.outputs[name] = OutputValue(plain_data(plain), output_type(plain), sensitive)
     for name in list(state.outputs):
         if name not in cwalk.root_outputs and name in plan.outputs:
             del state.outputs[name]

@@ -24,7 +24,7 @@ from engine.lang.types import BOOL, STRING, ListType, MapType, convert
 from engine.plan.hooks import static_address
 from engine.running_commands import RUNNING
 from vocab.errors import CtlError
-from vocab.types import plain_nulls
+from vocab.types import plain_data
 from vocab.values import deep_unmark, is_marked
 
 DEFAULT_INTERPRETER = ("/bin/sh", "-c")
@@ -58,7 +58,7 @@ def prepare(provisioner: Provisioner, ctx: EvalContext, root_dir: Path, address:
     for name, attr in provisioner.arguments().items():
         value = convert(evaluate(attr.expr, ctx), _TYPES[name], path=name)
         sensitive = sensitive or is_marked(value)
-        values[name] = plain_nulls(deep_unmark(value)[0])
+        values[name] = plain_data(deep_unmark(value)[0])
     command = values.get("command")
     if not isinstance(command, str) or command == "":
         raise ProvisionerFailed(f"{address}: the local-exec provisioner's command is empty", range=provisioner.rng)

@@ -65,15 +65,53 @@ def make(x: Fraction) -> int | float:
 
 
 def negate(n: int | float) -> int | float:
-    """``-n``, keeping a ``BigFloat``'s exact value (``float.__neg__`` would drop it)."""
+    """``-n``, keeping a ``BigFloat``'s exact value (``float.__neg__`` would drop it); ``-0`` is the
+    negative zero, as Terraform's numbers keep the sign of zero."""
     if type(n) is BigFloat:
         return BigFloat(-n.exact)
+    if n == 0:
+        return 0 if is_negative_zero(n) else NEGATIVE_ZERO
     return normalize_number(-n)
 
 
+NEGATIVE_ZERO = -0.0
+
+
+def is_negative_zero(n: object) -> bool:
+    """True for the negative zero (``-0``, ``0 * -1``, ``tonumber("-0")``): a float zero with its sign set."""
+    return type(n) is float and n == 0 and math.copysign(1.0, n) < 0
+
+
+def is_negative(n: int | float) -> bool:
+    """True for a number below zero and for the negative zero: the sign IEEE arithmetic goes by."""
+    return n < 0 or is_negative_zero(n)
+
+
+def zero_sign(op: str, a: int | float, b: int | float) -> int | float:
+    """The zero ``a op b`` gives when its exact value is zero, signed as Terraform's (IEEE) arithmetic
+    signs it: a product or quotient is negative when one operand is, a sum only when both are
+    negative zeros, a remainder keeps the dividend's zero (``-0 % 5`` is ``-0``, ``-5 % 5`` is ``0``)."""
+    if op in ("*", "/"):
+        negative = is_negative(a) != is_negative(b)
+    elif op == "+":
+        negative = is_negative_zero(a) and is_negative_zero(b)
+    elif op == "-":
+        negative = is_negative_zero(a) and not is_negative(b) and b == 0
+    else:
+        negative = is_negative_zero(a)
+    return NEGATIVE_ZERO if negative else 0
+
+
+def signed(text: str, n: int | float) -> int | float:
+    """The number ``text`` spells, ``n``, with the sign a zero was written with (``"-0"``, ``"-0.0"``)."""
+    if n == 0 and text.lstrip()[:1] == "-":
+        return NEGATIVE_ZERO
+    return n
+
+
 def parse(text: str) -> int | float:
-    """A decimal numeral (``42``, ``-1.5``, ``1e3``) at Terraform's precision."""
-    return make(rounded(Fraction(text)))
+    """A decimal numeral (``42``, ``-1.5``, ``1e3``, ``-0``) at Terraform's precision."""
+    return signed(text, make(rounded(Fraction(text))))
 
 
 def to_text(n: BigFloat) -> str:
@@ -118,4 +156,5 @@ def _plain_decimal(x: Fraction) -> str:
     return f"{sign}{units[:-places]}.{units[-places:]}".rstrip("0").rstrip(".")
 
 
-__all__ = ["PRECISION", "BigFloat", "exact", "make", "negate", "parse", "rounded", "to_text"]
+__all__ = ["NEGATIVE_ZERO", "PRECISION", "BigFloat", "exact", "is_negative", "is_negative_zero", "make", "negate",
+           "parse", "rounded", "signed", "to_text", "zero_sign"]

@@ -41,7 +41,7 @@ def parse_number(s: str) -> int | float | None:
         return None
     if "." in s or "e" in s or "E" in s:
         return numbers.parse(s)
-    return int(s)
+    return numbers.signed(s, int(s))
 
 
 def format_number(n: int | float) -> str:
@@ -52,7 +52,7 @@ def format_number(n: int | float) -> str:
         if math.isnan(n) or math.isinf(n):
             return str(n)
         if n.is_integer():
-            return str(int(n))
+            return "-0" if numbers.is_negative_zero(n) else str(int(n))
         text = repr(n)
         if "e" in text or "E" in text:
             text = format(Decimal(text), "f")
@@ -194,10 +194,12 @@ def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
     """
     if type(a) is int and type(b) is int and op != "/":
         exact: int = _ARITH[op](a, b)
-        return exact
+        return exact if exact or op != "*" else numbers.zero_sign(op, a, b)
     if op == "%" or not (math.isfinite(a) and math.isfinite(b)):
-        return normalize_number(_ARITH[op](a, b))
-    return numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))
+        result = normalize_number(_ARITH[op](a, b))
+    else:
+        result = numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))
+    return result if result else numbers.zero_sign(op, a, b)  # ``0 * -1`` is ``-0``, as IEEE signs it
 
 
 def _exactly(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:

@@ -52,7 +52,7 @@ from engine.state.model import State
 from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
-from vocab.types import plain_nulls
+from vocab.types import plain_data
 from vocab.values import SENSITIVE, mark
 
 _log = logging.getLogger(__name__)
@@ -199,7 +199,7 @@ def make_plan(
             lineage=stored_lineage,
             serial=stored_serial,
             config_hash=planned_hash,
-            variables={k: mark(plain_nulls(v)) if root.variables[k].sensitive else plain_nulls(v)
+            variables={k: mark(plain_data(v)) if root.variables[k].sensitive else plain_data(v)
                        for k, v in root_vars.items()},
             workspace=opts.workspace,
             mode=opts.mode,
@@ -386,7 +386,7 @@ def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: st
             out[name] = OutputChange(name, ACTIONS_DELETE, before, None, old.sensitive)
         return out
     for name, (typed, sensitive) in outputs.items():
-        value = plain_nulls(typed)  # a plan holds values, not their types (state keeps the type)
+        value = plain_data(typed)  # a plan holds values, not their types (state keeps the type)
         stored = prior.outputs.get(name)
         if stored is None:
             out[name] = OutputChange(name, ACTIONS_CREATE, None, value, sensitive)

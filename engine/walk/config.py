@@ -41,7 +41,7 @@ from engine.walk.scopes import (  # noqa: F401  (ResourceInstance, WalkHooks: re
     _with_unknown_computed,
 )
 from vocab.errors import CtlError, Diagnostics
-from vocab.types import plain_nulls
+from vocab.types import plain_data
 from vocab.values import (
     SENSITIVE,
     UNKNOWN,
@@ -369,7 +369,7 @@ class ConfigWalk:
         out: dict[str, Any] = {}
         for name, attr in body.attributes.items():
             if name not in skip:
-                out[name] = plain_nulls(self._eval(attr.expr, ctx))  # providers know a null, not its type
+                out[name] = plain_data(self._eval(attr.expr, ctx))  # providers know a null, not its type
         for block in body.blocks:
             if block.type == "dynamic":
                 self._dynamic(block, ctx, out)

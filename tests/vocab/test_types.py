@@ -19,13 +19,15 @@ from vocab.types import (
     list_of,
     map_of,
     parse_type,
+    plain_data,
     set_of,
     type_json,
     type_of_value,
     type_to_json_value,
+    untyped_nulls,
     without_optional_attributes,
 )
-from vocab.values import UNKNOWN, Marked, SetValue
+from vocab.values import UNKNOWN, ListValue, Marked, Null, SetValue
 
 # Every spelling Terraform sends, in cty's canonical form (compact, keys sorted).
 CANONICAL = [
@@ -168,3 +170,15 @@ def test_type_of_value_is_what_a_literal_would_have() -> None:
     assert type_of_value(SetValue()) == set_of(DYNAMIC)
     with pytest.raises(TypeSpecError, match="has no cty type"):
         type_of_value(object())
+
+
+def test_values_leave_the_language_with_plain_nulls_and_unsigned_zeros() -> None:
+    typed = ListValue([Null(STRING)])
+    out = plain_data({"a": [typed, -0.0], "b": Marked(Null(NUMBER))})
+    assert out["a"][0] == [None] and out["a"][0][0] is None
+    assert type_of_value(out["a"][0]) == list_of(STRING)  # the list still says what it holds
+    assert str(out["a"][1]) == "0"
+    assert out["b"].value is None
+    assert str(untyped_nulls([-0.0, Null(STRING)])) == "[-0.0, None]"  # for functions: the sign stays
+    plain = {"a": [1, "x", None], "b": {"c": 0.5}}
+    assert plain_data(plain) is plain

@@ -44,7 +44,7 @@ def parse_number(s: str) -> int | float | None:
     if not _NUMBER_RE.fullmatch(s):
         return None
     if _INT_RE.fullmatch(s):
-        return int(s)
+        return -0.0 if s[0] == "-" and int(s) == 0 else int(s)  # "-0" is the negative zero
     return normalize_number(float(s))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from engine.lang import numbers
 from engine.lang.functions._args import num_to_str
 from engine.lang.numbers import BigFloat
 from vocab.limits import MAX_ALIAS_EXPANSION, MAX_DECODED_NESTING
@@ -58,13 +59,13 @@ def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
     return loader.construct_scalar(node) in _TRUE
 
 
-def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
     text = str(loader.construct_scalar(node))
     if text.startswith("0o"):
         return int(text[2:], 8)
     if text.startswith("0x"):
         return int(text[2:], 16)
-    return int(text)
+    return numbers.signed(text, int(text))
 
 
 def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
@@ -206,7 +207,9 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
 
 
 def _represent_float(dumper: yaml.SafeDumper, data: float) -> yaml.Node:
-    return dumper.represent_scalar("tag:yaml.org,2002:float", num_to_str(data))
+    # The negative zero is written "-0", as Terraform writes it: a plain integer to a YAML reader.
+    tag = "tag:yaml.org,2002:int" if numbers.is_negative_zero(data) else "tag:yaml.org,2002:float"
+    return dumper.represent_scalar(tag, num_to_str(data))
 
 
 _Dumper.add_representer(str, _represent_str)

@@ -20,6 +20,7 @@ import urllib.parse
 import zlib
 from typing import Any
 
+from engine.lang import numbers
 from engine.lang.functions import _json, _yaml
 from engine.lang.functions._args import want_str
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
@@ -140,10 +141,16 @@ def _jsondecode(a: Args, _c: FunctionContext) -> Any:
         return json.loads(
             text,
             parse_float=lambda s: normalize_number(float(s)),
+            # "-0" is the negative zero; the integer hook costs a call per number, so only when needed
+            parse_int=_signed_int if "-0" in text else None,
             parse_constant=_reject_constant,
         )
     except ValueError as exc:
         raise ArgError(0, f"invalid JSON: {exc}") from exc
+
+
+def _signed_int(text: str) -> int | float:
+    return numbers.signed(text, int(text))
 
 
 def _jsonencode(a: Args, _c: FunctionContext) -> str:

@@ -120,8 +120,11 @@ def _kind(v: Any) -> str:
 
 def _format_number(verb: _Verb, v: Any) -> str:
     n = _to_number(verb, v)
-    sign = "-" if n < 0 else ("+" if "+" in verb.flags else (" " if " " in verb.flags else ""))
     mode = verb.mode
+    # A negative zero keeps its sign where Go formats a float (``%f`` of -0 is "-0.000000"), not
+    # where it formats an integer (``%d`` is "0").
+    negative = n < 0 or (mode not in "bdoxX" and numbers.is_negative_zero(n))
+    sign = "-" if negative else ("+" if "+" in verb.flags else (" " if " " in verb.flags else ""))
     if mode in "bdoxX":
         if isinstance(n, float):
             if not n.is_integer():
@@ -158,7 +161,7 @@ def _format_one(verb: _Verb, v: Any) -> str:
             return _pad(verb, v)
         with localcontext() as ctx:
             ctx.prec = 1100
-            text = ("-" if v < 0 else "") + _general(abs(v), None, False)
+            text = ("-" if numbers.is_negative(v) else "") + _general(abs(v), None, False)
         return _pad(verb, text)
     if mode == "t":
         if isinstance(v, bool):

@@ -21,7 +21,7 @@ _MAX_EXACT_POW_BITS = 1 << 16
 
 def _abs(a: Args, _c: FunctionContext) -> int | float:
     n = want_num(a[0], 0)
-    return numbers.negate(n) if n < 0 else n
+    return numbers.negate(n) if numbers.is_negative(n) else n
 
 
 def _ceil(a: Args, _c: FunctionContext) -> int:

@@ -76,6 +76,8 @@ def _sum(a: Args, _c: FunctionContext) -> int | float:
         if x is None:
             raise ArgError(0, "argument must be a list of numbers without nulls")
         total = numbers.rounded(total + numbers.exact(want_num(x, 0)))  # one addition at a time
+    if total == 0 and all(numbers.is_negative_zero(x) for x in items):
+        return numbers.NEGATIVE_ZERO  # only negative zeros add up to one, as IEEE adds them
     return numbers.make(total)
 
 

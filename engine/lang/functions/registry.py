@@ -35,7 +35,7 @@ from engine.lang.functions import (
 )
 from engine.lang.functions._core import ArgError, CallError, FunctionContext, FunctionError, FunctionSpec
 from engine.lang.literals import nfc
-from vocab.types import plain_nulls
+from vocab.types import untyped_nulls
 from vocab.values import SENSITIVE, UNKNOWN, Marked, Null, Unknown, deep_unmark, mark, unmark
 
 # Evaluated by the evaluator (their arguments may fail, or must be references), so no body here.
@@ -185,7 +185,7 @@ def call_function(name: str, args: list[Any], ctx: FunctionContext | None) -> ob
         has_marks |= m
         has_typed_nulls |= n
     if has_typed_nulls and not spec.typed_nulls:
-        args = [plain_nulls(a) for a in args]
+        args = [untyped_nulls(a) for a in args]
     if not has_marks:
         if has_unknown and not spec.unknown_ok:
             return UNKNOWN
