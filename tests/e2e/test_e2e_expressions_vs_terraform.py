@@ -2,7 +2,7 @@
 
 The corpus in ``tests/fixtures/expressions/`` is a set of configurations made of outputs only, one
 file per topic (numbers, strings, unicode, collections, expressions, conversion, encoding, files,
-modules, language, types).
+modules, language, types, sensitive).
 Each file is applied by Terraform 1.0.3 (the test extra), by OpenTofu 1.12.6 (the newest language,
 unpacked from ``../shared/peers``) and by ``ctl``; every output's value from each reference's
 ``output -json`` must equal ctl's ``output -json``, and so must the primitive type of each of its

@@ -26,6 +26,7 @@ from vocab.values import (
     contains_unknown,
     deep_unmark,
     mark,
+    unmark,
 )
 
 
@@ -40,10 +41,12 @@ def _nonsensitive(a: Args, _c: FunctionContext) -> object:
 
 
 def _issensitive(a: Args, _c: FunctionContext) -> object:
-    plain, marks = deep_unmark(a[0])
+    """Whether the value itself is sensitive, not something inside it, as OpenTofu and Terraform
+    answer: ``issensitive([var.secret])`` is false, ``issensitive([var.secret][0])`` true."""
+    plain, marks = unmark(a[0])
     if SENSITIVE in marks:
         return True
-    return UNKNOWN if contains_unknown(plain) else False
+    return UNKNOWN if isinstance(plain, Unknown) else False
 
 
 def _null_of(ty: cty.CtyType, given: object) -> Null:
@@ -154,8 +157,8 @@ FUNCTIONS = {
     "nonsensitive": fn(_nonsensitive, "value", raw=True),
     "sensitive": fn(_sensitive, "value", raw=True),
     "tobool": fn(_tobool, "v", typed_nulls=True),
-    "tolist": fn(_tolist, "v", typed_nulls=True, unknown_ok=True),
-    "tomap": fn(_tomap, "v", typed_nulls=True, unknown_ok=True),
+    "tolist": fn(_tolist, "v", typed_nulls=True, unknown_ok=True, element_marks=True),
+    "tomap": fn(_tomap, "v", typed_nulls=True, unknown_ok=True, element_marks=True),
     "tonumber": fn(_tonumber, "v", typed_nulls=True),
     "toset": fn(_toset, "v", typed_nulls=True, unknown_ok=True),
     "tostring": fn(_tostring, "v", typed_nulls=True),

@@ -15,17 +15,28 @@ from engine.lang.functions._args import (
     want_list,
 )
 from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
-from vocab.values import UNKNOWN, ListValue, Unknown, contains_unknown
+from vocab.values import UNKNOWN, ListValue, Marked, Unknown, contains_unknown, mark, unmark
 
 
 def _flatten_into(items: list[Any], out: list[Any]) -> bool:
-    """Append the leaves of ``items``; False when an unknown value hides the shape."""
+    """Append the leaves of ``items``; False when an unknown value hides the shape.
+
+    A sensitive leaf stays a sensitive leaf; the elements of a sensitive list each carry its mark,
+    as Terraform flattens them (``flatten([[var.secret], ["x"]])[1]`` is not sensitive).
+    """
     for x in items:
-        if isinstance(x, Unknown):
+        inner, marks = unmark(x) if type(x) is Marked else (x, frozenset[str]())
+        if isinstance(inner, Unknown):
             return False
-        if isinstance(x, list):
-            if not _flatten_into(x, out):
+        if isinstance(inner, list):
+            if not marks:
+                if not _flatten_into(inner, out):
+                    return False
+                continue
+            leaves: list[Any] = []
+            if not _flatten_into(inner, leaves):
                 return False
+            out.extend(mark(leaf, marks) for leaf in leaves)
         else:
             out.append(x)
     return True
@@ -82,9 +93,9 @@ def _slice(a: Args, _c: FunctionContext) -> object:
 
 
 FUNCTIONS = {
-    "chunklist": fn(_chunklist, "list", "size", unknown_ok=True),
+    "chunklist": fn(_chunklist, "list", "size", unknown_ok=True, element_marks=True),
     "concat": fn(_concat, variadic="seqs", unknown_ok=True, element_marks=True, typed_nulls=True),
-    "flatten": fn(_flatten, "list", unknown_ok=True),
+    "flatten": fn(_flatten, "list", unknown_ok=True, element_marks=True),
     "reverse": fn(_reverse, "list", unknown_ok=True, element_marks=True, typed_nulls=True),
     "slice": fn(_slice, "list", "start_index", "end_index", unknown_ok=True, element_marks=True, typed_nulls=True),
 }

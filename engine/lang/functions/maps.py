@@ -17,7 +17,7 @@ from engine.lang.functions._args import (
 )
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from vocab.types import STRING
-from vocab.values import UNKNOWN, ListValue, MapValue, Unknown, contains_unknown
+from vocab.values import UNKNOWN, ListValue, MapValue, Unknown, contains_unknown, deep_unmark, mark
 
 
 def _keys(a: Args, _c: FunctionContext) -> object:
@@ -71,10 +71,11 @@ def _values(a: Args, _c: FunctionContext) -> object:
 def _zipmap(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or isinstance(a[1], Unknown) or contains_unknown(a[0]):
         return UNKNOWN
-    keys, vals = want_str_list(a[0], 0), want_list(a[1], 1)
+    plain_keys, key_marks = deep_unmark(a[0])  # a sensitive key marks the whole map: keys are shown
+    keys, vals = want_str_list(plain_keys, 0), want_list(a[1], 1)
     if len(keys) != len(vals):
         raise CallError(f"number of keys ({len(keys)}) does not match number of values ({len(vals)})")
-    return dict(zip(keys, vals, strict=True))
+    return mark(dict(zip(keys, vals, strict=True)), key_marks)
 
 
 FUNCTIONS = {
@@ -83,5 +84,5 @@ FUNCTIONS = {
     "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True),
     "transpose": fn(_transpose, "values"),
     "values": fn(_values, "mapping", unknown_ok=True, element_marks=True, typed_nulls=True),
-    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True),
+    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True, element_marks=True),
 }

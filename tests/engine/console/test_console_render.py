@@ -215,6 +215,9 @@ MARKS = [
     "length(sensitive([1]))", "length([var.secret])", "keys({k = var.secret})",
     'contains(["a", sensitive("x")], "a")', 'distinct(["a", sensitive("x")])', 'jsonencode({a = sensitive("x")})',
     'coalesce(sensitive("x"), "y")', 'toset(["a", sensitive("x")])', 'can(sensitive("x"))',
+    'flatten([[sensitive("x")], ["y"]])', 'zipmap(["a", "b"], [sensitive("x"), "y"])', 'tolist([sensitive("x"), "y"])',
+    'tomap({a = sensitive("x"), b = "y"})', 'chunklist([sensitive("x"), "y"], 1)', "[for s in [var.secret, \"y\"] : upper(s)]",
+    '[{a = sensitive("x"), b = "y"}][*].b', 'true ? [sensitive("x"), "y"] : []', "nonsensitive(var.secret)",
 ]
 CORPUS = MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
 
