@@ -1,4 +1,4 @@
-"""Parsed ``.tf`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
+"""Parsed ``.tf`` and ``.tf.json`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
 
 Parsing is most of what ``validate`` does and a large share of every plan: at 50,000 resources
 about six seconds of each command. A file's entry is found by a SHA-256 of the parser's own code,
@@ -27,6 +27,7 @@ import orjson
 import tree_sitter
 import tree_sitter_hcl
 
+import engine.config.json_syntax
 import engine.lang
 import vocab.errors
 import vocab.positions
@@ -175,9 +176,9 @@ def _checksum(data: bytes) -> bytes:
 
 @cache
 def _fingerprint() -> bytes | None:
-    """What a parse result depends on besides the file: the code of the parser and of the tree it builds.
+    """What a parse result depends on besides the file: the code of the parsers and of the tree they build.
 
-    The language package's modules, the syntax and error models, and the size and time of every
+    The language package's modules, the JSON reader, the syntax and error models, and the size and time of every
     file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry. None
     when they cannot be read (an installation without its sources): then nothing is cached.
     """
@@ -190,7 +191,8 @@ def _fingerprint() -> bytes | None:
 def _fingerprint_of_sources() -> bytes:
     digest = hashlib.sha256()
     sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
-    sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__)]
+    sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__),
+                Path(engine.config.json_syntax.__file__)]
     for path in sources:
         digest.update(path.read_bytes())
     for package in (tree_sitter, tree_sitter_hcl):

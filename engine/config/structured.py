@@ -1,8 +1,8 @@
-"""``*.tf.json`` and YAML specs: Terraform's JSON configuration syntax, read with positions.
+"""YAML specs (``*.tf.yaml``): Terraform's JSON configuration syntax written as YAML, read with positions.
 
-Both formats are read through PyYAML's composer (the C one when available): it gives the line and
-column of every node, which ``json.load`` cannot, so errors inside JSON and YAML files point at the
-exact place too. JSON is first checked with ``json.loads`` so its syntax errors read as JSON errors.
+They are read through PyYAML's composer (the C one when available): it gives the line and column
+of every node, so errors inside YAML files point at the exact place too. (``*.tf.json`` files have
+a reader of their own, ``engine.config.json_syntax``.)
 
 Terraform's JSON syntax does not mark which keys are nested blocks; the decoder passes a
 ``BlockSchema`` saying so, and strings are templates (``"logs-${var.env}"``) unless the schema
@@ -11,7 +11,6 @@ marks the attribute literal (a variable's ``default``).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -29,24 +28,6 @@ from vocab.values import normalize_number
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OCTAL_LIKE = re.compile(r"^0[0-9]+$")
 _YAML12_NUMBER = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
-
-
-def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
-    """Parse a ``*.tf.json`` file into a body; a JSON error names its line and column."""
-    text = decode_utf8(src, filename)
-    try:
-        # Syntax only: numbers and NaN/Infinity are judged by the reader below, which knows positions.
-        json.loads(text, parse_int=_ignore, parse_float=_ignore, parse_constant=_ignore)
-    except json.JSONDecodeError as exc:
-        pos = Pos(exc.lineno, exc.colno, exc.pos)
-        raise DiagnosticsError(
-            [Diagnostic("error", f"Invalid JSON: {exc.msg}", range=SourceRange(filename, pos, pos))]
-        ) from None
-    return _parse_structured(text, filename, schema, what="JSON")
-
-
-def _ignore(_text: str) -> None:
-    return None
 
 
 def parse_yaml_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
@@ -75,7 +56,7 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
             detail=f"{exc.reason}; remove it, or write it as an escape inside a double-quoted string.",
             range=SourceRange(filename, pos, pos),
         )]) from None
-    reader = _Reader(filename, text, json_syntax=what == "JSON")
+    reader = _Reader(filename, text)
     if root is None:
         p = Pos(1, 1, 0)
         return Body({}, [], SourceRange(filename, p, p))
@@ -85,9 +66,8 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
 
 
 class _Reader:
-    def __init__(self, filename: str, text: str = "", *, json_syntax: bool = False) -> None:
+    def __init__(self, filename: str, text: str = "") -> None:
         self.filename = filename
-        self.json_syntax = json_syntax
         self.lines = text.split("\n")
         self._ascii = [line.isascii() for line in self.lines]
         self._starts: list[int] = []  # byte offset of each line
@@ -241,8 +221,6 @@ class _Reader:
         raw = node.value
         if node.style in ('"', "'", "|", ">"):
             return raw
-        if self.json_syntax and raw in ("NaN", "Infinity", "-Infinity"):
-            raise LiteralError(f"{raw} is not a JSON number ctl can store; write a number or a string.")
         tag = node.tag.rsplit(":", 1)[-1]
         if tag == "null" or raw in ("", "~"):
             return None
@@ -270,4 +248,4 @@ class _Reader:
         return raw
 
 
-__all__ = ["EMPTY_SCHEMA", "parse_json_file", "parse_yaml_file"]
+__all__ = ["EMPTY_SCHEMA", "parse_yaml_file"]
