@@ -74,15 +74,29 @@ def _resource_json(i: int) -> dict[str, object]:
     return {"input": value}
 
 
-LAYOUTS = ("split", "single", "json")
+def _resource_yaml(i: int) -> str:
+    """The same resource as ``_resource``, as the lines of a ``.tf.yaml`` entry under ``terraform_data``."""
+    value = _resource_json(i)["input"]
+    assert isinstance(value, dict)
+    lines = [f"    r{i:06}:", "      input:"]
+    for key, item in value.items():
+        if isinstance(item, dict):
+            lines.append(f"        {key}:")
+            lines += [f"          {k}: {json.dumps(v)}" for k, v in item.items()]
+        else:
+            lines.append(f"        {key}: {json.dumps(item)}")
+    return "\n".join(lines) + "\n"
+
+
+LAYOUTS = ("split", "single", "json", "yaml")
 
 
 def generate_resources(directory: Path, n: int, layout: str = "split") -> dict[str, int]:
     """Write ``n`` resources to ``directory``; returns the file count and total bytes.
 
     ``layout`` is how a code generator might lay them out: ``split`` in files of 250 resources,
-    ``single`` in one ``main.tf``, ``json`` in one ``main.tf.json`` (as cdktf writes). The variables,
-    locals and outputs are the same in each.
+    ``single`` in one ``main.tf``, ``json`` in one ``main.tf.json`` (as cdktf writes), ``yaml`` in one
+    ``main.tf.yaml``. The variables, locals and outputs are the same in each.
 
     Each file is written as it is built: the benchmark's own peak RSS must stay small, because a
     child started with ``vfork`` inherits it as the floor of its ``ru_maxrss``.
@@ -124,6 +138,15 @@ output "last_tags" {{
                 out.write(entry + (",\n" if i < n - 1 else "\n"))
             out.write("    }\n  }\n}\n")
         files, size = files + 1, size + (directory / "main.tf.json").stat().st_size
+        return {"files": files, "bytes": size}
+    if layout == "yaml":
+        write("header.tf", _RESOURCE_HEADER)
+        write("outputs.tf", outputs)
+        with (directory / "main.tf.yaml").open("w") as out:  # written a resource at a time
+            out.write("resource:\n  terraform_data:\n")
+            for i in range(n):
+                out.write(_resource_yaml(i))
+        files, size = files + 1, size + (directory / "main.tf.yaml").stat().st_size
         return {"files": files, "bytes": size}
     if layout == "single":
         with (directory / "main.tf").open("w") as out:

@@ -327,7 +327,7 @@ class _Reader:
         def byte_of(at_line: int, at_column: int) -> int:
             return content + (at_column - column) if at_line == line else content
 
-        return parse_template(text, self.filename, line, column, byte_of=byte_of)
+        return parse_template(text, self.filename, line, column, byte_of=byte_of, host=self.source)
 
 
 def _scalar(raw: str) -> object:
