@@ -164,12 +164,21 @@ output "last_tags" {{
 
 
 def generate_literal(directory: Path, size: int, kind: str) -> int:
-    """Write one ``main.tf`` that is one local of ``size`` bytes of text, as a heredoc or as a quoted
-    string with an escaped newline on every line, and an output of its length; returns the bytes."""
+    """Write one configuration file that is one local of ``size`` bytes of text, and an output of its
+    length; returns the bytes. ``kind``: a ``main.tf`` heredoc (``heredoc``), a ``main.tf`` quoted
+    string with an escaped newline on every line (``string``), or the same string in a
+    ``main.tf.json`` (``json``)."""
     directory.mkdir(parents=True)
     line = "abcdefghij" * 7
     lines = size // (len(line) + 1)
-    with (directory / "main.tf").open("w") as out:
+    name = "main.tf.json" if kind == "json" else "main.tf"
+    with (directory / name).open("w") as out:
+        if kind == "json":
+            out.write('{\n  "locals": {\n    "big": "')
+            for _ in range(lines):
+                out.write(line + "\\n")
+            out.write('"\n  },\n  "output": {\n    "length": {\n      "value": "${length(local.big)}"\n    }\n  }\n}\n')
+            return (directory / name).stat().st_size
         if kind == "heredoc":
             out.write("locals {\n  big = <<EOT\n")
             for _ in range(lines):
@@ -181,7 +190,7 @@ def generate_literal(directory: Path, size: int, kind: str) -> int:
                 out.write(line + "\\n")
             out.write('"\n}\n')
         out.write('\noutput "length" {\n  value = length(local.big)\n}\n')
-    return (directory / "main.tf").stat().st_size
+    return (directory / name).stat().st_size
 
 
 _CHILD = """\
