@@ -111,6 +111,7 @@ class _Reader:
         self.source = SourceText(filename, src)
         self.text = src.decode("latin-1")  # one character per byte: an index is a byte offset
         self.ascii = src.isascii()
+        self._line = (1, 0)  # a line number and the offset its newlines are counted up to
 
     # ---- positions and errors --------------------------------------------------------------
 
@@ -322,12 +323,26 @@ class _Reader:
     def template(self, text: str, content: int) -> ast.Expr:
         """A string with interpolations or directives, whose text starts at byte ``content``: parsed
         as a template, its positions the file's (a JSON string never spans lines)."""
-        line, column = self.source.line_column(content)
+        line, column = self.line_column(content)
 
         def byte_of(at_line: int, at_column: int) -> int:
             return content + (at_column - column) if at_line == line else content
 
         return parse_template(text, self.filename, line, column, byte_of=byte_of, host=self.source)
+
+
+    def line_column(self, pos: int) -> tuple[int, int]:
+        """The line and column of byte ``pos``, counted on from the last one asked for (the reader
+        only goes forward), so no table of line starts is kept for a file's templates."""
+        line, counted = self._line
+        if pos < counted:
+            line, counted = 1, 0
+        line += self.text.count("\n", counted, pos)
+        self._line = (line, pos)
+        first = self.text.rfind("\n", 0, pos) + 1
+        if self.ascii:
+            return line, pos - first + 1
+        return line, len(self.src[first:pos].decode("utf-8", "replace")) + 1
 
 
 def _scalar(raw: str) -> object:
