@@ -91,7 +91,7 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
         return cache.parse(src, display, parse, part) if cache is not None else parse(src, display)
     if name.endswith(".tf.json"):
         try:
-            return cache.parse(src, display, _parse_json) if cache is not None else _parse_json(src, display)
+            return cache.parse_in_pieces(src, display, _parse_json) if cache is not None else _parse_json(src, display)
         except RecursionError:
             raise _too_deep(src, display) from None
     if name.endswith((".tf.yaml", ".tf.yml")):
