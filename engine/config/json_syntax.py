@@ -143,7 +143,7 @@ class _Reader:
             raise _Malformed(self.space(end))
         return body
 
-    def members(self, pos: int) -> tuple[str, int, int, int]:
+    def key(self, pos: int) -> tuple[str, int, int, int]:
         """The key at ``pos`` (after the comma or brace before it): its text, start and end, and
         where its value starts."""
         start = self.space(pos)
@@ -177,7 +177,7 @@ class _Reader:
         dupes: list[tuple[Attribute, Attribute]] = []
         more, pos = self.opened(start + 1, "}")
         while more:
-            key, key_start, key_end, pos = self.members(pos)
+            key, key_start, key_end, pos = self.key(pos)
             nested = schema.blocks.get(key) if key != "//" else None
             if key == "//":  # JSON syntax comments
                 _, pos = self.value(pos, 1, literal=True)
@@ -251,7 +251,7 @@ class _Reader:
         """An object keyed by the next label, at ``start``; the offset after it."""
         more, pos = self.opened(start + 1, "}")
         while more:
-            key, key_start, key_end, pos = self.members(pos)
+            key, key_start, key_end, pos = self.key(pos)
             pos = self.blocks(block_type, type_rng, pos, labels_left - 1, schema,
                               [*labels, key], [*label_rngs, self.at(key_start, key_end)], out)
             more, pos = self.after_member(pos, "}")
@@ -297,7 +297,7 @@ class _Reader:
         items: list[ast.ObjectItem] = []
         more, pos = self.opened(start + 1, "}")
         while more:
-            key, key_start, key_end, pos = self.members(pos)
+            key, key_start, key_end, pos = self.key(pos)
             value, pos = self.value(pos, depth + 1, literal=literal)
             if key != "//":
                 items.append(ast.ObjectItem(ast.Literal(self.at(key_start, key_end), key), value))
