@@ -28,10 +28,11 @@ ctl on copies of the same files: both times and their ratio. Terraform cannot ru
 (it arrived in 1.4) and any other resource would need a provider download, so this is the fair
 comparison available offline.
 
-Then the layouts code generators write (``--layouts``, default ``split,single,json``): the same N
-resources as one ``main.tf`` and as one ``main.tf.json`` beside the split files, each validated on a
-fresh directory, validated again (parse cache) and planned; and a file that is one huge literal
-(``--literal-mb``, default 50: a heredoc, and a quoted string with an escape on every line). For
+Then the layouts code generators write (``--layouts``, default ``split,single,json,yaml``): the same
+N resources as one ``main.tf``, one ``main.tf.json`` and one ``main.tf.yaml`` beside the split files,
+each validated on a fresh directory, validated again (parse cache) and planned; and a file that is
+one huge literal (``--literal-mb``, default 50: a heredoc, a quoted string with an escape on every
+line, and that string in a ``main.tf.json``). For
 each, peak RSS and the bytes of peak over the baseline (``ctl validate`` of a one-line
 configuration) per byte of input.
 
@@ -40,8 +41,8 @@ step N times on each size and counts its median run, and before each round a fix
 piece of pure-Python work is timed (``reference_s``): it shows which phase the machine was in.
 
 Run: ``python bench/scale.py [--sizes 10000,25000] [--skip-apply] [--lang-size N] [--no-terraform]
-[--repeat N] [--keep DIR] [--json] [--layouts split,single,json] [--layout-sizes 10000,50000]
-[--literal-mb 50] [--no-lifecycle]`` (exit status 0 always: this is a benchmark, not a test).
+[--repeat N] [--keep DIR] [--json] [--layouts split,single,json,yaml] [--layout-sizes 10000,50000]
+[--literal-mb 50] [--literal-kinds heredoc,string,json] [--no-lifecycle]`` (exit status 0 always: this is a benchmark, not a test).
 """
 
 from __future__ import annotations
@@ -255,6 +256,8 @@ def measure(directories: list[tuple[Path, int]], skip_apply: bool, timeout: floa
     return rows, references
 
 
+LITERAL_KINDS = ("heredoc", "string", "json")
+
 LAYOUT_STEPS: list[tuple[str, list[str]]] = [
     ("validate", ["validate"]),  # from an empty parse cache
     ("revalidate", ["validate"]),
@@ -271,7 +274,7 @@ def baseline_mb(base: Path, timeout: float) -> float:
 
 
 def layouts(base: Path, sizes: list[int], names: list[str], literal_mb: int, timeout: float,
-            repeat: int = 1) -> list[dict[str, Any]]:
+            repeat: int = 1, literal_kinds: tuple[str, ...] = LITERAL_KINDS) -> list[dict[str, Any]]:
     """The same resources in each layout, and the huge-literal files: one row each, with the steps
     of ``LAYOUT_STEPS`` (median of ``repeat`` runs) and the input's size."""
     rows: list[dict[str, Any]] = []
@@ -286,7 +289,7 @@ def layouts(base: Path, sizes: list[int], names: list[str], literal_mb: int, tim
             rows.append(row)
             todo.append((row, directory, LAYOUT_STEPS))
     if literal_mb:
-        for kind in ("heredoc", "string"):
+        for kind in literal_kinds:
             directory = base / f"literal-{kind}"
             if directory.exists():
                 shutil.rmtree(directory)
@@ -364,10 +367,13 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="runs of each step on each size; the median counts (default: %(default)s)",
     )
-    ap.add_argument("--layouts", default="split,single,json",
-                    help="layouts of the layout table: split, single (.tf), json (.tf.json); empty for none")
+    ap.add_argument("--layouts", default="split,single,json,yaml",
+                    help="layouts of the layout table: split, single (.tf), json (.tf.json), yaml (.tf.yaml); "
+                         "empty for none")
     ap.add_argument("--layout-sizes", default="10000,50000", help="resource counts of the layout table")
     ap.add_argument("--literal-mb", type=int, default=50, help="size of the huge-literal files (0: none)")
+    ap.add_argument("--literal-kinds", default=",".join(LITERAL_KINDS),
+                    help="huge-literal files: heredoc, string (.tf), json (.tf.json) (default: %(default)s)")
     ap.add_argument("--no-lifecycle", action="store_true", help="only the layout table")
     ap.add_argument(
         "--timeout",
@@ -407,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
         layout_sizes = [int(x.replace("_", "")) for x in args.layout_sizes.split(",") if x.strip()]
         if names or args.literal_mb:
             baseline = baseline_mb(base, args.timeout)
+            kinds = tuple(k for k in args.literal_kinds.split(",") if k.strip())
             layout_rows = layouts(base, layout_sizes if names else [], names, args.literal_mb, args.timeout,
-                                  repeat=max(1, args.repeat))
+                                  repeat=max(1, args.repeat), literal_kinds=kinds)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

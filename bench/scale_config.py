@@ -74,15 +74,29 @@ def _resource_json(i: int) -> dict[str, object]:
     return {"input": value}
 
 
-LAYOUTS = ("split", "single", "json")
+def _resource_yaml(i: int) -> str:
+    """The same resource as ``_resource``, as the lines of a ``.tf.yaml`` entry under ``terraform_data``."""
+    value = _resource_json(i)["input"]
+    assert isinstance(value, dict)
+    lines = [f"    r{i:06}:", "      input:"]
+    for key, item in value.items():
+        if isinstance(item, dict):
+            lines.append(f"        {key}:")
+            lines += [f"          {k}: {json.dumps(v)}" for k, v in item.items()]
+        else:
+            lines.append(f"        {key}: {json.dumps(item)}")
+    return "\n".join(lines) + "\n"
+
+
+LAYOUTS = ("split", "single", "json", "yaml")
 
 
 def generate_resources(directory: Path, n: int, layout: str = "split") -> dict[str, int]:
     """Write ``n`` resources to ``directory``; returns the file count and total bytes.
 
     ``layout`` is how a code generator might lay them out: ``split`` in files of 250 resources,
-    ``single`` in one ``main.tf``, ``json`` in one ``main.tf.json`` (as cdktf writes). The variables,
-    locals and outputs are the same in each.
+    ``single`` in one ``main.tf``, ``json`` in one ``main.tf.json`` (as cdktf writes), ``yaml`` in one
+    ``main.tf.yaml``. The variables, locals and outputs are the same in each.
 
     Each file is written as it is built: the benchmark's own peak RSS must stay small, because a
     child started with ``vfork`` inherits it as the floor of its ``ru_maxrss``.
@@ -125,6 +139,15 @@ output "last_tags" {{
             out.write("    }\n  }\n}\n")
         files, size = files + 1, size + (directory / "main.tf.json").stat().st_size
         return {"files": files, "bytes": size}
+    if layout == "yaml":
+        write("header.tf", _RESOURCE_HEADER)
+        write("outputs.tf", outputs)
+        with (directory / "main.tf.yaml").open("w") as out:  # written a resource at a time
+            out.write("resource:\n  terraform_data:\n")
+            for i in range(n):
+                out.write(_resource_yaml(i))
+        files, size = files + 1, size + (directory / "main.tf.yaml").stat().st_size
+        return {"files": files, "bytes": size}
     if layout == "single":
         with (directory / "main.tf").open("w") as out:
             out.write(_RESOURCE_HEADER + "\n")
@@ -141,12 +164,21 @@ output "last_tags" {{
 
 
 def generate_literal(directory: Path, size: int, kind: str) -> int:
-    """Write one ``main.tf`` that is one local of ``size`` bytes of text, as a heredoc or as a quoted
-    string with an escaped newline on every line, and an output of its length; returns the bytes."""
+    """Write one configuration file that is one local of ``size`` bytes of text, and an output of its
+    length; returns the bytes. ``kind``: a ``main.tf`` heredoc (``heredoc``), a ``main.tf`` quoted
+    string with an escaped newline on every line (``string``), or the same string in a
+    ``main.tf.json`` (``json``)."""
     directory.mkdir(parents=True)
     line = "abcdefghij" * 7
     lines = size // (len(line) + 1)
-    with (directory / "main.tf").open("w") as out:
+    name = "main.tf.json" if kind == "json" else "main.tf"
+    with (directory / name).open("w") as out:
+        if kind == "json":
+            out.write('{\n  "locals": {\n    "big": "')
+            for _ in range(lines):
+                out.write(line + "\\n")
+            out.write('"\n  },\n  "output": {\n    "length": {\n      "value": "${length(local.big)}"\n    }\n  }\n}\n')
+            return (directory / name).stat().st_size
         if kind == "heredoc":
             out.write("locals {\n  big = <<EOT\n")
             for _ in range(lines):
@@ -158,7 +190,7 @@ def generate_literal(directory: Path, size: int, kind: str) -> int:
                 out.write(line + "\\n")
             out.write('"\n}\n')
         out.write('\noutput "length" {\n  value = length(local.big)\n}\n')
-    return (directory / "main.tf").stat().st_size
+    return (directory / name).stat().st_size
 
 
 _CHILD = """\

@@ -41,12 +41,11 @@ MAX_ALIAS_EXPANSION = 100_000
 # enough for a function package zip, small enough that a stray disk image does not exhaust memory.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
-# Bytes of one HCL file (``.tf``, ``.tfvars``): no ceiling unless ``CTL_MAX_HCL_FILE_MB`` sets one, a
-# guard for untrusted input. Parsing keeps memory proportional to a file's size (large files are
-# read in parts, long literals are not read by the grammar), so size alone is no reason to refuse.
+# Bytes of one HCL file (``.tf``, ``.tfvars``), parsed or formatted: no ceiling unless
+# ``CTL_MAX_HCL_FILE_MB`` sets one, a guard for untrusted input. Parsing and formatting keep memory
+# proportional to a file's size (large files are read in parts, long literals are not read by the
+# grammar), so size alone is no reason to refuse.
 MAX_HCL_FILE_ENV = "CTL_MAX_HCL_FILE_MB"
-# ``ctl fmt`` rewrites a file from one whole syntax tree, so it keeps a ceiling by default.
-DEFAULT_MAX_FMT_FILE_MB = 4
 
 # Operations run at once by refresh and apply unless --parallelism / CTL_PARALLELISM say otherwise
 # (Terraform's default too).
@@ -82,7 +81,6 @@ def raise_recursion_limit() -> None:
 __all__ = [
     "MAX_ALIAS_EXPANSION",
     "MAX_DECODED_NESTING",
-    "DEFAULT_MAX_FMT_FILE_MB",
     "DEFAULT_MAX_INSTANCES",
     "DEFAULT_PARALLELISM",
     "MAX_COLLECTION_LENGTH",

@@ -22,11 +22,12 @@ from typing import Any
 import yaml
 
 from engine.config.decode import ModuleDecoder
+from engine.config.json_syntax import parse_json_file
 from engine.config.language import FILE_SCHEMA
 from engine.config.model import Module
 from engine.config.parse_ahead import ParseAhead, Unit
 from engine.config.parse_cache import ParseCache
-from engine.config.structured import parse_json_file, parse_yaml_file
+from engine.config.structured import parse_yaml_file
 from engine.lang.hcl import (
     Part,
     check_hcl_size,
@@ -80,8 +81,8 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
 def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = None, part: Part | None = None) -> Body:
     """Parse one file's bytes by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
 
-    HCL files go through ``cache`` when one is given: they are most configurations' bulk, and
-    their parse is the costly one. ``part``, for a large HCL file, is the part of it to parse
+    HCL and JSON files go through ``cache`` when one is given: they are most configurations' bulk,
+    and their parse is the costly one (a generated ``main.tf.json`` is often one large file). ``part``, for a large HCL file, is the part of it to parse
     (``hcl_parts``); the whole file when None.
     """
     name = path.name
@@ -90,7 +91,7 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
         return cache.parse(src, display, parse, part) if cache is not None else parse(src, display)
     if name.endswith(".tf.json"):
         try:
-            return parse_json_file(src, display, FILE_SCHEMA)
+            return cache.parse_in_pieces(src, display, _parse_json) if cache is not None else _parse_json(src, display)
         except RecursionError:
             raise _too_deep(src, display) from None
     if name.endswith((".tf.yaml", ".tf.yml")):
@@ -98,6 +99,10 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
     if cache is not None:
         return cache.parse(src, display, parse_hcl_file)
     return parse_hcl_file(src, display)
+
+
+def _parse_json(src: bytes, display: str) -> Body:
+    return parse_json_file(src, display, FILE_SCHEMA)
 
 
 def _too_deep(src: bytes, display: str) -> DiagnosticsError:

@@ -64,7 +64,7 @@ class ParseAhead:
         process parses them: a large file is several units), or None when too little of them is
         uncached HCL to be worth one, or there is one core."""
         hcl = [(index, unit) for index, unit in enumerate(units)
-               if unit[0].name.endswith(".tf")]  # JSON and YAML specs are not cached: quick to read anyway
+               if unit[0].name.endswith(".tf")]  # a JSON file is one unit, parsed here (only HCL is cut)
         if (os.cpu_count() or 1) < 2 or not cache.writable or sum(_size(u) for _, u in hcl) < MIN_BYTES:
             return None  # the usual case: a few kilobytes, not worth even hashing them here
         todo, size = [], 0

@@ -1,4 +1,4 @@
-"""Parsed ``.tf`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
+"""Parsed ``.tf`` and ``.tf.json`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
 
 Parsing is most of what ``validate`` does and a large share of every plan: at 50,000 resources
 about six seconds of each command. A file's entry is found by a SHA-256 of the parser's own code,
@@ -27,6 +27,7 @@ import orjson
 import tree_sitter
 import tree_sitter_hcl
 
+import engine.config.json_syntax
 import engine.lang
 import vocab.errors
 import vocab.positions
@@ -39,6 +40,9 @@ from vocab.errors import SourceText
 
 CACHE_DIR = Path(".ctl") / "cache" / "parse"
 ENABLE_ENV = "CTL_PARSE_CACHE"
+# Top-level blocks per entry of a file cached in pieces (``parse_in_pieces``): a few megabytes of
+# encoded tree at a time.
+PIECE_BLOCKS = 1000
 
 
 class ParseCache:
@@ -104,6 +108,45 @@ class ParseCache:
         self._store(path, body, filename)
         return body
 
+    def parse_in_pieces(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
+        """``parse(src, filename)`` for a file parsed whole (a ``.tf.json``), cached in pieces of at
+        most ``PIECE_BLOCKS`` top-level blocks each, encoded and decoded one at a time.
+
+        An entry is a tree's nested lists while it is encoded or decoded, several times the tree's
+        own size: one entry for a generated file of 50,000 resources doubled the command's peak.
+        The file's entry holds how many pieces there are, each piece is an entry of its own, and a
+        missing or damaged piece means the file is parsed afresh and rewritten.
+        """
+        name = self.entry(src, filename)
+        if name is None:
+            return parse(src, filename)
+        stem = name[: -len(".json")]
+        self.used.add(name)
+        try:
+            pieces = orjson.loads(_checked((self.dir / name).read_bytes()))["pieces"]
+            text = SourceText(filename, src)
+            bodies: list[Body] = []
+            for index in range(int(pieces)):
+                piece = f"{stem}-{index}.json"
+                self.used.add(piece)
+                bodies.append(decode_body(orjson.loads(_checked((self.dir / piece).read_bytes())), text))
+            return _joined(bodies)
+        except (OSError, ValueError, TypeError, KeyError):
+            pass  # not cached, damaged or foreign: parsed below, and rewritten
+        body = parse(src, filename)
+        if body.duplicates:
+            return body  # the decoder reports them from shared objects: parsed every time
+        blocks = body.blocks
+        count = max(1, -(-len(blocks) // PIECE_BLOCKS))
+        for index in range(count):
+            piece = f"{stem}-{index}.json"
+            self.used.add(piece)
+            chunk = blocks[index * PIECE_BLOCKS : (index + 1) * PIECE_BLOCKS]
+            self._store(self.dir / piece, Body(body.attributes if index == 0 else {}, chunk, body.rng), filename)
+        if self.writable:
+            self._write_bytes(self.dir / name, orjson.dumps({"pieces": count}))
+        return body
+
     def hold_writes(self) -> None:
         """Keep the entries of the files parsed from now on, to be written by ``write_held``."""
         if self._held is None:
@@ -131,6 +174,9 @@ class ParseCache:
             data = orjson.dumps(encode_body(body, filename))
         except (Uncacheable, TypeError, RecursionError):
             return True  # orjson's own errors are TypeErrors: a tree too deep for it is parsed every time
+        return self._write_bytes(path, data)
+
+    def _write_bytes(self, path: Path, data: bytes) -> bool:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -156,6 +202,12 @@ class ParseCache:
                     os.unlink(self.dir / name)
 
 
+def _joined(bodies: list[Body]) -> Body:
+    """A file's body from its pieces: the first holds its arguments and range, all hold blocks."""
+    first = bodies[0]
+    return Body(first.attributes, [block for body in bodies for block in body.blocks], first.rng)
+
+
 def _checked(entry: bytes) -> bytes:
     """An entry's JSON, once its checksum shows it is whole: a damaged entry raises ``ValueError``.
 
@@ -175,9 +227,9 @@ def _checksum(data: bytes) -> bytes:
 
 @cache
 def _fingerprint() -> bytes | None:
-    """What a parse result depends on besides the file: the code of the parser and of the tree it builds.
+    """What a parse result depends on besides the file: the code of the parsers and of the tree they build.
 
-    The language package's modules, the syntax and error models, and the size and time of every
+    The language package's modules, the JSON reader, the syntax and error models, and the size and time of every
     file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry. None
     when they cannot be read (an installation without its sources): then nothing is cached.
     """
@@ -190,7 +242,8 @@ def _fingerprint() -> bytes | None:
 def _fingerprint_of_sources() -> bytes:
     digest = hashlib.sha256()
     sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
-    sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__)]
+    sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__),
+                Path(engine.config.json_syntax.__file__)]
     for path in sources:
         digest.update(path.read_bytes())
     for package in (tree_sitter, tree_sitter_hcl):

@@ -1,8 +1,14 @@
-"""``*.tf.json`` and YAML specs: Terraform's JSON configuration syntax, read with positions.
+"""YAML specs (``*.tf.yaml``): Terraform's JSON configuration syntax written as YAML, read with positions.
 
-Both formats are read through PyYAML's composer (the C one when available): it gives the line and
-column of every node, which ``json.load`` cannot, so errors inside JSON and YAML files point at the
-exact place too. JSON is first checked with ``json.loads`` so its syntax errors read as JSON errors.
+A file is read from PyYAML's event stream (its C parser when available) straight into bodies, one
+event at a time, without composing the document: a composed node carries two position marks, so
+the document composed whole took several times the memory of what is read from it. Ranges are
+packed offsets into the file's ``SourceText`` (``vocab.positions``), as a ``.tf`` file's are.
+
+A document with an alias is composed instead (an alias is its anchor's node again, and copying it
+is counted against ``MAX_ALIAS_EXPANSION``); so is one the stream cannot read, so that every YAML
+error is PyYAML's own, at its position, and a syntax error anywhere is reported before a structural
+one found earlier. (``*.tf.json`` files have a reader of their own, ``engine.config.json_syntax``.)
 
 Terraform's JSON syntax does not mark which keys are nested blocks; the decoder passes a
 ``BlockSchema`` saying so, and strings are templates (``"logs-${var.env}"``) unless the schema
@@ -11,50 +17,49 @@ marks the attribute literal (a variable's ``default``).
 
 from __future__ import annotations
 
-import json
-import re
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
+from engine.config.yaml_values import Positions, ScalarReader, too_deep
 from engine.lang import ast
 from engine.lang.functions._yaml import AliasBudget, YamlError
-from engine.lang.hcl import parse_template
-from engine.lang.literals import LiteralError, checked_float, decode_utf8, number
+from engine.lang.literals import decode_utf8
 from engine.lang.syntax import EMPTY_SCHEMA, Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
 from vocab.limits import MAX_NESTING
-from vocab.values import normalize_number
+from vocab.positions import Located, as_range
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_OCTAL_LIKE = re.compile(r"^0[0-9]+$")
-_YAML12_NUMBER = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
-
-
-def parse_json_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
-    """Parse a ``*.tf.json`` file into a body; a JSON error names its line and column."""
-    text = decode_utf8(src, filename)
-    try:
-        # Syntax only: numbers and NaN/Infinity are judged by the reader below, which knows positions.
-        json.loads(text, parse_int=_ignore, parse_float=_ignore, parse_constant=_ignore)
-    except json.JSONDecodeError as exc:
-        pos = Pos(exc.lineno, exc.colno, exc.pos)
-        raise DiagnosticsError(
-            [Diagnostic("error", f"Invalid JSON: {exc.msg}", range=SourceRange(filename, pos, pos))]
-        ) from None
-    return _parse_structured(text, filename, schema, what="JSON")
-
-
-def _ignore(_text: str) -> None:
-    return None
+_RESOLVER = yaml.resolver.Resolver()  # the implicit tags PyYAML's composer gives plain scalars
 
 
 def parse_yaml_file(src: bytes, filename: str, schema: BlockSchema) -> Body:
     """Parse a YAML spec (same structure as the JSON syntax) into a body."""
-    return _parse_structured(decode_utf8(src, filename), filename, schema, what="YAML")
+    text = decode_utf8(src, filename)
+    events = yaml.parse(text, Loader=_Loader)
+    streamed = _Streamed(Positions(src, text, filename), events)
+    try:
+        return streamed.document(schema)
+    except _Compose:
+        pass
+    except (yaml.MarkedYAMLError, yaml.reader.ReaderError):
+        pass  # composed below, which raises the same error
+    except DiagnosticsError as err:
+        try:
+            for _ in events:  # the rest of the document: a syntax error there comes first
+                pass
+        except (yaml.MarkedYAMLError, yaml.reader.ReaderError):
+            pass
+        else:
+            raise err from None
+    del streamed, events
+    return _composed(text, filename, schema, Positions(src, text, filename))
 
 
-def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: str) -> Body:
+def _composed(text: str, filename: str, schema: BlockSchema, positions: Positions) -> Body:
+    what = "YAML"
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -75,55 +80,31 @@ def _parse_structured(text: str, filename: str, schema: BlockSchema, *, what: st
             detail=f"{exc.reason}; remove it, or write it as an escape inside a double-quoted string.",
             range=SourceRange(filename, pos, pos),
         )]) from None
-    reader = _Reader(filename, text, json_syntax=what == "JSON")
+    reader = _Reader(positions)
     if root is None:
-        p = Pos(1, 1, 0)
-        return Body({}, [], SourceRange(filename, p, p))
+        return Body({}, [], positions.at(0, 0))
     if not isinstance(root, yaml.MappingNode):
         raise reader.error(root, f"The top level of a {what} configuration must be an object")
     return reader.body(root, schema)
 
 
-class _Reader:
-    def __init__(self, filename: str, text: str = "", *, json_syntax: bool = False) -> None:
-        self.filename = filename
-        self.json_syntax = json_syntax
-        self.lines = text.split("\n")
-        self._ascii = [line.isascii() for line in self.lines]
-        self._starts: list[int] = []  # byte offset of each line
-        offset = 0
-        for line, ascii_only in zip(self.lines, self._ascii, strict=True):
-            self._starts.append(offset)
-            offset += (len(line) if ascii_only else len(line.encode("utf-8"))) + 1
-        self._char_bytes: dict[int, list[int]] = {}  # non-ASCII lines: byte offset of each character
+class _Compose(Exception):
+    """The stream holds what only the composed document can be read from (an alias, a complex
+    key, a second document)."""
+
+
+class _Reader(ScalarReader):
+    """The composed document (one with aliases) read into bodies."""
+
+    def __init__(self, positions: Positions) -> None:
+        self.positions = positions
         self._aliases = AliasBudget()  # an alias node is the anchor's node again: its copies are counted
 
-    def byte_of(self, line: int, column: int) -> int:
-        """The byte offset of a 1-based line and column (YAML marks count characters)."""
-        if not 0 < line <= len(self.lines):
-            return 0
-        idx = line - 1
-        col = max(column - 1, 0)
-        if self._ascii[idx]:
-            return self._starts[idx] + col
-        offsets = self._char_bytes.get(idx)
-        if offsets is None:
-            offsets = [0]
-            for ch in self.lines[idx]:
-                offsets.append(offsets[-1] + len(ch.encode("utf-8")))
-            self._char_bytes[idx] = offsets
-        return self._starts[idx] + offsets[min(col, len(offsets) - 1)]
-
-    def rng(self, node: yaml.Node) -> SourceRange:
-        s, e = node.start_mark, node.end_mark
-        return SourceRange(
-            self.filename,
-            Pos(s.line + 1, s.column + 1, self.byte_of(s.line + 1, s.column + 1)),
-            Pos(e.line + 1, e.column + 1, self.byte_of(e.line + 1, e.column + 1)),
-        )
+    def rng(self, node: yaml.Node) -> Located:
+        return self.positions.at(node.start_mark.index, node.end_mark.index)
 
     def error(self, node: yaml.Node, summary: str) -> DiagnosticsError:
-        return DiagnosticsError([Diagnostic("error", summary, range=self.rng(node))])
+        return DiagnosticsError([Diagnostic("error", summary, range=as_range(self.rng(node)))])
 
     def body(self, node: yaml.Node, schema: BlockSchema) -> Body:
         if not isinstance(node, yaml.MappingNode):
@@ -141,16 +122,13 @@ class _Reader:
                 self._blocks(key, key_node, value_node, labels, inner, [], [], blocks)
                 continue
             literal = key in schema.literal_attributes
-            attr = Attribute(key, self.expr(value_node, literal=literal), self._span(key_node, value_node), self.rng(key_node))
+            span = self.positions.at(key_node.start_mark.index, value_node.end_mark.index)
+            attr = Attribute(key, self.expr(value_node, literal=literal), span, self.rng(key_node))
             if key in attributes:
                 dupes.append((attributes[key], attr))
             else:
                 attributes[key] = attr
         return Body(attributes, blocks, self.rng(node), dupes)
-
-    def _span(self, first: yaml.Node, last: yaml.Node) -> SourceRange:
-        a, b = self.rng(first), self.rng(last)
-        return SourceRange(self.filename, a.start, b.end)
 
     def _blocks(
         self,
@@ -160,7 +138,7 @@ class _Reader:
         labels_left: int,
         schema: BlockSchema,
         labels: list[str],
-        label_rngs: list[SourceRange],
+        label_rngs: list[Located],
         out: list[Block],
     ) -> None:
         if labels_left > 0:
@@ -182,37 +160,21 @@ class _Reader:
     def expr(self, node: yaml.Node, *, literal: bool = False, depth: int = 1) -> ast.Expr:
         rng = self.rng(node)
         if depth > MAX_NESTING:
-            raise DiagnosticsError([Diagnostic(
-                "error", "Value nested too deeply",
-                detail=f"Lists and objects may be nested at most {MAX_NESTING} levels deep (MAX_NESTING); "
-                       "this one goes deeper here.",
-                range=rng,
-            )])
+            raise too_deep(rng)
         try:
             repeated = self._aliases.enter(node, collection=not isinstance(node, yaml.ScalarNode))
         except YamlError as exc:
             raise DiagnosticsError([Diagnostic(
                 "error", "Too many aliases", detail=f"{exc}; the value here is one that was copied once too often.",
-                range=rng)]) from None
+                range=as_range(rng))]) from None
         try:
             return self._expr(node, rng, literal=literal, depth=depth)
         finally:
             self._aliases.leave(repeated)
 
-    def _expr(self, node: yaml.Node, rng: SourceRange, *, literal: bool, depth: int) -> ast.Expr:
+    def _expr(self, node: yaml.Node, rng: Located, *, literal: bool, depth: int) -> ast.Expr:
         if isinstance(node, yaml.ScalarNode):
-            try:
-                value = self.scalar(node)
-            except LiteralError as exc:
-                raise DiagnosticsError([Diagnostic("error", "Invalid number", detail=exc.message, range=rng)]) from None
-            if isinstance(value, str) and not literal:
-                if node.style == "|":
-                    # A literal block scalar: the text starts on the next line, at the block's indentation.
-                    line, indent = self._block_start(rng.start.line)
-                    return parse_template(value, self.filename, line, indent + 1, indent, self.byte_of)
-                col = rng.start.column + (1 if node.style in ('"', "'") else 0)
-                return parse_template(value, self.filename, rng.start.line, col, byte_of=self.byte_of)
-            return ast.Literal(rng, value)
+            return self.scalar_expr(node, rng, literal=literal)
         if isinstance(node, yaml.SequenceNode):
             return ast.TupleCons(rng, tuple(self.expr(n, literal=literal, depth=depth + 1) for n in node.value))
         if isinstance(node, yaml.MappingNode):
@@ -224,50 +186,189 @@ class _Reader:
             return ast.ObjectCons(rng, items)
         raise self.error(node, "Unsupported value")
 
-    def _block_start(self, indicator_line: int) -> tuple[int, int]:
-        """(line, indentation) of the first non-blank line after a ``|`` indicator on ``indicator_line``."""
-        for idx in range(indicator_line, len(self.lines)):
-            text = self.lines[idx]
-            if text.strip():
-                return idx + 1, len(text) - len(text.lstrip(" "))
-        return indicator_line + 1, 0
 
-    def scalar(self, node: yaml.ScalarNode) -> Any:
-        """YAML 1.2 core-schema scalars: only true/false are booleans, ``0644`` stays a string.
+class _Streamed(ScalarReader):
+    """The event stream read into bodies as it comes: each method starts at the event that opens
+    what it reads and ends after the event that closes it."""
 
-        Numbers that cannot be stored (infinity, not-a-number, thousands of digits) raise
-        ``LiteralError``: a state or plan file cannot hold them, and Python refuses the digits.
-        """
-        raw = node.value
-        if node.style in ('"', "'", "|", ">"):
-            return raw
-        if self.json_syntax and raw in ("NaN", "Infinity", "-Infinity"):
-            raise LiteralError(f"{raw} is not a JSON number ctl can store; write a number or a string.")
-        tag = node.tag.rsplit(":", 1)[-1]
-        if tag == "null" or raw in ("", "~"):
+    def __init__(self, positions: Positions, events: Iterator[yaml.Event]) -> None:
+        self.positions = positions
+        self.events = events
+        self.closed = 0  # the character offset after the mapping ``key`` last found the end of
+
+    def next(self) -> yaml.Event:
+        event = next(self.events)
+        if isinstance(event, yaml.AliasEvent) or (
+            isinstance(event, yaml.NodeEvent) and event.anchor is not None
+        ):
+            raise _Compose  # an anchor may be aliased further on: its copies must be counted
+        return event
+
+    def document(self, schema: BlockSchema) -> Body:
+        self.next()  # the stream's start
+        event = self.next()
+        if isinstance(event, yaml.StreamEndEvent):
+            return Body({}, [], self.positions.at(0, 0))
+        first = self.next()  # after the document's start
+        if not isinstance(first, yaml.MappingStartEvent):
+            end = self.skip(first)
+            raise self.error(first.start_mark.index, end, "The top level of a YAML configuration must be an object")
+        body = self.body(first, schema)
+        self.next()  # the document's end
+        if not isinstance(self.next(), yaml.StreamEndEvent):
+            raise _Compose  # a second document: refused as the composer refuses it
+        return body
+
+    def error(self, start: int, end: int, summary: str) -> DiagnosticsError:
+        return DiagnosticsError([Diagnostic("error", summary, range=as_range(self.positions.at(start, end)))])
+
+    def skip(self, event: yaml.Event) -> int:
+        """Read past the node ``event`` opens; the character offset of its end."""
+        depth = 0
+        while True:
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            if depth == 0:
+                return int(event.end_mark.index)
+            event = self.next()
+
+    def key(self) -> yaml.ScalarEvent | None:
+        """The next key of a mapping, or None at its end."""
+        event = self.next()
+        if isinstance(event, yaml.MappingEndEvent):
+            self.closed = int(event.end_mark.index)
             return None
-        if tag == "bool":
-            low = raw.lower()
-            return low == "true" if low in ("true", "false") else raw
-        if tag == "int" and not _OCTAL_LIKE.match(raw):
-            try:
-                return number(raw.replace("_", ""))
-            except LiteralError:
-                raise
-            except ValueError:
-                return raw
-        if tag == "str" and not node.style and _YAML12_NUMBER.match(raw):
-            return number(raw)  # YAML 1.2 numbers that YAML 1.1 reads as strings: 1e3
-        if tag == "float":
-            if raw.lower().lstrip("+-") in (".inf", ".nan"):
-                raise LiteralError(f"{raw} (infinity or not-a-number) is not a number ctl can store; "
-                                   "write a number, or quote it to make it a string.")
-            try:
-                value = float(raw)
-            except ValueError:
-                return raw
-            return normalize_number(checked_float(value))
-        return raw
+        if not isinstance(event, yaml.ScalarEvent):
+            raise _Compose  # a complex key (``? [a, b]``)
+        return event
+
+    def body(self, start: yaml.Event, schema: BlockSchema) -> Body:
+        if not isinstance(start, yaml.MappingStartEvent):
+            raise self.error(start.start_mark.index, self.skip(start), "A block body must be an object")
+        where = self.positions
+        attributes: dict[str, Attribute] = {}
+        blocks: list[Block] = []
+        dupes: list[tuple[Attribute, Attribute]] = []
+        while (key_event := self.key()) is not None:
+            key = str(key_event.value)
+            value = self.next()
+            if key == "//":  # JSON syntax comments
+                self.skip(value)
+                continue
+            key_rng = where.at(key_event.start_mark.index, key_event.end_mark.index)
+            nested = schema.blocks.get(key)
+            if nested is not None:
+                labels, inner = nested
+                self.blocks(key, key_rng, value, labels, inner, [], [], blocks)
+                continue
+            expr, end = self.expr(value, literal=key in schema.literal_attributes)
+            attr = Attribute(key, expr, where.at(key_event.start_mark.index, end), key_rng)
+            if key in attributes:
+                dupes.append((attributes[key], attr))
+            else:
+                attributes[key] = attr
+        return Body(attributes, blocks, where.at(start.start_mark.index, self.closed), dupes)
+
+    def blocks(
+        self,
+        block_type: str,
+        type_rng: Located,
+        start: yaml.Event,
+        labels_left: int,
+        schema: BlockSchema,
+        labels: list[str],
+        label_rngs: list[Located],
+        out: list[Block],
+    ) -> None:
+        if labels_left > 0:
+            # The JSON syntax allows an array of such objects at any label level (python-hcl2 writes it).
+            wrong = f'"{block_type}" needs an object keyed by its label'
+            if isinstance(start, yaml.SequenceStartEvent):
+                group = self.next()
+                if isinstance(group, yaml.SequenceEndEvent):
+                    raise self.error(start.start_mark.index, group.end_mark.index, wrong)
+                while not isinstance(group, yaml.SequenceEndEvent):
+                    if not isinstance(group, yaml.MappingStartEvent):
+                        self.skip(group)
+                        raise self.error(start.start_mark.index, self.skip_to_end(), wrong)
+                    self.labelled(block_type, type_rng, labels_left, schema, labels, label_rngs, out)
+                    group = self.next()
+                return
+            if not isinstance(start, yaml.MappingStartEvent):
+                raise self.error(start.start_mark.index, self.skip(start), wrong)
+            self.labelled(block_type, type_rng, labels_left, schema, labels, label_rngs, out)
+            return
+        header = label_rngs[-1] if label_rngs else type_rng
+        if isinstance(start, yaml.SequenceStartEvent):
+            event = self.next()
+            while not isinstance(event, yaml.SequenceEndEvent):
+                out.append(Block(block_type, list(labels), self.body(event, schema), header, list(label_rngs)))
+                event = self.next()
+            return
+        out.append(Block(block_type, list(labels), self.body(start, schema), header, list(label_rngs)))
+
+    def skip_to_end(self) -> int:
+        """Read to the end of the sequence being read; the character offset of its end."""
+        depth = 1
+        while True:
+            event = self.next()
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                if depth == 0:
+                    return int(event.end_mark.index)
+
+    def labelled(
+        self,
+        block_type: str,
+        type_rng: Located,
+        labels_left: int,
+        schema: BlockSchema,
+        labels: list[str],
+        label_rngs: list[Located],
+        out: list[Block],
+    ) -> None:
+        """A mapping keyed by the next label, its start already read."""
+        while (key_event := self.key()) is not None:
+            label_rng = self.positions.at(key_event.start_mark.index, key_event.end_mark.index)
+            self.blocks(block_type, type_rng, self.next(), labels_left - 1, schema,
+                        [*labels, str(key_event.value)], [*label_rngs, label_rng], out)
+
+    def expr(self, event: yaml.Event, *, literal: bool = False, depth: int = 1) -> tuple[ast.Expr, int]:
+        """The expression of the node ``event`` opens, and the character offset of its end."""
+        where = self.positions
+        start = int(event.start_mark.index)
+        if depth > MAX_NESTING:
+            raise too_deep(where.at(start, start))
+        if isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+            end = int(event.end_mark.index)
+            return self.scalar_expr(node, where.at(start, end), literal=literal), end
+        if isinstance(event, yaml.SequenceStartEvent):
+            items: list[ast.Expr] = []
+            item = self.next()
+            while not isinstance(item, yaml.SequenceEndEvent):
+                items.append(self.expr(item, literal=literal, depth=depth + 1)[0])
+                item = self.next()
+            end = int(item.end_mark.index)
+            return ast.TupleCons(where.at(start, end), tuple(items)), end
+        if isinstance(event, yaml.MappingStartEvent):
+            pairs: list[ast.ObjectItem] = []
+            while (key_event := self.key()) is not None:
+                value, _ = self.expr(self.next(), literal=literal, depth=depth + 1)
+                key = str(key_event.value)
+                if key != "//":
+                    key_rng = where.at(key_event.start_mark.index, key_event.end_mark.index)
+                    pairs.append(ast.ObjectItem(ast.Literal(key_rng, key), value))
+            end = self.closed
+            return ast.ObjectCons(where.at(start, end), tuple(pairs)), end
+        raise _Compose
 
 
-__all__ = ["EMPTY_SCHEMA", "parse_json_file", "parse_yaml_file"]
+__all__ = ["EMPTY_SCHEMA", "parse_yaml_file"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from engine.fmt import format_source
 from vocab.errors import CtlError, Diagnostic
-from vocab.limits import DEFAULT_MAX_FMT_FILE_MB, MAX_HCL_FILE_ENV, max_hcl_file_bytes
+from vocab.limits import MAX_FILE_BYTES, MAX_HCL_FILE_ENV, max_hcl_file_bytes
 from vocab.regular_file import FileTooLarge, NotRegularFile, read_regular
 
 EXTENSIONS = (".tf", ".tfvars")
@@ -104,15 +104,22 @@ def _directory(path: str, *, recursive: bool, write: bool) -> Iterator[FileResul
 
 
 def _file(path: str, *, write: bool) -> Iterator[FileResult | Diagnostic]:
+    # The same opt-in ceiling as the parser's: formatting works on tokens and checks the syntax with
+    # the parser, which reads a large file in parts, so a file of any size is formatted.
+    ceiling = max_hcl_file_bytes()
     try:
-        source = read_regular(path, max_hcl_file_bytes(DEFAULT_MAX_FMT_FILE_MB))
+        source = read_regular(path, ceiling or MAX_FILE_BYTES)
     except NotRegularFile as exc:
         yield _error(f"Failed to read file {path}", detail=f"It is {exc.kind}; only regular files are formatted.")
         return
     except FileTooLarge as exc:
-        yield _error(f"Failed to read file {path}", detail=f"It is {exc.size:,} bytes, over the "
-                     f"{exc.limit // 1048576} MiB limit for HCL files.",
-                     hint=f"Raise the limit with {MAX_HCL_FILE_ENV} (in MiB) if the file must stay as it is.")
+        if ceiling:
+            yield _error(f"Failed to read file {path}", detail=f"It is {exc.size:,} bytes, over the "
+                         f"{exc.limit // 1048576} MiB limit {MAX_HCL_FILE_ENV} sets for HCL files.",
+                         hint=f"Unset {MAX_HCL_FILE_ENV} or raise it (in MiB) if the file must be formatted.")
+        else:
+            yield _error(f"Failed to read file {path}", detail=f"It is {exc.size:,} bytes, over the "
+                         f"{exc.limit // 1048576} MiB ctl reads of one file (MAX_FILE_BYTES).")
         return
     except OSError as exc:
         yield _error(f"Failed to read file {path}", detail=exc.strerror or "")

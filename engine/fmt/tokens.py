@@ -52,10 +52,10 @@ _REJECTED = {
 }
 
 _SPACES = re.compile(r"[ \t]+")
-_NUMBER = re.compile(r"[0-9](?:[0-9.]|[eE][+-]?[0-9])*")
+_NUMBER = re.compile(r"[0-9](?:[0-9.]|[eE][+-]?[0-9])*+")
 _VALID_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 _ASCII_IDENT_PART = re.compile(r"[A-Za-z0-9_-]+")
-_QUOTED_RUN = re.compile(r'(?:[^$%"\\\r\n]|\\[^\r\n])+')
+_QUOTED_RUN = re.compile(r'(?:[^$%"\\\r\n]++|\\[^\r\n])++')
 _HEREDOC_RUN = re.compile(r"[^$%\r\n]*")
 # Go's unicode.IsSpace, which bytes.TrimSpace uses to compare a line with a heredoc's end marker.
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \

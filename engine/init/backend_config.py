@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.config.structured import parse_json_file
+from engine.config.json_syntax import parse_json_file
 from engine.lang.hcl import parse_hcl_file
 from engine.lang.syntax import EMPTY_SCHEMA
 from engine.session import constant_settings, is_secret_setting

@@ -222,6 +222,7 @@ def parse_template(
     column: int = 1,
     indent: int = 0,
     byte_of: Callable[[int, int], int] | None = None,
+    host: SourceText | None = None,
 ) -> ast.Expr:
     """Parse a string from JSON/YAML as a template (``"logs-${var.env}"``).
 
@@ -229,27 +230,34 @@ def parse_template(
     JSON configurations fast. Others are parsed as a heredoc, which needs no escaping, so each line
     of the string keeps its columns. ``indent`` is how far the second and later lines of the text are
     indented in the file (a YAML block scalar). ``byte_of(line, column)`` gives the byte offset of a
-    position in that file, so ranges carry real offsets there too.
+    position in that file, so ranges carry real offsets there too; given the file's ``host`` text
+    as well, each range is kept as a packed offset into it (``vocab.positions``), as a ``.tf``
+    file's are.
     """
     if "${" not in text and "%{" not in text:
-        return ast.Literal(_rng_at(filename, line, column, byte_of), nfc(text))
+        return ast.Literal(_rng_at(filename, line, column, byte_of, host), nfc(text))
     if _SUB_DELIM in text:
         text = text.replace(_SUB_DELIM, "")
     src = f"__x = <<{_SUB_DELIM}\n{text}\n{_SUB_DELIM}\n".encode()
     conv = _Converter(
-        src, filename, file_line=line, file_col=column, base_row=1, col_shift=0, line_indent=indent, byte_of=byte_of
+        src, filename, file_line=line, file_col=column, base_row=1, col_shift=0, line_indent=indent, byte_of=byte_of,
+        host=host,
     )
     conv.content = (src.index(b"\n") + 1, text)
     expr = conv.single_attribute_expr(src)
-    return _drop_final_newline(expr, _rng_at(filename, line, column, byte_of))
+    return _drop_final_newline(expr, _rng_at(filename, line, column, byte_of, host))
 
 
-def _rng_at(filename: str, line: int, column: int, byte_of: Callable[[int, int], int] | None = None) -> SourceRange:
+def _rng_at(filename: str, line: int, column: int, byte_of: Callable[[int, int], int] | None = None,
+            host: SourceText | None = None) -> Located:
+    if byte_of is not None and host is not None:
+        byte = byte_of(line, column)
+        return packed_in(host, byte, byte)
     p = Pos(line, column, byte_of(line, column) if byte_of else 0)
     return SourceRange(filename, p, p)
 
 
-def _drop_final_newline(expr: ast.Expr, rng: SourceRange) -> ast.Expr:
+def _drop_final_newline(expr: ast.Expr, rng: Located) -> ast.Expr:
     """A heredoc always ends in a newline that the original JSON/YAML string did not have."""
     if isinstance(expr, ast.Literal) and isinstance(expr.value, str) and expr.value.endswith("\n"):
         return ast.Literal(rng, expr.value[:-1])  # only escapes (``$${x}``): folded to one string

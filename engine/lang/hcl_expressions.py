@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar
 
 from tree_sitter import Node
 
@@ -33,24 +33,14 @@ class ExpressionConverter(TemplateConverter):
         # A node's children without the comments the grammar lets stand between any two tokens.
         # Reading a child's type costs a call into the parser library, and this runs for nearly
         # every node, so a source with no comment marker at all skips the filter (``may_comment``).
-        self._kids: Callable[[Node], list[Node]] = self._uncommented if self.may_comment else _CHILDREN
-        self._expr_handlers = {
-            "literal_value": self._literal_value,
-            "collection_value": self._collection_value,
-            "template_expr": self._template_expr,
-            "function_call": self._function_call,
-            "for_expr": self._for_expr,
-            "operation": self._operation,
-            "conditional": self._conditional,
-            "expression": self.expr,
-            "string_lit": self._string_lit,
-            "tuple": self._tuple,
-            "object": self._object,
-            "quoted_template": self._quoted_template,
-            "heredoc_template": self._heredoc_template,
-            "binary_operation": self._binary,
-            "unary_operation": self._unary,
-        }
+        # Both are plain functions, as the handlers below are the class's: a bound method kept on
+        # the converter would make it a reference cycle, left for the collector once a string's
+        # template is converted (a large JSON configuration converts one per template string).
+        self._kids: Callable[[Node], list[Node]] = _uncommented if self.may_comment else _CHILDREN
+
+    # The converter of each node type an expression can be, called with the converter and the node
+    # (filled in after the class).
+    _EXPR_HANDLERS: ClassVar[dict[str, Callable[[ExpressionConverter, Node], ast.Expr]]] = {}
 
     # ---- expressions -----------------------------------------------------------------------
 
@@ -82,9 +72,9 @@ class ExpressionConverter(TemplateConverter):
     def _convert(self, node: Node, kind: str) -> ast.Expr:
         """``node``, of type ``kind`` (read once by ``expr``: each read is a call into the parser library)."""
         if kind != "expression":
-            handler = self._expr_handlers.get(kind)
+            handler = self._EXPR_HANDLERS.get(kind)
             if handler is not None:
-                return handler(node)
+                return handler(self, node)
             return self._sequence([node])
         children = self._kids(node)
         if children and children[0].type == "(":
@@ -98,9 +88,9 @@ class ExpressionConverter(TemplateConverter):
             return self._sequence(children[close:], base=parens)
         if len(children) == 1:
             only = children[0]
-            handler = self._expr_handlers.get(only.type)
+            handler = self._EXPR_HANDLERS.get(only.type)
             if handler is not None:
-                return handler(only)
+                return handler(self, only)
         return self._sequence(children)
 
     def _sequence(self, nodes: list[Node], base: ast.Expr | None = None) -> ast.Expr:
@@ -116,10 +106,10 @@ class ExpressionConverter(TemplateConverter):
             result = ast.ScopeTraversal(self._span(first, last), self.text(first), tuple(steps))
         else:
             if base is None:
-                handler = self._expr_handlers.get(first.type)
+                handler = self._EXPR_HANDLERS.get(first.type)
                 if handler is None:
                     raise self._unsupported(first)
-                base = handler(first)
+                base = handler(self, first)
             result = base
             if steps:
                 result = ast.RelativeTraversal(self.join(base._rng, self.rng(rest[len(steps) - 1])), base, tuple(steps))
@@ -340,6 +330,27 @@ class ExpressionConverter(TemplateConverter):
             return [*pairs, (last, value)], otherwise
         return [(cond, value)], otherwise
 
-    def _uncommented(self, node: Node) -> list[Node]:
-        """``_kids`` of a source that may hold comments: the children that are not one."""
-        return [c for c in node.children if c.type != "comment"]
+
+
+def _uncommented(node: Node) -> list[Node]:
+    """``_kids`` of a source that may hold comments: the children that are not one."""
+    return [c for c in node.children if c.type != "comment"]
+
+
+ExpressionConverter._EXPR_HANDLERS.update({
+    "literal_value": ExpressionConverter._literal_value,
+    "collection_value": ExpressionConverter._collection_value,
+    "template_expr": ExpressionConverter._template_expr,
+    "function_call": ExpressionConverter._function_call,
+    "for_expr": ExpressionConverter._for_expr,
+    "operation": ExpressionConverter._operation,
+    "conditional": ExpressionConverter._conditional,
+    "expression": ExpressionConverter.expr,
+    "string_lit": ExpressionConverter._string_lit,
+    "tuple": ExpressionConverter._tuple,
+    "object": ExpressionConverter._object,
+    "quoted_template": ExpressionConverter._quoted_template,
+    "heredoc_template": ExpressionConverter._heredoc_template,
+    "binary_operation": ExpressionConverter._binary,
+    "unary_operation": ExpressionConverter._unary,
+})

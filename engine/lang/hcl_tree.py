@@ -95,6 +95,7 @@ class NodeReader:
         col_shift: int = 0,
         line_indent: int = 0,
         byte_of: Callable[[int, int], int] | None = None,
+        host: SourceText | None = None,
     ) -> None:
         self.src = src
         self.filename = filename
@@ -117,6 +118,9 @@ class NodeReader:
         # A range of a whole file is this plus the packed span, written out in ``rng``: a function
         # call less for each of the thousands of ranges of a file.
         self._base = packed_in(self.source_text, 0, 0) if self.source_text is not None else 0
+        # Text from another file (a JSON or YAML string) whose bytes ``byte_of`` finds in ``host``:
+        # its ranges are packed offsets into that file, as the file's own are, not six numbers each.
+        self.host = host if byte_of is not None else None
 
     # ---- positions -------------------------------------------------------------------------
 
@@ -141,6 +145,9 @@ class NodeReader:
         """Where ``node`` is, as a syntax node keeps it (``as_range`` makes it a ``SourceRange``)."""
         if self.source_text is not None:
             return self._base | node.start_byte << START_SHIFT | node.end_byte
+        if self.host is not None:
+            return packed_in(self.host, self._point(node.start_point, node.start_byte)[2],
+                             self._point(node.end_point, node.end_byte)[2])
         return SourceRange.of(
             self.filename,
             *self._point(node.start_point, node.start_byte),
@@ -182,6 +189,9 @@ class NodeReader:
     def _span(self, first: Node, last: Node) -> Located:
         if self.source_text is not None:
             return packed_in(self.source_text, first.start_byte, last.end_byte)
+        if self.host is not None:
+            return packed_in(self.host, self._point(first.start_point, first.start_byte)[2],
+                             self._point(last.end_point, last.end_byte)[2])
         return SourceRange.of(
             self.filename,
             *self._point(first.start_point, first.start_byte),

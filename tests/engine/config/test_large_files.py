@@ -8,6 +8,7 @@ part holds, so each test is quick: the speed and memory of large files are measu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,10 +16,10 @@ import pytest
 
 import engine.config.loader as loader
 from engine.config.loader import load_config
-from engine.config.parse_cache import CACHE_DIR
+from engine.config.parse_cache import CACHE_DIR, PIECE_BLOCKS
 from engine.lang.file_parts import PART_BYTES
 from engine.lang.hcl import Part, hcl_parts
-from engine.lang.syntax import Body
+from engine.lang.syntax import BlockSchema, Body
 from tests.e2e.helpers import Project
 from vocab.limits import MAX_NESTING, raise_recursion_limit
 
@@ -134,3 +135,79 @@ def test_a_huge_count_late_in_a_large_file_is_refused_at_its_line(tmp_path: Path
     assert result.code == 1, str(result)
     assert f"main.tf:{line}:11: Too many instances for count" in result.stderr, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
+
+
+# ---- JSON and YAML specs, as cdktf and other generators write them --------------------------
+
+
+def _main_json(n: int, text_bytes: int = 0) -> str:
+    """``n`` resources as one ``main.tf.json``, each with ``text_bytes`` of description."""
+    resources = {
+        f"r{i:05}": {"input": {"name": f"${{var.prefix}}-{i}", "tags": {"idx": f"{i}", "team": "platform"},
+                               "ports": [80, 443], **({"text": "d" * text_bytes} if text_bytes else {})}}
+        for i in range(n)
+    }
+    return json.dumps({"variable": {"prefix": {"default": "p"}}, "resource": {"terraform_data": resources}},
+                      indent=2) + "\n"
+
+
+def _main_yaml(n: int, text_bytes: int = 0) -> str:
+    """The same resources as ``_main_json``, as one ``main.tf.yaml``."""
+    out = ["variable:", "  prefix:", "    default: p", "resource:", "  terraform_data:"]
+    for i in range(n):
+        out += [f"    r{i:05}:", "      input:", f'        name: "${{var.prefix}}-{i}"',
+                f'        tags: {{idx: "{i}", team: platform}}', "        ports: [80, 443]"]
+        if text_bytes:
+            out.append("        text: " + "d" * text_bytes)
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def json_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``.tf.json`` files this process parsed (the rest came from the parse cache)."""
+    parsed: list[str] = []
+    real = loader.parse_json_file
+
+    def counting(src: bytes, filename: str, schema: BlockSchema) -> Body:
+        parsed.append(filename)
+        return real(src, filename, schema)
+
+    monkeypatch.setattr(loader, "parse_json_file", counting)
+    return parsed
+
+
+def test_a_large_tf_json_is_read_back_from_the_parse_cache(make_config: MakeConfig, json_parses: list[str]) -> None:
+    text = _main_json(3000)
+    root = make_config({"main.tf.json": text})
+    first, diags = load_config(root)
+    assert not diags.has_errors, [str(d) for d in diags]
+    assert len(first.resources) == 3000 and json_parses == ["main.tf.json"]
+    pieces = -(-3001 // PIECE_BLOCKS)  # the resources and the variable, a piece at a time
+    assert pieces >= 2 and len(list((root / CACHE_DIR).iterdir())) == 1 + pieces  # and the file's entry
+    second, diags = load_config(root)
+    assert not diags.has_errors
+    assert json_parses == ["main.tf.json"]  # not parsed again
+    assert second.resources.keys() == first.resources.keys()
+    last, again = first.resources["terraform_data.r02999"], second.resources["terraform_data.r02999"]
+    line = text[: text.index('"r02999"')].count("\n") + 1
+    assert str(last.rng) == str(again.rng) == f"main.tf.json:{line}:7"
+    assert again.body.attributes["input"].expr == last.body.attributes["input"].expr
+    (root / "main.tf.json").write_text(_main_json(3001))  # edited: parsed again
+    third, _ = load_config(root)
+    assert len(third.resources) == 3001 and json_parses == ["main.tf.json"] * 2
+
+
+@pytest.mark.parametrize(("name", "make"), [("main.tf.json", _main_json), ("main.tf.yaml", _main_yaml)])
+def test_a_spec_over_4_mib_validates_and_plans_every_resource(
+    tmp_path: Path, name: str, make: Callable[[int, int], str]
+) -> None:
+    """Through the real ``ctl``: one generated JSON or YAML file of several megabytes."""
+    text = make(2000, 2100)
+    assert len(text) > 4 * 1024 * 1024
+    project = Project(tmp_path)
+    project.write(text, name)
+    validated = project.ctl("validate", "-no-color", timeout=300)
+    assert validated.code == 0, str(validated)
+    planned = project.ctl("plan", "-no-color", timeout=300)
+    assert planned.code == 0, str(planned)
+    assert "Plan: 2000 to add, 0 to change, 0 to destroy." in planned.stdout, planned.stdout[-2000:]

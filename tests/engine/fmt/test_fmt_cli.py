@@ -44,8 +44,9 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _ctl(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CTL, "fmt", *args], cwd=cwd, env=clean_env(), input=stdin, capture_output=True,
+def _ctl(cwd: Path, *args: str, stdin: str | None = None,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CTL, "fmt", *args], cwd=cwd, env=clean_env(env), input=stdin, capture_output=True,
                           text=True, timeout=60, stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
@@ -129,6 +130,26 @@ def test_a_missing_target_and_an_unformattable_file_are_clear_errors(tmp_path: P
     json_file = _ctl(tmp_path, "spec.tf.json")
     assert json_file.returncode == 1 and "Only .tf and .tfvars files can be formatted" in json_file.stderr
     assert (tmp_path / "spec.tf.json").read_text() == "{}"
+
+
+def test_a_file_over_4_mib_is_formatted_as_terraform_formats_it_unless_a_ceiling_is_set(
+        twins: tuple[Path, Path]) -> None:
+    """fmt has no ceiling of its own any more: only the parser's opt-in CTL_MAX_HCL_FILE_MB."""
+    big = 'locals {\n  big = "' + "abcdefghij" * 7 * 80_000 + '"\n  x=1\n    long_name = 2\n}\n'
+    assert len(big) > 5 * 1024 * 1024
+    ctl_dir, tf_dir = twins
+    for root in twins:
+        (root / "big.tf").write_text(big)
+    refused = _ctl(ctl_dir, "big.tf", env={"CTL_MAX_HCL_FILE_MB": "4"})
+    assert refused.returncode == 1, refused.stderr
+    assert "over the 4 MiB limit CTL_MAX_HCL_FILE_MB sets for HCL files" in refused.stderr
+    assert (ctl_dir / "big.tf").read_text() == big
+    ctl, tf = _ctl(ctl_dir, "big.tf"), _terraform(tf_dir, "big.tf")
+    assert (ctl.returncode, tf.returncode) == (0, 0), ctl.stderr
+    assert ctl.stdout == tf.stdout == "big.tf\n"
+    formatted = (ctl_dir / "big.tf").read_text()
+    assert formatted == (tf_dir / "big.tf").read_text()
+    assert formatted.endswith('"\n  x         = 1\n  long_name = 2\n}\n')
 
 
 def test_a_file_keeps_its_permissions(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from engine.config.json_syntax import parse_json_file
 from engine.config.language import FILE_SCHEMA
-from engine.config.structured import parse_json_file, parse_yaml_file
+from engine.config.structured import parse_yaml_file
 from engine.lang import ast
 from engine.lang.eval import EvalContext, EvalError, evaluate
 from engine.lang.syntax import Block, Body
