@@ -358,7 +358,7 @@ class Side:
 
     def apply(self, *plan_args: str) -> None:
         """Apply the saved plan as a user would: after the provider's connection race, plan and apply
-        again; when that finds an object whose create the race answered for, import it and go on."""
+        again; when that finds an object whose create's answer the race lost, import it and go on."""
         ok, output = self.try_apply()
         if ok:
             return
