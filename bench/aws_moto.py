@@ -26,6 +26,9 @@ its compact spelling again, so each work queue may show one update: the count is
   which at least one was in flight (a timing proxy in this process, in front of moto, measures both),
   and the CPU seconds of moto's process.
 
+The two tools take turns step by step (``init`` of one, then of the other, and so on; which goes
+first alternates from run to run), so that both meet the same stretch of a shared machine's load.
+
 A step failing with the provider's known connection race ("use of closed network connection", see
 ``tests/real_providers/test_aws_plugin_vs_terraform.py``) is run again (an apply after a new plan), and
 the output says so; the step's figures then count every attempt, as its user waits through them.
@@ -556,36 +559,45 @@ def main() -> int:
     sys.stdout.write(f"{managed} aws resources against moto, the real aws provider, {args.runs} run(s) each, "
                      f"load average {load:.1f} on {os.cpu_count()} cores\n")
     tools = {"ctl": args.ctl, "terraform": real_executable(args.terraform)}
-    results: dict[str, dict[str, list[Run]]] = {}
+    results: dict[str, dict[str, list[Run]]] = {tool: {name: [] for name in STEPS} for tool in tools}
+    servers: dict[str, tuple[MotoServer, TimingProxy]] = {}
     with tempfile.TemporaryDirectory(prefix="aws-moto-bench-") as scratch:
         home = Path(scratch) / "home"
         home.mkdir()
-        for tool, path in tools.items():
-            moto = MotoServer()
-            try:
-                moto.start()
-            except ServerError as exc:
-                sys.stdout.write(f"moto could not be started: {exc}\n")
-                return 2
-            proxy = TimingProxy(moto)
-            try:
-                env = clean_env(home)
-                env["TF_VAR_moto"] = proxy.url
-                if tool == "ctl":
-                    env["CTL_TIMINGS"] = "1"
-                argv = commands(tool, path, mirror)
-                runs: dict[str, list[Run]] = {name: [] for name in STEPS}
-                for number in range(args.runs):
-                    workdir = Path(scratch) / f"{tool}-{number}"
+        try:
+            for tool in tools:
+                moto = MotoServer()
+                try:
+                    moto.start()
+                except ServerError as exc:
+                    sys.stdout.write(f"moto could not be started: {exc}\n")
+                    return 2
+                servers[tool] = (moto, TimingProxy(moto))
+            envs = {}
+            for tool in tools:
+                envs[tool] = clean_env(home)
+                envs[tool]["TF_VAR_moto"] = servers[tool][1].url
+            envs["ctl"]["CTL_TIMINGS"] = "1"
+            argv = {tool: commands(tool, path, mirror) for tool, path in tools.items()}
+            for number in range(args.runs):
+                workdirs = {tool: Path(scratch) / f"{tool}-{number}" for tool in tools}
+                for workdir in workdirs.values():
                     workdir.mkdir()
                     (workdir / "main.tf").write_text(text)
-                    for name in STEPS:
-                        runs[name].append(step(name, tool, argv[name], workdir, env, proxy))
+                # One step of one tool, then the same step of the other, the first tool alternating
+                # from run to run: on a shared machine whose load swings within minutes, both meet
+                # the same stretch of it (the provider's connection race too, see aws_race.py).
+                order = list(tools) if number % 2 == 0 else list(reversed(tools))
+                for name in STEPS:
+                    for tool in order:
+                        results[tool][name].append(
+                            step(name, tool, argv[tool][name], workdirs[tool], envs[tool], servers[tool][1]))
+                for tool in tools:
                     sys.stdout.write(f"  {tool} run {number + 1}, re-plan: "
-                                     f"{planned_changes(runs['re-plan'][-1].output)}\n")
-                    moto.reset()
-                results[tool] = runs
-            finally:
+                                     f"{planned_changes(results[tool]['re-plan'][-1].output)}\n")
+                    servers[tool][0].reset()
+        finally:
+            for moto, proxy in servers.values():
                 proxy.close()
                 moto.stop()
     for tool, runs in results.items():
