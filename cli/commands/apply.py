@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 import time
@@ -13,6 +12,7 @@ import typer
 
 from cli import ci_summary, output, progress
 from cli.common import input_enabled
+from cli.interrupts import install_stop_signals
 from cli.lifetime import keep_until_exit
 from cli.options import run_flags
 from cli.options.globals import options
@@ -126,7 +126,11 @@ def _run(ctx: typer.Context, planfile: Path | None, mode: str, auto_approve: boo
         return answer.strip() == "yes"
 
     stop, abandon = threading.Event(), threading.Event()
-    restore = _install_signals(stop, abandon)
+    restore = install_stop_signals(
+        stop, abandon,
+        first=lambda _name: ("\nInterrupt received: waiting for running operations to finish "
+                             "(interrupt again to stop waiting).\n"),
+        second="\nSecond interrupt: no longer waiting for running operations; saving state.\n")
     started = time.monotonic()
     result = None
     try:
@@ -186,26 +190,3 @@ def report_failures(result: Any) -> None:
         output.print_error(err)
         shown.extend(err.diagnostics())
     output.print_diagnostics([d for d in result.diags.items if d not in shown])
-
-
-def _install_signals(stop: threading.Event, abandon: threading.Event) -> Any:
-    """First SIGINT/SIGTERM: start nothing new. Second: stop waiting for running operations."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def handler(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            abandon.set()
-            sys.stderr.write("\nSecond interrupt: no longer waiting for running operations; saving state.\n")
-        else:
-            stop.set()
-            sys.stderr.write("\nInterrupt received: waiting for running operations to finish "
-                             "(interrupt again to stop waiting).\n")
-
-    old_int = signal.signal(signal.SIGINT, handler)
-    old_term = signal.signal(signal.SIGTERM, handler)
-
-    def restore() -> None:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
-    return restore

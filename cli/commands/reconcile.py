@@ -10,17 +10,16 @@ loop at once (exit 0), and during a round lets it finish safely first, as ``ctl 
 from __future__ import annotations
 
 import gc
-import signal
-import sys
 import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from cli.common import VAR_FILE_HELP, VAR_HELP
+from cli.interrupts import install_stop_signals
 from cli.options import run as run_options
 from cli.options.globals import options
 from cli.options.policy import POLICY_DIR_HELP
@@ -84,7 +83,10 @@ def reconcile_command(
     make_options()  # a usage error (a bad --var, --parallelism) before the first round
     metrics = _metrics(metrics_addr)
     stop, abandon = threading.Event(), threading.Event()
-    restore = _install_signals(stop, abandon)
+    restore = install_stop_signals(
+        stop, abandon,
+        first=lambda name: f"{name} received: ending the reconcile loop after this round's work is saved.\n",
+        second="Second signal: no longer waiting for running operations; saving state.\n")
     failures, number = 0, 0
     try:
         while True:
@@ -128,30 +130,6 @@ def _metrics(address: str | None) -> MetricsServer | None:
     from cli.views.metrics import MetricsServer
 
     return MetricsServer(address)
-
-
-def _install_signals(stop: threading.Event, abandon: threading.Event) -> Any:
-    """First SIGTERM/SIGINT: end the loop (between rounds at once; a round finishes safely first).
-    Second: an apply that is running stops waiting for its operations, saves state and ends."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def handler(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            abandon.set()
-            sys.stderr.write("Second signal: no longer waiting for running operations; saving state.\n")
-        else:
-            stop.set()
-            sys.stderr.write(f"{signal.Signals(signum).name} received: ending the reconcile loop after this "
-                             "round's work is saved.\n")
-
-    old_int = signal.signal(signal.SIGINT, handler)
-    old_term = signal.signal(signal.SIGTERM, handler)
-
-    def restore() -> None:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
-    return restore
 
 
 __all__ = ["register"]
