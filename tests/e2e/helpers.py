@@ -221,6 +221,33 @@ def sleeps(count: int, duration: str, *, name: str = "s") -> str:
     """
 
 
+# An apply that holds the state lock while it works, for tests that kill or interrupt one: two sleeps
+# finish at once, two run for ``var.slow`` (60s unless set), so a run can be caught with FAST made
+# and SLOW under way, and the next run given ``--var slow=0s`` to finish quickly.
+FAST_AND_SLOW = """
+variable "slow" {
+  type    = string
+  default = "60s"
+}
+resource "time_sleep" "fast" {
+  count           = 2
+  create_duration = "0s"
+}
+resource "time_sleep" "slow" {
+  count           = 2
+  create_duration = var.slow
+}
+"""
+FAST = {"time_sleep.fast[0]", "time_sleep.fast[1]"}
+SLOW = {"time_sleep.slow[0]", "time_sleep.slow[1]"}
+
+
+def wait_mid_apply(project: Project) -> None:
+    """Until the running ``FAST_AND_SLOW`` apply has journaled the fast sleeps and begun the slow ones."""
+    wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
+               what="the fast sleeps to finish and the slow ones to start")
+
+
 _UNLOCK_RE = re.compile(r"ctl state unlock ([0-9a-fA-F-]{36})")
 
 

@@ -23,7 +23,17 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import Project, Result, background, communicate, instances_of, wait_until
+from tests.e2e.helpers import (
+    FAST,
+    FAST_AND_SLOW,
+    SLOW,
+    Project,
+    Result,
+    background,
+    communicate,
+    instances_of,
+    wait_until,
+)
 from tests.servers import Azurite, FakeGcsServer, MotoServer
 
 pytestmark = pytest.mark.slow
@@ -208,26 +218,9 @@ def test_lifecycle_with_workspaces_in_terraforms_layout(remote: Remote, tmp_path
     assert remote.get(remote.lock_key("staging")) is None
 
 
-CRASH = """
-variable "slow" {
-  type    = string
-  default = "60s"
-}
-resource "time_sleep" "fast" {
-  count           = 2
-  create_duration = "0s"
-}
-resource "time_sleep" "slow" {
-  count           = 2
-  create_duration = var.slow
-}
-"""
-FAST = {"time_sleep.fast[0]", "time_sleep.fast[1]"}
-SLOW = {"time_sleep.slow[0]", "time_sleep.slow[1]"}
-
 
 def test_kill_9_is_recovered_from_the_remote_journal_by_another_process(remote: Remote, tmp_path: Path) -> None:
-    first = project_for(tmp_path / "laptop", remote, CRASH)
+    first = project_for(tmp_path / "laptop", remote, FAST_AND_SLOW)
     first.ok("init", *remote.init_args)
 
     def progress() -> bool:

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import (
+    FAST,
+    FAST_AND_SLOW,
+    SLOW,
     Project,
     background,
     communicate,
@@ -22,25 +25,9 @@ from tests.e2e.helpers import (
     sleeps,
     started,
     unlock_command_id,
+    wait_mid_apply,
     wait_until,
 )
-
-CRASH = """
-variable "slow" {
-  type    = string
-  default = "60s"
-}
-resource "time_sleep" "fast" {
-  count           = 2
-  create_duration = "0s"
-}
-resource "time_sleep" "slow" {
-  count           = 2
-  create_duration = var.slow
-}
-"""
-FAST = {"time_sleep.fast[0]", "time_sleep.fast[1]"}
-SLOW = {"time_sleep.slow[0]", "time_sleep.slow[1]"}
 
 
 @pytest.fixture
@@ -49,10 +36,9 @@ def project(tmp_path: Path) -> Project:
 
 
 def test_kill_9_mid_apply_then_plan_recovers_the_journal(project: Project) -> None:
-    project.write(CRASH)
+    project.write(FAST_AND_SLOW)
     with background(project.start("apply", "--auto-approve")) as proc:
-        wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
-                   what="the fast sleeps to finish and the slow ones to start")
+        wait_mid_apply(project)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     assert project.journal_file.exists()

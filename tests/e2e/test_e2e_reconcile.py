@@ -21,15 +21,17 @@ from typing import Any
 import pytest
 
 from tests.e2e.helpers import (
+    FAST,
+    FAST_AND_SLOW,
     REPO,
+    SLOW,
     Project,
     background,
     communicate,
-    finished,
     journal_entries,
     release_lock,
-    started,
     take_lock,
+    wait_mid_apply,
     wait_until,
 )
 from tests.plugin.terraform_cli import TerraformDir
@@ -289,33 +291,21 @@ def test_failing_rounds_back_off_and_healthz_says_so(tmp_path: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
-SLEEPS = """
-variable "slow" {
-  type    = string
-  default = "60s"
-}
-resource "time_sleep" "fast" {
-  count           = 2
-  create_duration = "0s"
-}
-resource "time_sleep" "slow" {
-  count           = 2
-  create_duration = var.slow
-}
-"""
-FAST = {"time_sleep.fast[0]", "time_sleep.fast[1]"}
-SLOW = {"time_sleep.slow[0]", "time_sleep.slow[1]"}
+
+def _sleeps_created_unattended(root: Path) -> Project:
+    """``FAST_AND_SLOW``, initialised, with a policy set that lets reconcile create its sleeps."""
+    project = Project(root)
+    project.write(FAST_AND_SLOW)
+    (root / "policies").mkdir()
+    project.write("unattended:\n  - addresses: ['time_sleep.*']\n    actions: [create]\n", "policies/policy-set.yaml")
+    project.ok("init")
+    return project
 
 
 def test_a_loop_killed_mid_apply_is_recovered_by_the_next_round(tmp_path: Path) -> None:
-    project = Project(tmp_path)
-    project.write(SLEEPS)
-    (tmp_path / "policies").mkdir()
-    project.write("unattended:\n  - addresses: ['time_sleep.*']\n    actions: [create]\n", "policies/policy-set.yaml")
-    project.ok("init")
+    project = _sleeps_created_unattended(tmp_path)
     with background(project.start("reconcile", "--every", "10m")) as proc:
-        wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
-                   what="the fast sleeps to finish and the slow ones to start")
+        wait_mid_apply(project)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     assert project.lock_file.exists() and project.journal_file.exists()  # what the killed loop left
@@ -338,14 +328,9 @@ def test_a_loop_killed_mid_apply_is_recovered_by_the_next_round(tmp_path: Path) 
 
 
 def test_sigterm_during_an_apply_finishes_running_operations_saves_state_and_exits_130(tmp_path: Path) -> None:
-    project = Project(tmp_path)
-    project.write(SLEEPS)
-    (tmp_path / "policies").mkdir()
-    project.write("unattended:\n  - addresses: ['time_sleep.*']\n    actions: [create]\n", "policies/policy-set.yaml")
-    project.ok("init")
+    project = _sleeps_created_unattended(tmp_path)
     with background(project.start("reconcile", "--every", "10m", "--var", "slow=3s")) as proc:
-        wait_until(lambda: finished(project) >= FAST and started(project) >= SLOW,
-                   what="the fast sleeps to finish and the slow ones to start")
+        wait_mid_apply(project)
         os.killpg(proc.pid, signal.SIGTERM)
         res = communicate(proc, timeout=30)
     assert res.code == 130, res
