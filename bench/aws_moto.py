@@ -47,7 +47,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -59,39 +58,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from init_mirror import add_tool_arguments, clean_env, missing_tool
+import versus_terraform as vt
 
+from tests.real_providers.aws_on_moto import AWS_ON_MOTO
 from tests.servers import MotoServer, ServerError
 
-HEADER = r'''
-terraform {
-  required_providers {
-    aws = { source = "hashicorp/aws" }
-  }
-}
-
-variable "moto" {
-  type = string
-}
-
-provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "testing"
-  secret_key                  = "testing"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  s3_use_path_style           = true
-  endpoints {
-    s3       = var.moto
-    sqs      = var.moto
-    sns      = var.moto
-    iam      = var.moto
-    dynamodb = var.moto
-    sts      = var.moto
-  }
-}
-
+HEADER = AWS_ON_MOTO + r'''
 locals {
   tags = { team = "bench", managed = "yes" }
 }
@@ -544,9 +516,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--runs", type=int, default=1)
-    add_tool_arguments(parser)
+    vt.add_tool_arguments(parser)
     args = parser.parse_args()
-    problem = missing_tool(args)
+    problem = vt.missing_tool(args)
     if problem is not None:
         sys.stdout.write(problem)
         return 2
@@ -555,15 +527,13 @@ def main() -> int:
         sys.stdout.write(f"no hashicorp/aws in the provider mirror at {mirror}\n")
         return 2
     text, managed = configuration(args.count)
-    load = os.getloadavg()[0]
+    load = vt.load_average()
     sys.stdout.write(f"{managed} aws resources against moto, the real aws provider, {args.runs} run(s) each, "
-                     f"load average {load:.1f} on {os.cpu_count()} cores\n")
+                     f"{vt.machine(load)}\n")
     tools = {"ctl": args.ctl, "terraform": real_executable(args.terraform)}
     results: dict[str, dict[str, list[Run]]] = {tool: {name: [] for name in STEPS} for tool in tools}
     servers: dict[str, tuple[MotoServer, TimingProxy]] = {}
-    with tempfile.TemporaryDirectory(prefix="aws-moto-bench-") as scratch:
-        home = Path(scratch) / "home"
-        home.mkdir()
+    with vt.scratch("aws-moto-bench-") as (root, clean):
         try:
             for tool in tools:
                 moto = MotoServer()
@@ -575,12 +545,11 @@ def main() -> int:
                 servers[tool] = (moto, TimingProxy(moto))
             envs = {}
             for tool in tools:
-                envs[tool] = clean_env(home)
-                envs[tool]["TF_VAR_moto"] = servers[tool][1].url
+                envs[tool] = {**clean, "TF_VAR_moto": servers[tool][1].url}
             envs["ctl"]["CTL_TIMINGS"] = "1"
             argv = {tool: commands(tool, path, mirror) for tool, path in tools.items()}
             for number in range(args.runs):
-                workdirs = {tool: Path(scratch) / f"{tool}-{number}" for tool in tools}
+                workdirs = {tool: root / f"{tool}-{number}" for tool in tools}
                 for workdir in workdirs.values():
                     workdir.mkdir()
                     (workdir / "main.tf").write_text(text)
@@ -609,8 +578,7 @@ def main() -> int:
         peak_ours = statistics.median(r.peak_mb for r in results["ctl"][name])
         peak_theirs = statistics.median(r.peak_mb for r in results["terraform"][name])
         sys.stdout.write(f"  ctl / terraform, {name:<10}: wall {ours / theirs:5.2f}   own peak {peak_ours / peak_theirs:5.2f}\n")
-    if load > (os.cpu_count() or 1):
-        sys.stdout.write("\nthe load average exceeded the number of cores: wall times are inflated\n")
+    sys.stdout.write(vt.loaded(load))
     return 0
 
 

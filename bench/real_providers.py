@@ -18,15 +18,13 @@ tool is missing, 1 when a step fails (its output is printed: its time would mean
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from init_mirror import Times, Tool, add_tool_arguments, clean_env, line, missing_tool
+import versus_terraform as vt
 
 HEADER = """\
 terraform {
@@ -105,23 +103,23 @@ def configuration(count: int, per_group: int = 10) -> str:
 STEPS = ("init", "plan", "apply", "re-plan")
 
 
-def _tools(ctl: Path, terraform: Path, mirror: Path) -> dict[str, dict[str, Tool]]:
+def _tools(ctl: Path, terraform: Path, mirror: Path) -> dict[str, dict[str, vt.Tool]]:
     leaves = (".ctl", ".terraform", ".terraform.lock.hcl", "ctl.tfstate", "ctl.tfstate.backup",
               "ctl.tfstate.history", "terraform.tfstate", "terraform.tfstate.backup", "tfplan", "out",
               "out.zip")
     c, t = str(ctl), str(terraform)
     return {
         "ctl": {
-            "init": Tool("ctl", [c, "init", "-plugin-dir", str(mirror)], leaves),
-            "plan": Tool("ctl", [c, "plan", "--out", "tfplan"], leaves),
-            "apply": Tool("ctl", [c, "apply", "tfplan"], leaves),
-            "re-plan": Tool("ctl", [c, "plan", "--detailed-exitcode"], leaves),
+            "init": vt.Tool("ctl", [c, "init", "-plugin-dir", str(mirror)], leaves),
+            "plan": vt.Tool("ctl", [c, "plan", "--out", "tfplan"], leaves),
+            "apply": vt.Tool("ctl", [c, "apply", "tfplan"], leaves),
+            "re-plan": vt.Tool("ctl", [c, "plan", "--detailed-exitcode"], leaves),
         },
         "terraform": {
-            "init": Tool("terraform", [t, "init", "-input=false", "-no-color", f"-plugin-dir={mirror}"], leaves),
-            "plan": Tool("terraform", [t, "plan", "-input=false", "-no-color", "-out=tfplan"], leaves),
-            "apply": Tool("terraform", [t, "apply", "-input=false", "-no-color", "tfplan"], leaves),
-            "re-plan": Tool("terraform", [t, "plan", "-input=false", "-no-color", "-detailed-exitcode"], leaves),
+            "init": vt.Tool("terraform", [t, "init", "-input=false", "-no-color", f"-plugin-dir={mirror}"], leaves),
+            "plan": vt.Tool("terraform", [t, "plan", "-input=false", "-no-color", "-out=tfplan"], leaves),
+            "apply": vt.Tool("terraform", [t, "apply", "-input=false", "-no-color", "tfplan"], leaves),
+            "re-plan": vt.Tool("terraform", [t, "plan", "-input=false", "-no-color", "-detailed-exitcode"], leaves),
         },
     }
 
@@ -130,28 +128,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
-    add_tool_arguments(parser)
+    vt.add_tool_arguments(parser)
     args = parser.parse_args()
-    problem = missing_tool(args)
+    problem = vt.missing_tool(args)
     if problem is not None:
         sys.stdout.write(problem)
         return 2
     text = configuration(args.count)
     managed = text.count('\nresource "') * 10
     tools = _tools(args.ctl, args.terraform, args.mirror.resolve())
-    load = os.getloadavg()[0]
-    sys.stdout.write(f"{managed} resources over six real providers, {args.runs} runs each, load average "
-                     f"{load:.1f} on {os.cpu_count()} cores\n")
+    load = vt.load_average()
+    sys.stdout.write(f"{managed} resources over six real providers, {args.runs} runs each, {vt.machine(load)}\n")
     medians: dict[tuple[str, str], float] = {}
-    with tempfile.TemporaryDirectory(prefix="real-providers-bench-") as scratch:
-        home = Path(scratch) / "home"
-        home.mkdir()
-        env = clean_env(home)
+    with vt.scratch("real-providers-bench-") as (root, env):
         for name, steps in tools.items():
-            workdir = Path(scratch) / name
+            workdir = root / name
             workdir.mkdir()
             (workdir / "main.tf").write_text(text)
-            times: dict[str, Times] = {step: [] for step in STEPS}
+            times: dict[str, vt.Times] = {step: [] for step in STEPS}
             for _ in range(args.runs):
                 steps["init"].clean(workdir)
                 (workdir / "out").mkdir()
@@ -160,14 +154,12 @@ def main() -> int:
             steps["init"].clean(workdir)
             sys.stdout.write(f"\n{name}:\n")
             for step in STEPS:
-                sys.stdout.write(line(f"{name} {step}", times[step], width=20) + "\n")
+                sys.stdout.write(vt.line(f"{name} {step}", times[step], width=20) + "\n")
                 medians[(name, step)] = statistics.median(w for w, _ in times[step])
     sys.stdout.write("\n")
     for step in STEPS:
-        sys.stdout.write(f"  ctl / terraform, {step}, median wall: "
-                         f"{medians[('ctl', step)] / medians[('terraform', step)]:.2f}\n")
-    if load > (os.cpu_count() or 1):
-        sys.stdout.write("\nthe load average exceeded the number of cores: wall times are inflated\n")
+        sys.stdout.write(vt.ratio(step, medians[("ctl", step)], medians[("terraform", step)]))
+    sys.stdout.write(vt.loaded(load))
     return 0
 
 

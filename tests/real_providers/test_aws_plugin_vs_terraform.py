@@ -30,6 +30,7 @@ from tests.conftest import running_in_ci
 from tests.e2e.helpers import Project, Result
 from tests.plugin import terraform_cli
 from tests.plugin.terraform_cli import TerraformDir
+from tests.real_providers.aws_on_moto import AWS_ON_MOTO
 from tests.servers import MotoServer, ServerError
 
 T = TypeVar("T")
@@ -38,17 +39,7 @@ U = TypeVar("U")
 # The provider waits for SQS attributes to settle (tens of seconds per queue), on top of its own start.
 STEP_TIMEOUT = 300.0
 
-CONFIG = r'''
-terraform {
-  required_providers {
-    aws = { source = "hashicorp/aws" }
-  }
-}
-
-variable "moto" {
-  type = string
-}
-
+CONFIG = AWS_ON_MOTO + r'''
 variable "team" {
   type    = string
   default = "core"
@@ -57,24 +48,6 @@ variable "team" {
 variable "bucket_names" {
   type    = map(string)
   default = { logs = "ctl-logs", data = "ctl-data" }
-}
-
-provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "testing"
-  secret_key                  = "testing"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  s3_use_path_style           = true
-  endpoints {
-    s3       = var.moto
-    sqs      = var.moto
-    sns      = var.moto
-    iam      = var.moto
-    dynamodb = var.moto
-    sts      = var.moto
-  }
 }
 
 locals {
