@@ -10,18 +10,16 @@ Under CI=true a missing OpenTofu is a failure, never a skip.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import CTL, REPO, Result, clean_env
+from tests.e2e.helpers import CTL, Result, clean_env
+from tests.plugin.terraform_cli import opentofu_executable
 
-TOFU_ARCHIVE = REPO.parent / "shared" / "peers" / "tofu_1.12.6_linux_amd64.gz"
 TIMEOUT = 180.0
 PASSPHRASE = "correct-horse-battery-staple"
 SECRET = "s3cret-db-password"
@@ -80,21 +78,10 @@ resource "terraform_data" "cache" {
 """
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="module")
 def tofu(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not TOFU_ARCHIVE.exists():
-        _missing(f"OpenTofu is not at {TOFU_ARCHIVE}")
-    binary = tmp_path_factory.mktemp("tofu") / "tofu"
-    with gzip.open(TOFU_ARCHIVE) as src, binary.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
-    binary.chmod(0o755)
-    return binary
+    return opentofu_executable(tmp_path_factory.mktemp("tofu"))
 
 
 class Dir:

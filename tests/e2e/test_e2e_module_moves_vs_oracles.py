@@ -13,10 +13,8 @@ failure, never a skip.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -24,9 +22,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.helpers import CTL, REPO, clean_env
-from tests.plugin.terraform_cli import terraform_executable
+from tests.plugin.terraform_cli import missing_oracle, opentofu_executable, terraform_executable
 
-TOFU_ARCHIVE = REPO.parent / "shared" / "peers" / "tofu_1.12.6_linux_amd64.gz"
 MIRROR = REPO.parent / "shared" / "providers"
 TIMEOUT = 180.0
 
@@ -119,23 +116,12 @@ REFUSED: dict[str, tuple[str, str]] = {
 }
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="module")
 def tofu(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not TOFU_ARCHIVE.exists():
-        _missing(f"OpenTofu is not at {TOFU_ARCHIVE}")
     if not MIRROR.is_dir():
-        _missing(f"the provider mirror is not at {MIRROR}")
-    binary = tmp_path_factory.mktemp("tofu") / "tofu"
-    with gzip.open(TOFU_ARCHIVE) as src, binary.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
-    binary.chmod(0o755)
-    return binary
+        missing_oracle(f"the provider mirror is not at {MIRROR}")
+    return opentofu_executable(tmp_path_factory.mktemp("tofu"))
 
 
 def _write(work: Path, main_tf: str) -> None:

