@@ -38,7 +38,7 @@ from engine.config.model import (
 from engine.config.names import DYNAMIC, NameCheck, is_structured
 from engine.config.provisioners import CONNECTION, decode_provisioners
 from engine.lang import ast
-from engine.lang.eval import _did_you_mean
+from engine.lang.evaluation import did_you_mean
 from engine.lang.hcl import parse_expression
 from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import CtlError, Diagnostics, SourceRange
@@ -145,7 +145,7 @@ class ModuleDecoder:
                         "Invalid required_providers object",
                         detail=('required_providers objects can only contain "version", "source" and '
                                 '"configuration_aliases" attributes. To configure a provider, use a "provider" '
-                                "block. " + _did_you_mean(str(text), REQUIRED_PROVIDER_KEYS)).strip(),
+                                "block. " + did_you_mean(str(text), REQUIRED_PROVIDER_KEYS)).strip(),
                         range=key.rng)
         return required_provider_entry(name, attr)
 
@@ -215,7 +215,7 @@ class ModuleDecoder:
             self.module.providers[cfg.key] = cfg
 
     def _block_variable(self, block: Block) -> None:
-        from engine.lang.types import parse_variable_type
+        from engine.lang.type_constraints import parse_variable_type
 
         name = block.labels[0]
         body = block.body

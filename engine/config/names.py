@@ -14,7 +14,7 @@ name is close.
 
 from __future__ import annotations
 
-from engine.lang.eval import _did_you_mean
+from engine.lang.evaluation import did_you_mean
 from engine.lang.syntax import Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostics
 from vocab.positions import SourceRange, as_range
@@ -67,7 +67,7 @@ class NameCheck:
         if name in schema.blocks:
             hint = f'Did you mean to define a block of type "{name}"?'
         else:
-            hint = _did_you_mean(name, names)
+            hint = did_you_mean(name, names)
         self.diags.error(f'Unsupported argument "{name}"',
                          detail=_with(f'An argument named "{name}" is not expected in {where}.', hint),
                          hint=advice, range=attr.name_rng)
@@ -83,7 +83,7 @@ class NameCheck:
         if block.type in attributes:
             hint = f'Did you mean to define argument "{block.type}"? If so, use the equals sign to assign it a value.'
         else:
-            hint = _did_you_mean(block.type, names)
+            hint = did_you_mean(block.type, names)
         self.diags.error(f'Unsupported block type "{block.type}"',
                          detail=_with(f'Blocks of type "{block.type}" are not expected in {where}.', hint),
                          hint=advice, range=as_range(block._rng))
@@ -92,7 +92,7 @@ class NameCheck:
                     advice: str) -> None:
         self.diags.error(f'Extraneous JSON object property "{name}"',
                          detail=_with(f'No argument or block type is named "{name}" in {where}.',
-                                      _did_you_mean(name, names)),
+                                      did_you_mean(name, names)),
                          hint=advice, range=rng)
 
 

@@ -1,7 +1,7 @@
 """Function calls in expressions: the function library, ``try``/``can``, and provider functions.
 
-Part of the evaluator (``engine.lang.eval`` dispatches ``FunctionCall`` nodes here and imports
-this module last, once ``evaluate`` exists); import the evaluator, not this module.
+A rule of the evaluator: ``engine.lang.eval`` dispatches ``FunctionCall`` nodes to ``eval_call``
+and hands it ``evaluate`` for the arguments; import the evaluator, not this module.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.lang import ast
-from engine.lang.eval import EvalContext, EvalError, _did_you_mean, evaluate
+from engine.lang.evaluation import EvalContext, EvalError, Evaluate, did_you_mean
 from vocab.errors import CtlError
 from vocab.values import UNKNOWN, Marked, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
 
@@ -42,17 +42,18 @@ def _unknown_function(node: ast.FunctionCall, names: Iterable[str]) -> EvalError
     return EvalError(
         "Call to unknown function",
         detail=f'There is no function named "{node.name}".',
-        hint=_did_you_mean(node.name, names),
+        hint=did_you_mean(node.name, names),
         range=node.rng,
     )
 
 
-def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+def eval_call(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
+    """The value of a function call: a special form, a provider's function or the library's."""
     special = _SPECIAL_FORMS.get(node.name)
     if special is not None:
-        return special(node, ctx)
+        return special(node, ctx, evaluate)
     if node.name.startswith("provider::"):
-        return _eval_provider_call(node, ctx)
+        return _eval_provider_call(node, ctx, evaluate)
     fns = ctx.functions
     fn: Callable[[list[Any]], object] | None = None
     if fns is not None:
@@ -63,7 +64,7 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
         current = frozenset(_library()[1]())
         if node.name not in current:
             raise _unknown_function(node, current)
-    args = _call_args(node, ctx)
+    args = _call_args(node, ctx, evaluate)
     if not isinstance(args, list):
         return args
     try:
@@ -76,7 +77,7 @@ def _eval_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
         raise _function_error(e, node) from None
 
 
-def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``provider::NAME::FUNC(...)``: a function the provider plugin defines, run by the provider."""
     find = ctx.func_ctx.provider_function if ctx.func_ctx is not None else None
     fn = find(node.name) if find is not None else None
@@ -85,7 +86,7 @@ def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
                         detail=f'There is no function named "{node.name}".',
                         hint="Provider functions come from provider plugins (protocol 5.5/6.5 or later) "
                              "selected by `ctl init`; `ctl providers schema --json` lists them.")
-    args = _call_args(node, ctx)
+    args = _call_args(node, ctx, evaluate)
     if not isinstance(args, list):
         return args
     try:
@@ -96,7 +97,7 @@ def _eval_provider_call(node: ast.FunctionCall, ctx: EvalContext) -> Any:
         raise _function_error(e, node) from None
 
 
-def _call_args(node: ast.FunctionCall, ctx: EvalContext) -> list[Any] | Unknown | Marked:
+def _call_args(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> list[Any] | Unknown | Marked:
     """Evaluated arguments, with ``f(a, list...)`` spreading the final list.
 
     An unknown spread makes the call's result unknown: that result (with the spread value's marks,
@@ -139,7 +140,7 @@ def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
     )
 
 
-def _eval_try(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+def _eval_try(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``try(a, b, ...)``: the first argument that evaluates without error.
 
     An argument that depends on unknown values might still fail once they are known, so the
@@ -167,7 +168,7 @@ def _eval_try(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     )
 
 
-def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+def _eval_can(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``can(x)``: whether ``x`` evaluates without error (unknown while it depends on unknowns)."""
     if len(node.args) != 1:
         raise EvalError(
@@ -182,7 +183,7 @@ def _eval_can(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     return True
 
 
-def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext) -> Any:
+def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``templatestring(local.tpl, { name = "x" })``: render a template held in a string value.
 
     The first argument is any expression whose value is a string, a literal included
@@ -212,7 +213,7 @@ def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext) -> Any:
     return mark(evaluate(expr, inner), marks)
 
 
-_SPECIAL_FORMS: dict[str, Callable[[ast.FunctionCall, EvalContext], Any]] = {
+_SPECIAL_FORMS: dict[str, Callable[[ast.FunctionCall, EvalContext, Evaluate], Any]] = {
     "try": _eval_try,
     "can": _eval_can,
     "templatestring": _eval_templatestring,

@@ -12,62 +12,25 @@ so secrets can be masked wherever the result ends up.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from engine.lang import ast
+from engine.lang import ast, calls, template_eval, traversal
+from engine.lang.evaluation import EvalContext, EvalError, condition, iteration
 from engine.lang.operators import (
     LOGICAL_OPS,
     OperandError,
     binary,
     bool_operand,
     scalar_to_string,
-    to_bool,
     unary,
 )
+from engine.lang.references import Reference, references
 from engine.lang.types import ConversionError, convert, from_cty
 from vocab import types as cty
 from vocab.errors import CtlError
 from vocab.unify import unify
-from vocab.values import UNKNOWN, Null, SetValue, Unknown, mark, type_name, unmark
-
-if TYPE_CHECKING:
-    from engine.lang.functions import FunctionContext
-
-_MISSING = object()
-
-
-class EvalError(CtlError):
-    """An expression could not be evaluated; ``range`` is the offending node's source range."""
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}: {self.detail}" if self.detail else base
-
-
-@dataclass(slots=True)
-class EvalContext:
-    """The names visible to an expression; ``child`` scopes chain to their parent without copying."""
-
-    variables: dict[str, object]
-    func_ctx: FunctionContext | None = None
-    functions: dict[str, Callable[[list[Any]], object]] | None = None
-    parent: EvalContext | None = None
-
-    def child(self, bindings: dict[str, object]) -> EvalContext:
-        """A nested scope (for-expression, template ``for``) that sees everything this one does."""
-        return EvalContext(bindings, self.func_ctx, self.functions, self)
-
-    def names(self) -> set[str]:
-        """Every name visible here (only used to suggest a fix after a typo)."""
-        out: set[str] = set()
-        c: EvalContext | None = self
-        while c is not None:
-            out.update(c.variables)
-            c = c.parent
-        return out
+from vocab.values import UNKNOWN, Null, Unknown, mark, type_name, unmark
 
 
 def evaluate(expr: ast.Expr, ctx: EvalContext) -> Any:
@@ -83,11 +46,6 @@ def evaluate(expr: ast.Expr, ctx: EvalContext) -> Any:
 def render_template(template: ast.Template | ast.TemplateWrap, ctx: EvalContext) -> Any:
     """Render a parsed template file (``templatefile``); a lone ``${x}`` yields ``x`` unconverted."""
     return evaluate(template, ctx)
-
-
-def _did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(candidates), n=1)
-    return f'Did you mean "{close[0]}"?' if close else ""
 
 
 # --- operators and conditionals ------------------------------------------------------------------
@@ -140,27 +98,8 @@ def _eval_unary(node: ast.UnaryOp, ctx: EvalContext) -> Any:
         raise _operand_error(e, node) from None
 
 
-def _condition(value: Any, node: ast.Expr, what: str) -> tuple[bool | Unknown, frozenset[str]]:
-    """A condition's value as a bool (or unknown) and its marks; null or non-bool is an error."""
-    v, marks = unmark(value)
-    if isinstance(v, Unknown):
-        return v, marks
-    if v is None:
-        raise EvalError(
-            "Null condition", detail=f"The {what} is null; it must be true or false.", range=node.rng
-        )
-    b = to_bool(v)
-    if b is None:
-        raise EvalError(
-            "Incorrect condition type",
-            detail=f"The {what} must be of type bool, not {type_name(v)}.",
-            range=node.rng,
-        )
-    return b, marks
-
-
 def _eval_conditional(node: ast.Conditional, ctx: EvalContext) -> Any:
-    b, marks = _condition(evaluate(node.cond, ctx), node.cond, "condition expression")
+    b, marks = condition(evaluate(node.cond, ctx), node.cond, "condition expression")
     if isinstance(b, Unknown):
         return mark(_unknown_result(node, ctx), marks)
     chosen, other = (node.true, node.false) if b else (node.false, node.true)
@@ -271,33 +210,11 @@ def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
     return mark(out, marks)
 
 
-def _iteration(coll: Any, node: ast.Expr, what: str) -> Iterable[tuple[Any, Any]]:
-    """(key, value) pairs of a for/template-for collection: list index order, sorted map keys, and
-    for a set each element as its own key (a set has no indexes)."""
-    if isinstance(coll, SetValue):
-        return ((v, v) for v in coll)
-    if isinstance(coll, list):
-        return enumerate(coll)
-    if isinstance(coll, dict):
-        return ((k, coll[k]) for k in sorted(coll))
-    if coll is None:
-        raise EvalError(
-            "Iteration over null value",
-            detail=f"A null value cannot be used as the collection in a {what}.",
-            range=node.rng,
-        )
-    raise EvalError(
-        "Iteration over non-iterable value",
-        detail=f"A value of type {type_name(coll)} cannot be used as the collection in a {what}.",
-        range=node.rng,
-    )
-
-
 def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
     coll, marks = unmark(evaluate(node.collection, ctx))
     if isinstance(coll, Unknown):
         return mark(UNKNOWN, marks)
-    pairs = _iteration(coll, node.collection, "'for' expression")
+    pairs = iteration(coll, node.collection, "'for' expression")
     bindings: dict[str, object] = {}
     scope = ctx.child(bindings)
     key_var, value_var, key_expr = node.key_var, node.value_var, node.key_expr
@@ -308,7 +225,7 @@ def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
             bindings[key_var] = k
         bindings[value_var] = v
         if node.cond is not None:
-            keep, cmarks = _condition(
+            keep, cmarks = condition(
                 evaluate(node.cond, scope), node.cond, "'if' clause of a 'for' expression"
             )
             marks |= cmarks
@@ -348,27 +265,23 @@ def _eval_literal(node: ast.Literal, ctx: EvalContext) -> Any:
     return node.value
 
 
-# Function calls, templates, traversals and references live in their own modules, imported here once
-# ``evaluate`` exists (they evaluate sub-expressions with it); either may be the module that started
-# this import, so the table looks their functions up when called.
-from engine.lang import calls as _calls  # noqa: E402
-from engine.lang import template_eval as _templates  # noqa: E402
-from engine.lang import traversal as _traversal  # noqa: E402
-from engine.lang.references import Reference, references  # noqa: E402,F401  (re-exported)
-
+# Function calls, templates and traversals are rules of their own modules, handed ``evaluate`` for
+# their sub-expressions (``engine.lang.evaluation.Evaluate``).
 _DISPATCH: dict[type, Callable[[Any, EvalContext], Any]] = {
     ast.Literal: _eval_literal,
-    ast.ScopeTraversal: lambda node, ctx: _traversal._eval_scope(node, ctx),
-    ast.RelativeTraversal: lambda node, ctx: _traversal._eval_relative(node, ctx),
-    ast.Splat: lambda node, ctx: _traversal._eval_splat(node, ctx),
-    ast.FunctionCall: lambda node, ctx: _calls._eval_call(node, ctx),
+    ast.ScopeTraversal: lambda node, ctx: traversal.eval_scope(node, ctx, evaluate),
+    ast.RelativeTraversal: lambda node, ctx: traversal.eval_relative(node, ctx, evaluate),
+    ast.Splat: lambda node, ctx: traversal.eval_splat(node, ctx, evaluate),
+    ast.FunctionCall: lambda node, ctx: calls.eval_call(node, ctx, evaluate),
     ast.Conditional: _eval_conditional,
     ast.BinaryOp: _eval_binary,
     ast.UnaryOp: _eval_unary,
     ast.TupleCons: _eval_tuple,
     ast.ObjectCons: _eval_object,
     ast.ForExpr: _eval_for,
-    ast.Template: lambda node, ctx: _templates._eval_template(node, ctx),
+    ast.Template: lambda node, ctx: template_eval.eval_template(node, ctx, evaluate),
     ast.TemplateWrap: _eval_inner,
     ast.Parens: _eval_inner,
 }
+
+__all__ = ["EvalContext", "EvalError", "Reference", "evaluate", "references", "render_template"]

@@ -1,7 +1,7 @@
 """Names, attributes, indexes and splats: ``var.x``, ``a.b[0]``, ``list[*].name``.
 
-Part of the evaluator (``engine.lang.eval`` dispatches traversal and splat nodes here and imports
-this module last, once ``evaluate`` exists); import the evaluator, not this module.
+A rule of the evaluator: ``engine.lang.eval`` dispatches traversal and splat nodes here and hands
+over ``evaluate`` for index keys and sources; import the evaluator, not this module.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.lang import ast
-from engine.lang.eval import _MISSING, EvalContext, EvalError, _did_you_mean, evaluate
+from engine.lang.evaluation import MISSING, EvalContext, EvalError, Evaluate, did_you_mean
 from engine.lang.operators import scalar_to_string, to_number
 from engine.lang.references import MANAGED_PREFIX
 from vocab.errors import SourceRange
@@ -18,50 +18,52 @@ from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
 # --- names, attributes and indexes ---------------------------------------------------------------
 
 
-def _eval_scope(node: ast.ScopeTraversal, ctx: EvalContext) -> Any:
+def eval_scope(node: ast.ScopeTraversal, ctx: EvalContext, evaluate: Evaluate) -> Any:
+    """A name and the attributes and indexes after it: ``var.x``, ``aws_s3_bucket.b["k"].arn``."""
     name, steps = node.root, node.steps
     v = _lookup(name, ctx)
-    if v is _MISSING and name == MANAGED_PREFIX and steps and isinstance(steps[0], ast.AttrStep):
+    if v is MISSING and name == MANAGED_PREFIX and steps and isinstance(steps[0], ast.AttrStep):
         name, steps = steps[0].name, steps[1:]  # ``resource.TYPE.NAME``: ``TYPE.NAME`` spelt out
         v = _lookup(name, ctx)
-    if v is _MISSING:
+    if v is MISSING:
         raise EvalError(
             f'Reference to undeclared name "{name}"',
-            hint=_did_you_mean(name, ctx.names()),
+            hint=did_you_mean(name, ctx.names()),
             range=node.rng,
         )
     for step in steps:
-        v = _step(v, step, ctx)
+        v = _step(v, step, ctx, evaluate)
     return v
 
 
 def _lookup(name: str, ctx: EvalContext) -> Any:
-    """The value ``name`` has in the innermost scope that binds it, or ``_MISSING``."""
+    """The value ``name`` has in the innermost scope that binds it, or ``MISSING``."""
     c: EvalContext | None = ctx
     while c is not None:
-        v = c.variables.get(name, _MISSING)
-        if v is not _MISSING:
+        v = c.variables.get(name, MISSING)
+        if v is not MISSING:
             return v
         c = c.parent
-    return _MISSING
+    return MISSING
 
 
-def _eval_relative(node: ast.RelativeTraversal, ctx: EvalContext) -> Any:
+def eval_relative(node: ast.RelativeTraversal, ctx: EvalContext, evaluate: Evaluate) -> Any:
+    """Attributes and indexes after any other expression: ``f(x)[0]``, ``(local.m).a``."""
     v = evaluate(node.source, ctx)
     for step in node.steps:
-        v = _step(v, step, ctx)
+        v = _step(v, step, ctx, evaluate)
     return v
 
 
-def _step(v: Any, step: ast.Step, ctx: EvalContext) -> Any:
+def _step(v: Any, step: ast.Step, ctx: EvalContext, evaluate: Evaluate) -> Any:
     if isinstance(step, ast.AttrStep):
         if type(v) is dict:
-            r = v.get(step.name, _MISSING)
-            if r is not _MISSING:
+            r = v.get(step.name, MISSING)
+            if r is not MISSING:
                 return r
         return _get_attr(v, step)
     if isinstance(step, ast.SplatStep):
-        return _splat_over(v, step.each, ctx)
+        return _splat_over(v, step.each, ctx, evaluate)
     key = step.key
     k = key.value if type(key) is ast.Literal else evaluate(key, ctx)
     return index_value(v, k, step.rng)
@@ -78,7 +80,7 @@ def _get_attr(value: Any, step: ast.AttrStep) -> Any:
         raise EvalError(
             "Unsupported attribute",
             detail=f'This object does not have an attribute named "{name}".',
-            hint="" if marks else _did_you_mean(name, v.keys()),
+            hint="" if marks else did_you_mean(name, v.keys()),
             range=step.rng,
         )
     if v is None:
@@ -145,7 +147,7 @@ def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
         raise EvalError(
             "Invalid index",
             detail=f"The given key does not identify an element in this collection value: {shown}.",
-            hint="" if marks else _did_you_mean(s, c.keys()),
+            hint="" if marks else did_you_mean(s, c.keys()),
             range=rng,
         )
     raise EvalError(
@@ -176,11 +178,12 @@ def _list_position(c: list[Any], k: Any, rng: SourceRange) -> int:
     )
 
 
-def _eval_splat(node: ast.Splat, ctx: EvalContext) -> Any:
-    return _splat_over(evaluate(node.source, ctx), node.each, ctx)
+def eval_splat(node: ast.Splat, ctx: EvalContext, evaluate: Evaluate) -> Any:
+    """``list[*].name``: the steps after the splat applied to each element."""
+    return _splat_over(evaluate(node.source, ctx), node.each, ctx, evaluate)
 
 
-def _splat_over(value: Any, each: tuple[ast.Step, ...], ctx: EvalContext) -> Any:
+def _splat_over(value: Any, each: tuple[ast.Step, ...], ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``each`` applied to every element of ``value`` (a lone value counts as one, null as none)."""
     src, marks = unmark(value)
     if isinstance(src, Unknown):
@@ -192,6 +195,6 @@ def _splat_over(value: Any, each: tuple[ast.Step, ...], ctx: EvalContext) -> Any
     for item in items:
         v = item
         for step in each:
-            v = _step(v, step, ctx)
+            v = _step(v, step, ctx, evaluate)
         out.append(v)
     return mark(out, marks)

@@ -1,7 +1,7 @@
 """Type constraints (``variable { type = ... }``) and Terraform's rules for converting values to them.
 
-A constraint is parsed once from the expression tree (never by evaluating it: ``list(string)`` is
-syntax, not a function call) and then applied to every value a user supplies. Conversion is
+A constraint is parsed once from the expression tree (``engine.lang.type_constraints``) and then
+applied to every value a user supplies with ``convert``. Conversion is
 lenient the way Terraform is (``"5"`` becomes a number, ``true`` becomes ``"true"``, a tuple becomes
 a list), fills optional attributes with their defaults, and otherwise fails with a message naming
 the exact place inside the value that is wrong, so a user can find it in a large tfvars file.
@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.lang import ast
 from engine.lang.operators import parse_number, scalar_to_string, to_bool
 from vocab import types as cty
 from vocab.errors import CtlError, SourceRange
@@ -166,10 +165,6 @@ def _literal(v: Any) -> str:
     return json.dumps(v)
 
 
-class TypeConstraintError(CtlError):
-    """A ``type = ...`` argument is not a valid type constraint."""
-
-
 class ConversionError(CtlError):
     """A value does not fit a type; ``path`` (``["a"][0]``) says where inside the value."""
 
@@ -177,138 +172,6 @@ class ConversionError(CtlError):
         super().__init__(f"{path}: {message}" if path else message, range=range)
         self.message = message
         self.path = path
-
-
-# --- parsing type constraints --------------------------------------------------------------------
-
-_KEYWORDS: dict[str, Type] = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
-_COLLECTIONS: dict[str, Callable[[Type], Type]] = {"list": ListType, "set": SetType, "map": MapType}
-
-
-def _invalid(expr: ast.Expr, detail: str, hint: str = "") -> TypeConstraintError:
-    return TypeConstraintError("Invalid type specification", detail=detail, hint=hint, range=expr.rng)
-
-
-def parse_type(expr: ast.Expr) -> Type:
-    """The type constraint written as ``expr`` (the value of a ``type`` argument)."""
-    if type(expr) is ast.Parens:
-        return parse_type(expr.inner)
-    if type(expr) is ast.ScopeTraversal and not expr.steps:
-        return _parse_keyword(expr)
-    if type(expr) is ast.FunctionCall:
-        return _parse_call(expr)
-    if type(expr) in (ast.Literal, ast.Template, ast.TemplateWrap):
-        raise TypeConstraintError(
-            "Invalid quoted type constraints",
-            detail="Type constraints are written as keywords and type constructors, not strings.",
-            hint="Remove the quotes, e.g. type = string or type = list(string).",
-            range=expr.rng,
-        )
-    raise _invalid(
-        expr,
-        "A type is a keyword (string, number, bool, any) or a type constructor such as list(string).",
-    )
-
-
-def parse_variable_type(expr: ast.Expr) -> Type:
-    """A variable's ``type``: as ``parse_type``, plus the bare ``list`` and ``map`` of Terraform 0.11.
-
-    Terraform still reads those two (not ``set``, and only as the whole type) as ``list(any)`` and
-    ``map(any)``, so older modules declare them; ``fmt`` rewrites them to the modern spelling.
-    """
-    if type(expr) is ast.ScopeTraversal and not expr.steps and expr.root in _LEGACY_BARE:
-        return _COLLECTIONS[expr.root](ANY)
-    return parse_type(expr)
-
-
-_LEGACY_BARE = ("list", "map")
-
-
-def _parse_keyword(expr: ast.ScopeTraversal) -> Type:
-    name = expr.root
-    if name in _KEYWORDS:
-        return _KEYWORDS[name]
-    if name in _COLLECTIONS:
-        raise _invalid(
-            expr, f'The "{name}" type needs its element type.', hint=f"Write {name}(any) or {name}(string)."
-        )
-    if name in ("object", "tuple", "optional"):
-        raise _invalid(expr, f'The "{name}" type constructor needs an argument.')
-    raise _invalid(expr, f'The keyword "{name}" is not a valid type.')
-
-
-def _single_arg(expr: ast.FunctionCall) -> ast.Expr:
-    if expr.expand_final or len(expr.args) != 1:
-        raise _invalid(expr, f'The "{expr.name}" type constructor takes exactly one argument.')
-    return expr.args[0]
-
-
-def _parse_call(expr: ast.FunctionCall) -> Type:
-    name = expr.name
-    if name in _COLLECTIONS:
-        return _COLLECTIONS[name](parse_type(_single_arg(expr)))
-    if name == "object":
-        return _parse_object(_single_arg(expr))
-    if name == "tuple":
-        arg = _single_arg(expr)
-        if not isinstance(arg, ast.TupleCons):
-            raise _invalid(
-                arg, "The tuple type constructor requires a list of element types: tuple([string, number])."
-            )
-        return TupleType(tuple(parse_type(e) for e in arg.items))
-    if name == "optional":
-        raise _invalid(expr, 'The keyword "optional" is valid only as a modifier for object type attributes.')
-    raise _invalid(expr, f'Keyword "{name}" is not a valid type constructor.')
-
-
-def _attr_name(key: ast.Expr) -> str | None:
-    if isinstance(key, ast.Literal) and isinstance(key.value, str):
-        return key.value
-    if isinstance(key, ast.ScopeTraversal) and not key.steps:
-        return key.root
-    return None
-
-
-def _parse_object(arg: ast.Expr) -> ObjectType:
-    if not isinstance(arg, ast.ObjectCons):
-        raise _invalid(
-            arg, "The object type constructor requires an object of attribute types: object({name = string})."
-        )
-    attrs: dict[str, Type] = {}
-    optional: dict[str, Any] = {}
-    for item in arg.items:
-        name = _attr_name(item.key)
-        if name is None:
-            raise _invalid(item.key, "Object type attribute names must be plain identifiers.")
-        if name in attrs:
-            raise _invalid(item.key, f'The attribute "{name}" is declared more than once.')
-        value = item.value
-        if isinstance(value, ast.FunctionCall) and value.name == "optional":
-            attrs[name], optional[name] = _parse_optional(value)
-        else:
-            attrs[name] = parse_type(value)
-    return ObjectType(attrs, optional)
-
-
-def _parse_optional(expr: ast.FunctionCall) -> tuple[Type, Any]:
-    """``optional(T)`` or ``optional(T, default)``; the default is a constant, converted to ``T`` now."""
-    if expr.expand_final or not 1 <= len(expr.args) <= 2:
-        raise _invalid(expr, 'The "optional" modifier takes a type and, optionally, a default value.')
-    t = parse_type(expr.args[0])
-    if len(expr.args) == 1:
-        return t, None
-    default_expr = expr.args[1]
-    from engine.lang.eval import EvalContext, evaluate  # the evaluator converts with this module's rules
-
-    raw = evaluate(default_expr, EvalContext({}, functions={}))
-    try:
-        return t, convert(raw, t)
-    except ConversionError as e:
-        raise TypeConstraintError(
-            "Invalid default value for optional attribute",
-            detail=f"The default value does not fit {t}: {e.summary}.",
-            range=default_expr.rng,
-        ) from None
 
 
 # --- converting values ---------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from engine.config.variables import check_validations, finalize
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
-from engine.lang.eval import EvalContext, _did_you_mean, evaluate
+from engine.lang.eval import EvalContext, evaluate
+from engine.lang.evaluation import did_you_mean
 from engine.lang.functions import FunctionContext
 from engine.lang.syntax import Body
 from engine.walk.addresses import (
@@ -277,7 +278,7 @@ class ConfigWalk:
     def _check_inputs(self, call: ModuleCall, child: Module) -> None:
         for name, attr in call.inputs.items():
             if name not in child.variables:
-                close = _did_you_mean(name, [*child.variables, *MODULE_META])
+                close = did_you_mean(name, [*child.variables, *MODULE_META])
                 self.diags.error(f'Unsupported argument "{name}"',
                                  detail=f'Module "{call.name}" declares no variable named "{name}". {close}'.strip(),
                                  range=attr.name_rng)

@@ -23,7 +23,7 @@ from engine.fmt import format_source
 from engine.lang.ast import Literal, ScopeTraversal, TemplateWrap
 from engine.lang.hcl import parse_expression, parse_hcl_file
 from engine.lang.syntax import Attribute, Block, Body
-from engine.lang.types import TypeConstraintError, parse_variable_type
+from engine.lang.type_constraints import TypeConstraintError, parse_variable_type
 from tests.plugin.terraform_cli import terraform_executable
 from vocab.errors import SourceRange
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from engine.lang import ast
+from engine.lang.type_constraints import TypeConstraintError, parse_type, parse_variable_type
 from engine.lang.types import (
     ANY,
     BOOL,
@@ -18,10 +19,7 @@ from engine.lang.types import (
     ObjectType,
     SetType,
     TupleType,
-    TypeConstraintError,
     convert,
-    parse_type,
-    parse_variable_type,
     to_cty,
 )
 from vocab import types as cty
