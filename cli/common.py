@@ -34,7 +34,8 @@ STATE_FILE_HELP = ("Read this state file instead of the backend's state (Terrafo
 def read_state_or_file(root: Path, path: Path | None) -> State:
     """The selected workspace's state, or the state file ``path`` names (Terraform's read-only
     ``-state=PATH`` of ``output``, ``state list`` and ``state show``)."""
-    from engine.state.model import State, new_state
+    from engine.state.codec import decode_state
+    from engine.state.model import new_state
     from engine.state_tools.access import read_state
 
     if path is None:
@@ -47,7 +48,7 @@ def read_state_or_file(root: Path, path: Path | None) -> State:
         from vocab.errors import CtlError
 
         raise CtlError(f"Cannot read the state file {path}: {exc.strerror or exc}") from None
-    return State.from_json(data, str(path))
+    return decode_state(data, str(path))
 
 
 IGNORE_REMOTE_VERSION_HELP = ("Accepted for Terraform's command line: ctl's backends record no Terraform "

@@ -59,7 +59,7 @@ def new_command(
     lock: bool = typer.Option(True, "--lock/--no-lock", help=LOCK_HELP),
     lock_timeout: str = typer.Option(None, "--lock-timeout", help=LOCK_TIMEOUT_HELP),
 ) -> int:
-    from engine.state.model import State
+    from engine.state.codec import decode_state
     from engine.state_tools.pull_push import push
     from engine.state_tools.workspaces import new_workspace
     from vocab.errors import UsageError
@@ -73,7 +73,7 @@ def new_command(
             raise UsageError(f"Cannot read --state {state}: {exc.strerror or exc}",
                              hint="Give the path of a state file.") from None
         try:  # a file that is not a state is refused before anything is created
-            State.from_json(data, str(state))
+            decode_state(data, str(state))
         except CtlError as exc:
             raise CtlError(exc.summary, hint="Give a state file: a terraform.tfstate, or what "
                                              "`ctl state pull` writes.") from None

@@ -10,7 +10,7 @@ from engine.init.backend_change import workspaces_with_state
 from engine.init.options import InitOptions, MigratedWorkspace, Migration
 from engine.locking.hold import locked
 from engine.session import manager_for
-from engine.state.model import State
+from engine.state.codec import decode_state
 from vocab.errors import CtlError
 
 MIGRATE_OPERATION = "OperationTypeMigrate"
@@ -46,7 +46,7 @@ def _copy_workspace(old: StateStore, new: StateStore, ws: str, root_dir: Path) -
     snap = old.read(ws)
     if snap is None:
         return []
-    State.from_json(snap.data, manager.source)  # a corrupt document is refused, naming its object
+    decode_state(snap.data, manager.source)  # a corrupt document is refused, naming its object
     facts = state_facts(snap.data)
     lineage = _lineage(snap.data)
     already = _check_destination(new, ws, snap.data, root_dir)

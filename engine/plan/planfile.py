@@ -27,6 +27,7 @@ from typing import Any
 
 from backends.base import BackendError
 from engine.plan.model import ACTIONS_NOOP, OutputChange, Plan, ResourceChange
+from engine.state.codec import decode_state
 from engine.state.encode import state_pieces
 from engine.state.gc_pause import gc_paused, gc_paused_then_frozen
 from engine.state.model import OutputValue, State
@@ -302,7 +303,7 @@ def _with_lineage(state: State, lineage: str) -> State:
 
 
 def _decode_plan(doc: dict[str, Any], source: str) -> Plan:
-    prior = State.from_json(_typed(doc["prior_state"], str).encode(), f"{source} (prior state)")
+    prior = decode_state(_typed(doc["prior_state"], str).encode(), f"{source} (prior state)")
     if prior.lineage == _NO_LINEAGE:
         prior.lineage = ""
     for name in doc.get("prior_state_untyped_outputs", []):

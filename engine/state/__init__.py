@@ -2,7 +2,7 @@
 manager that loads and saves it through a backend's ``StateStore``."""
 
 from engine.state.address import AddressError, InstanceAddress
-from engine.state.model import InstanceState, OutputValue, ResourceState, State, from_json, new_state
+from engine.state.model import InstanceState, OutputValue, ResourceState, State, new_state
 
 __all__ = [
     "AddressError",
@@ -11,6 +11,5 @@ __all__ = [
     "OutputValue",
     "ResourceState",
     "State",
-    "from_json",
     "new_state",
 ]

@@ -28,8 +28,8 @@ from backends.base import (
     StateFileOpener,
     StateStore,
 )
-from engine.state.codec import decode_state_file
-from engine.state.encode import state_pieces
+from engine.state.codec import decode_state, decode_state_file
+from engine.state.encode import encode_state, state_pieces
 from engine.state.gc_pause import collector_paused
 from engine.state.journal import Journal, Orphan, parse_entries, replay_counted
 from engine.state.model import State, new_state
@@ -178,7 +178,7 @@ class StateManager:
             state.serial = old_serial
             raise failed.error from None
         except (CtlError, OSError) as exc:
-            errored = state.to_json()
+            errored = encode_state(state)
             state.serial = old_serial
             raise self._errored(exc, errored) from None
         self._version, self._lineage, self._serial = version, state.lineage, state.serial
@@ -203,7 +203,7 @@ class StateManager:
         snap = self.store.read(self.workspace)
         if snap is None:
             return None
-        return State.from_json(snap.data, self.source), snap.version, len(snap.data), _digest(snap.data)
+        return decode_state(snap.data, self.source), snap.version, len(snap.data), _digest(snap.data)
 
     def compact(self, state: State) -> None:
         """Write the full state, then clear the journal it now contains."""

@@ -10,7 +10,8 @@ noticed and the index rebuilt).
 Attributes are stored unmarked, with the paths of sensitive values alongside in
 ``sensitive_attributes`` (as ``values.Path`` tuples) — exactly what Terraform writes, so a secret
 never needs a special encoding and the marks come back with ``marked_attributes()``.
-Serialisation lives in ``codec.py`` (reading) and ``encode.py`` (writing).
+The model does not know its JSON: ``codec.decode_state`` reads a state document into it and
+``encode.encode_state`` writes one, both building on this module.
 """
 
 from __future__ import annotations
@@ -379,30 +380,10 @@ class State:
             extra=dict(self.extra),
         )
 
-    # -- serialisation --------------------------------------------------------------------------
-
-    def to_json(self) -> bytes:
-        """The state file bytes: Terraform's key order, sorted resources, 2-space indent."""
-        from engine.state.encode import encode_state
-
-        return encode_state(self)
-
-    @staticmethod
-    def from_json(data: bytes, source: str) -> State:
-        """Parse state bytes read from ``source``; raises ``BackendError`` for corrupt/foreign data."""
-        from engine.state.codec import decode_state
-
-        return decode_state(data, source)
-
 
 def new_state() -> State:
     """An empty state with a fresh lineage (the identity every later write must keep)."""
     return State(serial=0, lineage=str(uuid.uuid4()))
-
-
-def from_json(data: bytes, source: str) -> State:
-    """Parse state bytes read from ``source``; see ``State.from_json``."""
-    return State.from_json(data, source)
 
 
 def default_provider(resource_type: str) -> str:
@@ -463,7 +444,6 @@ __all__ = [
     "ResourceState",
     "State",
     "default_provider",
-    "from_json",
     "instance_sort_key",
     "new_state",
     "output_type",

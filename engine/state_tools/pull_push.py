@@ -9,6 +9,8 @@ from backends.base import SealedStore
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.session import manager_for
+from engine.state.codec import decode_state
+from engine.state.encode import encode_state
 from engine.state.model import State
 from engine.state_tools.access import load_for_change, open_backend
 from vocab.errors import CtlError
@@ -32,7 +34,7 @@ def pull(root_dir: Path) -> bytes | None:
     state = manager.load()
     if manager.replayed:
         state.serial = manager.serial + 1
-    return state.to_json()
+    return encode_state(state)
 
 
 @dataclass(frozen=True)
@@ -54,16 +56,16 @@ def push(root_dir: Path, data: bytes, source: str, lock: LockOptions, *, force: 
     store, workspace = open_backend(root_dir)
     if isinstance(store, SealedStore):  # an encrypting store reads a sealed errored.tfstate
         data = store.open_state(data, source)
-    pushed = State.from_json(data, source)
+    pushed = decode_state(data, source)
     manager = manager_for(store, workspace, root_dir)
     with locked(store, workspace, "OperationTypeStatePush", lock):
         current = load_for_change(manager, lock.enabled)
         if manager.lineage is None:
-            store.write(workspace, pushed.to_json(), expected=manager.version)
+            store.write(workspace, encode_state(pushed), expected=manager.version)
             return PushResult(True, pushed.serial)
         same = pushed.copy()
         same.serial = current.serial
-        identical = same.lineage == current.lineage and same.to_json() == current.to_json()
+        identical = same.lineage == current.lineage and encode_state(same) == encode_state(current)
         if pushed.serial == current.serial and identical:
             return PushResult(False, current.serial)
         problem = _push_problem(pushed, current)
@@ -72,7 +74,7 @@ def push(root_dir: Path, data: bytes, source: str, lock: LockOptions, *, force: 
                               hint="Pull the current state with `ctl state pull` and start from it, or push "
                                    "with --force to overwrite it.")
         pushed.serial = max(pushed.serial, current.serial + 1)
-        store.write(workspace, pushed.to_json(), expected=manager.version)
+        store.write(workspace, encode_state(pushed), expected=manager.version)
     return PushResult(True, pushed.serial, forced=bool(problem))
 
 

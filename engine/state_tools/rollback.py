@@ -11,7 +11,7 @@ from backends.base import StateStore
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
 from engine.session import manager_for
-from engine.state.model import State
+from engine.state.codec import decode_state
 from engine.state_tools.access import load_for_change, open_backend
 from engine.state_tools.diff import StateDiff, state_diff
 from vocab.errors import CtlError
@@ -65,7 +65,7 @@ def rollback_in(store: StateStore, workspace: str, serial: int, lock: LockOption
             raise RollbackRefused(f"Serial {serial} is the current state; there is nothing to roll back",
                                   hint="`ctl state history` lists the versions kept.")
         source = f"{manager.source} (kept version, serial {serial})"
-        target = State.from_json(store.read_history(workspace, serial), source)
+        target = decode_state(store.read_history(workspace, serial), source)
         if target.lineage != manager.lineage:
             raise RollbackRefused(
                 f"Refusing to roll back to serial {serial}: its lineage {target.lineage} differs from the "

@@ -25,7 +25,8 @@ from engine.encryption.errors import EncryptionError
 from engine.encryption.store import EncryptingStore
 from engine.locking.hold import locked
 from engine.locking.options import LockOptions
-from engine.state.model import State
+from engine.state.codec import decode_state
+from engine.state.encode import encode_state
 from vocab.errors import CtlError
 
 TERRAFORM_STATE = "terraform.tfstate"
@@ -104,18 +105,18 @@ def migrate_terraform_states(root_dir: Path, store: StateStore, lock: LockOption
                     hint="Add the encryption block OpenTofu used (the same key provider and method names, and the "
                          "same passphrase or key) to the terraform block, or set it in CTL_ENCRYPTION.")
             data = store.open_state(data, str(found.path))
-        pushed = State.from_json(data, str(found.path))  # refuses anything that is not a state
+        pushed = decode_state(data, str(found.path))  # refuses anything that is not a state
         with locked(store, found.workspace, "OperationTypeMigrate", lock):
             current = store.read(found.workspace)
             if current is not None:
-                existing = State.from_json(current.data, store.describe())
+                existing = decode_state(current.data, store.describe())
                 if existing.lineage != pushed.lineage:
                     raise CtlError(
                         f'cannot move {found.path.relative_to(root_dir)}: workspace "{found.workspace}" '
                         f"already has another state in {store.describe()}",
                         hint="Compare them with `ctl state pull`; push the one to keep with `ctl state push`.")
             else:
-                store.write(found.workspace, pushed.to_json(), expected=None)
+                store.write(found.workspace, encode_state(pushed), expected=None)
         found.path.rename(found.path.with_name(found.path.name + MIGRATED_SUFFIX))
         moved.append(found)
     return moved

@@ -16,6 +16,7 @@ from backends.factory import make_store
 from backends.local.store import LocalStore
 from cli.main import run
 from engine.locking.options import LockOptions
+from engine.state.encode import encode_state
 from engine.state.manager import StateManager
 from engine.state.model import InstanceState, OutputValue, State, new_state
 from engine.state_tools.diff import state_diff
@@ -142,7 +143,7 @@ def test_rollback_refuses_a_version_of_another_lineage(root: Path, capsys: pytes
     other = new_state()
     _data(other, "z", "other")
     other.serial = 1
-    (root / "other.tfstate").write_bytes(other.to_json())
+    (root / "other.tfstate").write_bytes(encode_state(other))
     assert run(["state", "push", "--force", "other.tfstate"]) == 0  # serial 3 of ours is now kept
     capsys.readouterr()
     assert run(["state", "rollback", "2", "--auto-approve"]) == 1
@@ -239,7 +240,7 @@ def test_rollback_on_s3_refuses_another_lineage(s3_store: StateStore, tmp_path: 
     assert current is not None
     other = new_state()
     other.serial = 9
-    s3_store.write(DEFAULT_WORKSPACE, other.to_json(), expected=current.version)  # like push --force
+    s3_store.write(DEFAULT_WORKSPACE, encode_state(other), expected=current.version)  # like push --force
     with pytest.raises(RollbackRefused, match="lineage"):
         rollback_in(s3_store, DEFAULT_WORKSPACE, 3, LockOptions(), lambda p: True, errored_dir=tmp_path)
     assert json.loads(s3_store.read(DEFAULT_WORKSPACE).data)["lineage"] == other.lineage

@@ -17,6 +17,7 @@ from engine.encryption.errors import EncryptionError
 from engine.encryption.keys import MAX_ITERATIONS, Pbkdf2
 from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
+from engine.state.encode import encode_state
 from engine.state.journal import Journal, parse_entries
 from engine.state.model import new_state
 
@@ -45,7 +46,7 @@ def with_iterations(path: Path, stored: str) -> None:
 def sealed_state(tmp_path: Path) -> Path:
     state = new_state()
     state.serial, state.lineage = 1, "L"
-    store_at(tmp_path).write(DEFAULT_WORKSPACE, state.to_json(), expected=None)
+    store_at(tmp_path).write(DEFAULT_WORKSPACE, encode_state(state), expected=None)
     return tmp_path / "ctl.tfstate"
 
 

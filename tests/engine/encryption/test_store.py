@@ -14,6 +14,7 @@ from engine.encryption.config import KeyProviderConfig, MethodConfig, TargetConf
 from engine.encryption.errors import EncryptionError
 from engine.encryption.store import EncryptingStore, encrypting_store
 from engine.encryption.target import Target
+from engine.state.encode import encode_state
 from engine.state.manager import ERRORED_STATE_FILE, StateManager
 from engine.state.model import new_state
 
@@ -33,7 +34,7 @@ def store_at(tmp_path: Path, method: MethodConfig, fallback: MethodConfig | None
 def state_bytes(serial: int, lineage: str = "L") -> bytes:
     state = new_state()
     state.serial, state.lineage = serial, lineage
-    doc = json.loads(state.to_json())
+    doc = json.loads(encode_state(state))
     doc["outputs"] = {"pw": {"value": SECRET, "type": "string", "sensitive": True}}
     return json.dumps(doc).encode()
 

@@ -18,6 +18,7 @@ from engine.plan.model import (
     ResourceChange,
 )
 from engine.plan.planfile import PLAN_FORMAT, PlanFileError, _plan_text, load_plan, save_plan
+from engine.state.encode import encode_state
 from engine.state.model import InstanceState, OutputValue, State
 from vocab.values import UNKNOWN, Marked, Unknown
 
@@ -159,7 +160,7 @@ def test_a_plan_file_with_a_missing_field_is_corrupt(tmp_path: Path) -> None:
 
 def test_a_state_file_is_not_a_plan(tmp_path: Path) -> None:
     path = tmp_path / "terraform.tfstate"
-    path.write_bytes(State(serial=1, lineage="x").to_json())
+    path.write_bytes(encode_state(State(serial=1, lineage="x")))
     with pytest.raises(PlanFileError, match=r"terraform\.tfstate is not a ctl plan file"):
         load_plan(path)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from backends.base import BackendError
-from engine.state.codec import paths_from_json, paths_to_json
+from engine.state.codec import decode_state, paths_from_json, paths_to_json
+from engine.state.encode import encode_state
 from engine.state.model import InstanceState, OutputValue, State, new_state
 from vocab.values import Marked
 
@@ -16,7 +17,7 @@ TERRAFORM_STATE = Path(__file__).parent / "data" / "terraform-v4.tfstate"
 
 
 def load_fixture() -> State:
-    return State.from_json(TERRAFORM_STATE.read_bytes(), str(TERRAFORM_STATE))
+    return decode_state(TERRAFORM_STATE.read_bytes(), str(TERRAFORM_STATE))
 
 
 # -- compatibility with Terraform's files ---------------------------------------------------------
@@ -24,19 +25,19 @@ def load_fixture() -> State:
 
 def test_a_terraform_state_loads_and_rewrites_with_the_same_data() -> None:
     original = json.loads(TERRAFORM_STATE.read_bytes())
-    rewritten = json.loads(load_fixture().to_json())
+    rewritten = json.loads(encode_state(load_fixture()))
     assert rewritten.pop("ctl_version")
     assert rewritten == original
 
 
 def test_a_terraform_state_rewrites_byte_for_byte_apart_from_ctl_version() -> None:
     original = TERRAFORM_STATE.read_text().splitlines()
-    rewritten = load_fixture().to_json().decode().splitlines()
+    rewritten = encode_state(load_fixture()).decode().splitlines()
     assert [line for line in rewritten if '"ctl_version"' not in line] == original
 
 
 def test_top_level_keys_are_in_terraforms_order() -> None:
-    doc = json.loads(new_state().to_json())
+    doc = json.loads(encode_state(new_state()))
     assert list(doc) == [
         "version",
         "terraform_version",
@@ -113,14 +114,14 @@ def test_marked_values_are_stored_unmarked_with_terraform_paths() -> None:
     inst = InstanceState.from_marked({"id": "x", "result": Marked("pw"), "list": ["a", Marked("b")]})
     state = new_state()
     state.set_instance("random_password.p", inst)
-    doc = json.loads(state.to_json())
+    doc = json.loads(encode_state(state))
     stored = doc["resources"][0]["instances"][0]
     assert stored["attributes"] == {"id": "x", "result": "pw", "list": ["a", "b"]}
     assert stored["sensitive_attributes"] == [
         [{"type": "get_attr", "value": "result"}],
         [{"type": "get_attr", "value": "list"}, {"type": "index", "value": {"value": 1, "type": "number"}}],
     ]
-    again = State.from_json(state.to_json(), "test").instance("random_password.p")
+    again = decode_state(encode_state(state), "test").instance("random_password.p")
     assert again is not None and again.marked_attributes() == inst.marked_attributes()
 
 
@@ -158,7 +159,7 @@ def test_explicit_provider_and_for_each_keys() -> None:
     state = new_state()
     provider = 'provider["registry.terraform.io/hashicorp/random"].alt'
     state.set_instance('random_id.a["x"]', InstanceState(attributes={"id": "1"}), provider=provider)
-    doc = json.loads(state.to_json())["resources"][0]
+    doc = json.loads(encode_state(state))["resources"][0]
     assert (doc["each"], doc["provider"], doc["instances"][0]["index_key"]) == ("map", provider, "x")
 
 
@@ -173,7 +174,7 @@ def test_resources_and_instances_are_written_sorted_for_stable_diffs() -> None:
         "a_thing.a",
     ]:
         state.set_instance(addr, InstanceState(attributes={"id": addr}))
-    doc = json.loads(state.to_json())
+    doc = json.loads(encode_state(state))
     order = [(r.get("module", ""), r["mode"], r["type"], r["name"]) for r in doc["resources"]]
     assert order == sorted(order)
     assert [i["index_key"] for i in doc["resources"][2]["instances"]] == [2, 10]
@@ -187,7 +188,7 @@ def test_many_instances_stay_fast_to_change() -> None:
         state.remove_instance(f'null_resource.n["{i}"]')
     got = state.instance('null_resource.n["19999"]')
     assert got is not None and got.attributes == {"id": "19999"}
-    assert len(json.loads(state.to_json())["resources"][0]["instances"]) == 10_000
+    assert len(json.loads(encode_state(state))["resources"][0]["instances"]) == 10_000
 
 
 def test_copies_are_independent() -> None:
@@ -207,7 +208,7 @@ def test_new_states_get_distinct_lineages() -> None:
 def test_output_types_are_inferred_when_missing() -> None:
     state = new_state()
     state.outputs["o"] = OutputValue({"a": [1, "x"], "b": True})
-    doc = json.loads(state.to_json())
+    doc = json.loads(encode_state(state))
     assert doc["outputs"]["o"]["type"] == ["object", {"a": ["tuple", ["number", "string"]], "b": "bool"}]
     assert "sensitive" not in doc["outputs"]["o"]
 
@@ -217,7 +218,7 @@ def test_output_types_are_inferred_when_missing() -> None:
 
 def test_truncated_json_is_reported_as_corrupt_with_position() -> None:
     with pytest.raises(BackendError) as err:
-        State.from_json(b'{\n  "version": 4,\n  "serial": ', "ctl.tfstate")
+        decode_state(b'{\n  "version": 4,\n  "serial": ', "ctl.tfstate")
     assert err.value.summary.startswith("state at ctl.tfstate is corrupt: ")
     assert "line 3 column" in err.value.summary
     assert "backup" in err.value.hint
@@ -257,14 +258,14 @@ def test_truncated_json_is_reported_as_corrupt_with_position() -> None:
 )
 def test_foreign_or_damaged_documents_are_refused_clearly(data: bytes, message: str) -> None:
     with pytest.raises(BackendError) as err:
-        State.from_json(data, "ctl.tfstate")
+        decode_state(data, "ctl.tfstate")
     assert message in err.value.summary
     assert "Traceback" not in str(err.value)
 
 
 def test_terraform_version_1_state_is_refused_with_an_upgrade_hint() -> None:
     with pytest.raises(BackendError) as err:
-        State.from_json(b'{"version": 3, "serial": 1, "lineage": "x", "modules": []}', "old.tfstate")
+        decode_state(b'{"version": 3, "serial": 1, "lineage": "x", "modules": []}', "old.tfstate")
     assert "upgrade" in err.value.hint
 
 
@@ -272,10 +273,10 @@ def test_a_state_with_what_the_fast_encoder_cannot_write_is_still_written_or_ref
     """Integers beyond 64 bits take the standard encoder; NaN is refused, never written as null."""
     state = new_state()
     state.outputs["big"] = OutputValue(value=10**30)
-    assert json.loads(state.to_json())["outputs"]["big"]["value"] == 10**30
+    assert json.loads(encode_state(state))["outputs"]["big"]["value"] == 10**30
     state.outputs["big"] = OutputValue(value=float("nan"))
     with pytest.raises(ValueError):
-        state.to_json()
+        encode_state(state)
 
 
 @pytest.mark.parametrize("where", ["attribute", "nested attribute", "instance field", "output"])
@@ -291,10 +292,10 @@ def test_nan_and_infinity_are_refused_wherever_they_are(where: str) -> None:
     else:
         state.set_instance("local_file.f", InstanceState(attributes=bad[where]))
     with pytest.raises(ValueError, match="Out of range float"):
-        state.to_json()
+        encode_state(state)
     state.outputs.pop("o", None)
     state.set_instance("local_file.f", InstanceState(attributes={"n": 1.5, "l": [0.25]}))
-    assert json.loads(state.to_json())["resources"][0]["instances"][0]["attributes"] == {"l": [0.25], "n": 1.5}
+    assert json.loads(encode_state(state))["resources"][0]["instances"][0]["attributes"] == {"l": [0.25], "n": 1.5}
 
 
 def test_a_state_written_one_resource_at_a_time_is_laid_out_as_one_whole_document() -> None:
@@ -307,13 +308,13 @@ def test_a_state_written_one_resource_at_a_time_is_laid_out_as_one_whole_documen
     state.set_instance("local_file.b[0]", InstanceState(attributes={"huge": 10**30, "list": [{"k": "é"}]}))
     state.set_instance("local_file.b[1]", InstanceState(attributes={"resources": "resources 00ff"}))
     state.set_instance("module.m.local_file.c", InstanceState(attributes={}))
-    text = state.to_json().decode()
+    text = encode_state(state).decode()
     assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
     doc = json.loads(text)
     assert [r["name"] for r in doc["resources"]] == ["a", "b", "c"]
     assert doc["resources"][1]["instances"][0]["attributes"]["huge"] == 10**30
     assert doc["resources"][0]["instances"][0]["attributes"]["content"] == "a\n  {\n    }\n"
-    empty = new_state().to_json().decode()
+    empty = encode_state(new_state()).decode()
     assert json.loads(empty)["resources"] == []
     assert empty == json.dumps(json.loads(empty), indent=2, ensure_ascii=False) + "\n"
 
