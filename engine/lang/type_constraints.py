@@ -9,21 +9,16 @@ with ``engine.lang.types`` and must not import the parser back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.types import (
     ANY,
-    BOOL,
-    NUMBER,
-    STRING,
+    COLLECTIONS,
+    KEYWORDS,
     ConversionError,
-    ListType,
-    MapType,
     ObjectType,
-    SetType,
     TupleType,
     Type,
     convert,
@@ -33,10 +28,6 @@ from vocab.errors import CtlError
 
 class TypeConstraintError(CtlError):
     """A ``type = ...`` argument is not a valid type constraint."""
-
-
-_KEYWORDS: dict[str, Type] = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
-_COLLECTIONS: dict[str, Callable[[Type], Type]] = {"list": ListType, "set": SetType, "map": MapType}
 
 
 def _invalid(expr: ast.Expr, detail: str, hint: str = "") -> TypeConstraintError:
@@ -71,7 +62,7 @@ def parse_variable_type(expr: ast.Expr) -> Type:
     ``map(any)``, so older modules declare them; ``fmt`` rewrites them to the modern spelling.
     """
     if type(expr) is ast.ScopeTraversal and not expr.steps and expr.root in _LEGACY_BARE:
-        return _COLLECTIONS[expr.root](ANY)
+        return COLLECTIONS[expr.root](ANY)
     return parse_type(expr)
 
 
@@ -80,9 +71,9 @@ _LEGACY_BARE = ("list", "map")
 
 def _parse_keyword(expr: ast.ScopeTraversal) -> Type:
     name = expr.root
-    if name in _KEYWORDS:
-        return _KEYWORDS[name]
-    if name in _COLLECTIONS:
+    if name in KEYWORDS:
+        return KEYWORDS[name]
+    if name in COLLECTIONS:
         raise _invalid(
             expr, f'The "{name}" type needs its element type.', hint=f"Write {name}(any) or {name}(string)."
         )
@@ -99,8 +90,8 @@ def _single_arg(expr: ast.FunctionCall) -> ast.Expr:
 
 def _parse_call(expr: ast.FunctionCall) -> Type:
     name = expr.name
-    if name in _COLLECTIONS:
-        return _COLLECTIONS[name](parse_type(_single_arg(expr)))
+    if name in COLLECTIONS:
+        return COLLECTIONS[name](parse_type(_single_arg(expr)))
     if name == "object":
         return _parse_object(_single_arg(expr))
     if name == "tuple":

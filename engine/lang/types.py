@@ -117,6 +117,11 @@ NUMBER = Primitive("number")
 BOOL = Primitive("bool")
 ANY = Any_()
 
+KEYWORDS: dict[str, Type] = {"string": STRING, "number": NUMBER, "bool": BOOL, "any": ANY}
+"""The types a constraint names by keyword: ``type = string``."""
+COLLECTIONS: dict[str, Callable[[Type], Type]] = {"list": ListType, "set": SetType, "map": MapType}
+"""The collection types a constraint builds around an element type: ``list(string)``."""
+
 _CTY_PRIMITIVES = {"string": cty.STRING, "number": cty.NUMBER, "bool": cty.BOOL}
 _FROM_CTY_PRIMITIVES = {"string": STRING, "number": NUMBER, "bool": BOOL}
 
