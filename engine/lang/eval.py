@@ -266,20 +266,24 @@ def _eval_literal(node: ast.Literal, ctx: EvalContext) -> Any:
 
 
 # Function calls, templates and traversals are rules of their own modules, handed ``evaluate`` for
-# their sub-expressions (``engine.lang.evaluation.Evaluate``).
+# their sub-expressions (``engine.lang.evaluation.Evaluate``); bound once here, as the dispatch is
+# the evaluator's hottest path.
+_scope, _relative, _splat = traversal.eval_scope, traversal.eval_relative, traversal.eval_splat
+_call, _template = calls.eval_call, template_eval.eval_template
+
 _DISPATCH: dict[type, Callable[[Any, EvalContext], Any]] = {
     ast.Literal: _eval_literal,
-    ast.ScopeTraversal: lambda node, ctx: traversal.eval_scope(node, ctx, evaluate),
-    ast.RelativeTraversal: lambda node, ctx: traversal.eval_relative(node, ctx, evaluate),
-    ast.Splat: lambda node, ctx: traversal.eval_splat(node, ctx, evaluate),
-    ast.FunctionCall: lambda node, ctx: calls.eval_call(node, ctx, evaluate),
+    ast.ScopeTraversal: lambda node, ctx: _scope(node, ctx, evaluate),
+    ast.RelativeTraversal: lambda node, ctx: _relative(node, ctx, evaluate),
+    ast.Splat: lambda node, ctx: _splat(node, ctx, evaluate),
+    ast.FunctionCall: lambda node, ctx: _call(node, ctx, evaluate),
     ast.Conditional: _eval_conditional,
     ast.BinaryOp: _eval_binary,
     ast.UnaryOp: _eval_unary,
     ast.TupleCons: _eval_tuple,
     ast.ObjectCons: _eval_object,
     ast.ForExpr: _eval_for,
-    ast.Template: lambda node, ctx: template_eval.eval_template(node, ctx, evaluate),
+    ast.Template: lambda node, ctx: _template(node, ctx, evaluate),
     ast.TemplateWrap: _eval_inner,
     ast.Parens: _eval_inner,
 }
