@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aws_moto import Run, configuration, real_executable, run_command
-from init_mirror import add_tool_arguments, clean_env, missing_tool
+from versus_terraform import add_tool_arguments, clean_env, missing_tool
 
 from tests.servers import MotoServer, ServerError
 

@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aws_moto import HEADER, PROVIDER_CONNECTION_RACE, TimingProxy, real_executable
-from init_mirror import add_tool_arguments, clean_env, missing_tool
+from versus_terraform import add_tool_arguments, clean_env, missing_tool
 
 from tests.servers import MotoServer, ServerError
 
