@@ -1,5 +1,5 @@
 """What the benchmarks that run ctl beside Terraform 1.0.3 share (``init_mirror.py``,
-``real_providers.py``, ``aws_moto.py``): the tools and the mirror to use, a clean environment, one
+``real_providers.py``, ``aws_moto.py``, ``aws_plan.py``, ``aws_race.py``): the tools and the mirror to use, a clean environment, one
 command timed, and the lines of the report, so every one of them reads and is read the same way.
 
 Not a benchmark itself: the scripts beside it import it (they run with ``bench/`` on ``sys.path``).
