@@ -16,6 +16,11 @@ Between its own files, this process reads back the ones the helper has finished 
 finished once the helper has started the next): read after the meeting instead, they kept the
 second core idle while this process caught up.
 Only a directory whose uncached HCL adds up to ``MIN_BYTES`` is worth a second process.
+
+Both sides must name a file's entry alike, and the name holds a fingerprint of ctl's parser sources
+(``ParseCache.key``), read by each process from disk. So the job carries this process's, and a
+helper that reads another one (the sources changed in between) starts no file: its entries would
+be under names this process never looks up, and every file it handed over would be a miss.
 """
 
 from __future__ import annotations
@@ -65,7 +70,8 @@ class ParseAhead:
         uncached HCL to be worth one, or there is one core."""
         hcl = [(index, unit) for index, unit in enumerate(units)
                if unit[0].name.endswith(".tf")]  # a JSON file is one unit, parsed here (only HCL is cut)
-        if (os.cpu_count() or 1) < 2 or not cache.writable or sum(_size(u) for _, u in hcl) < MIN_BYTES:
+        if ((os.cpu_count() or 1) < 2 or not cache.writable or cache.key is None
+                or sum(_size(u) for _, u in hcl) < MIN_BYTES):
             return None  # the usual case: a few kilobytes, not worth even hashing them here
         todo, size = [], 0
         for index, (path, display, src, part) in hcl:
@@ -81,7 +87,7 @@ class ParseAhead:
         except OSError:
             return None
         helper = cls(process)
-        helper._send(json.dumps({"root": str(cache.root), "files": todo}) + "\n")
+        helper._send(json.dumps({"root": str(cache.root), "key": cache.key.hex(), "files": todo}) + "\n")
         return helper
 
     def claim(self, index: int) -> None:
@@ -190,6 +196,8 @@ def _helper() -> None:
     line, _, rest = received.partition(b"\n")
     job = json.loads(line)
     cache = ParseCache(Path(job["root"]))
+    if cache.key is None or cache.key.hex() != job["key"]:
+        return  # ctl's parser changed since the other side began: what it would write, the other side never looks up
     others = _Numbers(stdin, rest)
     other_at = -1
     read: tuple[str, bytes] | None = None  # the last file read: a large file's parts come in a row

@@ -20,7 +20,6 @@ import hashlib
 import os
 import zlib
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import orjson
@@ -53,6 +52,10 @@ class ParseCache:
         self.dir = root / CACHE_DIR
         self.used: set[str] = set()
         self.writable = True
+        # Taken afresh for each load, not once per process: a process that loads again after ctl's
+        # sources changed (a test session while they are edited) would otherwise name its entries
+        # for the old code while a helper (``engine.config.parse_ahead``) names them for the new.
+        self.key: bytes | None = _fingerprint()  # None: nothing can be cached (``entry``)
         # by file and part's start: the bytes hashed, and the name
         self._names: dict[tuple[str, int], tuple[bytes, str | None]] = {}
         self._held: list[tuple[Path, Body, str]] | None = None  # entries to write later (``hold_writes``)
@@ -70,10 +73,9 @@ class ParseCache:
         known = self._names.get(key)
         if known is not None and known[0] is src:
             return known[1]
-        fingerprint = _fingerprint()
         name = None
-        if fingerprint is not None:
-            digest = hashlib.sha256(fingerprint)
+        if self.key is not None:
+            digest = hashlib.sha256(self.key)
             digest.update(filename.encode("utf-8", "surrogateescape") + b"\0")
             if part is None:
                 digest.update(src)
@@ -225,7 +227,6 @@ def _checksum(data: bytes) -> bytes:
     return b"%08x" % zlib.crc32(data)
 
 
-@cache
 def _fingerprint() -> bytes | None:
     """What a parse result depends on besides the file: the code of the parsers and of the tree they build.
 

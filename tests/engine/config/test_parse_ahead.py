@@ -71,6 +71,21 @@ def test_a_file_the_helper_has_finished_is_in_the_cache_when_it_is_handed_over(r
     assert handed == list(reversed(range(len(files))))  # every file, the last first, each once
 
 
+def test_a_helper_that_names_entries_otherwise_starts_no_file(root: Path) -> None:
+    """ctl's parser sources changed between this process's start and the helper's (an upgrade, or
+    a test session while they are edited): the helper's entries would be under names this process
+    never looks up, so it writes none, and no file is handed over as if it were cached."""
+    cache = ParseCache(root)
+    assert cache.key is not None
+    cache.key = bytes(len(cache.key))  # what this process read of the sources, unlike the helper's
+    files = [(p, p.name, p.read_bytes(), None) for p in config_files(root)]
+    helper = ParseAhead.start(cache, files)
+    assert helper is not None
+    assert helper.process.wait(timeout=120) == 0
+    assert helper.finished() == [] and helper.done
+    assert not (root / CACHE_DIR).exists()
+
+
 def test_a_large_directory_loads_as_it_does_without_the_helper(
     root: Path, parses: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
