@@ -55,6 +55,8 @@ def test_the_helper_parses_from_the_end_and_writes_what_it_parsed_to_the_cache(r
 
 
 def test_a_file_the_helper_has_finished_is_in_the_cache_when_it_is_handed_over(root: Path) -> None:
+    """Both sides name entries by the parser's sources as this load read them (``ParseCache.key``),
+    so every file the helper finished is found where this process looks, never parsed twice."""
     cache = ParseCache(root)
     files = [(p, p.name, p.read_bytes(), None) for p in config_files(root)]
     helper = ParseAhead.start(cache, files)
