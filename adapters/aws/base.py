@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from adapters._recovery import known_strings
 from adapters.aws.session import AwsClients
 from adapters.base import AdapterContext, AdapterError, ResourceType
+from adapters.equivalence import keep_prior
 from vocab.values import UNKNOWN, Unknown
 
 
@@ -51,7 +52,7 @@ class AwsResource(ResourceType):
         if self.taggable:
             out["tags_all"] = merged_tags(self.clients(ctx).default_tags, out.get("tags"))
         out = self.refine_plan(ctx, prior, out)
-        return super().plan(ctx, prior, out)
+        return keep_prior(self.schema, prior, super().plan(ctx, prior, out))
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         """Type-specific planning: computed values an update changes, equivalent JSON kept …"""

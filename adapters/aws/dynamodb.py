@@ -84,6 +84,7 @@ class DynamoDbTable(AwsResource):
     }, required=("name", "hash_key", "attribute"))
     computed = frozenset({"id", "arn", "tags_all", "ttl", "point_in_time_recovery"})
     replace_on = frozenset({"name", "hash_key", "range_key", "attribute"})
+    schema_version = 1  # the provider's (hashicorp/aws 5.x): its state and ours carry the same number
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         if isinstance(out.get("attribute"), list) and not any(isinstance(a, Unknown) for a in out["attribute"]):
