@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from adapters._recovery import known_strings
 from adapters.aws.session import AwsClients
 from adapters.base import AdapterContext, AdapterError, ResourceType
-from adapters.equivalence import keep_prior
+from adapters.equivalence import keep_prior, keep_recorded
 from vocab.values import UNKNOWN, Unknown
 
 
@@ -24,6 +24,21 @@ class AwsResource(ResourceType):
 
     service: ClassVar[str] = ""  # the boto3 service most operations use
     taggable: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every type's own ``read`` keeps the prior's spelling of values it reads back the same
+        (``keep_recorded``): a state the provider wrote refreshes without spurious changes."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("read")
+        if own is None:
+            return
+
+        def read(self: AwsResource, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
+            prior = dict(attrs)
+            return keep_recorded(self.schema, prior, own(self, ctx, attrs))
+
+        read.__doc__ = own.__doc__
+        setattr(cls, "read", read)  # noqa: B010 (a method replaced on the class being made)
 
     # ---- clients ---------------------------------------------------------------------------
 

@@ -39,7 +39,8 @@ def test_nested_blocks_compare_member_by_member() -> None:
     ttl = TABLE["properties"]["ttl"]
     assert same_for_plan(ttl, [{"attribute_name": "", "enabled": False}], [{"attribute_name": None, "enabled": None}])
     assert not same_for_plan(ttl, [{"attribute_name": "", "enabled": False}], [{"attribute_name": "x", "enabled": True}])
-    assert not same_for_plan(ttl, [{"enabled": False}], [])
+    assert same_for_plan(ttl, [{"attribute_name": "", "enabled": False}], [])  # one block of unset members
+    assert not same_for_plan(ttl, [{"attribute_name": "at", "enabled": True}], [])
 
 
 def test_no_prior_plans_as_planned() -> None:

@@ -168,6 +168,11 @@ def test_native_adapters_plan_no_change_on_terraforms_state(
     # The attributes the native adapters do not know are still in the state the plan read.
     prior = {r["address"]: r["values"] for r in adopted["prior_state"]["values"]["root_module"]["resources"]}
     assert "hosted_zone_id" in prior["aws_s3_bucket.data"]
+    # Nor does the refresh report values read back in another spelling as changed outside ctl.
+    drift = {rc["address"]: {k: (v, rc["change"]["after"].get(k)) for k, v in rc["change"]["before"].items()
+                             if v != rc["change"]["after"].get(k)}
+             for rc in adopted.get("resource_drift", [])}
+    assert drift == {}, drift
 
     # A real change still plans, in place: the test fails both ways.
     (ours / "terraform.tfvars").write_text(tfvars + 'team = "platform"\n')
