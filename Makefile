@@ -55,9 +55,10 @@ providers: venv
 test: venv lint providers
 	$(BIN)/python -m pytest
 
-# The everyday loop: lint, and the tests that need no server, no Go build and no reference tool.
+# The everyday loop: lint, and the tests that need no server, no Go build and no reference tool, spread
+# over every core by pytest-xdist (tests that share a resource name it with xdist_group).
 check: venv lint
-	$(BIN)/python -m pytest -q -m "not servers"
+	$(BIN)/python -m pytest -q -m "not servers" -n auto --dist loadgroup
 
 demo: $(BASE_STAMP)
 	./examples/quickstart/run-demo.sh $(abspath $(BIN))/ctl
