@@ -63,8 +63,11 @@ def oracle() -> Path:
     sources = [ORACLE_DIR / n for n in ("main.go", "go.mod", "go.sum")]
     if not BINARY.exists() or BINARY.stat().st_mtime < max(s.stat().st_mtime for s in sources):
         BINARY.parent.mkdir(exist_ok=True)
+        # Built under a name of this process's own and renamed into place: a parallel run's other
+        # worker never executes a half-written binary.
+        built = BINARY.with_name(f"{BINARY.name}.{os.getpid()}")
         proc = subprocess.run(
-            [go, "build", "-o", str(BINARY), "."],
+            [go, "build", "-o", str(built), "."],
             cwd=ORACLE_DIR,
             capture_output=True,
             text=True,
@@ -72,6 +75,7 @@ def oracle() -> Path:
             env={**os.environ, "GOFLAGS": "-buildvcs=false"},
         )
         assert proc.returncode == 0, f"building the cty oracle failed:\n{proc.stderr}"
+        os.replace(built, BINARY)
     return BINARY
 
 
