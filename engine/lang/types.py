@@ -107,7 +107,7 @@ class ObjectType(Type):
             t = str(self.attrs[name])
             if name in self.optional:
                 default = self.optional[name]
-                t = f"optional({t})" if default is None else f"optional({t}, {_literal(default)})"
+                t = f"optional({t})" if default is None or isinstance(default, Null) else f"optional({t}, {_literal(default)})"
             parts.append(f"{name}={t}")
         return f"object({{{', '.join(parts)}}})"
 
@@ -167,7 +167,12 @@ def _literal(v: Any) -> str:
         return "{" + ", ".join(f"{k} = {_literal(x)}" for k, x in v.items()) + "}"
     if isinstance(v, list):
         return "[" + ", ".join(_literal(x) for x in v) + "]"
-    return json.dumps(v)
+    if v is None or isinstance(v, Null):  # a default's attribute left unset is a null of its type
+        return "null"
+    if isinstance(v, str):
+        return json.dumps(v)
+    text = scalar_to_string(v)  # numbers as the language prints them (-0 and big ones too)
+    return text if text is not None else str(v)
 
 
 class ConversionError(CtlError):
