@@ -215,6 +215,7 @@ class ModuleDecoder:
             self.module.providers[cfg.key] = cfg
 
     def _block_variable(self, block: Block) -> None:
+        from engine.config.variables import check_default
         from engine.lang.type_constraints import parse_variable_type
 
         name = block.labels[0]
@@ -235,6 +236,7 @@ class ModuleDecoder:
         default = body.attr("default")
         if default is not None:
             var.default = default.expr
+            check_default(var, self.diags)
         var.description = str(self._constant(body.attr("description"), str, "description") or "")
         var.sensitive = bool(self._constant(body.attr("sensitive"), bool, "sensitive") or False)
         nullable = self._constant(body.attr("nullable"), bool, "nullable")

@@ -135,6 +135,22 @@ def resolve_root_variables(
     return out
 
 
+def check_default(var: Variable, diags: Diagnostics) -> None:
+    """A default that does not fit the variable's type is refused when the configuration is read, as
+    Terraform and OpenTofu refuse it, so ``validate`` reports it too, not only a plan that uses it."""
+    if var.type is None or var.default is None:
+        return
+    try:
+        value = evaluate(var.default, EvalContext(variables={}))
+    except CtlError:
+        return  # not a constant: reported where the default is evaluated
+    try:
+        convert(value, var.type)
+    except ConversionError as exc:
+        diags.error("Invalid default value for variable", range=var.default.rng,
+                    detail=f"This default value is not compatible with the variable's type constraint: {exc.summary}.")
+
+
 def finalize(var: Variable, raw: RawValue | None, value_from: Any = None, *, given: bool = False) -> Any:
     """Convert a value to the variable's type, apply defaults, nullability and sensitivity."""
     if raw is not None:
