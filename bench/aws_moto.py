@@ -516,16 +516,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--runs", type=int, default=1)
-    vt.add_tool_arguments(parser)
-    args = parser.parse_args()
-    problem = vt.missing_tool(args)
-    if problem is not None:
-        sys.stdout.write(problem)
+    args = vt.parse_tool_arguments(parser, provider="hashicorp/aws")
+    if args is None:
         return 2
     mirror = args.mirror.resolve()
-    if not any((mirror / "registry.terraform.io" / "hashicorp" / "aws").glob("*.zip")):
-        sys.stdout.write(f"no hashicorp/aws in the provider mirror at {mirror}\n")
-        return 2
     text, managed = configuration(args.count)
     load = vt.load_average()
     sys.stdout.write(f"{managed} aws resources against moto, the real aws provider, {args.runs} run(s) each, "

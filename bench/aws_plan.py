@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aws_moto import Run, configuration, real_executable, run_command
-from versus_terraform import add_tool_arguments, clean_env, missing_tool
+from versus_terraform import clean_env, parse_tool_arguments
 
 from tests.servers import MotoServer, ServerError
 
@@ -183,19 +183,14 @@ def main() -> int:
     parser.add_argument("--where", action="store_true", help="profile one ctl plan with tracemalloc")
     parser.add_argument("--frames", type=int, default=12)
     parser.add_argument("--top", type=int, default=25)
-    add_tool_arguments(parser)
-    args = parser.parse_args()
-    problem = missing_tool(args)
-    if problem is not None:
-        sys.stdout.write(problem)
+    args = parse_tool_arguments(parser, provider="hashicorp/aws")
+    if args is None:
         return 2
     mirror = args.mirror.resolve()
-    if not any((mirror / "registry.terraform.io" / "hashicorp" / "aws").glob("*.zip")):
-        sys.stdout.write(f"no hashicorp/aws in the provider mirror at {mirror}\n")
-        return 2
     text, managed = configuration(args.count)
-    trees: list[Path | None] = list(args.tree) or [None]
-    labels = {("ctl" if len(trees) == 1 else f"ctl@{tree.resolve().name}"): tree for tree in trees}
+    trees: list[Path] = list(args.tree)
+    labels: dict[str, Path | None] = {"ctl": None} if not trees else {
+        ("ctl" if len(trees) == 1 else f"ctl@{tree.resolve().name}"): tree for tree in trees}
     tools: dict[str, Path] = dict.fromkeys(labels, args.ctl)
     if not args.no_terraform:
         tools["terraform"] = real_executable(args.terraform)

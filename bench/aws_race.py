@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aws_moto import HEADER, PROVIDER_CONNECTION_RACE, TimingProxy, real_executable
-from versus_terraform import add_tool_arguments, clean_env, missing_tool
+from versus_terraform import clean_env, parse_tool_arguments
 
 from tests.servers import MotoServer, ServerError
 
@@ -159,11 +159,8 @@ def main() -> int:
     parser.add_argument("--roles", type=int, default=20)
     parser.add_argument("--buckets", type=int, default=15)
     parser.add_argument("--front", choices=("direct", "proxy"), default="direct")
-    add_tool_arguments(parser)
-    args = parser.parse_args()
-    problem = missing_tool(args)
-    if problem is not None:
-        sys.stdout.write(problem)
+    args = parse_tool_arguments(parser, provider="hashicorp/aws")
+    if args is None:
         return 2
     mirror = args.mirror.resolve()
     load = os.getloadavg()[0]

@@ -110,11 +110,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--providers", choices=("small", "aws", "both"), default="both")
-    vt.add_tool_arguments(parser)
-    args = parser.parse_args()
-    problem = vt.missing_tool(args)
-    if problem is not None:
-        sys.stdout.write(problem)
+    args = vt.parse_tool_arguments(parser)
+    if args is None:
         return 2
     names = ["small", "aws"] if args.providers == "both" else [args.providers]
     tools = _tools(args.ctl, args.terraform, args.mirror.resolve())

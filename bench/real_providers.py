@@ -128,11 +128,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
-    vt.add_tool_arguments(parser)
-    args = parser.parse_args()
-    problem = vt.missing_tool(args)
-    if problem is not None:
-        sys.stdout.write(problem)
+    args = vt.parse_tool_arguments(parser)
+    if args is None:
         return 2
     text = configuration(args.count)
     managed = text.count('\nresource "') * 10

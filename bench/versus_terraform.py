@@ -93,6 +93,21 @@ def missing_tool(args: argparse.Namespace) -> str | None:
     return None
 
 
+def parse_tool_arguments(parser: argparse.ArgumentParser, *, provider: str | None = None) -> argparse.Namespace | None:
+    """The command line with the tool arguments added, or None once what is missing has been said:
+    the mirror, the two tools, and ``provider`` (``hashicorp/aws``) in the mirror when one is named."""
+    add_tool_arguments(parser)
+    args = parser.parse_args()
+    problem = missing_tool(args)
+    if problem is None and provider is not None and \
+            not any((args.mirror.resolve() / "registry.terraform.io" / provider).glob("*.zip")):
+        problem = f"no {provider} in the provider mirror at {args.mirror.resolve()}\n"
+    if problem is not None:
+        sys.stdout.write(problem)
+        return None
+    return args
+
+
 # -- the report -----------------------------------------------------------------------------------
 
 
