@@ -3,14 +3,17 @@
 Both tools install the same real providers from the packed mirror in ``../shared/providers`` (see its
 README) into a configuration that requires them, once from nothing (a fresh checkout: no lock file,
 nothing installed) and once again on top of that (a re-init: everything in place, the lock file
-written). Each case runs ``--runs`` times in fresh processes; the median and the minimum wall
+written), then the first ``plan`` on what they left (the first command that needs a provider's
+schema: the two cases' sum is what a new checkout pays before its first plan). Each case runs
+``--runs`` times in fresh processes; the median and the minimum wall
 seconds are printed, the median CPU seconds (the tool and the providers it started: on a busy
 machine the steadier figure), and ctl's median wall time over Terraform's.
 
 Configurations (``--providers``):
 
 * ``small``: random, null, local, time, archive and external, one resource or data source of each;
-* ``aws``: the aws provider (a 110 MB zip, 490 MB unpacked), one S3 bucket;
+* ``aws``: the aws provider (a 110 MB zip, 490 MB unpacked), one S3 bucket (the provider configured
+  to check no credentials and call no API, so ``plan`` needs no network);
 * ``both``: the two above, one after the other (the default).
 
 Run: ``python bench/init_mirror.py [--runs 5] [--providers small|aws|both] [--mirror DIR]
@@ -74,7 +77,13 @@ terraform {
 }
 
 provider "aws" {
-  region = "us-east-1"
+  region                      = "us-east-1"
+  access_key                  = "bench"
+  secret_key                  = "bench"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  skip_region_validation      = true
 }
 
 resource "aws_s3_bucket" "logs" {
@@ -83,27 +92,34 @@ resource "aws_s3_bucket" "logs" {
 """
 
 CONFIGS = {"small": SMALL, "aws": AWS}
+CASES = ("fresh", "again", "first plan")
 
 
-def _tools(ctl: Path, terraform: Path, mirror: Path) -> list[vt.Tool]:
+def _tools(ctl: Path, terraform: Path, mirror: Path) -> list[tuple[vt.Tool, vt.Tool]]:
+    """Each tool's init, and its plan to run after it."""
+    ctl_leaves = (".ctl", ".terraform.lock.hcl", "ctl.tfstate")
+    tf_leaves = (".terraform", ".terraform.lock.hcl")
     return [
-        vt.Tool("ctl", [str(ctl), "init", "-plugin-dir", str(mirror)],
-             (".ctl", ".terraform.lock.hcl", "ctl.tfstate")),
-        vt.Tool("terraform", [str(terraform), "init", "-input=false", "-no-color", f"-plugin-dir={mirror}"],
-             (".terraform", ".terraform.lock.hcl")),
+        (vt.Tool("ctl", [str(ctl), "init", "-plugin-dir", str(mirror)], ctl_leaves),
+         vt.Tool("ctl", [str(ctl), "plan"], ctl_leaves)),
+        (vt.Tool("terraform", [str(terraform), "init", "-input=false", "-no-color", f"-plugin-dir={mirror}"],
+                 tf_leaves),
+         vt.Tool("terraform", [str(terraform), "plan", "-input=false", "-no-color"], tf_leaves)),
     ]
 
 
-def _measure(tool: vt.Tool, workdir: Path, env: dict[str, str], runs: int) -> tuple[vt.Times, vt.Times]:
-    """(fresh, again) (wall, CPU) seconds: init from nothing, then init once more on what it left."""
-    fresh: vt.Times = []
-    again: vt.Times = []
+def _measure(init: vt.Tool, plan: vt.Tool, workdir: Path, env: dict[str, str],
+             runs: int) -> dict[str, vt.Times]:
+    """(wall, CPU) seconds of each case: init from nothing, init once more on what it left, and the
+    first plan after them (the first command that needs the providers' schemas)."""
+    times: dict[str, vt.Times] = {case: [] for case in CASES}
     for _ in range(runs):
-        tool.clean(workdir)
-        fresh.append(tool.run(workdir, env))
-        again.append(tool.run(workdir, env))
-    tool.clean(workdir)
-    return fresh, again
+        init.clean(workdir)
+        times["fresh"].append(init.run(workdir, env))
+        times["again"].append(init.run(workdir, env))
+        times["first plan"].append(plan.run(workdir, env))
+    init.clean(workdir)
+    return times
 
 
 def main() -> int:
@@ -121,16 +137,19 @@ def main() -> int:
         for name in names:
             medians: dict[tuple[str, str], float] = {}
             sys.stdout.write(f"\n{name}:\n")
-            for tool in tools:
-                workdir = root / f"{name}-{tool.name}"
+            for init, plan in tools:
+                workdir = root / f"{name}-{init.name}"
                 workdir.mkdir()
                 (workdir / "main.tf").write_text(CONFIGS[name])
-                fresh, again = _measure(tool, workdir, env, args.runs)
-                sys.stdout.write(vt.line(f"{tool.name} fresh", fresh) + "\n")
-                sys.stdout.write(vt.line(f"{tool.name} again", again) + "\n")
-                medians[(tool.name, "fresh")] = statistics.median(w for w, _ in fresh)
-                medians[(tool.name, "again")] = statistics.median(w for w, _ in again)
-            for case in ("fresh", "again"):
+                times = _measure(init, plan, workdir, env, args.runs)
+                for case in CASES:
+                    sys.stdout.write(vt.line(f"{init.name} {case}", times[case], 20) + "\n")
+                    medians[(init.name, case)] = statistics.median(w for w, _ in times[case])
+                both = [(fw + pw, fc + pc) for (fw, fc), (pw, pc) in zip(times["fresh"], times["first plan"],
+                                                                         strict=True)]
+                sys.stdout.write(vt.line(f"{init.name} fresh + plan", both, 20) + "\n")
+                medians[(init.name, "fresh + plan")] = statistics.median(w for w, _ in both)
+            for case in (*CASES, "fresh + plan"):
                 sys.stdout.write(vt.ratio(case, medians[("ctl", case)], medians[("terraform", case)]))
     sys.stdout.write(vt.loaded(load))
     return 0

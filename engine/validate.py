@@ -27,6 +27,7 @@ from engine.plugins.functions import resolver as functions_resolver
 from engine.state.gc_pause import gc_paused_then_frozen
 from engine.walk.config import ConfigWalk, ResourceInstance, WalkHooks
 from vocab.errors import CtlError, Diagnostics
+from vocab.providers import ProviderSource
 from vocab.values import UNKNOWN
 
 
@@ -85,20 +86,47 @@ class ValidateHooks(WalkHooks):
                 self.diags.extend([diag])
 
 
-def check_resource_types(root: Module, registry: Registry, diags: Diagnostics) -> None:
-    """Every resource and data type must be provided by an installed adapter."""
+def check_resource_types(root: Module, registry: Registry, diags: Diagnostics,
+                         deferred: frozenset[str] = frozenset()) -> None:
+    """Every resource and data type must be provided by an installed adapter or selected plugin.
+
+    A plugin's types are known once its schema is read, which ``ctl init`` leaves to the first
+    command that needs it (as Terraform does); init passes those providers as ``deferred``. A type
+    a plugin lacks is reported in Terraform's words, at the type label, as its validate and plan do.
+    """
     for _, module in root.walk():
         for res in module.resources.values():
-            if registry.resource_type(res.type, res.mode) is None:
-                kind = "data source" if res.mode == "data" else "resource type"
+            local = res.provider[0] if res.provider else registry.provider_for_type(res.type)
+            if local in deferred or registry.resource_type(res.type, res.mode) is not None:
+                continue
+            kind = "data source" if res.mode == "data" else "resource type"
+            plugin = _plugin_source(registry, local)
+            if plugin is not None:
                 diags.error(
-                    f"Unsupported {kind} {res.type}: no adapter provides it",
-                    detail=f"No native adapter and no provider plugin selected by `ctl init` provides the "
-                           f"{kind} \"{res.type}\".",
-                    hint="Check the spelling; for a Terraform provider, run `ctl init -plugin-dir DIR` (DIR "
-                         "holding HOSTNAME/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION).",
+                    "Invalid data source" if res.mode == "data" else "Invalid resource type",
+                    detail=f'The provider {plugin} does not support {kind} "{res.type}".',
+                    hint=f"Check the spelling; `ctl providers schema --json` lists the types {plugin} has.",
                     range=res.type_rng,
                 )
+                continue
+            diags.error(
+                f"Unsupported {kind} {res.type}: no adapter provides it",
+                detail=f"No native adapter and no provider plugin selected by `ctl init` provides the "
+                       f"{kind} \"{res.type}\".",
+                hint="Check the spelling; for a Terraform provider, run `ctl init -plugin-dir DIR` (DIR "
+                     "holding HOSTNAME/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION).",
+                range=res.type_rng,
+            )
+
+
+def _plugin_source(registry: Registry, local: str) -> str | None:
+    """The source address (as Terraform shows it) of the plugin serving ``local``, or None."""
+    provider = registry.provider(local)
+    if provider is None:
+        return None
+    from adapters.plugin.bridge import PluginProvider  # only when a type is missing
+
+    return ProviderSource.parse(provider.source).for_display() if isinstance(provider, PluginProvider) else None
 
 
 def check_provider_arguments(root: Module, registry: Registry, diags: Diagnostics) -> None:

@@ -45,6 +45,11 @@ class ProviderSource:
     def __str__(self) -> str:
         return f"{self.hostname}/{self.namespace}/{self.type}"
 
+    def for_display(self) -> str:
+        """As Terraform shows it in messages: without the hostname when it is the public registry."""
+        short = f"{self.namespace}/{self.type}"
+        return short if self.hostname == DEFAULT_HOSTNAME else str(self)
+
 
 def host_os_arch() -> str:
     """This machine's platform as provider packages name it (``linux_amd64``, ``darwin_arm64``)."""

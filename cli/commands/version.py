@@ -48,14 +48,14 @@ def version_command(
             "adapters": adapters,
             "provider_selections": {p.source: p.version for p in providers if p.plugin is not None},
             "providers": [{"source": p.source, "served_by": p.how, "version": p.version or None,
-                           "protocol": p.plugin.protocol if p.plugin is not None else None} for p in providers],
+                           "protocol": p.protocol} for p in providers],
         })
         return int(ExitCode.OK)
     lines = [f"ctl {VERSION}", f"on {host_os_arch()}"]
     lines += [f"+ adapter {name} ({source})" for name, source in sorted(adapters.items())]
     for p in providers:
         how = {"native": "native adapter", "missing": "no plugin selected: run ctl init"}.get(
-            p.how, f"plugin, protocol {p.plugin.protocol if p.plugin else '?'}")
+            p.how, "plugin" + (f", protocol {p.protocol}" if p.protocol is not None else ""))
         lines.append(f"+ provider {p.source}{' v' + p.version if p.version else ''} ({how})")
     sys.stdout.write("\n".join(lines) + "\n")
     return int(ExitCode.OK)

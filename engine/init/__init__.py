@@ -32,7 +32,7 @@ from engine.init.migration import migrate_state
 from engine.init.options import InitOptions, InitReport
 from engine.init.terraform_states import move_or_name_terraform_states
 from engine.install.cache import stopped_by_sigterm
-from engine.plugins.init_step import checking_registry, select_providers
+from engine.plugins.init_step import checking_registry, deferred, select_providers
 from engine.plugins.selection import Selected
 from engine.session import (
     BackendRecord,
@@ -68,7 +68,7 @@ def _initialize(root_dir: Path, opts: InitOptions | None) -> InitReport:
     selected = select_providers(root_dir, root, opts.plugin_dirs, opts.native, upgrade=opts.upgrade,
                                 progress=opts.progress)
     registry = remote_state.install(checking_registry(selected))
-    check_resource_types(root, registry, diags)
+    check_resource_types(root, registry, diags, deferred(selected))
     build_graph(root, Diagnostics())
     if diags.has_errors:
         raise DiagnosticsError(diags.items)
@@ -111,7 +111,8 @@ def _initialize(root_dir: Path, opts: InitOptions | None) -> InitReport:
 
 def _served(report: InitReport, root: Module, registry: Registry, selected: list[Selected]) -> None:
     """What serves each provider the configuration uses: a plugin, or an adapter."""
-    report.plugins = [f"{s.entry.local_name}: {s.entry.source} v{s.entry.version} (protocol {s.entry.protocol}) "
+    report.plugins = [f"{s.entry.local_name}: {s.entry.source} v{s.entry.version}"
+                      f"{f' (protocol {s.entry.protocol})' if s.entry.protocol is not None else ''} "
                       f"from {s.found_in}" for s in selected]
     used = sorted({registry.provider_for_type(r.type) for _, m in root.walk() for r in m.resources.values()})
     plugin_names = {s.entry.local_name for s in selected}

@@ -14,7 +14,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
-from adapters.base import Provider, ResourceType
+from adapters.base import Provider
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.install.cli_config import read_cli_config
@@ -68,7 +68,7 @@ def _install_each(root_dir: Path, installer: Installer, needed: list[Requirement
     """Install and select every provider, several at once, in the order of ``needed``.
 
     Each provider's work is mostly outside the interpreter (a download, inflating and hashing its
-    package, starting it for its schema), so providers overlap on several cores and while waiting on
+    package), so providers overlap on several cores and while waiting on
     the network. The first failure, in the order of ``needed``, is raised once every other provider
     has finished; nothing is locked or recorded unless all of them succeed.
     """
@@ -86,33 +86,22 @@ def _install_each(root_dir: Path, installer: Installer, needed: list[Requirement
 
 
 def checking_registry(selected: list[Selected]) -> Registry:
-    """The native adapters with every selected plugin in place of its provider's, types by name only.
+    """The native adapters, less those of the providers a selected plugin serves.
 
-    What init checks the configuration against (every type it uses is served). A plugin's types are
-    listed from the schema just read, not built: building every type of a large provider costs more
-    than the rest of init, and the commands that use the types build them from the cached schema.
+    What init checks the configuration's types against. A plugin's types are not known at init:
+    init starts no provider (as Terraform's does not), so a type such a provider lacks is reported
+    by the first command that reads its schema (validate, plan, ...), where Terraform reports it;
+    ``deferred`` names those providers for ``check_resource_types``.
     """
     registry = Registry.discover()
     for chosen in selected:
-        schema = chosen.spec.schema
-        kinds: dict[str, dict[str, ResourceType]] = {
-            mode: {name: _Named(name, mode) for name in _names(schema.get(key))}
-            for mode, key in (("managed", "resource_schemas"), ("data", "data_source_schemas"))}
-        registry.register(Provider(name=chosen.entry.local_name, source=chosen.entry.source,
-                                   resources=kinds["managed"], data_sources=kinds["data"]))
+        registry.register(Provider(name=chosen.entry.local_name, source=chosen.entry.source))
     return registry
 
 
-def _names(types: object) -> list[str]:
-    return [str(name) for name in types] if isinstance(types, dict) else []
-
-
-class _Named(ResourceType):
-    """A plugin's type known by name only, for ``checking_registry``."""
-
-    def __init__(self, name: str, mode: str) -> None:
-        self.name = name
-        self.mode = mode
+def deferred(selected: list[Selected]) -> frozenset[str]:
+    """The local names of the providers whose types init leaves to the first command that reads them."""
+    return frozenset(chosen.entry.local_name for chosen in selected)
 
 
 def _native_from_env(previous: PluginRecord | None) -> bool | None:

@@ -8,12 +8,13 @@ starts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from adapters.registry import Registry
 from engine.config.model import Module
 from engine.install.requirements import BUILTIN, Requirement, requirements
+from engine.plugins import schema_cache
 from engine.plugins.record import PluginEntry, read_record
 from engine.plugins.selection import native_covers
 from vocab.errors import CtlError
@@ -29,6 +30,7 @@ class Served:
     constraints: str
     how: str  # "native", "plugin" or "missing"
     plugin: PluginEntry | None = None
+    protocol: int | None = None  # a plugin's, once known (init records it, or its cached schema says it)
 
     @property
     def version(self) -> str:
@@ -46,7 +48,14 @@ def served(root_dir: Path, root: Module | None) -> list[Served]:
         out[req.local_name] = _served(req, plugins.get(req.local_name), native, use_native)
     for name, entry in plugins.items():
         out.setdefault(name, Served(name, entry.source, entry.constraints, "plugin", entry))
-    return sorted(out.values(), key=lambda s: (s.source, s.local_name))
+    return sorted((replace(s, protocol=_protocol(root_dir, s.plugin)) if s.plugin is not None else s
+                   for s in out.values()), key=lambda s: (s.source, s.local_name))
+
+
+def _protocol(root_dir: Path, entry: PluginEntry) -> int | None:
+    """A plugin's protocol: as init recorded it, else as its cached schema says (init starts no
+    provider, so a new binary's is learnt when a command first reads its schema); None before."""
+    return entry.protocol if entry.protocol is not None else schema_cache.protocol_of(root_dir, entry.sha256)
 
 
 def _served(req: Requirement, entry: PluginEntry | None, native: Registry, use_native: bool) -> Served:

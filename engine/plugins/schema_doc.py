@@ -1,6 +1,7 @@
 """``ctl providers schema --json``: every provider's schema in Terraform's document format.
 
-Plugin schemas are printed as the provider reported them (cached by ``ctl init``), so the output
+Plugin schemas are printed as the provider reported them (cached, or read now and cached when no
+command has read them since ``ctl init``), so the output
 matches ``terraform providers schema -json`` for the same binary; native adapters' schemas are
 converted from their JSON Schema (``native_schema``).
 """
@@ -14,6 +15,7 @@ from adapters.registry import Registry
 from engine.config.model import Module
 from engine.plugins import native_schema, schema_cache
 from engine.plugins.inventory import served
+from engine.plugins.registry import read_schema
 from vocab.errors import CtlError
 
 FORMAT_VERSION = "1.0"
@@ -25,10 +27,7 @@ def providers_schema(root_dir: Path, root: Module | None) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     for provider in served(root_dir, root):
         if provider.plugin is not None:
-            doc = schema_cache.cached(root_dir, provider.plugin.sha256, provider.source)
-            if doc is None:
-                raise CtlError(f"the schema of provider {provider.source} is not cached",
-                               hint="Run `ctl init` to read it again.")
+            doc = read_schema(root_dir, provider.plugin)
             schema = schema_cache.expanded(doc["schema"])
             schemas[provider.source] = {k: schema[k] for k in _SECTIONS if schema.get(k)}
         elif provider.how == "native":

@@ -6,7 +6,8 @@ serves a provider only when no plugin is selected for it. Mixing the two within 
 two clients for one ``provider`` block, two schemas for one type name depending on its arguments,
 and states whose private data and defaults depended on which side wrote them.
 
-The choice, made by ``ctl init`` and recorded (``record.py``), per provider:
+The choice, made by ``ctl init`` and recorded (``record.py``), per provider (init starts no
+provider: its schema is read by the first command that needs it, as under Terraform):
 
 - ``-native=false``: the plugin, for every provider.
 - The native adapter (same source address) lacks a type the configuration uses, or an argument or
@@ -25,7 +26,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.plugin.spec import PluginSpec
 from adapters.registry import Registry
 from engine.install.installer import Installed
 from engine.install.requirements import Requirement
@@ -42,7 +42,6 @@ class Selected:
     """One provider init chose: what to record, and where it came from (for init's report)."""
 
     entry: PluginEntry
-    spec: PluginSpec
     found_in: str
 
 
@@ -82,25 +81,18 @@ def offered_by(dirs: Iterable[str], req: Requirement) -> bool:
 
 
 def select(root_dir: Path, req: Requirement, installed: Installed) -> Selected:
-    """Record the installed package: its executable, checksum and (cached) schema."""
+    """Record the installed package: its executable and checksum, without starting it.
+
+    The protocol is recorded when a schema cached for this very binary says it (a re-init); a new
+    binary's is learnt when a command first reads its schema, and shown from the cache from then on.
+    """
     executable = installed.executable
     if not os.access(executable, os.X_OK):
         raise CtlError(f"the provider binary {executable} is not executable",
                        hint=f"chmod +x {executable}, then run `ctl init` again.")
     sha = installed.executable_sha256 or schema_cache.sha256_of(executable)
-    source = str(req.source)
-    doc = schema_cache.cached(root_dir, sha, source)
-    if doc is None:
-        doc = schema_cache.read_from_binary(root_dir, executable, sha, source)
-    elif doc["format"] != schema_cache.CACHE_FORMAT:  # an older entry: rewritten, no need to start the binary
-        doc = schema_cache.write(root_dir, sha, int(doc["protocol"]), doc["schema"], source)
     info = executable.stat()
     entry = PluginEntry(req.local_name, str(req.source), str(installed.version), req.constraint_text,
-                        str(executable), sha, info.st_size, info.st_mtime_ns, int(doc["protocol"]))
-    return Selected(entry, spec_of(entry, doc["schema"]), installed.origin)
-
-
-def spec_of(entry: PluginEntry, schema: dict[str, object]) -> PluginSpec:
-    return PluginSpec(local_name=entry.local_name, source=entry.source, version=entry.version,
-                      executable=Path(entry.executable), sha256=entry.sha256, protocol=entry.protocol,
-                      schema=dict(schema))
+                        str(executable), sha, info.st_size, info.st_mtime_ns,
+                        schema_cache.protocol_of(root_dir, sha))
+    return Selected(entry, installed.origin)
