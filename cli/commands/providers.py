@@ -65,18 +65,18 @@ def tree_command(ctx: typer.Context) -> int:
         lines += ["Providers required by state:", "", *(f"    provider[{s}]" for s in in_state), ""]
     lines += ["Providers served:", ""]
     for provider in served(root_dir, root):
-        lines.append(f"    provider[{provider.source}] {_how(provider.how, provider.version, provider.plugin)}")
+        lines.append(f"    provider[{provider.source}] {_how(provider.how, provider.version, provider.protocol)}")
     sys.stdout.write("\n".join(lines) + "\n\n")
     return int(ExitCode.OK)
 
 
-def _how(how: str, version: str, plugin: object) -> str:
-    protocol = getattr(plugin, "protocol", None)
+def _how(how: str, version: str, protocol: int | None) -> str:
+    """A plugin's protocol is shown once known: from its first schema read (init starts no provider)."""
     if how == "missing":
         return "- no plugin selected: run `ctl init`"
     if how == "native":
         return "- native adapter"
-    return f"- plugin v{version} (protocol {protocol})"
+    return f"- plugin v{version}" + (f" (protocol {protocol})" if protocol is not None else "")
 
 
 def _source_of(provider_address: str) -> str:

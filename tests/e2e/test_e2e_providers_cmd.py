@@ -125,6 +125,10 @@ def test_version_lists_the_selected_plugins_and_native_adapters(tmp_path: Path, 
     _write(tmp_path)
     project = Project(tmp_path)
     project.ok("init", "-plugin-dir", str(plugin_dir))
+    text = project.ok("version").stdout  # init starts no provider: the protocol is not known yet
+    assert "+ provider registry.terraform.io/ctltest/fwtest v1.0.0 (plugin)" in text
+    assert json.loads(project.ok("version", "--json").stdout)["providers"][0]["protocol"] is None
+    project.ok("validate")  # reads the schemas, and with them each plugin's protocol
     text = project.ok("version").stdout
     assert "+ provider registry.terraform.io/ctltest/fwtest v1.0.0 (plugin, protocol 6)" in text
     assert "+ provider registry.terraform.io/hashicorp/local (native adapter)" in text

@@ -173,13 +173,3 @@ def test_an_unsatisfiable_constraint_is_shown_with_its_meaning(tmp_path: Path, m
     assert "9.0.0" not in failed.output and "Traceback" not in failed.output
     assert not both.lock.exists()
 
-
-def test_init_still_refuses_a_type_the_selected_plugin_lacks(tmp_path: Path, mirror: Path) -> None:
-    """init checks types against the plugin's schema by name (it no longer builds every type to do so)."""
-    root = ROOT.replace('resource "random_id" "server"', 'resource "random_idd" "server"')
-    line = root.splitlines().index('resource "random_idd" "server" {') + 1
-    both = Both(tmp_path / "cfg", mirror, root=root)
-    refused = both.project.ctl("init", "-plugin-dir", str(mirror), env=both.env)
-    assert refused.code == 1, str(refused)
-    assert f"main.tf:{line}:10: Unsupported resource type random_idd" in refused.output, str(refused)
-    assert "Traceback" not in refused.output

@@ -172,22 +172,51 @@ def test_a_cached_type_is_built_from_its_own_schema_and_the_whole_schema_reads_b
     assert set(role.schema["properties"]) == {"id", "name"}
 
 
-def test_init_rewrites_an_older_cache_entry_without_starting_the_binary(make_config: MakeConfig) -> None:
+@pytest.mark.parametrize("cached", [False, True], ids=["new binary", "schema cached"])
+def test_init_selects_a_plugin_without_starting_it(make_config: MakeConfig, cached: bool) -> None:
+    """As Terraform's init: the schema is left to the first command that needs it. The protocol is
+    recorded only when a schema cached for this very binary says it."""
     from engine.install.installer import Installed
     from engine.plugins.selection import select
     from vocab.providers import ProviderSource
     from vocab.versions import Version
 
     root = make_config({"main.tf": ROLE % ""})
-    entry = _record_plugin(root, ["aws_iam_role"], cache_format=2)
-    binary = Path(entry.executable)
-    binary.chmod(0o755)  # it exits 1 at once: a start to read the schema would fail the selection
+    binary = root / "terraform-provider-aws"
+    binary.write_bytes(b"#!/bin/sh\nexit 1\n")  # a start to read the schema would fail the selection
+    binary.chmod(0o755)
+    sha = schema_cache.sha256_of(binary)
+    if cached:
+        schema_cache.write(root, sha, 6, _aws_schema(["aws_iam_role"]), "registry.terraform.io/hashicorp/aws")
     source = ProviderSource.parse("hashicorp/aws")
     chosen = select(root, Requirement("aws", source), Installed(source, Version.parse("5.45.0"), binary, "test"))
+    assert (chosen.entry.sha256, chosen.entry.protocol) == (sha, 6 if cached else None)
+    assert (schema_cache.cached(root, sha) is not None) is cached  # nothing read, nothing written
+
+
+def test_a_command_rewrites_an_older_cache_entry_without_starting_the_binary(make_config: MakeConfig) -> None:
+    root = make_config({"main.tf": ROLE % ""})
+    entry = _record_plugin(root, ["aws_iam_role"], cache_format=2)
+    Path(entry.executable).chmod(0o755)  # it exits 1 at once: a start to read the schema would fail
+    provider = registry_for(root).provider("aws")
+    assert isinstance(provider, PluginProvider) and sorted(provider.resources) == ["aws_iam_role"]
     doc = schema_cache.cached(root, entry.sha256)
     assert doc is not None and doc["format"] == schema_cache.CACHE_FORMAT
     assert schema_cache.expanded(doc["schema"]) == _aws_schema(["aws_iam_role"])
-    assert sorted(chosen.spec.schema["resource_schemas"]) == ["aws_iam_role"]
+    assert schema_cache.protocol_of(root, entry.sha256) == 5
+
+
+def test_a_schema_no_command_has_read_is_read_from_the_provider(make_config: MakeConfig) -> None:
+    """What the first command after init does: start the binary for its schema (here one that
+    cannot answer, so its failure is what the user sees, not "not cached")."""
+    root = make_config({"main.tf": ROLE % ""})
+    entry = _record_plugin(root, ["aws_iam_role"])
+    Path(entry.executable).chmod(0o755)
+    (root / schema_cache.SCHEMA_DIR / f"{entry.sha256}.json").unlink()
+    with pytest.raises(CtlError) as info:
+        registry_for(root)
+    assert "not cached" not in str(info.value)
+    assert schema_cache.cached(root, entry.sha256) is None  # nothing broken was cached
 
 
 def test_changed_requirements_still_ask_for_init(make_config: MakeConfig) -> None:
