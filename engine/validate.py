@@ -104,7 +104,8 @@ def check_resource_types(root: Module, registry: Registry, diags: Diagnostics,
             if plugin is not None:
                 diags.error(
                     "Invalid data source" if res.mode == "data" else "Invalid resource type",
-                    detail=f'The provider {plugin} does not support {kind} "{res.type}".',
+                    detail=f'The provider {plugin} does not support {kind} "{res.type}".'
+                           f"{_type_suggestion(registry, local, res)}",
                     hint=f"Check the spelling; `ctl providers schema --json` lists the types {plugin} has.",
                     range=res.type_rng,
                 )
@@ -117,6 +118,34 @@ def check_resource_types(root: Module, registry: Registry, diags: Diagnostics,
                      "holding HOSTNAME/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION).",
                 range=res.type_rng,
             )
+
+
+def _type_suggestion(registry: Registry, local: str, res: Resource) -> str:
+    """Terraform's words after a type its provider lacks: the other mode's type of that name, else a
+    name of the same mode within two edits (Terraform's didyoumean)."""
+    provider = registry.provider(local)
+    if provider is None:
+        return ""
+    same, other = ((provider.data_sources, provider.resources) if res.mode == "data"
+                   else (provider.resources, provider.data_sources))
+    if res.type in other:
+        if res.mode == "data":
+            return (f'\n\nDid you intend to use the managed resource type "{res.type}"? If so, declare this '
+                    'using a "resource" block instead of a "data" block.')
+        return (f'\n\nDid you intend to use the data source "{res.type}"? If so, declare this using a '
+                '"data" block instead of a "resource" block.')
+    near = sorted((_edits(res.type, name), name) for name in same)
+    return f' Did you mean "{near[0][1]}"?' if near and near[0][0] < 3 else ""
+
+
+def _edits(a: str, b: str) -> int:
+    """The Levenshtein distance between two names (what Terraform's suggestions measure)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
 
 
 def _plugin_source(registry: Registry, local: str) -> str | None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from engine.plugins.schema_cache import SCHEMA_DIR
 from tests.e2e.helpers import Project
 
 RANDOM = "registry.terraform.io/hashicorp/random"
@@ -76,3 +78,22 @@ def test_the_schema_is_read_from_the_provider_once_then_from_the_cache_once_a_co
     once = Counter({(FROM_CACHE, RANDOM): 1})
     assert seen == dict.fromkeys(seen, once)
     assert project.instances() == {}  # the commands did their work: everything made was destroyed
+
+
+def test_commands_at_once_after_init_each_succeed_and_leave_one_whole_entry(
+        tmp_path: Path, real_providers: Path) -> None:
+    """Two terminals (or CI jobs on one checkout) running their first commands together: both may
+    read the schema from the provider; neither fails, and the cache holds one whole entry that a
+    later command reads without starting the provider."""
+    project = Project(tmp_path / "work")
+    project.root.mkdir()
+    project.write(IMPORTED)
+    project.ok("init", "-plugin-dir", str(real_providers))
+    with ThreadPoolExecutor(3) as pool:
+        runs = list(pool.map(lambda args: project.ctl(*args, timeout=120),
+                             [("validate",), ("plan",), ("validate", "--json")]))
+    assert [run.code for run in runs] == [0, 0, 0], [str(run) for run in runs]
+    folder = project.path(str(SCHEMA_DIR))
+    assert [p.suffix for p in folder.iterdir()] == [".json"]  # no half-written file left beside it
+    log = tmp_path / "ctl.log"
+    assert _reads(project, log, "validate") == Counter({(FROM_CACHE, RANDOM): 1})
