@@ -1,6 +1,6 @@
 """A provider plugin behind ctl's adapter interface: the engine sees one kind of provider.
 
-``provider_from_spec`` turns what ``ctl init`` recorded (``PluginSpec``: binary, schema) into an
+``provider_from_spec`` turns what ``ctl init`` recorded and the cached schema (``PluginSpec``) into an
 ``adapters.base.Provider`` whose resource types and data sources are built from the cached schema,
 so validation and completion need no process. The process starts when the engine configures the
 provider (one per provider configuration, shared by its resources, called from the walker's worker

@@ -1,9 +1,10 @@
 """What ``ctl init`` decided about one provider plugin, and all a later command needs to run it.
 
-``ctl init`` finds the binary, starts it once to read its schema, and records a ``PluginSpec`` per
-provider (with the schema cached by the binary's SHA-256), so ``validate``, ``plan`` and Tab
-completion build their providers from the record without starting a process. The process itself is
-started only when an operation needs the provider (configure, plan, apply, read).
+``ctl init`` finds and records the binary without starting it; the first command that needs its
+schema starts it once to read it, and caches it by the binary's SHA-256, so later commands build
+their providers from the record and that cache (a ``PluginSpec`` per provider) without starting a
+process. The process itself is started only when an operation needs the provider (configure, plan,
+apply, read).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class PluginSpec:
     version: str  # "3.6.2"
     executable: Path
     sha256: str  # of the executable: the schema cache key, and a check that it did not change
-    protocol: int  # 5 or 6, from the handshake
+    protocol: int  # 5 or 6, from the handshake of the schema read
     # The provider's schema in the shape `terraform providers schema -json` prints for one provider:
     # {"provider": {...}, "resource_schemas": {...}, "data_source_schemas": {...}, "functions": {...}};
     # from the schema cache, each resource type's and data source's schema is its JSON text, decoded on use.

@@ -2,8 +2,8 @@
 
 One entry per provider served by a plugin (local name, source, version, constraints it was chosen
 for, executable, its SHA-256, size and mtime, and its protocol when init knew it: null when the
-binary's schema had not been read yet, since init starts no provider); such a provider is served by its plugin
-alone. Also the plugin directories and the native-adapter switch init ran with (``true``, ``false``
+binary's schema had not been read yet, since init starts no provider); such a provider is served by
+its plugin alone. Also the plugin directories and the native-adapter switch init ran with (``true``, ``false``
 or ``null`` when not given: see ``selection``), so a later plain ``ctl init`` keeps them. Records
 written when a plugin could share a provider with its native adapter list ``handed_over`` types;
 the key is read and ignored, since the plugin now serves every type of its provider.
