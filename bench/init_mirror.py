@@ -143,11 +143,11 @@ def main() -> int:
                 (workdir / "main.tf").write_text(CONFIGS[name])
                 times = _measure(init, plan, workdir, env, args.runs)
                 for case in CASES:
-                    sys.stdout.write(vt.line(f"{init.name} {case}", times[case], 20) + "\n")
+                    sys.stdout.write(vt.line(f"{init.name} {case}", times[case], 22) + "\n")
                     medians[(init.name, case)] = statistics.median(w for w, _ in times[case])
                 both = [(fw + pw, fc + pc) for (fw, fc), (pw, pc) in zip(times["fresh"], times["first plan"],
                                                                          strict=True)]
-                sys.stdout.write(vt.line(f"{init.name} fresh + plan", both, 20) + "\n")
+                sys.stdout.write(vt.line(f"{init.name} fresh + plan", both, 22) + "\n")
                 medians[(init.name, "fresh + plan")] = statistics.median(w for w, _ in both)
             for case in (*CASES, "fresh + plan"):
                 sys.stdout.write(vt.ratio(case, medians[("ctl", case)], medians[("terraform", case)]))
