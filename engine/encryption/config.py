@@ -42,16 +42,18 @@ from vocab.errors import CtlError
 from vocab.values import unmark
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
-KEY_PROVIDERS = ("pbkdf2", "aws_kms")
+KEY_PROVIDERS = ("pbkdf2", "aws_kms", "external")
+CHAINED = ("pbkdf2",)  # the key providers that take ``chain`` (another key provider's key) in OpenTofu
 METHODS = ("aes_gcm", "unencrypted")
 TARGETS = ("state", "plan")
 
 
 @dataclass(frozen=True)
 class KeyProviderConfig:
-    kind: str  # "pbkdf2" | "aws_kms"
+    kind: str  # "pbkdf2" | "aws_kms" | "external"
     name: str
     settings: dict[str, Any] = field(repr=False)  # constants; the passphrase among them
+    chain: KeyProviderConfig | None = None  # ``chain = key_provider.T.N``: whose key is this one's passphrase
 
     @property
     def ref(self) -> str:
@@ -152,13 +154,16 @@ def _keyed(blocks: list[Block]) -> dict[tuple[str, ...], Block]:
 
 
 def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
-    providers: dict[str, KeyProviderConfig] = {}
+    declared: dict[str, Block] = {}
     for b in (b for b in blocks if b.type == "key_provider"):
         kind, name = _labels(b, 2)
         if kind not in KEY_PROVIDERS:
             raise EncryptionError(f'Unknown key provider "{kind}"', range=b.rng,
                                   hint=f"Key providers: {', '.join(KEY_PROVIDERS)}.")
-        providers[f"{kind}.{name}"] = KeyProviderConfig(kind, name, _constants(b.body, inputs))
+        declared[f"{kind}.{name}"] = b
+    providers: dict[str, KeyProviderConfig] = {}
+    for ref in declared:
+        _provider(ref, declared, providers, [], inputs)
     methods: dict[str, MethodConfig] = {}
     for b in (b for b in blocks if b.type == "method"):
         kind, name = _labels(b, 2)
@@ -187,6 +192,45 @@ def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
         raise EncryptionError(f'Unsupported block "{unknown[0].type}" in encryption', range=unknown[0].rng,
                               hint="Blocks: key_provider, method, state, plan.")
     return EncryptionConfig(state=targets.get("state"), plan=targets.get("plan"))
+
+
+def _provider(ref: str, declared: dict[str, Block], done: dict[str, KeyProviderConfig], stack: list[str],
+              inputs: _Inputs) -> KeyProviderConfig:
+    """The key provider ``ref`` with the one it is chained from, resolved first (in any order of
+    declaration, as OpenTofu allows); a chain that comes back to itself is an error naming it."""
+    found = done.get(ref)
+    if found is not None:
+        return found
+    block = declared[ref]
+    if ref in stack:
+        cycle = " -> ".join(f"key_provider.{r}" for r in [*stack[stack.index(ref):], ref])
+        raise EncryptionError(f"key_provider.{ref} is chained from itself: {cycle}", range=block.rng,
+                              hint="A chain must end at a key provider with a passphrase or a key of its own.")
+    kind, name = block.labels
+    chain = None
+    attr = block.body.attr("chain")
+    if attr is not None:
+        if kind not in CHAINED:
+            raise EncryptionError(f'key_provider "{kind}" "{name}" takes no chain', range=attr.expr.rng,
+                                  hint=f"Only {', '.join(CHAINED)} key providers take their passphrase from "
+                                       "another key provider.")
+        upstream = _chain_reference(attr.expr)
+        if upstream not in declared:
+            raise EncryptionError(f"key_provider.{upstream} is not a key provider defined in the encryption "
+                                  "block", range=attr.expr.rng)
+        chain = _provider(upstream, declared, done, [*stack, ref], inputs)
+    settings = {n: _constant(a.expr, inputs) for n, a in block.body.attributes.items() if n != "chain"}
+    done[ref] = KeyProviderConfig(kind, name, settings, chain)
+    return done[ref]
+
+
+def _chain_reference(expr: ast.Expr) -> str:
+    """``chain = key_provider.T.N``, or in JSON the same reference as a string, as OpenTofu reads it."""
+    if isinstance(expr, ast.Literal) and isinstance(expr.value, str) and expr.value.startswith("key_provider."):
+        parts = expr.value.split(".")
+        if len(parts) == 3 and all(p.replace("_", "").replace("-", "").isalnum() for p in parts):
+            return f"{parts[1]}.{parts[2]}"
+    return _reference(expr, "key_provider")
 
 
 def _target(block: Block, methods: dict[str, MethodConfig], inputs: _Inputs) -> TargetConfig:
@@ -225,10 +269,6 @@ def _labels(block: Block, n: int) -> list[str]:
     if len(block.labels) != n:
         raise EncryptionError(f'A "{block.type}" block needs {n} labels (type and name)', range=block.rng)
     return block.labels
-
-
-def _constants(body: Body, inputs: _Inputs) -> dict[str, Any]:
-    return {name: _constant(attr.expr, inputs) for name, attr in body.attributes.items()}
 
 
 def _constant(expr: ast.Expr, inputs: _Inputs) -> Any:

@@ -41,8 +41,8 @@ class Target:
         if method.keys is None:
             return plaintext
         provider = next(iter(self._keys.values()))
-        key, meta = provider.write_key()
-        return seal(plaintext, key, {provider.storage_key: meta}, facts or {})
+        key, metas = provider.write_key()
+        return seal(plaintext, _aes_key(key, provider, "encryption"), metas, facts or {})
 
     def read_by_fallback(self, data: bytes) -> bool:
         """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
@@ -88,7 +88,7 @@ class Target:
         failures: list[EncryptionError] = []
         for name in usable:  # the method's key provider, then the fallback's, as OpenTofu tries them
             try:
-                key = self._keys[name].read_key(sealed.metas[name])
+                key = _aes_key(self._keys[name].read_key(sealed.metas), self._keys[name], "decryption")
             except EncryptionError as err:
                 err.summary = f"{where}: {err.summary}"
                 err.args = (err.summary,)
@@ -101,6 +101,16 @@ class Target:
 
     def _methods(self) -> list[MethodConfig]:
         return [m for m in (self.config.method, self.config.fallback) if m is not None]
+
+
+def _aes_key(key: bytes, provider: KeyProvider, use: str) -> bytes:
+    """``key``, when AES-GCM can use it: a key provider's own keys always fit, but a chain's or an external
+    program's length is whatever it gives."""
+    if len(key) not in (16, 24, 32):
+        raise EncryptionError(f"key_provider.{provider.ref} gave a {len(key)}-byte {use} key; aes_gcm takes 16, 24 "
+                              "or 32 bytes", hint="Set key_length (pbkdf2), or have the program give a key of "
+                                                  "one of those lengths.")
+    return key
 
 
 def facts_of(doc: dict[str, Any]) -> dict[str, Any]:
