@@ -34,6 +34,7 @@ from typing import Any
 from engine.config.model import Module
 from engine.config.variables import RawValue, collect_values, finalize
 from engine.encryption.errors import EncryptionError
+from engine.encryption.program import command_of
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.references import references
@@ -44,7 +45,7 @@ from vocab.values import unmark
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
 KEY_PROVIDERS = ("pbkdf2", "aws_kms", "external")
 CHAINED = ("pbkdf2",)  # the key providers that take ``chain`` (another key provider's key) in OpenTofu
-METHODS = ("aes_gcm", "unencrypted")
+METHODS = ("aes_gcm", "external", "unencrypted")
 TARGETS = ("state", "plan")
 
 
@@ -62,9 +63,11 @@ class KeyProviderConfig:
 
 @dataclass(frozen=True)
 class MethodConfig:
-    kind: str  # "aes_gcm" | "unencrypted"
+    kind: str  # "aes_gcm" | "external" | "unencrypted"
     name: str
-    keys: KeyProviderConfig | None  # None for "unencrypted"
+    keys: KeyProviderConfig | None  # None for "unencrypted", optional for "external"
+    encrypt_command: tuple[str, ...] = ()  # "external": the programs that encrypt and decrypt
+    decrypt_command: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -176,16 +179,26 @@ def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
             raise EncryptionError(f'method "aes_gcm" "{name}": ctl does not support aad (additional '
                                   "authenticated data)", range=aad.expr.rng,
                                   hint="Remove it; data encrypted with it must be decrypted by the tool that wrote it.")
-        if kind == "aes_gcm":
-            attr = b.body.attr("keys")
-            if attr is None:
-                raise EncryptionError(f'method "aes_gcm" "{name}" needs keys = key_provider.TYPE.NAME',
-                                      range=b.rng)
+        attr = b.body.attr("keys")
+        if kind == "aes_gcm" and attr is None:
+            raise EncryptionError(f'method "aes_gcm" "{name}" needs keys = key_provider.TYPE.NAME',
+                                  range=b.rng)
+        if kind != "unencrypted" and attr is not None:
             keys = providers.get(_reference(attr.expr, "key_provider"))
             if keys is None:
                 raise EncryptionError(f"{_reference(attr.expr, 'key_provider')} is not a key provider "
                                       "defined in the encryption block", range=attr.expr.rng)
-        methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys)
+        commands: list[tuple[str, ...]] = []
+        if kind == "external":  # OpenTofu's: programs that encrypt and decrypt, given the payload and a key
+            for setting in ("encrypt_command", "decrypt_command"):
+                given = b.body.attr(setting)
+                value = _constant(given.expr, inputs) if given is not None else None
+                try:
+                    commands.append(tuple(command_of(value, f'method "external" "{name}"', setting)))
+                except EncryptionError as err:
+                    err.range = given.expr.rng if given is not None else b.rng
+                    raise
+        methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys, *commands)
     targets = {t: _target(b, methods, inputs) for b in blocks for t in TARGETS if b.type == t}
     unknown = [b for b in blocks if b.type not in ("key_provider", "method", *TARGETS)]
     if unknown:

@@ -25,7 +25,25 @@ TIMEOUT = 180.0
 PASSPHRASE = "correct-horse-battery-staple"
 SECRET = "s3cret-db-password"
 MASTER = "8f" * 32  # the key service's master secret
-PROGRAM = Path(__file__).parents[1] / "engine" / "encryption" / "data" / "key_program.py"
+DATA = Path(__file__).parents[1] / "engine" / "encryption" / "data"
+PROGRAM, METHOD_PROGRAM = DATA / "key_program.py", DATA / "method_program.py"
+AES_GCM = """
+    method "aes_gcm" "main" {
+      keys = key_provider.pbkdf2.main
+    }
+"""
+METHOD = """
+    method "external" "main" {
+      encrypt_command = [%(python)s, %(program)s, "--encrypt"]
+      decrypt_command = [%(python)s, %(program)s, "--decrypt"]%(keys)s
+    }
+"""
+PBKDF2 = """
+    key_provider "pbkdf2" "main" {
+      passphrase = var.passphrase
+      iterations = 200000
+    }
+"""
 
 CHAIN = """
     key_provider "pbkdf2" "outer" {
@@ -61,11 +79,8 @@ terraform {
   }
   encryption {
 %s
-    method "aes_gcm" "main" {
-      keys = key_provider.pbkdf2.main
-    }
     state {
-      method   = method.aes_gcm.main
+      method   = method.%s.main
       enforced = true
     }
   }
@@ -78,7 +93,13 @@ resource "terraform_data" "db" {
 
 
 def external(mode: str = "") -> str:
-    return EXTERNAL % (json.dumps(sys.executable), json.dumps(str(PROGRAM)), f", {json.dumps(mode)}" if mode else "")
+    return EXTERNAL % (json.dumps(sys.executable), json.dumps(str(PROGRAM)), f", {json.dumps(mode)}" if mode else "") \
+        + AES_GCM
+
+
+def method(keys: bool) -> str:
+    return METHOD % {"python": json.dumps(sys.executable), "program": json.dumps(str(METHOD_PROGRAM)),
+                     "keys": "\n      keys = key_provider.pbkdf2.main" if keys else ""}
 
 
 @pytest.fixture(scope="module")
@@ -93,10 +114,11 @@ class Dir:
         self.configure(keys)
 
     def configure(self, keys: str, extra: str = "") -> None:
-        (self.root / "main.tf").write_text(CONFIG % (keys, SECRET, extra))
+        kind = "external" if 'method "external"' in keys else "aes_gcm"
+        (self.root / "main.tf").write_text(CONFIG % (keys, kind, SECRET, extra))
 
     def variables(self) -> dict[str, str]:
-        return {"TF_VAR_passphrase": PASSPHRASE, "KEY_PROGRAM_MASTER": MASTER}
+        return {"TF_VAR_passphrase": PASSPHRASE, "KEY_PROGRAM_MASTER": MASTER, "METHOD_PROGRAM_KEY": "5a" * 32}
 
     def tofu(self, *args: str, code: int | None = 0) -> Result:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TF_") and k != "HOME"}
@@ -133,8 +155,10 @@ def sealed_with(data: bytes, metas: set[str]) -> dict[str, object]:
 
 
 CASES = {
-    "pbkdf2 chained from pbkdf2": (CHAIN, {"key_provider.pbkdf2.outer", "key_provider.pbkdf2.main"}),
+    "pbkdf2 chained from pbkdf2": (CHAIN + AES_GCM, {"key_provider.pbkdf2.outer", "key_provider.pbkdf2.main"}),
     "pbkdf2 chained from external": (external(), {"key_provider.external.service", "key_provider.pbkdf2.main"}),
+    "external method with pbkdf2 keys": (PBKDF2 + method(keys=True), {"key_provider.pbkdf2.main"}),
+    "external method without keys": (method(keys=False), set()),
 }
 
 
