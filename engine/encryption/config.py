@@ -44,6 +44,7 @@ from vocab.values import unmark
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
 KEY_PROVIDERS = ("pbkdf2", "aws_kms", "external")
+UNSUPPORTED = ("gcp_kms", "azure_vault", "openbao")  # OpenTofu's, not ctl's
 CHAINED = ("pbkdf2",)  # the key providers that take ``chain`` (another key provider's key) in OpenTofu
 METHODS = ("aes_gcm", "external", "unencrypted")
 TARGETS = ("state", "plan")
@@ -160,6 +161,10 @@ def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
     declared: dict[str, Block] = {}
     for b in (b for b in blocks if b.type == "key_provider"):
         kind, name = _labels(b, 2)
+        if kind in UNSUPPORTED:
+            raise EncryptionError(f'ctl does not support OpenTofu\'s key provider "{kind}"', range=b.rng,
+                                  hint="An external key provider (a program that asks the service for the key) "
+                                       "works in both tools; see docs/encryption.md.")
         if kind not in KEY_PROVIDERS:
             raise EncryptionError(f'Unknown key provider "{kind}"', range=b.rng,
                                   hint=f"Key providers: {', '.join(KEY_PROVIDERS)}.")
