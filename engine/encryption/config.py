@@ -232,7 +232,7 @@ def _provider(ref: str, declared: dict[str, Block], done: dict[str, KeyProviderC
             raise EncryptionError(f'key_provider "{kind}" "{name}" takes no chain', range=attr.expr.rng,
                                   hint=f"Only {', '.join(CHAINED)} key providers take their passphrase from "
                                        "another key provider.")
-        upstream = _chain_reference(attr.expr)
+        upstream = _reference(attr.expr, "key_provider")
         if upstream not in declared:
             raise EncryptionError(f"key_provider.{upstream} is not a key provider defined in the encryption "
                                   "block", range=attr.expr.rng)
@@ -240,15 +240,6 @@ def _provider(ref: str, declared: dict[str, Block], done: dict[str, KeyProviderC
     settings = {n: _constant(a.expr, inputs) for n, a in block.body.attributes.items() if n != "chain"}
     done[ref] = KeyProviderConfig(kind, name, settings, chain)
     return done[ref]
-
-
-def _chain_reference(expr: ast.Expr) -> str:
-    """``chain = key_provider.T.N``, or in JSON the same reference as a string, as OpenTofu reads it."""
-    if isinstance(expr, ast.Literal) and isinstance(expr.value, str) and expr.value.startswith("key_provider."):
-        parts = expr.value.split(".")
-        if len(parts) == 3 and all(p.replace("_", "").replace("-", "").isalnum() for p in parts):
-            return f"{parts[1]}.{parts[2]}"
-    return _reference(expr, "key_provider")
 
 
 def _target(block: Block, methods: dict[str, MethodConfig], inputs: _Inputs) -> TargetConfig:
