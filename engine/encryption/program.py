@@ -97,8 +97,11 @@ def run(command: list[str], stdin: bytes, *, magic: str, who: str) -> tuple[Any,
 
 def _stop(proc: subprocess.Popen[bytes]) -> bytes:
     """Kill the program and what it started (it leads its own session), and collect its stderr."""
+    killpg = getattr(os, "killpg", None)  # POSIX; elsewhere the program alone is stopped
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        if killpg is None:
+            raise OSError
+        killpg(proc.pid, signal.SIGKILL)
     except OSError:
         proc.kill()
     try:
