@@ -2,10 +2,12 @@
 
 Reading follows the document, not a guess: a sealed document names its key providers (the keys of
 its metadata), one of which must be the key provider of the target's method or of its fallback, as
-OpenTofu requires too; a plaintext document is read only when one of the two is ``unencrypted`` (the
-migration path). Writing uses the method alone, so after one
-write with a new key the fallback can be dropped (rotation). ``enforced`` targets never write
-plaintext (checked when the block is read).
+OpenTofu requires too; an ``external`` method without a key provider leaves nothing in the file to
+name it, so it is simply tried in its turn. A plaintext document is read only when one of the two is
+``unencrypted`` (the migration path). Writing uses the method alone, so after one write with a new
+key the fallback can be dropped (rotation); which of the two opened a document is remembered, so the
+next write replaces what a fallback read. ``enforced`` targets never write plaintext (checked when
+the block is read).
 """
 
 from __future__ import annotations
