@@ -281,7 +281,8 @@ class External(KeyProvider):
         # As OpenTofu: stored metadata without external_data is passed on as null, "nothing stored".
         keys, _ = self._ask(None if data is None else {"external_data": data})
         if "decryption_key" not in keys:
-            raise EncryptionError(f"key_provider.{self.ref}: given the stored metadata, the program answered no "
+            given = "the stored metadata" if data is not None else "null (the file stores no external_data for it)"
+            raise EncryptionError(f"key_provider.{self.ref}: given {given}, the program answered no "
                                   "decryption_key", hint="A program gives decryption_key whenever its input is not "
                                                          "null: that is the key the data was encrypted with.")
         return keys["decryption_key"]
