@@ -2,10 +2,11 @@
 
 State and plans hold every secret a configuration touches, in buckets many people and CI systems can
 read. With an ``encryption`` block in ``terraform {}`` (or the same block's contents in
-``CTL_ENCRYPTION``/``TF_ENCRYPTION``), everything ctl writes that holds state is sealed with
-AES-256-GCM before it leaves the process: ``config`` reads the block, ``keys`` turns key providers
-(``pbkdf2``, ``aws_kms``) into data keys, ``envelope`` seals and opens one document with a small
-authenticated header, ``target`` applies a target's method, fallback and ``enforced`` rule, and
+``CTL_ENCRYPTION``/``TF_ENCRYPTION``), everything ctl writes that holds state is sealed (AES-GCM, or
+an external program: OpenTofu's ``external`` method) before it leaves the process: ``config`` reads the block, ``keys`` turns key providers
+(``pbkdf2``, ``aws_kms``, ``external``, chains of them) into data keys, ``program`` runs OpenTofu's
+external programs and ``methods`` the external method, ``envelope`` seals and opens one document in
+OpenTofu's layout, ``target`` applies a target's method, fallback and ``enforced`` rule, and
 ``store`` wraps a backend so state, history, backups and the journal are covered in one place.
 """
 

@@ -34,6 +34,7 @@ from typing import Any
 from engine.config.model import Module
 from engine.config.variables import RawValue, collect_values, finalize
 from engine.encryption.errors import EncryptionError
+from engine.encryption.program import command_of
 from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
 from engine.lang.references import references
@@ -42,16 +43,19 @@ from vocab.errors import CtlError
 from vocab.values import unmark
 
 ENV_VARS = ("CTL_ENCRYPTION", "TF_ENCRYPTION")
-KEY_PROVIDERS = ("pbkdf2", "aws_kms")
-METHODS = ("aes_gcm", "unencrypted")
+KEY_PROVIDERS = ("pbkdf2", "aws_kms", "external")
+UNSUPPORTED = ("gcp_kms", "azure_vault", "openbao")  # OpenTofu's, not ctl's
+CHAINED = ("pbkdf2",)  # the key providers that take ``chain`` (another key provider's key) in OpenTofu
+METHODS = ("aes_gcm", "external", "unencrypted")
 TARGETS = ("state", "plan")
 
 
 @dataclass(frozen=True)
 class KeyProviderConfig:
-    kind: str  # "pbkdf2" | "aws_kms"
+    kind: str  # "pbkdf2" | "aws_kms" | "external"
     name: str
     settings: dict[str, Any] = field(repr=False)  # constants; the passphrase among them
+    chain: KeyProviderConfig | None = None  # ``chain = key_provider.T.N``: whose key is this one's passphrase
 
     @property
     def ref(self) -> str:
@@ -60,9 +64,11 @@ class KeyProviderConfig:
 
 @dataclass(frozen=True)
 class MethodConfig:
-    kind: str  # "aes_gcm" | "unencrypted"
+    kind: str  # "aes_gcm" | "external" | "unencrypted"
     name: str
-    keys: KeyProviderConfig | None  # None for "unencrypted"
+    keys: KeyProviderConfig | None  # None for "unencrypted", optional for "external"
+    encrypt_command: tuple[str, ...] = ()  # "external": the programs that encrypt and decrypt
+    decrypt_command: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -152,13 +158,20 @@ def _keyed(blocks: list[Block]) -> dict[tuple[str, ...], Block]:
 
 
 def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
-    providers: dict[str, KeyProviderConfig] = {}
+    declared: dict[str, Block] = {}
     for b in (b for b in blocks if b.type == "key_provider"):
         kind, name = _labels(b, 2)
+        if kind in UNSUPPORTED:
+            raise EncryptionError(f'ctl does not support OpenTofu\'s key provider "{kind}"', range=b.rng,
+                                  hint="An external key provider (a program that asks the service for the key) "
+                                       "works in both tools; see docs/encryption.md.")
         if kind not in KEY_PROVIDERS:
             raise EncryptionError(f'Unknown key provider "{kind}"', range=b.rng,
                                   hint=f"Key providers: {', '.join(KEY_PROVIDERS)}.")
-        providers[f"{kind}.{name}"] = KeyProviderConfig(kind, name, _constants(b.body, inputs))
+        declared[f"{kind}.{name}"] = b
+    providers: dict[str, KeyProviderConfig] = {}
+    for ref in declared:
+        _provider(ref, declared, providers, [], inputs)
     methods: dict[str, MethodConfig] = {}
     for b in (b for b in blocks if b.type == "method"):
         kind, name = _labels(b, 2)
@@ -171,22 +184,62 @@ def _build(blocks: list[Block], inputs: _Inputs) -> EncryptionConfig:
             raise EncryptionError(f'method "aes_gcm" "{name}": ctl does not support aad (additional '
                                   "authenticated data)", range=aad.expr.rng,
                                   hint="Remove it; data encrypted with it must be decrypted by the tool that wrote it.")
-        if kind == "aes_gcm":
-            attr = b.body.attr("keys")
-            if attr is None:
-                raise EncryptionError(f'method "aes_gcm" "{name}" needs keys = key_provider.TYPE.NAME',
-                                      range=b.rng)
+        attr = b.body.attr("keys")
+        if kind == "aes_gcm" and attr is None:
+            raise EncryptionError(f'method "aes_gcm" "{name}" needs keys = key_provider.TYPE.NAME',
+                                  range=b.rng)
+        if kind != "unencrypted" and attr is not None:
             keys = providers.get(_reference(attr.expr, "key_provider"))
             if keys is None:
                 raise EncryptionError(f"{_reference(attr.expr, 'key_provider')} is not a key provider "
                                       "defined in the encryption block", range=attr.expr.rng)
-        methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys)
+        commands: list[tuple[str, ...]] = []
+        if kind == "external":  # OpenTofu's: programs that encrypt and decrypt, given the payload and a key
+            for setting in ("encrypt_command", "decrypt_command"):
+                given = b.body.attr(setting)
+                value = _constant(given.expr, inputs) if given is not None else None
+                try:
+                    commands.append(tuple(command_of(value, f'method "external" "{name}"', setting)))
+                except EncryptionError as err:
+                    err.range = given.expr.rng if given is not None else b.rng
+                    raise
+        methods[f"{kind}.{name}"] = MethodConfig(kind, name, keys, *commands)
     targets = {t: _target(b, methods, inputs) for b in blocks for t in TARGETS if b.type == t}
     unknown = [b for b in blocks if b.type not in ("key_provider", "method", *TARGETS)]
     if unknown:
         raise EncryptionError(f'Unsupported block "{unknown[0].type}" in encryption', range=unknown[0].rng,
                               hint="Blocks: key_provider, method, state, plan.")
     return EncryptionConfig(state=targets.get("state"), plan=targets.get("plan"))
+
+
+def _provider(ref: str, declared: dict[str, Block], done: dict[str, KeyProviderConfig], stack: list[str],
+              inputs: _Inputs) -> KeyProviderConfig:
+    """The key provider ``ref`` with the one it is chained from, resolved first (in any order of
+    declaration, as OpenTofu allows); a chain that comes back to itself is an error naming it."""
+    found = done.get(ref)
+    if found is not None:
+        return found
+    block = declared[ref]
+    if ref in stack:
+        cycle = " -> ".join(f"key_provider.{r}" for r in [*stack[stack.index(ref):], ref])
+        raise EncryptionError(f"key_provider.{ref} is chained from itself: {cycle}", range=block.rng,
+                              hint="A chain must end at a key provider with a passphrase or a key of its own.")
+    kind, name = block.labels
+    chain = None
+    attr = block.body.attr("chain")
+    if attr is not None:
+        if kind not in CHAINED:
+            raise EncryptionError(f'key_provider "{kind}" "{name}" takes no chain', range=attr.expr.rng,
+                                  hint=f"Only {', '.join(CHAINED)} key providers take their passphrase from "
+                                       "another key provider.")
+        upstream = _reference(attr.expr, "key_provider")
+        if upstream not in declared:
+            raise EncryptionError(f"key_provider.{upstream} is not a key provider defined in the encryption "
+                                  "block", range=attr.expr.rng)
+        chain = _provider(upstream, declared, done, [*stack, ref], inputs)
+    settings = {n: _constant(a.expr, inputs) for n, a in block.body.attributes.items() if n != "chain"}
+    done[ref] = KeyProviderConfig(kind, name, settings, chain)
+    return done[ref]
 
 
 def _target(block: Block, methods: dict[str, MethodConfig], inputs: _Inputs) -> TargetConfig:
@@ -225,10 +278,6 @@ def _labels(block: Block, n: int) -> list[str]:
     if len(block.labels) != n:
         raise EncryptionError(f'A "{block.type}" block needs {n} labels (type and name)', range=block.rng)
     return block.labels
-
-
-def _constants(body: Body, inputs: _Inputs) -> dict[str, Any]:
-    return {name: _constant(attr.expr, inputs) for name, attr in body.attributes.items()}
 
 
 def _constant(expr: ast.Expr, inputs: _Inputs) -> Any:

@@ -99,19 +99,33 @@ def damaged(where: str) -> EncryptionError:
 
 
 def seal(plaintext: bytes, key: bytes, metas: dict[str, dict[str, Any]], facts: dict[str, Any]) -> bytes:
-    """Encrypt ``plaintext`` in OpenTofu's layout; ``metas`` (by storage key, ``key_provider.pbkdf2.main``)
-    are what the key is derived again from, ``facts`` (a state's serial and lineage) stay readable beside it."""
+    """Encrypt ``plaintext`` with AES-GCM in OpenTofu's layout; ``metas`` (by storage key,
+    ``key_provider.pbkdf2.main``) are what the key is derived again from, ``facts`` (a state's serial
+    and lineage) stay readable beside it."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     nonce = os.urandom(NONCE_BYTES)  # fresh per write: GCM must never reuse a nonce with a key
+    return wrap(nonce + AESGCM(key).encrypt(nonce, plaintext, None), metas, facts)
+
+
+def wrap(encrypted: bytes, metas: dict[str, dict[str, Any]], facts: dict[str, Any]) -> bytes:
+    """A method's output (``encrypted``) as the sealed document OpenTofu writes around it."""
     doc: dict[str, Any] = {
         **facts,
         # The metadata is stored as OpenTofu's Go code stores a byte slice: base64 of its JSON.
         "meta": {name: _b64(json.dumps(meta, separators=(",", ":")).encode()) for name, meta in metas.items()},
-        "encrypted_data": _b64(nonce + AESGCM(key).encrypt(nonce, plaintext, None)),
+        "encrypted_data": _b64(encrypted),
         "encryption_version": VERSION,
     }
     return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def encrypted_data(sealed: Sealed, where: str) -> bytes:
+    """What the method wrote (for the external method: what its program answered)."""
+    try:
+        return base64.b64decode(sealed.doc["encrypted_data"], validate=True)
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        raise damaged(where) from None
 
 
 def header_of(data: bytes, where: str) -> Sealed:

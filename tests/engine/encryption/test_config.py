@@ -58,6 +58,7 @@ def test_the_environment_alone_configures_encryption(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("body", "words"), [
     (BLOCK % ("short", "false"), "at least 16 characters"),
     ('key_provider "rot13" "x" {}', 'Unknown key provider "rot13"'),
+    ('key_provider "gcp_kms" "x" {}', 'ctl does not support OpenTofu\'s key provider "gcp_kms"'),
     ('method "aes_gcm" "m" {}', "needs keys = key_provider.TYPE.NAME"),
     ('method "aes_gcm" "m" {\n keys = key_provider.pbkdf2.nope\n}', "pbkdf2.nope is not a key provider"),
     ('method "unencrypted" "u" {}\nstate {\n method = method.unencrypted.u\n enforced = true\n}',

@@ -1,0 +1,205 @@
+"""OpenTofu's chained and external key providers: a state either tool encrypts, the other opens.
+
+With the same ``encryption`` block, OpenTofu 1.12.6 (unpacked from ``../shared/peers``) and the real
+``ctl`` take turns on one local state: a ``pbkdf2`` key provider chained from another (its passphrase
+is the upstream key), and a ``pbkdf2`` chained from an ``external`` program (a key service written
+in Python, ``tests/engine/encryption/data/key_program.py``, that stores its wrapped data key in the
+file's metadata). A program that crashes, hangs or answers garbage is one error with its stderr,
+never its keys, and nothing is written. Under CI=true a missing OpenTofu is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import CTL, Result, clean_env
+from tests.plugin.terraform_cli import opentofu_executable
+
+TIMEOUT = 180.0
+PASSPHRASE = "correct-horse-battery-staple"
+SECRET = "s3cret-db-password"
+MASTER = "8f" * 32  # the key service's master secret
+DATA = Path(__file__).parents[1] / "engine" / "encryption" / "data"
+PROGRAM, METHOD_PROGRAM = DATA / "key_program.py", DATA / "method_program.py"
+AES_GCM = """
+    method "aes_gcm" "main" {
+      keys = key_provider.pbkdf2.main
+    }
+"""
+METHOD = """
+    method "external" "main" {
+      encrypt_command = [%(python)s, %(program)s, "--encrypt"]
+      decrypt_command = [%(python)s, %(program)s, "--decrypt"]%(keys)s
+    }
+"""
+PBKDF2 = """
+    key_provider "pbkdf2" "main" {
+      passphrase = var.passphrase
+      iterations = 200000
+    }
+"""
+
+CHAIN = """
+    key_provider "pbkdf2" "outer" {
+      passphrase = var.passphrase
+      iterations = 200000
+    }
+    key_provider "pbkdf2" "main" {
+      chain      = key_provider.pbkdf2.outer
+      iterations = 200000
+    }
+"""
+
+EXTERNAL = """
+    key_provider "external" "service" {
+      command = [%s, %s%s]
+    }
+    key_provider "pbkdf2" "main" {
+      chain      = key_provider.external.service
+      iterations = 200000
+    }
+"""
+
+CONFIG = """\
+variable "passphrase" {
+  type      = string
+  sensitive = true
+  default   = "unused-by-the-external-chain"
+}
+
+terraform {
+  backend "local" {
+    path = "terraform.tfstate"
+  }
+  encryption {
+%s
+    state {
+      method   = method.%s.main
+      enforced = true
+    }
+  }
+}
+
+resource "terraform_data" "db" {
+  input = { password = "%s", size = 2 }
+}
+%s"""
+
+
+def external(mode: str = "") -> str:
+    return EXTERNAL % (json.dumps(sys.executable), json.dumps(str(PROGRAM)), f", {json.dumps(mode)}" if mode else "") \
+        + AES_GCM
+
+
+def method(keys: bool) -> str:
+    return METHOD % {"python": json.dumps(sys.executable), "program": json.dumps(str(METHOD_PROGRAM)),
+                     "keys": "\n      keys = key_provider.pbkdf2.main" if keys else ""}
+
+
+@pytest.fixture(scope="module")
+def tofu(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return opentofu_executable(tmp_path_factory.mktemp("tofu"))
+
+
+class Dir:
+    def __init__(self, root: Path, tofu: Path, keys: str) -> None:
+        self.root, self.tofu_binary = root, tofu
+        root.mkdir(parents=True, exist_ok=True)
+        self.configure(keys)
+
+    def configure(self, keys: str, extra: str = "") -> None:
+        kind = "external" if 'method "external"' in keys else "aes_gcm"
+        (self.root / "main.tf").write_text(CONFIG % (keys, kind, SECRET, extra))
+
+    def variables(self) -> dict[str, str]:
+        return {"TF_VAR_passphrase": PASSPHRASE, "KEY_PROGRAM_MASTER": MASTER, "METHOD_PROGRAM_KEY": "5a" * 32}
+
+    def tofu(self, *args: str, code: int | None = 0) -> Result:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TF_") and k != "HOME"}
+        home = self.root.parent / f"{self.root.name}-home"
+        home.mkdir(exist_ok=True)
+        (home / ".terraformrc").touch()
+        env.update(HOME=str(home), CHECKPOINT_DISABLE="1", TF_IN_AUTOMATION="1", **self.variables())
+        return self._run([str(self.tofu_binary), *args, *(["-input=false", "-no-color"] if args[0] != "state" else [])],
+                         env, code)
+
+    def ctl(self, *args: str, code: int | None = 0, env: dict[str, str] | None = None) -> Result:
+        return self._run([CTL, *args], clean_env({**self.variables(), **(env or {})}), code)
+
+    def _run(self, argv: list[str], env: dict[str, str], code: int | None) -> Result:
+        proc = subprocess.run(argv, cwd=self.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=TIMEOUT)
+        result = Result(argv[1:], proc.returncode, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr, str(result)
+        if code is not None:
+            assert proc.returncode == code, f"{argv[0]} {argv[1:]}:\n{result}"
+        return result
+
+    @property
+    def state(self) -> bytes:
+        return (self.root / "terraform.tfstate").read_bytes()
+
+
+def sealed_with(data: bytes, metas: set[str]) -> dict[str, object]:
+    """The state is in OpenTofu's layout with every key provider of the chain's metadata, and no secret."""
+    doc = json.loads(data)
+    assert doc["encryption_version"] == "v0" and set(doc["meta"]) == metas, doc.get("meta")
+    assert SECRET.encode() not in data and b"terraform_data" not in data
+    return doc
+
+
+CASES = {
+    "pbkdf2 chained from pbkdf2": (CHAIN + AES_GCM, {"key_provider.pbkdf2.outer", "key_provider.pbkdf2.main"}),
+    "pbkdf2 chained from external": (external(), {"key_provider.external.service", "key_provider.pbkdf2.main"}),
+    "external method with pbkdf2 keys": (PBKDF2 + method(keys=True), {"key_provider.pbkdf2.main"}),
+    "external method without keys": (method(keys=False), set()),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_ctl_reads_what_opentofu_wrote_and_opentofu_reads_what_ctl_wrote(tofu: Path, tmp_path: Path,
+                                                                         case: str) -> None:
+    keys, metas = CASES[case]
+    work = Dir(tmp_path / "w", tofu, keys)
+    work.tofu("init")
+    work.tofu("apply", "-auto-approve")
+    written = sealed_with(work.state, metas)
+
+    work.ctl("init")
+    assert "No changes" in work.ctl("plan", "--detailed-exitcode").stdout
+    assert json.loads(work.state)["serial"] == written["serial"]  # a plan writes nothing
+
+    work.configure(keys, 'resource "terraform_data" "cache" {\n  input = "cache"\n}\n')
+    work.ctl("apply", "--auto-approve")
+    sealed_with(work.state, metas)
+    assert "No changes" in work.tofu("plan", "-detailed-exitcode").stdout
+    assert sorted(work.tofu("state", "list").stdout.split()) == ["terraform_data.cache", "terraform_data.db"]
+
+
+@pytest.mark.parametrize(("mode", "words"), [
+    ("crash", "exited with status 3"),
+    ("hang", "did not answer within 2 seconds and was stopped"),
+    ("garbage", "did not answer with a JSON document after its header"),
+    ("bad-header", "is not a program of OpenTofu's external protocol"),
+])
+def test_a_key_program_that_fails_is_one_clear_error_and_nothing_is_written(tofu: Path, tmp_path: Path,
+                                                                            mode: str, words: str) -> None:
+    work = Dir(tmp_path / "w", tofu, external())
+    work.tofu("init")
+    work.tofu("apply", "-auto-approve")
+    work.ctl("init")
+    work.configure(external(mode), 'resource "terraform_data" "cache" {\n  input = "cache"\n}\n')
+    before = {p.name: p.read_bytes() for p in work.root.iterdir() if p.is_file()}
+
+    failed = work.ctl("apply", "--auto-approve", code=1, env={"CTL_ENCRYPTION_COMMAND_TIMEOUT": "2"})
+    first = failed.stderr.strip().splitlines()[0]
+    assert first.startswith("Error: ") and "key_provider.external.service" in first and words in first, failed.stderr
+    if mode == "crash":
+        assert "key service unreachable: connection refused" in failed.stderr  # its stderr, shown
+    assert {p.name: p.read_bytes() for p in work.root.iterdir() if p.is_file()} == before
