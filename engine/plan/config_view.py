@@ -19,6 +19,7 @@ from engine.lang.eval import EvalContext, evaluate
 from engine.lang.references import references
 from engine.lang.syntax import Body
 from vocab.errors import CtlError
+from vocab.types import plain_data
 from vocab.values import SENSITIVE, contains_unknown, mark
 
 # Names whose reference is just their subject (``var.x``, ``each.value``), never a resource.
@@ -72,7 +73,7 @@ def expression(expr: ast.Expr) -> dict[str, Any]:
         return {}
     if contains_unknown(value):
         return {}
-    return {"constant_value": value}
+    return {"constant_value": plain_data(value)}  # JSON knows a null, not its type
 
 
 def _reference_strings(root: str, parts: tuple[str | int, ...]) -> list[str]:

@@ -93,8 +93,8 @@ def _walk(v: Any, mask: bool) -> tuple[Any, Any, Any]:
         if isinstance(v.value, Unknown):
             return _OMIT, True, (True if sensitive else None)
         plain, unknown, inner_sensitive = _walk(v.value, mask)
-        if sensitive:
-            return (MASK if mask else plain), unknown, True
+        if sensitive:  # a null hides nothing: shown as null, as the references show it
+            return (MASK if mask and plain is not None else plain), unknown, True
         return plain, unknown, inner_sensitive
     if isinstance(v, Unknown):
         return _OMIT, True, None
@@ -302,8 +302,9 @@ def _planned_values(plan: Plan, show_sensitive: bool, shapes: _Shapes) -> dict[s
         entry: dict[str, Any] = {"sensitive": sensitive}
         if _shape(oc.after, _is_unknown) is None:
             plain = value_shapes(oc.after, show_sensitive=True)[0]
-            entry["type"] = output_type(plain)
-            entry["value"] = MASK if sensitive and not show_sensitive else plain
+            entry["type"] = oc.type if oc.type is not None else output_type(plain)
+            # A null hides nothing: shown as null, as in the output changes and the references
+            entry["value"] = MASK if sensitive and not show_sensitive and plain is not None else plain
         outputs[name] = entry
     tree = _ModuleTree()
     for c in plan.changes:

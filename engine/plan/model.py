@@ -69,6 +69,10 @@ class OutputChange:
     before: Any
     after: Any  # may be Unknown
     sensitive: bool = False
+    # The type of ``after`` in cty's JSON type encoding, known when ``after`` is: ``after`` is plain
+    # data, which has lost the types of the nulls inside it. None when unknown, and in a plan file
+    # written before plans recorded it.
+    type: Any = None
 
 
 @dataclass

@@ -408,6 +408,7 @@ def _encode_output(o: OutputChange) -> dict[str, Any]:
         "before": encode_value(o.before),
         "after": encode_value(o.after),
         "sensitive": o.sensitive,
+        "type": o.type,
     }
 
 
@@ -418,6 +419,7 @@ def _decode_output(name: str, d: dict[str, Any]) -> OutputChange:
         before=decode_value(d["before"]),
         after=decode_value(d["after"]),
         sensitive=bool(d["sensitive"]),
+        type=d.get("type"),  # absent from a plan file written before plans recorded it
     )
 
 

@@ -48,12 +48,12 @@ from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.gc_pause import gc_paused_then_frozen
-from engine.state.model import State
+from engine.state.model import State, output_type
 from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from vocab.types import plain_data
-from vocab.values import SENSITIVE, mark
+from vocab.values import SENSITIVE, Null, contains_unknown, deep_unmark, mark, unmark
 
 _log = logging.getLogger(__name__)
 
@@ -378,6 +378,18 @@ def _module_declared(addr: InstanceAddress, config_of: ResourceLookup) -> bool:
     return any(p[: len(path)] == path for p, _ in config_of)
 
 
+def _planned_type(typed: Any) -> Any:
+    """The type ``show -json`` gives a planned output: its value's, nulls inside keeping theirs
+    (``{a = tostring(null)}`` is an ``object({a: string})``), but ``dynamic`` for a null output
+    whatever its type, and none while unknown. Terraform's and OpenTofu's plans carry an output as a
+    value of no declared type, so a null one has none left, while a null inside a value keeps the
+    type the value's own type gives it."""
+    if contains_unknown(typed):
+        return None
+    plain, _ = deep_unmark(typed)
+    return "dynamic" if plain is None or isinstance(plain, Null) else output_type(plain)
+
+
 def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: str) -> dict[str, OutputChange]:
     out: dict[str, OutputChange] = {}
     if mode == "destroy":
@@ -386,14 +398,16 @@ def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: st
             out[name] = OutputChange(name, ACTIONS_DELETE, before, None, old.sensitive)
         return out
     for name, (typed, sensitive) in outputs.items():
-        value = plain_data(typed)  # a plan holds values, not their types (state keeps the type)
+        value = plain_data(typed)  # a plan holds values; their types go beside them
+        type_ = _planned_type(typed)
         stored = prior.outputs.get(name)
-        if stored is None:
-            out[name] = OutputChange(name, ACTIONS_CREATE, None, value, sensitive)
+        if stored is None:  # absent is null: a null output is not created, as in both references
+            actions = ACTIONS_NOOP if unmark(value)[0] is None else ACTIONS_CREATE
+            out[name] = OutputChange(name, actions, None, value, sensitive, type_)
             continue
         before = mark(stored.value, frozenset({SENSITIVE})) if stored.sensitive else stored.value
         actions = ACTIONS_NOOP if equal(before, value) else ACTIONS_UPDATE
-        out[name] = OutputChange(name, actions, before, value, sensitive)
+        out[name] = OutputChange(name, actions, before, value, sensitive, type_)
     for name, old in prior.outputs.items():
         if name not in outputs:
             out[name] = OutputChange(name, ACTIONS_DELETE, old.value, None, old.sensitive)
