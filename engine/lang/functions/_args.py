@@ -127,7 +127,7 @@ def want_str_list(v: object, i: int, *, allow_null: bool = False) -> list[str] |
     items = want_list(v, i)
     out: list[str | None] = []
     for n, x in enumerate(items):
-        if x is None:
+        if x is None or type(x) is Null:
             if not allow_null:
                 raise ArgError(i, f"element {n} is null; a list of strings without nulls is required")
             out.append(None)

@@ -95,7 +95,7 @@ def _slice(a: Args, _c: FunctionContext) -> object:
 FUNCTIONS = {
     "chunklist": fn(_chunklist, "list", "size", unknown_ok=True, element_marks=True),
     "concat": fn(_concat, variadic="seqs", unknown_ok=True, element_marks=True, typed_nulls=True),
-    "flatten": fn(_flatten, "list", unknown_ok=True, element_marks=True),
+    "flatten": fn(_flatten, "list", unknown_ok=True, element_marks=True, typed_nulls=True),
     "reverse": fn(_reverse, "list", unknown_ok=True, element_marks=True, typed_nulls=True),
     "slice": fn(_slice, "list", "start_index", "end_index", unknown_ok=True, element_marks=True, typed_nulls=True),
 }

@@ -16,8 +16,8 @@ from engine.lang.functions._args import (
     want_str_list,
 )
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
-from vocab.types import STRING
-from vocab.values import UNKNOWN, ListValue, MapValue, Unknown, contains_unknown, deep_unmark, mark
+from vocab.types import STRING, Collection, type_of_value
+from vocab.values import UNKNOWN, ListValue, MapValue, Null, Unknown, contains_unknown, deep_unmark, mark
 
 
 def _keys(a: Args, _c: FunctionContext) -> object:
@@ -41,12 +41,25 @@ def _lookup(a: Args, _c: FunctionContext) -> object:
 def _merge(a: Args, _c: FunctionContext) -> object:
     out: dict[str, Any] = {}
     for i, v in enumerate(a):
-        if v is None:
+        if v is None or type(v) is Null:
             continue
         if isinstance(v, Unknown):
             return UNKNOWN
         out.update(want_map(v, i))
-    return out
+    kind = _same_map_type(a)
+    return out if kind is None else MapValue(out, kind.element)
+
+
+def _same_map_type(args: Args) -> Collection | None:
+    """The map type every argument has, if they have one: merging maps of one type gives a map of
+    it, as in Terraform; any other mix gives an object whose attributes keep their own types
+    (typed nulls too: ``merge({a = tostring(null)})`` is an ``object({a: string})``)."""
+    if not args or not all(isinstance(v, MapValue) or type(v) is Null for v in args):
+        return None
+    first = type_of_value(args[0])
+    if not isinstance(first, Collection) or first.kind != "map":
+        return None
+    return first if all(type_of_value(v) == first for v in args[1:]) else None
 
 
 def _transpose(a: Args, _c: FunctionContext) -> dict[str, Any]:
@@ -75,14 +88,17 @@ def _zipmap(a: Args, _c: FunctionContext) -> object:
     keys, vals = want_str_list(plain_keys, 0), want_list(a[1], 1)
     if len(keys) != len(vals):
         raise CallError(f"number of keys ({len(keys)}) does not match number of values ({len(vals)})")
-    return mark(dict(zip(keys, vals, strict=True)), key_marks)
+    zipped = dict(zip(keys, vals, strict=True))
+    if isinstance(vals, ListValue):  # a list's elements make a map of its element type, a tuple's an object
+        return mark(MapValue(zipped, vals.element), key_marks)
+    return mark(zipped, key_marks)
 
 
 FUNCTIONS = {
     "keys": fn(_keys, "inputMap", unknown_ok=True, element_marks=True),
     "lookup": fn(_lookup, "inputMap", "key", optional=("default",), unknown_ok=True, element_marks=True, typed_nulls=True),
-    "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True),
+    "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True, typed_nulls=True),
     "transpose": fn(_transpose, "values"),
     "values": fn(_values, "mapping", unknown_ok=True, element_marks=True, typed_nulls=True),
-    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True, element_marks=True),
+    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True, element_marks=True, typed_nulls=True),
 }

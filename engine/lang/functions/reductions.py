@@ -20,7 +20,7 @@ from engine.lang.functions._args import (
 )
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from engine.lang.functions._text import char_count
-from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown
+from vocab.values import UNKNOWN, Null, SetValue, Unknown, contains_unknown
 
 
 def _alltrue(a: Args, _c: FunctionContext) -> bool:
@@ -44,7 +44,7 @@ def _coalesce(a: Args, _c: FunctionContext) -> object:
 
 def _coalescelist(a: Args, _c: FunctionContext) -> list[Any]:
     for i, v in enumerate(a):
-        if v is None:
+        if v is None or type(v) is Null:
             continue
         items = want_list(v, i)
         if items:
@@ -85,7 +85,7 @@ FUNCTIONS = {
     "alltrue": fn(_alltrue, "list"),
     "anytrue": fn(_anytrue, "list"),
     "coalesce": fn(_coalesce, variadic="vals", min_variadic=1),
-    "coalescelist": fn(_coalescelist, variadic="vals", min_variadic=1),
+    "coalescelist": fn(_coalescelist, variadic="vals", min_variadic=1, typed_nulls=True),
     "length": fn(_length, "value", unknown_ok=True, element_marks=True),
     "sum": fn(_sum, "list"),
 }
