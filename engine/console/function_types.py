@@ -67,8 +67,9 @@ def _concat(args: list[CtyType]) -> CtyType:
 
 
 def _merge(args: list[CtyType]) -> CtyType:
-    if args and all(_is(t, "map") for t in args):
-        return map_of(unify(members(t) for t in args))
+    """Maps of one type merge into a map of it; any other mix into an object (as cty's merge)."""
+    if args and all(_is(t, "map") and t == args[0] for t in args):
+        return args[0]
     if args and all(isinstance(t, ObjectType) for t in args):
         merged: dict[str, CtyType] = {}
         for t in args:

@@ -161,4 +161,29 @@ def _pairs(value: dict[str, Any], keys: list[str], types: list[CtyType], indent:
     return f"{{{body}\n{' ' * indent}}}"
 
 
-__all__ = ["SENSITIVE_TEXT", "UNKNOWN_TEXT", "go_quote", "render"]
+def render_type(ty: CtyType) -> str:
+    """A type as ``type()`` prints it in OpenTofu's console: bare, not a quoted string, with a tuple's
+    elements and an object's attributes one per line, four spaces deeper, each followed by a comma;
+    a list, set or map wraps its element type (``list(string)``, ``map(list(number))``) and puts a
+    tuple or object element on lines of its own (``list(\n    object({…}),\n)``)."""
+    if isinstance(ty, Collection | Repeated):
+        inner = render_type(ty.element)
+        if isinstance(ty.element, TupleType | ObjectType):
+            return f"{ty.kind}(\n{_indented(inner)},\n)"
+        return f"{ty.kind}({inner})"
+    if isinstance(ty, TupleType):
+        if not ty.elements:
+            return "tuple([])"
+        return "tuple([\n" + "".join(f"{_indented(render_type(t))},\n" for t in ty.elements) + "])"
+    if isinstance(ty, ObjectType):
+        if not ty.fields:
+            return "object({})"
+        return "object({\n" + "".join(f"{_indented(f'{n}: {render_type(t)}')},\n" for n, t in ty.fields) + "})"
+    return ty.kind
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line for line in text.split("\n"))
+
+
+__all__ = ["SENSITIVE_TEXT", "UNKNOWN_TEXT", "go_quote", "render", "render_type"]

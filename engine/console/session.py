@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from engine.console.completion import candidates
-from engine.console.render import render
+from engine.console.render import render, render_type
 from engine.console.scope import ConsoleScope
+from engine.console.types import type_of
+from engine.lang import ast
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
 from vocab.errors import CtlError, Diagnostic
@@ -79,17 +81,37 @@ class Session:
         return Reply(self.evaluate(text))
 
     def evaluate(self, text: str) -> str:
-        """The value of one expression, as Terraform's console prints it."""
+        """The value of one expression, as Terraform's console prints it; for ``type(x)``, the type of
+        ``x`` as OpenTofu's console prints it."""
         try:
             expr = parse_expression(text, INPUT_NAME)
-            value = evaluate(expr, self.scope.ctx)
+            subject = _type_subject(expr)
+            value = evaluate(expr if subject is None else subject, self.scope.ctx)
         except CtlError as err:
             raise ConsoleInputError(err, text) from None
+        if subject is not None:
+            return render_type(type_of(self.scope.typer.type_of(subject, self.scope.ctx), value))
         return render(value, self.scope.typer.type_of(expr, self.scope.ctx))
 
     def complete(self, text: str) -> list[str]:
         """What ``text`` (the end of the line, up to the cursor) may be completed to."""
         return candidates(self.scope, text)
+
+
+def _type_subject(expr: ast.Expr) -> ast.Expr | None:
+    """``x`` when the line is ``type(x)``: the console's own function, whose answer is a type, not a
+    value. Anywhere else in an expression it is refused, as OpenTofu refuses it (a type is no value
+    to compute with)."""
+    while isinstance(expr, ast.Parens):
+        expr = expr.inner
+    top = expr if isinstance(expr, ast.FunctionCall) and expr.name == "type" else None
+    subject = top.args[0] if top is not None and len(top.args) == 1 and not top.expand_final else None
+    for node in ast.walk(expr if subject is None else subject):
+        if isinstance(node, ast.FunctionCall) and node.name == "type" and node is not top:
+            raise CtlError("Invalid use of type function",
+                           detail='The console-only "type" function cannot be used as part of an expression.',
+                           hint="Ask for the type on a line of its own: type(EXPRESSION).")
+    return subject
 
 
 __all__ = ["HELP", "INPUT_NAME", "ConsoleInputError", "Reply", "Session"]

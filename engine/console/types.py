@@ -35,12 +35,12 @@ from vocab.types import (
 from vocab.types import type_of_value as of_value
 from vocab.unify import members
 from vocab.unify import unify_or_dynamic as unify
-from vocab.values import Marked
+from vocab.values import ListValue, MapValue, Marked, Null, SetValue, Unknown
 
 __all__ = [
     "BOOL", "DYNAMIC", "NUMBER", "STRING", "Collection", "CtyType", "ObjectType", "Repeated", "TupleType",
     "attribute", "element", "from_constraint", "from_schema", "list_of", "map_of", "members", "of_value",
-    "set_of", "settled", "unify",
+    "set_of", "settled", "type_of", "unify",
 ]
 
 from_constraint = to_cty
@@ -99,3 +99,41 @@ def settled(t: CtyType, value: Any) -> CtyType:
     if isinstance(t, TupleType) and isinstance(value, list) and len(value) == len(t.elements):
         return TupleType(tuple(settled(e, v) for e, v in zip(t.elements, value, strict=True)))
     return t
+
+
+_PRIMITIVE_NAMES = {t.kind: t for t in (BOOL, NUMBER, STRING)}
+
+
+def type_of(t: CtyType, value: Any) -> CtyType:
+    """The whole type of ``value``, which the expression's inferred type ``t`` describes, for ``type()``.
+
+    The value knows what it was made as (a list, set or map it was converted to, a typed null, a
+    tuple or object literal); a value read from state or returned by a function may not, and there
+    ``t`` tells, as it tells the printer (``render``) whether to write ``tolist([...])``. Where ``t``
+    leaves an element type open (``list(any)``, ``dynamic``), the elements' own types settle it.
+    """
+    if isinstance(value, Marked):
+        value = value.value
+    if isinstance(t, Repeated):  # a length or key set only the value knows
+        t = DYNAMIC
+    if isinstance(value, Unknown):
+        return _PRIMITIVE_NAMES.get(value.type_hint or "", DYNAMIC) if t is DYNAMIC else t
+    if isinstance(value, Null):
+        return value.type if isinstance(value.type, CtyType) and value.type is not DYNAMIC else t
+    if value is None or not isinstance(value, list | dict):
+        return t if value is None else of_value(value)
+    if isinstance(value, ListValue | SetValue | MapValue):
+        own = of_value(value)
+        assert isinstance(own, Collection)
+        if not isinstance(t, Collection) or t.kind != own.kind or own.element is not DYNAMIC:
+            t = own
+    items = list(value.values()) if isinstance(value, dict) else value
+    if isinstance(t, Collection) and (t.kind == "map") == isinstance(value, dict):
+        if not items:
+            return t
+        return Collection(t.kind, unify(type_of(t.element, x) for x in items))
+    if isinstance(value, dict):
+        attributes = t.attributes if isinstance(t, ObjectType) else {}
+        return ObjectType({k: type_of(attributes.get(k, DYNAMIC), x) for k, x in value.items()})
+    elements = t.elements if isinstance(t, TupleType) and len(t.elements) == len(value) else (DYNAMIC,) * len(value)
+    return TupleType(tuple(type_of(e, x) for e, x in zip(elements, value, strict=True)))

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from engine.console import Session, open_session
+from engine.console import ConsoleInputError, Session, open_session
 from tests.conftest import write_tree
 from tests.e2e.helpers import CTL, Project, clean_env
 from tests.plugin.terraform_cli import TerraformDir, opentofu_executable, terraform_executable
@@ -219,7 +219,24 @@ MARKS = [
     'tomap({a = sensitive("x"), b = "y"})', 'chunklist([sensitive("x"), "y"], 1)', "[for s in [var.secret, \"y\"] : upper(s)]",
     '[{a = sensitive("x"), b = "y"}][*].b', 'true ? [sensitive("x"), "y"] : []', "nonsensitive(var.secret)",
 ]
-CORPUS = MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
+# type(): the console's own function, printed bare as OpenTofu prints it (Terraform 1.0.3 has no type()).
+TYPES = [
+    'type("a")', "type(1)", "type(true)", "type(null)", 'type(tolist(["a"]))', "type({a = 1})", 'type([1, "a"])',
+    "type([])", "type({})", "type(tomap({a = 1}))", 'type(toset(["a"]))', "type(tolist([]))",
+    "type({a = {b = [1]}, c = tolist([{d = 1}])})", "type(tomap({a = tolist([{b = 1}])}))", "type(tolist([[]]))",
+    'type(tolist([tolist(["a"])]))', "type(toset([[1]]))", r'type({"a b" = 1, "\"q\"" = 2})', "(type(1.5))",
+    'type(sensitive("a"))', "type(timestamp())", "type(tostring(null))", r'type(jsondecode("{\"a\":[1,null]}"))',
+    "type(var.list)", "type(var.map)", "type(var.obj)", "type(var.objs)", "type(var.names)", "type(var.pair)",
+    "type(var.anys)", "type(var.untyped)", "type(var.sn)", "type(var.ln)", "type(var.on)", "type(var.secret)",
+    "type(var.unset)", "type(local.nested)", "type(local.for_map)", "type(local.split_list)", "type(module.child)",
+    "type(module.counted)", "type(module.child.mapped)", 'type(merge({a = tostring(null)}, {b = 1}))',
+    "type(merge(tomap({a = 1}), tomap({b = 2})))", 'type(merge(tomap({a = 1}), tomap({b = "x"})))',
+    'type(zipmap(["a"], tolist([1])))', 'type(flatten([[tostring(null)], [1]]))', "type(merge(var.map, {c = 3}))",
+]
+CORPUS = (MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
+          + TYPES)
+# type() is the console's own: inside an expression both references refuse it, and so does ctl.
+TYPE_INSIDE_EXPRESSIONS = ['[type("a")]', 'type("a") == "string"', '[for s in var.list : s if type(s) == "string"]']
 
 # Where ctl's value (not its printing) differs from Terraform's: each is expected to fail, strictly, so
 # that fixing the cause turns it into a failure to remove from here.
@@ -232,6 +249,7 @@ KNOWN_DIFFERENCES = {
 NEWER = {
     "tostring(null)": "a typed null: a null string, which the console names (1.0.3 had a null of no type)",
     "[tostring(null)]": "a typed null: a null string, which the console names (1.0.3 had a null of no type)",
+    **{e: "type() is the console's own function (Terraform 1.1; OpenTofu prints the type bare)" for e in TYPES},
 }
 
 
@@ -295,7 +313,7 @@ def opentofu(workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     subprocess.run([binary, "init", "-input=false", "-no-color"], cwd=workdir, env=env, check=True,
                    capture_output=True, text=True, timeout=120)
     answers = {}
-    for number, expression in enumerate(NEWER):
+    for number, expression in enumerate([*NEWER, *TYPE_INSIDE_EXPRESSIONS]):
         done = subprocess.run([binary, "console", f"-state={home / f'{number}.tfstate'}"], cwd=workdir,
                               env=env, input=(expression + "\n").encode(), capture_output=True, timeout=120)
         answers[expression] = Answer(done.returncode, done.stdout.decode(), done.stderr.decode())
@@ -332,6 +350,16 @@ def test_prints_what_terraform_prints(expression: str, terraform: dict[str, Answ
     ours = session.handle(expression).text
     assert ours is not None
     assert ours + "\n" == theirs.stdout
+
+
+@pytest.mark.parametrize("expression", TYPE_INSIDE_EXPRESSIONS)
+def test_type_inside_an_expression_is_refused_as_opentofu_refuses_it(
+        expression: str, opentofu: dict[str, Answer], session: Session) -> None:
+    theirs = opentofu[expression]
+    assert theirs.returncode == 1 and "type" in theirs.stderr, theirs
+    with pytest.raises(ConsoleInputError) as refused:
+        session.handle(expression)
+    assert refused.value.summary == "Invalid use of type function"
 
 
 # -- resources, typed by their provider's schema ------------------------------------------------------
