@@ -40,7 +40,9 @@ def output_command(
     state = read_state_or_file(options(ctx).root, state_file)
     outs = state.outputs
     if name is not None and name not in outs:
-        raise CtlError(f'Output "{name}" not found', detail="The state has no output with this name.",
+        raise CtlError(f'Output "{name}" not found',
+                       detail="The state has no output with this name: a new output is recorded by the "
+                              "next apply, and one whose value is null is never recorded.",
                        hint="Run `ctl output` to list them, or `ctl apply` if the output is new.")
     if raw:
         if name is None:
@@ -66,7 +68,7 @@ def output_command(
         sys.stdout.write(text + "\n")
         return int(ExitCode.OK)
     if not outs:
-        output.warn("No outputs found: the state has none yet.")
+        output.warn("No outputs found: the state has none, or every output's value is null.")
         return int(ExitCode.OK)
     sys.stdout.write(render_outputs(state, show_sensitive=show_sensitive))
     return int(ExitCode.OK)

@@ -13,7 +13,7 @@ from engine.state.model import OutputValue, State, output_type
 from engine.walk.config import ConfigWalk
 from vocab.errors import CtlError, Diagnostics
 from vocab.types import plain_data
-from vocab.values import contains_unknown, deep_unmark
+from vocab.values import Null, contains_unknown, deep_unmark
 
 
 class PostconditionFailed(CtlError):
@@ -62,7 +62,8 @@ def refresh_dependencies(plan: Plan, state: State) -> None:
 
 
 def record_outputs(plan: Plan, state: State, cwalk: ConfigWalk | None) -> None:
-    """Root outputs as the apply left them; a full destroy leaves none (and no data sources)."""
+    """Root outputs as the apply left them, null ones left out; a full destroy leaves none (and no
+    data sources)."""
     if plan.mode == "destroy":
         state.outputs = {}
         if not plan.targets and not plan.excludes:
@@ -76,6 +77,9 @@ def record_outputs(plan: Plan, state: State, cwalk: ConfigWalk | None) -> None:
         if contains_unknown(value):
             continue
         plain, _ = deep_unmark(value)
+        if plain is None or type(plain) is Null:  # a null output is not recorded, as both references
+            state.outputs.pop(name, None)  # leave it out: `output NAME` says it is not found
+            continue
         state.outputs[name] = OutputValue(plain_data(plain), output_type(plain), sensitive)
     for name in list(state.outputs):
         if name not in cwalk.root_outputs and name in plan.outputs:

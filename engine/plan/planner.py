@@ -48,12 +48,12 @@ from engine.plugins.functions import resolver as functions_resolver
 from engine.providers import Providers
 from engine.state.address import InstanceAddress
 from engine.state.gc_pause import gc_paused_then_frozen
-from engine.state.model import State, output_type
+from engine.state.model import OutputValue, State, output_type
 from engine.telemetry.timings import Timings
 from engine.validate import Loaded, load_and_evaluate
 from vocab.errors import CtlError, Diagnostic, Diagnostics, DiagnosticsError
 from vocab.types import plain_data
-from vocab.values import SENSITIVE, Null, contains_unknown, deep_unmark, mark, unmark
+from vocab.values import SENSITIVE, contains_unknown, deep_unmark, mark, unmark
 
 _log = logging.getLogger(__name__)
 
@@ -378,16 +378,21 @@ def _module_declared(addr: InstanceAddress, config_of: ResourceLookup) -> bool:
     return any(p[: len(path)] == path for p, _ in config_of)
 
 
-def _planned_type(typed: Any) -> Any:
-    """The type ``show -json`` gives a planned output: its value's, nulls inside keeping theirs
-    (``{a = tostring(null)}`` is an ``object({a: string})``), but ``dynamic`` for a null output
-    whatever its type, and none while unknown. Terraform's and OpenTofu's plans carry an output as a
-    value of no declared type, so a null one has none left, while a null inside a value keeps the
-    type the value's own type gives it."""
+def _planned_type(typed: Any, stored: OutputValue | None, actions: tuple[str, ...]) -> Any:
+    """The type ``show -json`` gives a planned output, as both references' plan files keep it: a
+    changed output's is its new value's, nulls keeping theirs (``tostring(null)`` is a ``string``,
+    ``{a = tostring(null)}`` an ``object({a: string})``); an unchanged one's is its recorded value's,
+    since their plan files record only the prior value of a no-op, so a null output that was absent
+    is ``dynamic`` whatever its type. None while unknown."""
     if contains_unknown(typed):
         return None
+    if actions == ACTIONS_NOOP:
+        if stored is None or stored.value is None:
+            return "dynamic"
+        if stored.type is not None:
+            return stored.type
     plain, _ = deep_unmark(typed)
-    return "dynamic" if plain is None or isinstance(plain, Null) else output_type(plain)
+    return output_type(plain)
 
 
 def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: str) -> dict[str, OutputChange]:
@@ -399,15 +404,14 @@ def _output_changes(prior: State, outputs: dict[str, tuple[Any, bool]], mode: st
         return out
     for name, (typed, sensitive) in outputs.items():
         value = plain_data(typed)  # a plan holds values; their types go beside them
-        type_ = _planned_type(typed)
         stored = prior.outputs.get(name)
         if stored is None:  # absent is null: a null output is not created, as in both references
             actions = ACTIONS_NOOP if unmark(value)[0] is None else ACTIONS_CREATE
-            out[name] = OutputChange(name, actions, None, value, sensitive, type_)
+            out[name] = OutputChange(name, actions, None, value, sensitive, _planned_type(typed, None, actions))
             continue
         before = mark(stored.value, frozenset({SENSITIVE})) if stored.sensitive else stored.value
         actions = ACTIONS_NOOP if equal(before, value) else ACTIONS_UPDATE
-        out[name] = OutputChange(name, actions, before, value, sensitive, type_)
+        out[name] = OutputChange(name, actions, before, value, sensitive, _planned_type(typed, stored, actions))
     for name, old in prior.outputs.items():
         if name not in outputs:
             out[name] = OutputChange(name, ACTIONS_DELETE, old.value, None, old.sensitive)
