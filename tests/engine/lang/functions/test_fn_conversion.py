@@ -30,6 +30,22 @@ def test_a_conversion_of_null_is_a_null_of_that_type() -> None:
     assert call("type", call("tolist", [None, call("tonumber", None)])) == "list(number)"
 
 
+def test_functions_that_move_elements_keep_the_types_of_their_nulls() -> None:
+    """As OpenTofu's: the corpus (tests/fixtures/expressions/types.tf) compares the same with it."""
+    null_string = call("tostring", None)
+    assert call("type", call("merge", {"a": null_string}, {"b": 1})) == "object({a: string, b: number})"
+    assert call("type", call("merge", call("tomap", {"a": null_string}), call("tomap", {"b": "x"}))) == "map(string)"
+    assert call("type", call("merge", call("tomap", {"a": 1}), call("tomap", {"b": "x"}))) == (
+        "object({a: number, b: string})")
+    assert call("type", call("zipmap", ["a", "b"], [null_string, 1])) == "object({a: string, b: number})"
+    assert call("type", call("zipmap", ["a"], call("tolist", [null_string]))) == "map(string)"
+    assert call("type", call("flatten", [[null_string], [call("tonumber", None)]])) == "tuple([string, number])"
+    assert call("type", call("coalescelist", [], [null_string])) == "tuple([string])"
+    assert call("coalescelist", call("tolist", None), ["a"]) == ["a"]
+    with pytest.raises(FunctionError, match="null"):
+        call("zipmap", [null_string], [1])
+
+
 def test_a_typed_null_is_null_to_other_functions() -> None:
     assert call("coalesce", call("tostring", None), "a") == "a"
     assert call("compact", [call("tostring", None), "a"]) == ["a"]
