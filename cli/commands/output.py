@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from cli import output
 from cli.common import STATE_FILE_HELP, hidden_flag, read_state_or_file
 from cli.options.globals import options
 from cli.views.outputs import hcl_value, render_outputs
+from engine.lang.functions import json_text, json_text_indented
 from vocab.errors import CtlError, ExitCode
 
 _HELP = """Show the root module's outputs recorded in state.
@@ -58,9 +58,12 @@ def output_command(
     if json_out:
         def entry(o: Any) -> dict[str, Any]:
             return {"sensitive": o.sensitive, "type": o.type, "value": o.value}
-        # Terraform prints just the value for one named output, the full map otherwise.
-        data = outs[name].value if name is not None else {k: entry(v) for k, v in sorted(outs.items())}
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        # As Terraform and OpenTofu: one named output's value on one line, else the map laid out,
+        # both with Go's escapes (``<`` as ``\u003c``, other characters as they are).
+        if name is not None:
+            sys.stdout.write(json_text(outs[name].value) + "\n")
+        else:
+            sys.stdout.write(json_text_indented({k: entry(v) for k, v in sorted(outs.items())}) + "\n")
         return int(ExitCode.OK)
     if name is not None:
         o = outs[name]
