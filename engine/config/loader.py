@@ -81,9 +81,10 @@ def _spec_lookalikes(directory: Path) -> list[Path]:
 def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = None, part: Part | None = None) -> Body:
     """Parse one file's bytes by its suffix; syntax errors raise ``DiagnosticsError`` with positions.
 
-    HCL and JSON files go through ``cache`` when one is given: they are most configurations' bulk,
-    and their parse is the costly one (a generated ``main.tf.json`` is often one large file). ``part``, for a large HCL file, is the part of it to parse
-    (``hcl_parts``); the whole file when None.
+    Every file goes through ``cache`` when one is given: parsing is most of what a command does
+    with a large configuration, and generated ones (``main.tf.json``, ``main.tf.yaml``) are often
+    one large file, kept in pieces (``ParseCache.parse_in_pieces``). ``part``, for a large HCL
+    file, is the part of it to parse (``hcl_parts``); the whole file when None.
     """
     name = path.name
     if part is not None:
@@ -95,7 +96,7 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
         except RecursionError:
             raise _too_deep(src, display) from None
     if name.endswith((".tf.yaml", ".tf.yml")):
-        return parse_yaml_file(src, display, FILE_SCHEMA)
+        return cache.parse_in_pieces(src, display, _parse_yaml) if cache is not None else _parse_yaml(src, display)
     if cache is not None:
         return cache.parse(src, display, parse_hcl_file)
     return parse_hcl_file(src, display)
@@ -103,6 +104,10 @@ def parse_file(path: Path, display: str, src: bytes, cache: ParseCache | None = 
 
 def _parse_json(src: bytes, display: str) -> Body:
     return parse_json_file(src, display, FILE_SCHEMA)
+
+
+def _parse_yaml(src: bytes, display: str) -> Body:
+    return parse_yaml_file(src, display, FILE_SCHEMA)
 
 
 def _too_deep(src: bytes, display: str) -> DiagnosticsError:
@@ -265,7 +270,7 @@ def load_config(root: Path, diags: Diagnostics | None = None,
                 loads: list[ModuleLoaded] | None = None) -> tuple[Module, Diagnostics]:
     """Load the root module in ``root`` and every local module it calls, recursively.
 
-    Parsed HCL files are kept in the root's parse cache (``engine.config.parse_cache``). Given
+    Parsed files are kept in the root's parse cache (``engine.config.parse_cache``). Given
     ``loads``, each module's loading is appended to it as it ends.
     """
     diags = diags if diags is not None else Diagnostics()

@@ -1,4 +1,4 @@
-"""Parsed ``.tf`` and ``.tf.json`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
+"""Parsed ``.tf``, ``.tf.json`` and ``.tf.yaml`` files kept under ``.ctl/cache/parse``, so an unchanged configuration is not re-parsed.
 
 Parsing is most of what ``validate`` does and a large share of every plan: at 50,000 resources
 about six seconds of each command. A file's entry is found by a SHA-256 of the parser's own code,
@@ -25,10 +25,14 @@ from pathlib import Path
 import orjson
 import tree_sitter
 import tree_sitter_hcl
+import yaml
 
 import engine.config.json_syntax
+import engine.config.structured
+import engine.config.yaml_values
 import engine.lang
 import vocab.errors
+import vocab.limits
 import vocab.positions
 from engine.config.cache_writer import write_in_child
 from engine.lang import syntax
@@ -111,7 +115,7 @@ class ParseCache:
         return body
 
     def parse_in_pieces(self, src: bytes, filename: str, parse: Callable[[bytes, str], Body]) -> Body:
-        """``parse(src, filename)`` for a file parsed whole (a ``.tf.json``), cached in pieces of at
+        """``parse(src, filename)`` for a file parsed whole (``.tf.json``, ``.tf.yaml``), cached in pieces of at
         most ``PIECE_BLOCKS`` top-level blocks each, encoded and decoded one at a time.
 
         An entry is a tree's nested lists while it is encoded or decoded, several times the tree's
@@ -230,9 +234,11 @@ def _checksum(data: bytes) -> bytes:
 def _fingerprint() -> bytes | None:
     """What a parse result depends on besides the file: the code of the parsers and of the tree they build.
 
-    The language package's modules, the JSON reader, the syntax and error models, and the size and time of every
-    file of tree-sitter and its HCL grammar: a changed ctl or grammar misses every old entry. None
-    when they cannot be read (an installation without its sources): then nothing is cached.
+    The language package's modules, the JSON and YAML readers (with the YAML alias budget), the syntax
+    and error models, the limits they enforce, and the size and time of every file of tree-sitter, its
+    HCL grammar and PyYAML (whose C parser gives a YAML spec's events): a changed ctl, grammar or
+    PyYAML misses every old entry. None when they cannot be read (an installation without its
+    sources): then nothing is cached.
     """
     try:
         return _fingerprint_of_sources()
@@ -244,10 +250,12 @@ def _fingerprint_of_sources() -> bytes:
     digest = hashlib.sha256()
     sources = sorted(Path(engine.lang.__file__).parent.glob("*.py"))
     sources += [Path(syntax.__file__), Path(vocab.errors.__file__), Path(vocab.positions.__file__), Path(__file__),
-                Path(engine.config.json_syntax.__file__)]
+                Path(vocab.limits.__file__), Path(engine.config.json_syntax.__file__),
+                Path(engine.config.structured.__file__), Path(engine.config.yaml_values.__file__),
+                Path(engine.lang.__file__).parent / "functions" / "_yaml.py"]  # the alias budget
     for path in sources:
         digest.update(path.read_bytes())
-    for package in (tree_sitter, tree_sitter_hcl):
+    for package in (tree_sitter, tree_sitter_hcl, yaml):
         folder = Path(package.__file__ or "").parent
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
             if entry.is_file():

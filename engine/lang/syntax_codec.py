@@ -21,6 +21,7 @@ fields (names) are interned as they come back, as the parser interns them.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from operator import attrgetter
@@ -128,6 +129,8 @@ def encode_body(body: Body, filename: str) -> list[Any]:
         if t is BigFloat:
             exact = o.exact
             return [_BIG_FLOAT, str(exact.numerator), str(exact.denominator)]
+        if t is float and math.isfinite(o):  # a YAML or JSON spec's ``0.5``: JSON gives the same double back
+            return o
         if t is SourceRange:
             return located(o)
         raise Uncacheable(f"a {t.__name__} value")

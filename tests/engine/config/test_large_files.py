@@ -9,6 +9,7 @@ part holds, so each test is quick: the speed and memory of large files are measu
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -196,6 +197,75 @@ def test_a_large_tf_json_is_read_back_from_the_parse_cache(make_config: MakeConf
     (root / "main.tf.json").write_text(_main_json(3001))  # edited: parsed again
     third, _ = load_config(root)
     assert len(third.resources) == 3001 and json_parses == ["main.tf.json"] * 2
+
+
+@pytest.fixture
+def yaml_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``.tf.yaml`` files this process parsed (the rest came from the parse cache)."""
+    parsed: list[str] = []
+    real = loader.parse_yaml_file
+
+    def counting(src: bytes, filename: str, schema: BlockSchema) -> Body:
+        parsed.append(filename)
+        return real(src, filename, schema)
+
+    monkeypatch.setattr(loader, "parse_yaml_file", counting)
+    return parsed
+
+
+def test_a_large_tf_yaml_is_read_back_from_the_parse_cache(make_config: MakeConfig, yaml_parses: list[str]) -> None:
+    text = _main_yaml(3000) + "locals:\n  ratio: 0.25\n  doc: |\n    line one ${var.prefix}\n    line two\n"
+    root = make_config({"main.tf.yaml": text})
+    first, diags = load_config(root)
+    assert not diags.has_errors, [str(d) for d in diags]
+    assert len(first.resources) == 3000 and yaml_parses == ["main.tf.yaml"]
+    pieces = -(-3002 // PIECE_BLOCKS)  # the resources, the variable and the locals, a piece at a time
+    assert pieces >= 2 and len(list((root / CACHE_DIR).iterdir())) == 1 + pieces  # and the file's entry
+    second, diags = load_config(root)
+    assert not diags.has_errors
+    assert yaml_parses == ["main.tf.yaml"]  # not parsed again: every piece, the float's too, came back
+    assert second.resources.keys() == first.resources.keys()
+    last, again = first.resources["terraform_data.r02999"], second.resources["terraform_data.r02999"]
+    line = text[: text.index("r02999:")].count("\n") + 1
+    assert str(last.rng) == str(again.rng) == f"main.tf.yaml:{line}:5"
+    assert again.body.attributes["input"].expr == last.body.attributes["input"].expr
+    assert second.locals["ratio"].expr.value == 0.25
+    assert second.locals["doc"].expr == first.locals["doc"].expr  # a block scalar's template, positions included
+    (root / "main.tf.yaml").write_text(_main_yaml(3001))  # edited: parsed again
+    third, _ = load_config(root)
+    assert len(third.resources) == 3001 and yaml_parses == ["main.tf.yaml"] * 2
+
+
+def test_a_damaged_piece_of_a_cached_tf_yaml_is_never_trusted(make_config: MakeConfig, yaml_parses: list[str]) -> None:
+    """Each way an entry can be damaged: the file is parsed again, every resource and position
+    its own, and the entry is rewritten as it was."""
+    text = _main_yaml(2500)
+    root = make_config({"main.tf.yaml": text})
+    load_config(root)
+    folder = root / CACHE_DIR
+    good = {path.name: path.read_bytes() for path in folder.iterdir()}
+    (stem,) = [name[: -len(".json")] for name in good if "-" not in name]
+    first, last = folder / f"{stem}-0.json", folder / f"{stem}-{len(good) - 2}.json"
+    line = text[: text.index("r02499:")].count("\n") + 1
+
+    def flipped(data: bytes) -> bytes:  # one digit changed: a range moved, the checksum is of the original
+        at = data.index(b"-", 8) + 1
+        return data[:at] + (b"1" if data[at:at + 1] != b"1" else b"2") + data[at + 1:]
+
+    damages: list[Callable[[], object]] = [
+        lambda: first.write_bytes(flipped(good[first.name])),
+        lambda: last.write_bytes(good[last.name][:-100]),  # cut short
+        lambda: last.unlink(),  # a piece gone
+        lambda: (folder / f"{stem}.json").write_bytes(b"00000000{}"),  # the file's entry unreadable
+        lambda: first.write_bytes(b"%08x" % zlib.crc32(b'[2, {"not": "a body"}]') + b'[2, {"not": "a body"}]'),
+    ]
+    for damage in damages:
+        damage()
+        module, diags = load_config(root)
+        assert not diags.has_errors and len(module.resources) == 2500
+        assert str(module.resources["terraform_data.r02499"].rng) == f"main.tf.yaml:{line}:5"
+        assert {path.name: path.read_bytes() for path in folder.iterdir()} == good  # rewritten whole
+    assert yaml_parses == ["main.tf.yaml"] * (len(damages) + 1)
 
 
 @pytest.mark.parametrize(("name", "make"), [("main.tf.json", _main_json), ("main.tf.yaml", _main_yaml)])

@@ -92,6 +92,26 @@ def test_numbers_keep_their_exact_values() -> None:
     assert b.exact == original_b.exact  # the 512-bit value, not only the nearest double
 
 
+@pytest.mark.parametrize("number", [0.5, 0.1, -0.0, 1e-300, 5e-324, 1.7976931348623157e308, -2.5e-3])
+def test_a_plain_float_comes_back_the_same_double(number: float) -> None:
+    """A YAML or JSON spec's fraction is a plain double (YAML 1.1's float, as it always was read)."""
+    body = parse_hcl_file(b'locals {\n  a = 1\n}\n', "f.tf")
+    attribute = body.blocks[0].body.attributes["a"]
+    body.blocks[0].body.attributes["a"] = dataclasses.replace(attribute, expr=ast.Literal(attribute.expr._rng, number))
+    back = decode_body(orjson.loads(orjson.dumps(encode_body(body, "f.tf"))), SourceText("f.tf", b"x" * 40))
+    value = back.blocks[0].body.attributes["a"].expr.value
+    assert type(value) is float and value.hex() == number.hex()  # the sign of zero included
+
+
+def test_a_float_that_is_not_finite_is_not_cached() -> None:
+    body = parse_hcl_file(b'locals {\n  a = 1\n}\n', "f.tf")
+    attribute = body.blocks[0].body.attributes["a"]
+    body.blocks[0].body.attributes["a"] = dataclasses.replace(attribute, expr=ast.Literal(attribute.expr._rng,
+                                                                                          float("nan")))
+    with pytest.raises(Uncacheable):
+        encode_body(body, "f.tf")
+
+
 def _parses(path: Path) -> bool:
     try:
         parse_hcl_file(path.read_bytes(), path.name)
