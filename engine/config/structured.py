@@ -18,6 +18,7 @@ marks the attribute literal (a variable's ``default``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from sys import intern
 from typing import Any
 
 import yaml
@@ -252,7 +253,7 @@ class _Streamed(ScalarReader):
         blocks: list[Block] = []
         dupes: list[tuple[Attribute, Attribute]] = []
         while (key_event := self.key()) is not None:
-            key = str(key_event.value)
+            key = intern(str(key_event.value))  # each resource repeats its arguments' names: one string
             value = self.next()
             if key == "//":  # JSON syntax comments
                 self.skip(value)
@@ -362,7 +363,7 @@ class _Streamed(ScalarReader):
             pairs: list[ast.ObjectItem] = []
             while (key_event := self.key()) is not None:
                 value, _ = self.expr(self.next(), literal=literal, depth=depth + 1)
-                key = str(key_event.value)
+                key = intern(str(key_event.value))
                 if key != "//":
                     key_rng = where.at(key_event.start_mark.index, key_event.end_mark.index)
                     pairs.append(ast.ObjectItem(ast.Literal(key_rng, key), value))
