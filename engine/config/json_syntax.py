@@ -25,6 +25,7 @@ import json
 import json.decoder
 import re
 from collections.abc import Callable
+from sys import intern
 
 from engine.lang import ast
 from engine.lang.hcl import parse_template
@@ -150,7 +151,8 @@ class _Reader:
         if not self.text.startswith('"', start):
             raise _Malformed(start)
         key, end = self.string(start)
-        return key, start, end, self.space(self.expect(end, ":"))
+        # Every resource of a generated file repeats its arguments' names: one string for each name.
+        return intern(key), start, end, self.space(self.expect(end, ":"))
 
     def after_member(self, pos: int, close: str) -> tuple[bool, int]:
         """After a member or element: (whether another follows, the offset after the comma or bracket)."""
