@@ -284,7 +284,9 @@ def _instance_nodes(walk: Any) -> dict[str, Node]:
 
 
 def resource_dependencies(graph: Graph) -> dict[Node, list[str]]:
-    """For each resource node, the resources it depends on (through locals, modules…), by address."""
+    """For each resource node, the resources it depends on (through locals, modules and other
+    resources: transitively, as Terraform records them, so a state moves between the two tools
+    with the same ``dependencies``), by address."""
     memo: dict[Node, frozenset[Node]] = {}
     out: dict[Node, list[str]] = {}
     for node in graph.nodes:
@@ -305,8 +307,7 @@ def _resources_under(graph: Graph, node: Node, memo: dict[Node, frozenset[Node]]
         t = e.target
         if t.kind == RESOURCE:
             acc.add(t)
-        else:
-            acc |= _resources_under(graph, t, memo)
+        acc |= _resources_under(graph, t, memo)
     memo[node] = frozenset(acc)
     return memo[node]
 

@@ -138,6 +138,18 @@ def test_values_known_only_after_apply_are_unknown_in_the_plan(project: Project)
     assert plan.outputs["b_value"].actions == ("no-op",) and not plan.has_changes
 
 
+def test_dependencies_are_recorded_transitively_as_terraform_records_them(project: Project) -> None:
+    project.write("""
+        resource "demo_thing" "a" { name = "a" }
+        resource "demo_thing" "b" { name = demo_thing.a.id }
+        locals { via = demo_thing.b.id }
+        resource "demo_thing" "c" { name = local.via }
+    """)
+    plan = project.plan().plan
+    assert change(plan, "demo_thing.c").dependencies == ["demo_thing.a", "demo_thing.b"]
+    assert change(plan, "demo_thing.a").dependencies == []
+
+
 def test_sensitive_values_stay_marked_in_the_plan(project: Project) -> None:
     project.write("""
         variable "secret" {
