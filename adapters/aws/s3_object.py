@@ -10,6 +10,13 @@ the configuration uses (``content`` or ``content_base64``, for bodies up to 1 Mi
 shows what changed and uploads the configured body again. For a ``source`` file (or a larger body)
 it records ``source``/``content`` as null — the object no longer holds those bytes — with the
 same effect. Destroying the object deletes every version of its key, as Terraform does.
+
+The state is the one HashiCorp's provider writes: the headers an object carries (``cache_control``,
+``content_disposition``, ``content_encoding``, ``content_language``, ``website_redirect``,
+``storage_class``) are arguments, sent on upload and read back from the object's head, ``""`` when
+it has none; what the provider records and ctl does not manage (checksums, server-side encryption,
+object lock) is recorded as the object has it (the object's head), ``""`` when it has none; ``arn``
+is ``arn:PARTITION:s3:::BUCKET/KEY``, and ``version_id`` is ``""`` in a bucket without versioning.
 """
 
 from __future__ import annotations
@@ -28,7 +35,25 @@ from adapters.aws.s3_bucket import BUCKET_GONE
 from adapters.base import AdapterContext, AdapterError
 from vocab.values import UNKNOWN
 
-BODY_ARGS = ("content", "content_base64", "source", "source_hash", "content_type", "metadata")
+# argument -> the header of put_object and head_object that carries it
+HEADERS = {
+    "cache_control": "CacheControl",
+    "content_disposition": "ContentDisposition",
+    "content_encoding": "ContentEncoding",
+    "content_language": "ContentLanguage",
+    "website_redirect": "WebsiteRedirectLocation",
+}
+BODY_ARGS = ("content", "content_base64", "source", "source_hash", "content_type", "metadata", *HEADERS)
+# computed-only attribute -> the header of head_object that carries it ("" when absent)
+RECORDED = {
+    "checksum_crc32": "ChecksumCRC32",
+    "checksum_crc32c": "ChecksumCRC32C",
+    "checksum_sha1": "ChecksumSHA1",
+    "checksum_sha256": "ChecksumSHA256",
+    "server_side_encryption": "ServerSideEncryption",
+    "object_lock_legal_hold_status": "ObjectLockLegalHoldStatus",
+    "object_lock_mode": "ObjectLockMode",
+}
 OBJECT_GONE = BUCKET_GONE | {"NoSuchKey"}
 READ_BACK_LIMIT = 1024 * 1024
 
@@ -50,14 +75,30 @@ class S3Object(AwsResource):
         "content_base64": s.string("Binary content to upload, base64-encoded."),
         "source": s.string("Path of a file to upload (relative to the configuration directory)."),
         "source_hash": s.string("Any value; changing it uploads the object again (e.g. filemd5(source))."),
-        "content_type": s.string("MIME type; S3 picks binary/octet-stream when unset."),
+        "content_type": s.string("MIME type; application/octet-stream when unset."),
         "metadata": s.string_map("User metadata (x-amz-meta-*); S3 lowercases the keys."),
         "etag": s.string("ETag of the object (the MD5 of the body unless SSE-KMS); set by S3 when unset."),
+        "cache_control": s.string("Cache-Control header."),
+        "content_disposition": s.string("Content-Disposition header."),
+        "content_encoding": s.string("Content-Encoding header."),
+        "content_language": s.string("Content-Language header."),
+        "website_redirect": s.string("Where a website bucket redirects requests for this object."),
+        "storage_class": s.string("Storage class; STANDARD when unset."),
+        "force_destroy": s.boolean("Delete the object even under an object lock's governance mode.", False),
         **s.tags_properties(),
         "id": s.computed("The key."),
-        "version_id": s.computed("Version ID of the object, when the bucket is versioned."),
+        "version_id": s.computed("Version ID of the object; empty when the bucket is not versioned."),
+        "arn": s.computed("ARN of the object: arn:aws:s3:::BUCKET/KEY."),
+        **{name: s.computed(f"{header} of the object, as S3 reports it.") for name, header in RECORDED.items()},
+        "object_lock_retain_until_date": s.computed("Object lock: retained until (RFC 3339)."),
+        "bucket_key_enabled": s.computed("Whether S3 uses a bucket key for SSE-KMS.", "boolean"),
+        "kms_key_id": s.computed("KMS key of SSE-KMS."),
+        "acl": s.computed("Canned ACL; not managed natively."),
+        "checksum_algorithm": s.computed("Checksum algorithm of uploads; not managed natively."),
+        "override_provider": s.computed("Provider settings overridden for this object.", "array"),
     }, required=("bucket", "key"))
-    computed = frozenset({"id", "etag", "version_id", "content_type", "tags_all"})
+    computed = frozenset({"id", "etag", "version_id", "content_type", "tags_all", "storage_class", "arn",
+                          *RECORDED, "object_lock_retain_until_date", "bucket_key_enabled", "kms_key_id"})
     replace_on = frozenset({"bucket", "key"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +117,12 @@ class S3Object(AwsResource):
         for name in BODY_ARGS:
             if name == "content_type" and planned.get(name) is None:
                 continue  # unset: S3 keeps choosing it
+            if name in HEADERS and not planned.get(name) and not prior.get(name):
+                continue  # none either way: null and "" (the provider's spelling) are one value
             if planned.get(name) != prior.get(name):
                 return True
+        if planned.get("storage_class") not in (None, prior.get("storage_class")):
+            return True  # unset: the object keeps its class
         return planned.get("etag") is not None and planned.get("etag") != prior.get("etag")
 
     # ---- operations ------------------------------------------------------------------------
@@ -154,8 +199,13 @@ class S3Object(AwsResource):
 
     def _upload(self, ctx: AdapterContext, attrs: dict[str, Any]) -> None:
         kwargs: dict[str, Any] = {"Bucket": attrs["bucket"], "Key": attrs["key"], "Body": self._body(ctx, attrs)}
-        if attrs.get("content_type"):
-            kwargs["ContentType"] = attrs["content_type"]
+        # Unset, the provider's SDK sends application/octet-stream (S3's own choice would differ).
+        kwargs["ContentType"] = attrs.get("content_type") or "application/octet-stream"
+        for name, header in HEADERS.items():
+            if attrs.get(name):
+                kwargs[header] = attrs[name]
+        if attrs.get("storage_class"):
+            kwargs["StorageClass"] = attrs["storage_class"]
         if attrs.get("metadata"):
             kwargs["Metadata"] = dict(attrs["metadata"])
         if attrs.get("tags_all"):
@@ -171,8 +221,17 @@ class S3Object(AwsResource):
         etag = str(head.get("ETag", "")).strip('"')
         if not after_write and out.get("etag") and etag != out["etag"]:
             self._read_back(ctx, out)
-        out.update({"id": out["key"], "etag": etag, "version_id": head.get("VersionId"),
-                    "content_type": head.get("ContentType")})
+        version = head.get("VersionId")
+        out.update({"id": out["key"], "etag": etag, "version_id": "" if version in (None, "null") else version,
+                    "content_type": head.get("ContentType"), "storage_class": head.get("StorageClass") or "STANDARD",
+                    "arn": f"arn:{self.clients(ctx).partition}:s3:::{out['bucket']}/{out['key']}",
+                    "bucket_key_enabled": bool(head.get("BucketKeyEnabled")),
+                    "kms_key_id": head.get("SSEKMSKeyId")})
+        for name, header in [*HEADERS.items(), *RECORDED.items()]:
+            out[name] = str(head.get(header) or "")
+        until = head.get("ObjectLockRetainUntilDate")
+        out["object_lock_retain_until_date"] = until.strftime("%Y-%m-%dT%H:%M:%SZ") if until else ""
+        out["override_provider"] = out.get("override_provider") or []
         out["metadata"] = _metadata(out.get("metadata"), head.get("Metadata") or {})
         tagging = call(ctx, _what(out), s3.get_object_tagging, missing=OBJECT_GONE, Bucket=out["bucket"],
                        Key=out["key"]) or {}

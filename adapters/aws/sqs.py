@@ -11,6 +11,12 @@ from the configuration removes it from the queue (Terraform leaves it to a separ
 resource, which ctl does not have). It is JSON compared by meaning (SQS gives it back re-serialised,
 ``maxReceiveCount`` as a number even when sent as a string), so the state keeps the configuration's
 own text while it means what SQS holds.
+
+The state is the one HashiCorp's provider writes, so a stack moves between the two with no planned
+change: an unset string is ``""`` (``name_prefix``, ``policy``, ``kms_master_key_id`` …), a FIFO
+queue's ``deduplication_scope`` and ``fifo_throughput_limit`` are recorded (``""`` on a standard
+queue), and ``max_message_size`` defaults to 262,144 bytes, sent on create as the provider sends it
+(SQS's own default, and moto's, is larger).
 """
 
 from __future__ import annotations
@@ -38,7 +44,15 @@ _ATTRS: dict[str, tuple[str, str]] = {
     "sqs_managed_sse_enabled": ("SqsManagedSseEnabled", "bool"),
     "kms_master_key_id": ("KmsMasterKeyId", "str"),
     "kms_data_key_reuse_period_seconds": ("KmsDataKeyReusePeriodSeconds", "int"),
+    "deduplication_scope": ("DeduplicationScope", "str"),
+    "fifo_throughput_limit": ("FifoThroughputLimit", "str"),
+    "redrive_allow_policy": ("RedriveAllowPolicy", "str"),
 }
+_FIFO_ONLY = frozenset({"content_based_deduplication", "deduplication_scope", "fifo_throughput_limit"})
+# Strings the provider records as "" when the queue has none.
+_BLANK_STRINGS = ("name_prefix", "policy", "redrive_policy", "redrive_allow_policy", "kms_master_key_id",
+                  "deduplication_scope", "fifo_throughput_limit")
+_MAX_MESSAGE_SIZE = 262144  # the provider's default, sent on create
 
 
 def _what(attrs: dict[str, Any]) -> str:
@@ -61,9 +75,15 @@ class SqsQueue(FoundByName):
         "message_retention_seconds": s.integer("How long messages are kept.", 345600, minimum=60,
                                                maximum=1209600),
         "receive_wait_time_seconds": s.integer("Long-polling wait.", 0, minimum=0, maximum=20),
-        "max_message_size": s.integer("Largest message in bytes; SQS's default when unset.", minimum=1024),
+        "max_message_size": s.integer("Largest message in bytes.", _MAX_MESSAGE_SIZE, minimum=1024,
+                                      maximum=1048576),
         "policy": s.string("Access policy (JSON)."),
         "redrive_policy": s.string("Dead-letter queue (JSON: deadLetterTargetArn, maxReceiveCount)."),
+        "redrive_allow_policy": s.string("Which source queues may use this one as a dead-letter queue (JSON)."),
+        "deduplication_scope": s.string("FIFO: messageGroup or queue; SQS's choice when unset.",
+                                        enum=["messageGroup", "queue", "", None]),
+        "fifo_throughput_limit": s.string("FIFO: perQueue or perMessageGroupId; SQS's choice when unset.",
+                                          enum=["perQueue", "perMessageGroupId", "", None]),
         "sqs_managed_sse_enabled": s.boolean("Server-side encryption with SQS-owned keys; "
                                              "the queue's current setting when unset."),
         "kms_master_key_id": s.string("KMS key (ID, ARN or alias) for server-side encryption."),
@@ -74,8 +94,8 @@ class SqsQueue(FoundByName):
         "arn": s.computed("ARN of the queue."),
         "url": s.computed("The queue URL."),
     })
-    computed = frozenset({"id", "name", "arn", "url", "max_message_size", "tags_all",
-                          "sqs_managed_sse_enabled", "kms_data_key_reuse_period_seconds"})
+    computed = frozenset({"id", "name", "arn", "url", "tags_all", "sqs_managed_sse_enabled",
+                          "kms_data_key_reuse_period_seconds", "deduplication_scope", "fifo_throughput_limit"})
     replace_on = frozenset({"name", "name_prefix", "fifo_queue"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +116,7 @@ class SqsQueue(FoundByName):
         fifo = bool(out.get("fifo_queue"))
         name = out.get("name") or unique_name(out.get("name_prefix") or "ctl-", ".fifo" if fifo else "", 80)
         attributes = {api: _to_api(out.get(arg), kind) for arg, (api, kind) in _ATTRS.items()
-                      if out.get(arg) is not None and (fifo or arg != "content_based_deduplication")}
+                      if out.get(arg) not in (None, "") and (fifo or arg not in _FIFO_ONLY)}
         if fifo:
             attributes["FifoQueue"] = "true"
         if out.get("policy"):
@@ -119,7 +139,9 @@ class SqsQueue(FoundByName):
         fifo = bool(out.get("fifo_queue"))
         changed = {api: _to_api(out.get(arg), kind) for arg, (api, kind) in _ATTRS.items()
                    if out.get(arg) is not None and out.get(arg) != prior.get(arg)
-                   and (fifo or arg != "content_based_deduplication")}
+                   and not (out.get(arg) == "" and not prior.get(arg)) and (fifo or arg not in _FIFO_ONLY)}
+        if prior.get("redrive_allow_policy") and not out.get("redrive_allow_policy"):
+            changed["RedriveAllowPolicy"] = ""  # removed from the configuration: removed from the queue
         if not _same_redrive(prior.get("redrive_policy"), out.get("redrive_policy")):
             changed["RedrivePolicy"] = out.get("redrive_policy") or ""  # "" removes it
         if out.get("policy") != prior.get("policy"):
@@ -167,8 +189,14 @@ class SqsQueue(FoundByName):
             out["kms_data_key_reuse_period_seconds"] = _DEFAULT_KMS_REUSE_S
         if not out["fifo_queue"]:
             out["content_based_deduplication"] = False
+            out["deduplication_scope"] = out["fifo_throughput_limit"] = ""
         out["policy"] = policy_json.keep_text(out.get("policy"), api.get("Policy"))
         out["redrive_policy"] = _redrive_text(out.get("redrive_policy"), api.get("RedrivePolicy"))
+        out["redrive_allow_policy"] = policy_json.keep_text(out.get("redrive_allow_policy"),
+                                                            api.get("RedriveAllowPolicy"))
+        for name in _BLANK_STRINGS:
+            if out.get(name) is None:
+                out[name] = ""
         tags = call(ctx, _what(out), sqs.list_queue_tags, missing=QUEUE_GONE, QueueUrl=url) or {}
         out.update(self.split_tags(ctx, tags.get("Tags") or {}, out.get("tags")))
         return out
