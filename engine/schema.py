@@ -92,11 +92,11 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
+    out = _computed_only_set(rt, config, address, body, fallback)
     if _cannot_reject(rt, args):
-        return []
+        return out
     unknown_args = args
     args = _fill_unknowns(args, _checked_schema(rt))
-    out: list[Diagnostic] = []
     for err in _validator(rt).iter_errors(args):
         path = list(err.absolute_path)
         if _at_unknown(unknown_args, path) or _involves_unknown(err):
@@ -107,6 +107,26 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
                                                   "provider may. Run `ctl init`: it then selects the provider's "
                                                   "plugin, which serves every type of the provider.")
         out.append(diag)
+    return out
+
+
+def _computed_only_set(rt: ResourceType, config: dict[str, Any], address: str, body: Body,
+                       fallback: Located) -> list[Diagnostic]:
+    """A computed-only (``readOnly``) attribute given a value: the adapter would silently drop it
+    (a native aws type records what the provider records, some of it arguments ctl does not manage,
+    such as a topic's ``delivery_policy``), so it is refused, and ``ctl init`` selects the plugin."""
+    props: dict[str, Any] = rt.schema.get("properties", {})
+    out = []
+    for name in sorted(config):
+        prop = props.get(name)
+        if config[name] is None or not isinstance(prop, dict) or not prop.get("readOnly"):
+            continue
+        hint = None if rt.remote_plan else (
+            f"ctl's native adapter for {rt.name} computes it and cannot set it; Terraform's provider may. Run "
+            "`ctl init`: it then selects the provider's plugin, which serves every type of the provider.")
+        out.append(Diagnostic("error", f'Unsupported argument "{name}"',
+                              detail=f'{address}: "{name}" is computed; it cannot be set in the configuration.',
+                              range=_name_range(name, body) or as_range(fallback), address=address, hint=hint))
     return out
 
 

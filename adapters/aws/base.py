@@ -6,6 +6,10 @@ attribute (nested blocks too) a value, with the schema's defaults for unset argu
 ``plan`` and ``read`` start from it. Tags follow Terraform: ``tags`` are the resource's own,
 ``tags_all`` adds the provider's ``default_tags`` (the resource's win), and a refresh splits what
 AWS holds back into the two the same way.
+
+Every type writes the state HashiCorp's provider writes, so a stack moves between the two with no
+planned change: where the provider records an unset string as ``""`` (its SDK's zero value) rather
+than null, the type names it in ``blank_strings`` and every create, update and read spells it so.
 """
 
 from __future__ import annotations
@@ -24,21 +28,44 @@ class AwsResource(ResourceType):
 
     service: ClassVar[str] = ""  # the boto3 service most operations use
     taggable: ClassVar[bool] = False
+    # Attributes the provider records as "" when unset (``block.member`` for a nested block's member).
+    blank_strings: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every type's own ``read`` keeps the prior's spelling of values it reads back the same
-        (``keep_recorded``): a state the provider wrote refreshes without spurious changes."""
+        (``keep_recorded``): a state the provider wrote refreshes without spurious changes. And its
+        own ``create``, ``update`` and ``read`` spell the ``blank_strings`` as the provider does."""
         super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("read")
-        if own is None:
-            return
+        own_read = cls.__dict__.get("read")
+        if own_read is not None:
+            def read(self: AwsResource, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
+                prior = dict(attrs)
+                fresh = own_read(self, ctx, attrs)
+                return keep_recorded(self.schema, prior, None if fresh is None else self.spelled(fresh))
 
-        def read(self: AwsResource, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
-            prior = dict(attrs)
-            return keep_recorded(self.schema, prior, own(self, ctx, attrs))
+            read.__doc__ = own_read.__doc__
+            setattr(cls, "read", read)  # noqa: B010 (a method replaced on the class being made)
+        own_create = cls.__dict__.get("create")
+        if own_create is not None:
+            def create(self: AwsResource, ctx: AdapterContext, planned: dict[str, Any]) -> dict[str, Any]:
+                return self.spelled(own_create(self, ctx, planned))
 
-        read.__doc__ = own.__doc__
-        setattr(cls, "read", read)  # noqa: B010 (a method replaced on the class being made)
+            create.__doc__ = own_create.__doc__
+            setattr(cls, "create", create)  # noqa: B010
+        own_update = cls.__dict__.get("update")
+        if own_update is not None:
+            def update(self: AwsResource, ctx: AdapterContext, prior: dict[str, Any],
+                       planned: dict[str, Any]) -> dict[str, Any]:
+                return self.spelled(own_update(self, ctx, prior, planned))
+
+            update.__doc__ = own_update.__doc__
+            setattr(cls, "update", update)  # noqa: B010
+
+    def spelled(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """``attrs`` with every unset ``blank_strings`` attribute ``""``, as the provider records it."""
+        for path in self.blank_strings:
+            _blank_to_empty(attrs, path.split("."))
+        return attrs
 
     # ---- clients ---------------------------------------------------------------------------
 
@@ -136,6 +163,21 @@ def _complete_object(schema: dict[str, Any], value: Any) -> Any:
         else:
             out[name] = current
     return out
+
+
+def _blank_to_empty(value: Any, path: list[str]) -> None:
+    """Set the string at ``path`` (through nested blocks, each a list of objects) to ``""`` where null."""
+    if isinstance(value, list):
+        for item in value:
+            _blank_to_empty(item, path)
+        return
+    if not isinstance(value, dict):
+        return
+    if len(path) == 1:
+        if value.get(path[0]) is None:
+            value[path[0]] = ""
+        return
+    _blank_to_empty(value.get(path[0]), path[1:])
 
 
 def exclusive(ctx: AdapterContext, attrs: dict[str, Any], first: str, second: str) -> None:

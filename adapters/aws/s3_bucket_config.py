@@ -101,6 +101,7 @@ class S3BucketVersioning(_BucketPart):
     }, required=("bucket", "versioning_configuration"))
     computed = frozenset({"id"})
     replace_on = frozenset({"bucket", "expected_bucket_owner"})
+    blank_strings = frozenset({"expected_bucket_owner", "versioning_configuration.mfa_delete"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         before = ((prior or {}).get("versioning_configuration") or [{}])[0] or {}
@@ -165,6 +166,7 @@ class S3BucketEncryption(_BucketPart):
     }, required=("bucket", "rule"))
     computed = frozenset({"id"})
     replace_on = frozenset({"bucket", "expected_bucket_owner"})
+    blank_strings = frozenset({"expected_bucket_owner", "rule.apply_server_side_encryption_by_default.kms_master_key_id"})
 
     def put(self, ctx: AdapterContext, attrs: dict[str, Any]) -> None:
         rules = []

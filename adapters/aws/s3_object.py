@@ -98,7 +98,8 @@ class S3Object(AwsResource):
         "override_provider": s.computed("Provider settings overridden for this object.", "array"),
     }, required=("bucket", "key"))
     computed = frozenset({"id", "etag", "version_id", "content_type", "tags_all", "storage_class", "arn",
-                          *RECORDED, "object_lock_retain_until_date", "bucket_key_enabled", "kms_key_id"})
+                          *RECORDED, "object_lock_retain_until_date", "bucket_key_enabled", "kms_key_id", "acl",
+                          "checksum_algorithm", "override_provider"})
     replace_on = frozenset({"bucket", "key"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:

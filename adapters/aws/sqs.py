@@ -97,6 +97,7 @@ class SqsQueue(FoundByName):
     computed = frozenset({"id", "name", "arn", "url", "tags_all", "sqs_managed_sse_enabled",
                           "kms_data_key_reuse_period_seconds", "deduplication_scope", "fifo_throughput_limit"})
     replace_on = frozenset({"name", "name_prefix", "fifo_queue"})
+    blank_strings = frozenset(_BLANK_STRINGS)
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         exclusive(ctx, out, "name", "name_prefix")
@@ -194,9 +195,6 @@ class SqsQueue(FoundByName):
         out["redrive_policy"] = _redrive_text(out.get("redrive_policy"), api.get("RedrivePolicy"))
         out["redrive_allow_policy"] = policy_json.keep_text(out.get("redrive_allow_policy"),
                                                             api.get("RedriveAllowPolicy"))
-        for name in _BLANK_STRINGS:
-            if out.get(name) is None:
-                out[name] = ""
         tags = call(ctx, _what(out), sqs.list_queue_tags, missing=QUEUE_GONE, QueueUrl=url) or {}
         out.update(self.split_tags(ctx, tags.get("Tags") or {}, out.get("tags")))
         return out

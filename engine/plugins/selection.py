@@ -54,7 +54,9 @@ def native_covers(req: Requirement, native: Registry) -> bool:
         rt = native.resource_type(type_name, mode)
         if rt is None:
             return False
-        if not req.arguments.get((mode, type_name), set()) <= set(rt.schema.get("properties", {})):
+        settable = {name for name, prop in rt.schema.get("properties", {}).items()
+                    if not (isinstance(prop, dict) and prop.get("readOnly"))}
+        if not req.arguments.get((mode, type_name), set()) <= settable:
             return False
     return True
 

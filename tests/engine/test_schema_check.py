@@ -146,3 +146,27 @@ def test_a_root_that_checks_more_than_names_is_still_run() -> None:
     assert _problems(Counted(), {"payload": 1, "note": "n"}) == []
     assert any('"other"' in p for p in _problems(Holder(), {"payload": 1, "other": 2}))
     assert _problems(Holder(), {}) == ['Missing required argument "payload"']
+
+
+class Computing(ResourceType):
+    name = "test_computing"
+    schema = {
+        "type": "object",
+        "properties": {
+            "size": {"type": ["integer", "null"], "description": "How big."},
+            "arn": {"type": ["string", "null"], "readOnly": True, "description": "Set by the adapter."},
+        },
+        "additionalProperties": False,
+    }
+    computed = frozenset({"arn"})
+
+
+def test_a_computed_only_attribute_given_a_value_is_refused_not_dropped() -> None:
+    """The adapter would drop it without a word; the user is told, and how to get the provider's plugin."""
+    def found(config: dict[str, Any]) -> list[Any]:
+        return check(Computing(), config, "test_computing.a", Body({}, [], WHERE), WHERE)
+
+    refused = found({"size": 1, "arn": "arn:made:up"})
+    assert [d.summary for d in refused] == ['Unsupported argument "arn"']
+    assert "computed" in refused[0].detail and "ctl init" in (refused[0].hint or "")
+    assert found({"size": 1, "arn": None}) == []

@@ -74,6 +74,90 @@ resource "aws_sqs_queue" "ordered" {
   content_based_deduplication = true
 }
 
+resource "aws_s3_bucket" "versioned" {
+  bucket = "state-versioned"
+}
+
+resource "aws_s3_bucket_versioning" "versioned" {
+  bucket = aws_s3_bucket.versioned.id
+  versioning_configuration {
+    status = "Enabled"
+  }
+}
+
+resource "aws_s3_bucket_server_side_encryption_configuration" "versioned" {
+  bucket = aws_s3_bucket.versioned.id
+  rule {
+    apply_server_side_encryption_by_default {
+      sse_algorithm = "AES256"
+    }
+  }
+}
+
+resource "aws_s3_bucket_public_access_block" "versioned" {
+  bucket                  = aws_s3_bucket.versioned.id
+  block_public_acls       = true
+  block_public_policy     = true
+  ignore_public_acls      = true
+  restrict_public_buckets = true
+}
+
+resource "aws_s3_bucket_policy" "versioned" {
+  bucket = aws_s3_bucket.versioned.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Deny"
+      Principal = "*"
+      Action    = "s3:DeleteBucket"
+      Resource  = aws_s3_bucket.versioned.arn
+    }]
+  })
+}
+
+resource "aws_sns_topic" "events" {
+  name = "state-events"
+  tags = local.tags
+}
+
+resource "aws_sns_topic_subscription" "plain" {
+  topic_arn = aws_sns_topic.events.arn
+  protocol  = "sqs"
+  endpoint  = aws_sqs_queue.plain.arn
+}
+
+resource "aws_dynamodb_table" "items" {
+  name         = "state-items"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+  tags = local.tags
+}
+
+resource "aws_iam_role" "app" {
+  name = "state-app"
+  assume_role_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Allow"
+      Principal = { Service = "ec2.amazonaws.com" }
+      Action    = "sts:AssumeRole"
+    }]
+  })
+}
+
+resource "aws_iam_role_policy" "items" {
+  name = "read-items"
+  role = aws_iam_role.app.id
+  policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Action = ["dynamodb:GetItem"], Resource = aws_dynamodb_table.items.arn }]
+  })
+}
+
 # Attributes the provider records and a configuration may refer to.
 output "bucket_zone" {
   value = aws_s3_bucket.data.hosted_zone_id
@@ -170,7 +254,11 @@ def _differences(provider: dict[str, Any], native: dict[str, Any]) -> list[str]:
 
 
 ADDRESSES = ["aws_s3_bucket.data", "aws_s3_object.readme", "aws_s3_object.notes", "aws_sqs_queue.work",
-             "aws_sqs_queue.plain", "aws_sqs_queue.ordered"]
+             "aws_sqs_queue.plain", "aws_sqs_queue.ordered", "aws_s3_bucket.versioned",
+             "aws_s3_bucket_versioning.versioned", "aws_s3_bucket_server_side_encryption_configuration.versioned",
+             "aws_s3_bucket_public_access_block.versioned", "aws_s3_bucket_policy.versioned",
+             "aws_sns_topic.events", "aws_sns_topic_subscription.plain", "aws_dynamodb_table.items",
+             "aws_iam_role.app", "aws_iam_role_policy.items"]
 
 
 @pytest.mark.timeout(1200)

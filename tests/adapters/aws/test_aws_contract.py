@@ -49,7 +49,11 @@ class _OnMoto:
 
 
 class TestS3BucketContract(_OnMoto, ResourceContract):
+    """What the provider records as null for a new bucket stays null: website names (no website),
+    the canned ACL and the operation timeouts (not managed natively)."""
+
     type_name = "aws_s3_bucket"
+    nullable_computed = frozenset({"website_domain", "website_endpoint", "acl", "timeouts"})
 
     def samples(self, workdir: Path) -> list[dict[str, Any]]:
         return [{"bucket": "ctl-contract-a", "tags": {"team": "a"}}, {"bucket_prefix": "ctl-contract-"}]
@@ -88,10 +92,11 @@ class TestIamRoleContract(_OnMoto, ResourceContract):
 
 
 class TestS3ObjectContract(_OnMoto, ResourceContract):
-    """An unversioned bucket's objects have no version ID, so ``version_id`` stays null."""
+    """What the provider records as null for an object without them stays null: its KMS key (no
+    SSE-KMS), its canned ACL and checksum algorithm (not managed natively)."""
 
     type_name = "aws_s3_object"
-    nullable_computed = frozenset({"version_id"})
+    nullable_computed = frozenset({"kms_key_id", "acl", "checksum_algorithm"})
 
     @pytest.fixture(autouse=True)
     def bucket(self, moto_server_clean: MotoServer) -> None:
