@@ -121,7 +121,7 @@ def _computed_only_set(rt: ResourceType, config: dict[str, Any], address: str, b
         prop = props.get(name)
         if config[name] is None or not isinstance(prop, dict) or not prop.get("readOnly"):
             continue
-        hint = None if rt.remote_plan else (
+        hint = "" if rt.remote_plan else (
             f"ctl's native adapter for {rt.name} computes it and cannot set it; Terraform's provider may. Run "
             "`ctl init`: it then selects the provider's plugin, which serves every type of the provider.")
         out.append(Diagnostic("error", f'Unsupported argument "{name}"',

@@ -16,6 +16,13 @@ and created again, as Terraform does.
 the configuration they take (and keep) the table's current setting. ``deletion_protection_enabled``
 is sent on create and changed in place; a protected table refuses ``destroy`` until it is turned off.
 Creating, updating and deleting wait until the table and its indexes are usable again.
+
+The state is the one HashiCorp's provider (5.x) writes: the stream, table class, encryption and
+local secondary indexes are read from the table (``""``, ``false`` or none when it has none; ctl
+does not set them, so a configuration that does is refused and ``ctl init`` selects the plugin);
+``replica``, ``import_table`` and the ``restore_*`` arguments are recorded as the provider records
+them for a table made without them. ``recovery_period_in_days`` (newer than provider 5.45) is left
+out of ``point_in_time_recovery`` while it is unset.
 """
 
 from __future__ import annotations
@@ -81,8 +88,26 @@ class DynamoDbTable(AwsResource):
         **s.tags_properties(),
         "id": s.computed("The table name."),
         "arn": s.computed("ARN of the table."),
+        "stream_enabled": s.computed("Whether the table has a stream.", "boolean"),
+        "stream_view_type": s.computed("What the stream carries; empty without one."),
+        "stream_arn": s.computed("ARN of the latest stream; empty without one."),
+        "stream_label": s.computed("Label of the latest stream; empty without one."),
+        "table_class": s.computed("STANDARD or STANDARD_INFREQUENT_ACCESS."),
+        "server_side_encryption": s.computed("Encryption with a KMS key: enabled and kms_key_arn; none "
+                                             "with DynamoDB's own key.", "array"),
+        "local_secondary_index": s.computed("Local secondary indexes: name, range_key, projection_type, "
+                                            "non_key_attributes.", "array"),
+        **{name: (s.computed(f"As the provider records it for a table made without it ({value!r}).",
+                             "array" if isinstance(value, list) else "string"))
+           for name, value in (("replica", []), ("import_table", []), ("restore_date_time", None),
+                               ("restore_source_name", None), ("restore_to_latest_time", None))},
+        "timeouts": {"type": ["object", "null"], "readOnly": True, "description": "The provider's operation timeouts."},
     }, required=("name", "hash_key", "attribute"))
-    computed = frozenset({"id", "arn", "tags_all", "ttl", "point_in_time_recovery"})
+    computed = frozenset({"id", "arn", "tags_all", "ttl", "point_in_time_recovery", "stream_enabled",
+                          "stream_view_type", "stream_arn", "stream_label", "table_class", "server_side_encryption",
+                          "local_secondary_index", "replica", "import_table", "restore_date_time",
+                          "restore_source_name", "restore_to_latest_time", "timeouts"})
+    blank_strings = frozenset({"ttl.attribute_name"})
     replace_on = frozenset({"name", "hash_key", "range_key", "attribute"})
     schema_version = 1  # the provider's (hashicorp/aws 5.x): its state and ours carry the same number
 
@@ -320,7 +345,27 @@ class DynamoDbTable(AwsResource):
         pitr_on = pitr.get("PointInTimeRecoveryStatus") == "ENABLED"
         days = pitr.get("RecoveryPeriodInDays")
         period = int(days or DEFAULT_RECOVERY_DAYS) if pitr_on else None
-        out["point_in_time_recovery"] = [{"enabled": pitr_on, "recovery_period_in_days": period}]
+        out["point_in_time_recovery"] = [{"enabled": pitr_on, **({} if period is None else
+                                                                 {"recovery_period_in_days": period})}]
+        stream = table.get("StreamSpecification") or {}
+        sse = table.get("SSEDescription") or {}
+        out.update({
+            "stream_enabled": bool(stream.get("StreamEnabled")),
+            "stream_view_type": str(stream.get("StreamViewType") or "") if stream.get("StreamEnabled") else "",
+            "stream_arn": str(table.get("LatestStreamArn") or ""),
+            "stream_label": str(table.get("LatestStreamLabel") or ""),
+            "table_class": str((table.get("TableClassSummary") or {}).get("TableClass") or "STANDARD"),
+            "server_side_encryption": [{"enabled": True, "kms_key_arn": str(sse.get("KMSMasterKeyArn") or "")}]
+            if sse.get("Status") in ("ENABLED", "ENABLING") else [],
+            "local_secondary_index": sorted(({
+                "name": i["IndexName"],
+                "range_key": next((k["AttributeName"] for k in i.get("KeySchema", []) if k["KeyType"] == "RANGE"), ""),
+                "projection_type": (i.get("Projection") or {}).get("ProjectionType") or "",
+                "non_key_attributes": sorted((i.get("Projection") or {}).get("NonKeyAttributes") or []),
+            } for i in table.get("LocalSecondaryIndexes") or []), key=lambda i: str(i["name"])),
+        })
+        for name in ("replica", "import_table"):
+            out[name] = out.get(name) or []
         tags = call(ctx, _what(name), ddb.list_tags_of_resource, missing=GONE, ResourceArn=out["arn"]) or {}
         actual = {t["Key"]: t["Value"] for t in tags.get("Tags", [])}
         out.update(self.split_tags(ctx, actual, out.get("tags")))

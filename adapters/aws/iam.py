@@ -4,6 +4,11 @@ Policy documents are compared by meaning (``policy.equivalent``): IAM hands them
 and re-serialised, and a user may reformat theirs; the state keeps the user's text whenever it is
 equivalent to what IAM holds, so neither shows up as a change. IAM is a global service: the
 client uses the provider's region only to pick the endpoint.
+
+The state is the one HashiCorp's provider writes: ``""`` for an unset description, name prefix or
+permissions boundary; a role's ``inline_policy`` and ``managed_policy_arns`` as IAM holds them (set
+with ``aws_iam_role_policy`` and attachments; ctl does not take them as arguments); an inline
+policy's document as the provider spells it (``policy.normalized``, ``Version`` first).
 """
 
 from __future__ import annotations
@@ -45,9 +50,13 @@ class IamRole(AwsResource):
         "arn": s.computed("ARN of the role."),
         "unique_id": s.computed("The stable unique ID IAM gives the role."),
         "create_date": s.computed("When the role was created (RFC 3339)."),
+        "inline_policy": s.computed("The role's inline policies: name and policy of each.", "array"),
+        "managed_policy_arns": s.computed("ARNs of the managed policies attached to the role.", "array"),
     }, required=("assume_role_policy",))
-    computed = frozenset({"id", "name", "arn", "unique_id", "create_date", "tags_all"})
+    computed = frozenset({"id", "name", "arn", "unique_id", "create_date", "tags_all", "inline_policy",
+                          "managed_policy_arns"})
     replace_on = frozenset({"name", "name_prefix", "path"})
+    blank_strings = frozenset({"description", "name_prefix", "permissions_boundary"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         exclusive(ctx, out, "name", "name_prefix")
@@ -70,8 +79,8 @@ class IamRole(AwsResource):
         if out.get("tags_all"):
             kwargs["Tags"] = [{"Key": k, "Value": v} for k, v in sorted(out["tags_all"].items())]
         call(ctx, _role(name), self.api(ctx).create_role, **kwargs)
-        out["name"] = name
-        return self._refresh(ctx, out) or out
+        out.update({"name": name, "inline_policy": [], "managed_policy_arns": []})  # a new role has none
+        return self._refresh(ctx, out, policies=False) or out
 
     def read(self, ctx: AdapterContext, attrs: dict[str, Any]) -> dict[str, Any] | None:
         return self._refresh(ctx, self.complete(attrs))
@@ -125,7 +134,7 @@ class IamRole(AwsResource):
         names = known_strings(identity, "name")
         return names[0] if names else None
 
-    def _refresh(self, ctx: AdapterContext, out: dict[str, Any]) -> dict[str, Any] | None:
+    def _refresh(self, ctx: AdapterContext, out: dict[str, Any], *, policies: bool = True) -> dict[str, Any] | None:
         name = out.get("name") or out.get("id")
         found = call(ctx, _role(name), self.api(ctx).get_role, missing=GONE, RoleName=name)
         if found is None:
@@ -145,7 +154,24 @@ class IamRole(AwsResource):
         })
         actual = {t["Key"]: t["Value"] for t in role.get("Tags", [])}
         out.update(self.split_tags(ctx, actual, out.get("tags")))
+        if policies:
+            out.update(self._policies(ctx, role["RoleName"]))
         return out
+
+    def _policies(self, ctx: AdapterContext, name: str) -> dict[str, Any]:
+        """``inline_policy`` and ``managed_policy_arns`` as IAM holds them."""
+        iam = self.api(ctx)
+        inline = []
+        for page in pages(ctx, _role(name), iam, "list_role_policies", missing=GONE, RoleName=name):
+            for policy_name in page.get("PolicyNames", []):
+                got = call(ctx, _role(name), iam.get_role_policy, missing=GONE, RoleName=name,
+                           PolicyName=policy_name) or {}
+                inline.append({"name": policy_name,
+                               "policy": policy_json.normalized(got.get("PolicyDocument"), version_first=True) or ""})
+        managed = [attached["PolicyArn"]
+                   for page in pages(ctx, _role(name), iam, "list_attached_role_policies", missing=GONE, RoleName=name)
+                   for attached in page.get("AttachedPolicies", [])]
+        return {"inline_policy": sorted(inline, key=lambda p: p["name"]), "managed_policy_arns": sorted(managed)}
 
 
 class IamRolePolicy(AwsResource):
@@ -162,6 +188,7 @@ class IamRolePolicy(AwsResource):
     }, required=("role", "policy"))
     computed = frozenset({"id", "name"})
     replace_on = frozenset({"name", "name_prefix", "role"})
+    blank_strings = frozenset({"name_prefix"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         exclusive(ctx, out, "name", "name_prefix")
@@ -221,6 +248,7 @@ class IamRolePolicy(AwsResource):
                      PolicyName=name)
         if found is None:
             return None
+        # The provider records the document as it spells it (Version first), whatever the configuration's text.
         out.update({"id": f"{role}:{name}", "role": role, "name": name,
-                    "policy": policy_json.keep_text(out.get("policy"), found.get("PolicyDocument"))})
+                    "policy": policy_json.normalized(found.get("PolicyDocument"), version_first=True)})
         return out

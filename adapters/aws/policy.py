@@ -91,3 +91,29 @@ def plan_text(prior: Any, planned: Any) -> Any:
     if isinstance(prior, str) and isinstance(planned, str) and equivalent(prior, planned):
         return prior
     return planned
+
+
+def normalized(document: Any, *, version_first: bool = False) -> str | None:
+    """The provider's spelling of a document it records as it reads it: compact JSON, keys sorted,
+    ``<``, ``>`` and ``&`` escaped (Go's ``encoding/json``); with ``version_first``, ``Version``
+    leads, as IAM's legacy parser wants and the provider writes inline role policies. None for none."""
+    parsed = parse(document)
+    if parsed is None or parsed == "":
+        return None
+    if not isinstance(parsed, (dict, list)):
+        return str(document)
+    if version_first and isinstance(parsed, dict) and "Version" in parsed:
+        parsed = {"Version": parsed["Version"], **{k: v for k, v in sorted(parsed.items()) if k != "Version"}}
+        text = json.dumps({k: _sorted(v) for k, v in parsed.items()}, separators=(",", ":"), ensure_ascii=False)
+    else:
+        text = json.dumps(parsed, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _sorted(value: Any) -> Any:
+    """``value`` with the keys of every object in it in order, so it dumps as Go marshals a map."""
+    if isinstance(value, dict):
+        return {k: _sorted(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value

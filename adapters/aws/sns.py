@@ -2,6 +2,11 @@
 
 Both are identified by ARN (their ``id`` and import ID). A subscription's topic, protocol and
 endpoint cannot change (a new subscription is made); its delivery attributes change in place.
+
+The state is the one HashiCorp's provider writes: every topic and subscription attribute it records
+(``policy``, ``delivery_policy``, the delivery-status feedback roles and sample rates …) is read from
+SNS, ``""`` (or 0) where SNS reports none. Those ctl does not set are computed-only here: a
+configuration that sets one is refused, and ``ctl init`` then selects the provider's plugin.
 """
 
 from __future__ import annotations
@@ -16,6 +21,55 @@ from adapters.aws.errors import call, pages
 from adapters.base import AdapterContext, AdapterError
 
 GONE = frozenset({"NotFound", "NotFoundException", "InvalidParameter"})
+
+# attribute -> (SNS attribute, kind): what the provider records of a topic and ctl only reads.
+_TOPIC_READ: dict[str, tuple[str, str]] = {
+    **{f"{p}_{outcome}_feedback_role_arn": (f"{api}{outcome.title()}FeedbackRoleArn", "str")
+       for p, api in (("application", "Application"), ("firehose", "Firehose"), ("http", "HTTP"),
+                      ("lambda", "Lambda"), ("sqs", "SQS"))
+       for outcome in ("success", "failure")},
+    **{f"{p}_success_feedback_sample_rate": (f"{api}SuccessFeedbackSampleRate", "int")
+       for p, api in (("application", "Application"), ("firehose", "Firehose"), ("http", "HTTP"),
+                      ("lambda", "Lambda"), ("sqs", "SQS"))},
+    "archive_policy": ("ArchivePolicy", "json"),
+    "beginning_archive_time": ("BeginningArchiveTime", "str"),
+    "delivery_policy": ("DeliveryPolicy", "json"),
+    "kms_master_key_id": ("KmsMasterKeyId", "str"),
+    "policy": ("Policy", "json"),
+    "signature_version": ("SignatureVersion", "int"),
+    "tracing_config": ("TracingConfig", "str"),
+}
+# The same for a subscription.
+_SUBSCRIPTION_READ: dict[str, tuple[str, str]] = {
+    "confirmation_was_authenticated": ("ConfirmationWasAuthenticated", "bool"),
+    "pending_confirmation": ("PendingConfirmation", "bool"),
+    "delivery_policy": ("DeliveryPolicy", "json"),
+    "filter_policy_scope": ("FilterPolicyScope", "str"),
+    "redrive_policy": ("RedrivePolicy", "json"),
+    "replay_policy": ("ReplayPolicy", "json"),
+    "subscription_role_arn": ("SubscriptionRoleArn", "str"),
+}
+_KINDS = {"str": "string", "json": "string", "int": "integer", "bool": "boolean"}
+
+
+def _read_schema(read: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    return {name: s.computed(f"{api} as SNS reports it.", _KINDS[kind]) for name, (api, kind) in read.items()}
+
+
+def _read_values(read: dict[str, tuple[str, str]], api: dict[str, str]) -> dict[str, Any]:
+    """The provider's values of ``read`` from SNS's attributes: ``""``, 0 or false when SNS has none."""
+    out: dict[str, Any] = {}
+    for name, (key, kind) in read.items():
+        value = api.get(key)
+        if kind == "int":
+            out[name] = int(value) if value and value.strip().isdigit() else 0
+        elif kind == "bool":
+            out[name] = str(value).lower() == "true"
+        elif kind == "json":
+            out[name] = policy_json.normalized(value) or ""
+        else:
+            out[name] = value or ""
+    return out
 
 
 class SnsTopic(FoundByName):
@@ -34,9 +88,11 @@ class SnsTopic(FoundByName):
         "id": s.computed("ARN of the topic."),
         "arn": s.computed("ARN of the topic."),
         "owner": s.computed("Account ID of the topic's owner."),
+        **_read_schema(_TOPIC_READ),
     })
-    computed = frozenset({"id", "name", "arn", "owner", "tags_all"})
+    computed = frozenset({"id", "name", "arn", "owner", "tags_all", *_TOPIC_READ})
     replace_on = frozenset({"name", "name_prefix", "fifo_topic"})
+    blank_strings = frozenset({"display_name", "name_prefix"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         exclusive(ctx, out, "name", "name_prefix")
@@ -115,6 +171,7 @@ class SnsTopic(FoundByName):
             "id": arn, "arn": arn, "name": arn.rsplit(":", 1)[-1], "owner": api.get("Owner"), "fifo_topic": fifo,
             "content_based_deduplication": fifo and api.get("ContentBasedDeduplication") == "true",
             "display_name": keep_unset(out.get("display_name"), api.get("DisplayName") or "", ""),
+            **_read_values(_TOPIC_READ, api),
         })
         tags = call(ctx, what, sns.list_tags_for_resource, missing=GONE, ResourceArn=arn) or {}
         actual = {t["Key"]: t["Value"] for t in tags.get("Tags", [])}
@@ -137,9 +194,14 @@ class SnsTopicSubscription(AwsResource):
         "id": s.computed("ARN of the subscription."),
         "arn": s.computed("ARN of the subscription."),
         "owner_id": s.computed("Account ID of the subscription's owner."),
+        "confirmation_timeout_in_minutes": s.integer("How long the provider waits for a confirmation; "
+                                                     "SQS, SNS and Lambda endpoints confirm at once.", 1),
+        "endpoint_auto_confirms": s.boolean("Whether an http(s) endpoint confirms by itself.", False),
+        **_read_schema(_SUBSCRIPTION_READ),
     }, required=("topic_arn", "protocol", "endpoint"))
-    computed = frozenset({"id", "arn", "owner_id"})
+    computed = frozenset({"id", "arn", "owner_id", *_SUBSCRIPTION_READ})
     replace_on = frozenset({"topic_arn", "protocol", "endpoint"})
+    blank_strings = frozenset({"filter_policy"})
 
     def refine_plan(self, ctx: AdapterContext, prior: dict[str, Any] | None, out: dict[str, Any]) -> dict[str, Any]:
         if prior is not None:
@@ -217,5 +279,6 @@ class SnsTopicSubscription(AwsResource):
             "endpoint": api.get("Endpoint"), "owner_id": api.get("Owner"),
             "raw_message_delivery": api.get("RawMessageDelivery") == "true",
             "filter_policy": policy_json.keep_text(out.get("filter_policy"), api.get("FilterPolicy")),
+            **_read_values(_SUBSCRIPTION_READ, api),
         })
         return out

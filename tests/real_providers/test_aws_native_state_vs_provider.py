@@ -172,11 +172,20 @@ output "readme_class" {
 }
 '''
 
-# Attributes whose value differs per object however it is made, so only their presence is compared:
-# none. Both tools make the same objects under the same names on one moto server (emptied between),
-# so ids, ARNs, queue URLs and the ACL's owner id agree, the bucket is not versioned (no version ids)
-# and neither records a timestamp. Type -> attribute -> why.
-PER_OBJECT: dict[str, dict[str, str]] = {}
+# Attributes whose value differs per object however it is made, so only their presence is compared.
+# Both tools make the same objects under the same names on one moto server (emptied between), so
+# names, ARNs, queue URLs and the ACL's owner id agree, and the objects' bucket is not versioned.
+# Type -> attribute -> why.
+PER_OBJECT: dict[str, dict[str, str]] = {
+    "aws_iam_role": {
+        "unique_id": "IAM generates it for each role it makes",
+        "create_date": "the time the role was made",
+    },
+    "aws_sns_topic_subscription": {
+        "id": "the subscription ARN: the topic's ARN and a UUID SNS generates",
+        "arn": "the same ARN",
+    },
+}
 
 
 @dataclass
