@@ -122,7 +122,8 @@ def _computed_only_set(rt: ResourceType, config: dict[str, Any], address: str, b
         if config[name] is None or not isinstance(prop, dict) or not prop.get("readOnly"):
             continue
         hint = "" if rt.remote_plan else (
-            f"ctl's native adapter for {rt.name} computes it and cannot set it; Terraform's provider may. Run "
+            f"ctl's native adapter for {rt.name} does not have it as an argument (it only records it); "
+            "Terraform's provider may. Run "
             "`ctl init`: it then selects the provider's plugin, which serves every type of the provider.")
         out.append(Diagnostic("error", f'Unsupported argument "{name}"',
                               detail=f'{address}: "{name}" is computed; it cannot be set in the configuration.',
