@@ -96,7 +96,7 @@ class S3BucketVersioning(_BucketPart):
             "The versioning state.",
             {"status": s.required_string("Enabled, Suspended or Disabled (only when creating).",
                                          enum=["Enabled", "Suspended", "Disabled"]),
-             "mfa_delete": s.string("Enabled or Disabled.", enum=["Enabled", "Disabled", None])},
+             "mfa_delete": s.string("Enabled or Disabled.", enum=["Enabled", "Disabled", "", None])},
             required=("status",), min_items=1, max_items=1),
     }, required=("bucket", "versioning_configuration"))
     computed = frozenset({"id"})
