@@ -93,6 +93,14 @@ def plan_text(prior: Any, planned: Any) -> Any:
     return planned
 
 
+def provider_text(prior: Any, actual: Any) -> str:
+    """What the provider records of a document it reads back: the prior text while it means the
+    same, else the document ``normalized``; ``""`` for none."""
+    if isinstance(prior, str) and prior and actual and equivalent(prior, actual):
+        return prior
+    return normalized(actual) or ""
+
+
 def normalized(document: Any, *, version_first: bool = False) -> str | None:
     """The provider's spelling of a document it records as it reads it: compact JSON, keys sorted,
     ``<``, ``>`` and ``&`` escaped (Go's ``encoding/json``); with ``version_first``, ``Version``

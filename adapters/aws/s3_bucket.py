@@ -206,7 +206,7 @@ class S3Bucket(AwsResource):
             "grant": _grants(acl.get("Grants") or []),
             "versioning": [{"enabled": versioning.get("Status") == "Enabled",
                             "mfa_delete": versioning.get("MFADelete") == "Enabled"}],
-            "policy": policy_json.keep_text(out.get("policy"), policy.get("Policy")) or "",
+            "policy": policy_json.provider_text(out.get("policy"), policy.get("Policy")),
         }
 
     def _put_tags(self, ctx: AdapterContext, name: str, tags: dict[str, str], *, replace: bool = False) -> None:

@@ -56,8 +56,9 @@ def _read_schema(read: dict[str, tuple[str, str]]) -> dict[str, Any]:
     return {name: s.computed(f"{api} as SNS reports it.", _KINDS[kind]) for name, (api, kind) in read.items()}
 
 
-def _read_values(read: dict[str, tuple[str, str]], api: dict[str, str]) -> dict[str, Any]:
-    """The provider's values of ``read`` from SNS's attributes: ``""``, 0 or false when SNS has none."""
+def _read_values(read: dict[str, tuple[str, str]], api: dict[str, str], prior: dict[str, Any]) -> dict[str, Any]:
+    """The provider's values of ``read`` from SNS's attributes: ``""``, 0 or false when SNS has none;
+    a JSON document kept in the prior's text while it means the same."""
     out: dict[str, Any] = {}
     for name, (key, kind) in read.items():
         value = api.get(key)
@@ -66,7 +67,7 @@ def _read_values(read: dict[str, tuple[str, str]], api: dict[str, str]) -> dict[
         elif kind == "bool":
             out[name] = str(value).lower() == "true"
         elif kind == "json":
-            out[name] = policy_json.normalized(value) or ""
+            out[name] = policy_json.provider_text(prior.get(name), value)
         else:
             out[name] = value or ""
     return out
@@ -171,7 +172,7 @@ class SnsTopic(FoundByName):
             "id": arn, "arn": arn, "name": arn.rsplit(":", 1)[-1], "owner": api.get("Owner"), "fifo_topic": fifo,
             "content_based_deduplication": fifo and api.get("ContentBasedDeduplication") == "true",
             "display_name": keep_unset(out.get("display_name"), api.get("DisplayName") or "", ""),
-            **_read_values(_TOPIC_READ, api),
+            **_read_values(_TOPIC_READ, api, out),
         })
         tags = call(ctx, what, sns.list_tags_for_resource, missing=GONE, ResourceArn=arn) or {}
         actual = {t["Key"]: t["Value"] for t in tags.get("Tags", [])}
@@ -279,6 +280,6 @@ class SnsTopicSubscription(AwsResource):
             "endpoint": api.get("Endpoint"), "owner_id": api.get("Owner"),
             "raw_message_delivery": api.get("RawMessageDelivery") == "true",
             "filter_policy": policy_json.keep_text(out.get("filter_policy"), api.get("FilterPolicy")),
-            **_read_values(_SUBSCRIPTION_READ, api),
+            **_read_values(_SUBSCRIPTION_READ, api, out),
         })
         return out
