@@ -200,7 +200,7 @@ def test_usage_errors_exit_64_without_traceback(args: list[str], capsys: pytest.
 # ---- the installed executable ---------------------------------------------------------------------
 
 
-def test_the_ctl_executable_validates(make_config: MakeConfig) -> None:
+def test_the_ctl_executable_validates(make_config: MakeConfig, fixture_copy: Callable[[str], Path]) -> None:
     root = make_config(INVALID)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_VAR_", "CTL_VAR_"))}
     proc = subprocess.run([str(CTL), "-C", str(root), "validate", "--json"], capture_output=True, text=True,
@@ -209,7 +209,7 @@ def test_the_ctl_executable_validates(make_config: MakeConfig) -> None:
     doc = json.loads(proc.stdout)
     assert (doc["valid"], doc["error_count"]) == (False, 2)
     assert "Traceback" not in proc.stderr
-    ok = subprocess.run([str(CTL), "--chdir", str(FIXTURES / "equivalent" / "yaml"), "validate"],
+    ok = subprocess.run([str(CTL), "--chdir", str(fixture_copy("equivalent/yaml")), "validate"],
                         capture_output=True, text=True, env=env, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert "Success! The configuration is valid." in ok.stdout
