@@ -38,12 +38,37 @@ _FLOAT = re.compile(
 )
 
 
+_TOO_DEEP = f"lists and mappings nest more than {MAX_DECODED_NESTING:,} levels deep (MAX_DECODED_NESTING)"
+
+
 class YamlError(ValueError):
     """The text is not YAML this language can represent."""
 
 
 class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
-    """SafeLoader with the YAML 1.2 core schema's implicit types instead of YAML 1.1's."""
+    """SafeLoader with the YAML 1.2 core schema's implicit types instead of YAML 1.1's, refusing a
+    document that nests too deeply as soon as the nesting is read.
+
+    PyYAML's scanner costs time quadratic in the depth of the open flow collections (each token
+    looks at a possible key per open level), and its composer recurses once per level: a hundred
+    thousand ``[`` kept a CPU busy for seconds before the recursion limit ended it. Counting the
+    open collections while composing stops at the first level past the limit, having read only that
+    far. Aliases are not expanded here, so the converted value is checked again (``_plain``).
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.open_collections = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        collection = bool(self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent))
+        if collection and self.open_collections >= MAX_DECODED_NESTING:
+            raise YamlError(_TOO_DEEP)
+        self.open_collections += collection
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.open_collections -= collection
 
 
 _Loader.yaml_implicit_resolvers = {}
@@ -157,7 +182,7 @@ def _plain(v: Any, active: set[int], budget: AliasBudget) -> Any:
     if collection and id(v) in active:
         raise YamlError("cannot refer to an anchor from inside its own definition")
     if collection and len(active) >= MAX_DECODED_NESTING:
-        raise YamlError(f"lists and mappings nest more than {MAX_DECODED_NESTING:,} levels deep (MAX_DECODED_NESTING)")
+        raise YamlError(_TOO_DEEP)
     repeated = budget.enter(v, collection=collection)
     if not collection:
         return v
@@ -179,10 +204,8 @@ def decode(text: str) -> Any:
         raise
     except yaml.YAMLError as exc:
         raise YamlError(str(exc).replace("\n", " ")) from exc
-    except RecursionError:  # the parser recurses once per level: a document far past the limit below
-        raise YamlError(
-            f"lists and mappings nest more than {MAX_DECODED_NESTING:,} levels deep (MAX_DECODED_NESTING)"
-        ) from None
+    except RecursionError:  # deep nesting of another kind than lists and mappings
+        raise YamlError(_TOO_DEEP) from None
     if len(docs) > 1:
         raise YamlError("only one YAML document is allowed")
     if not docs:  # nothing but blanks and comments: both references refuse it
