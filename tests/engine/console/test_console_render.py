@@ -4,8 +4,8 @@ Where the language changed after 1.0.3 and ctl follows the newest (``NEWER`` bel
 docs/language-versions.md), the reference is OpenTofu 1.12.6's console instead.
 
 One configuration (typed and untyped variables, locals, a module called once and with ``count``)
-is given to both: Terraform's console evaluates each expression of the corpus below on its own
-(piped, it prints only the last line's result), and ctl's console session evaluates the same
+is given to both: one Terraform console session answers every expression of the corpus below, typed
+in turn as at a terminal (see ``console_answers``), and ctl's console session evaluates the same
 expression against the same directory, variables from ``terraform.tfvars`` and ``TF_VAR_*`` included.
 The texts must be equal: numbers, Go-quoted strings and heredocs, ``tolist``/``toset``/``tomap``
 against tuples and objects, typed nulls, ``(sensitive)`` and ``(known after apply)``.
@@ -16,10 +16,14 @@ test plugin providers and both consoles read the state it wrote.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
+import re
 import subprocess
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import tty
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,7 +269,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @dataclass(frozen=True)
 class Answer:
-    """What ``terraform console`` did with one expression."""
+    """What a reference console did with one expression."""
 
     returncode: int
     stdout: str
@@ -281,40 +285,84 @@ def _terraform_env(home: Path, data_dir: Path) -> dict[str, str]:
     return env
 
 
+def _separator(number: int) -> str:
+    """An expression typed after the ``number``-th one: its answer, a quoted string on a line of its
+    own, ends that expression's answer in the output."""
+    return f'"-- end of answer {number} --"'
+
+
+def console_answers(binary: Path, workdir: Path, env: dict[str, str], state: Path,
+                    expressions: Sequence[str]) -> list[Answer]:
+    """What ``BINARY console`` prints for each expression, from one process.
+
+    Piped, the console prints only the last line's result, so a process per expression was needed:
+    about 290 starts of Terraform, the slowest fixture of the tests that need no server. With its
+    standard input at a pseudo-terminal the console is interactive: it prints each result as it is
+    typed, through the same formatter. Its output stays a pipe, so readline writes no prompt or echo
+    there, and no terminal turns a ``\r\n`` in a heredoc into something else. After each expression
+    a separator (a string) is typed; an expression the console refuses prints an empty line and its
+    error on stderr, which the session keeps in order, so it is told as a refusal with the whole
+    stderr attached.
+    """
+    controller, terminal = pty.openpty()
+    tty.setraw(terminal)  # no echo, no line discipline: the bytes reach readline as typed
+    typed = "".join(f"{expression}\n{_separator(number)}\n" for number, expression in enumerate(expressions))
+    try:
+        process = subprocess.Popen([str(binary), "console", f"-state={state}"], cwd=workdir, env=env,
+                                   stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        os.close(terminal)
+
+    def type_in() -> None:  # a thread: the terminal's buffer is small and the output must be drained
+        data = (typed + "exit\n").encode()
+        with contextlib.suppress(OSError):  # the console is gone: its exit code and stderr say why
+            while data:
+                data = data[os.write(controller, data):]
+
+    typist = threading.Thread(target=type_in, daemon=True)
+    typist.start()
+    try:
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+        typist.join(timeout=5)
+        os.close(controller)
+    # Bytes, decoded here: text mode would turn a "\r\n" inside a heredoc into "\n".
+    stdout, stderr = out.decode(), err.decode()
+    assert process.returncode == 0, f"the console session failed:\n{stderr}"
+    pieces = re.split(r"^" + re.escape('"-- end of answer ') + r"(\d+)" + re.escape(' --"') + r"\n",
+                      stdout, flags=re.MULTILINE)
+    assert pieces[-1] == "" and pieces[1::2] == [str(n) for n in range(len(expressions))], \
+        f"the console's answers are out of step with the expressions typed:\n{stdout}"
+    return [Answer(0, text, "") if text.strip() else Answer(1, text, stderr) for text in pieces[0::2][:-1]]
+
+
 @pytest.fixture(scope="module")
 def terraform(workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answer]:
-    """Terraform's console output for every expression of the corpus, one run each, in parallel (each
-    with a state file of its own: Terraform's console holds the state's lock while it runs)."""
-    binary = str(terraform_executable())
+    """Terraform's console output for every expression of the corpus, from one console session."""
+    binary = terraform_executable()
     home = tmp_path_factory.mktemp("home")
     env = _terraform_env(home, home / "tfdata")
-    subprocess.run([binary, "init", "-input=false", "-no-color"], cwd=workdir, env=env, check=True,
+    subprocess.run([str(binary), "init", "-input=false", "-no-color"], cwd=workdir, env=env, check=True,
                    capture_output=True, text=True, timeout=120)
-
-    def console(number: int) -> Answer:
-        state = home / f"{number}.tfstate"
-        done = subprocess.run([binary, "console", f"-state={state}"], cwd=workdir, env=env,
-                              input=(CORPUS[number] + "\n").encode(), capture_output=True, timeout=120)
-        # Bytes, decoded here: text mode would turn a "\r\n" inside a heredoc into "\n".
-        return Answer(done.returncode, done.stdout.decode(), done.stderr.decode())
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        return dict(zip(CORPUS, pool.map(console, range(len(CORPUS))), strict=True))
+    answers = console_answers(binary, workdir, env, home / "terraform.tfstate", CORPUS)
+    return dict(zip(CORPUS, answers, strict=True))
 
 
 @pytest.fixture(scope="module")
 def opentofu(workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answer]:
-    """OpenTofu's console output for the expressions of ``NEWER``, one run each."""
+    """OpenTofu's console output for the expressions of ``NEWER``, from one console session, and for
+    each of ``TYPE_INSIDE_EXPRESSIONS``, which it refuses, on its own."""
     home = tmp_path_factory.mktemp("tofu-home")
-    binary = str(opentofu_executable(home / "bin"))
+    binary = opentofu_executable(home / "bin")
     (home / "tofurc").write_text("")
     env = _terraform_env(home, home / "tfdata")
     env["TF_CLI_CONFIG_FILE"] = str(home / "tofurc")  # else it warns on stdout that there is none
-    subprocess.run([binary, "init", "-input=false", "-no-color"], cwd=workdir, env=env, check=True,
+    subprocess.run([str(binary), "init", "-input=false", "-no-color"], cwd=workdir, env=env, check=True,
                    capture_output=True, text=True, timeout=120)
-    answers = {}
-    for number, expression in enumerate([*NEWER, *TYPE_INSIDE_EXPRESSIONS]):
-        done = subprocess.run([binary, "console", f"-state={home / f'{number}.tfstate'}"], cwd=workdir,
+    answers = dict(zip(NEWER, console_answers(binary, workdir, env, home / "tofu.tfstate", list(NEWER)), strict=True))
+    for number, expression in enumerate(TYPE_INSIDE_EXPRESSIONS):  # refusals: one run each, for its own error
+        done = subprocess.run([str(binary), "console", f"-state={home / f'{number}.tfstate'}"], cwd=workdir,
                               env=env, input=(expression + "\n").encode(), capture_output=True, timeout=120)
         answers[expression] = Answer(done.returncode, done.stdout.decode(), done.stderr.decode())
     return answers
