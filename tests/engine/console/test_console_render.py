@@ -285,13 +285,27 @@ def _terraform_env(home: Path, data_dir: Path) -> dict[str, str]:
     return env
 
 
-def _separator(number: int) -> str:
-    """An expression typed after the ``number``-th one: its answer, a quoted string on a line of its
-    own, ends that expression's answer in the output."""
-    return f'"-- end of answer {number} --"'
+# Typed after each expression: its answer, a quoted string on a line of its own, ends that
+# expression's answer in the output.
+_SEPARATOR = re.compile(r'^"-- end of answer (\d+) --"\n', re.MULTILINE)
 
 
-def console_answers(binary: Path, workdir: Path, env: dict[str, str], state: Path,
+def with_separators(expressions: Sequence[str]) -> str:
+    """The text to type: each expression, then the separator numbered after it."""
+    return "".join(f'{expression}\n"-- end of answer {number} --"\n' for number, expression in enumerate(expressions))
+
+
+def split_answers(stdout: str, stderr: str, count: int) -> list[Answer]:
+    """Each expression's answer from a console's output for ``with_separators``. An expression the
+    console refused printed nothing and its error on stderr (which is not interleaved with the
+    answers), so it is told as a refusal with the whole stderr attached."""
+    pieces = _SEPARATOR.split(stdout)
+    assert pieces[-1] == "" and pieces[1::2] == [str(n) for n in range(count)], \
+        f"the console's answers are out of step with the expressions typed:\n{stdout}"
+    return [Answer(0, text, "") if text.strip() else Answer(1, text, stderr) for text in pieces[0:-1:2]]
+
+
+def console_answers(binary: Path, workdir: Path, env: dict[str, str], state: Path | None,
                     expressions: Sequence[str]) -> list[Answer]:
     """What ``BINARY console`` prints for each expression, from one process.
 
@@ -299,22 +313,19 @@ def console_answers(binary: Path, workdir: Path, env: dict[str, str], state: Pat
     about 290 starts of Terraform, the slowest fixture of the tests that need no server. With its
     standard input at a pseudo-terminal the console is interactive: it prints each result as it is
     typed, through the same formatter. Its output stays a pipe, so readline writes no prompt or echo
-    there, and no terminal turns a ``\r\n`` in a heredoc into something else. After each expression
-    a separator (a string) is typed; an expression the console refuses prints an empty line and its
-    error on stderr, which the session keeps in order, so it is told as a refusal with the whole
-    stderr attached.
+    there, and no terminal turns a ``\r\n`` in a heredoc into something else.
     """
     controller, terminal = pty.openpty()
     tty.setraw(terminal)  # no echo, no line discipline: the bytes reach readline as typed
-    typed = "".join(f"{expression}\n{_separator(number)}\n" for number, expression in enumerate(expressions))
+    state_option = [f"-state={state}"] if state is not None else []
     try:
-        process = subprocess.Popen([str(binary), "console", f"-state={state}"], cwd=workdir, env=env,
+        process = subprocess.Popen([str(binary), "console", *state_option], cwd=workdir, env=env,
                                    stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     finally:
         os.close(terminal)
 
     def type_in() -> None:  # a thread: the terminal's buffer is small and the output must be drained
-        data = (typed + "exit\n").encode()
+        data = (with_separators(expressions) + "exit\n").encode()
         with contextlib.suppress(OSError):  # the console is gone: its exit code and stderr say why
             while data:
                 data = data[os.write(controller, data):]
@@ -330,11 +341,7 @@ def console_answers(binary: Path, workdir: Path, env: dict[str, str], state: Pat
     # Bytes, decoded here: text mode would turn a "\r\n" inside a heredoc into "\n".
     stdout, stderr = out.decode(), err.decode()
     assert process.returncode == 0, f"the console session failed:\n{stderr}"
-    pieces = re.split(r"^" + re.escape('"-- end of answer ') + r"(\d+)" + re.escape(' --"') + r"\n",
-                      stdout, flags=re.MULTILINE)
-    assert pieces[-1] == "" and pieces[1::2] == [str(n) for n in range(len(expressions))], \
-        f"the console's answers are out of step with the expressions typed:\n{stdout}"
-    return [Answer(0, text, "") if text.strip() else Answer(1, text, stderr) for text in pieces[0::2][:-1]]
+    return split_answers(stdout, stderr, len(expressions))
 
 
 @pytest.fixture(scope="module")
@@ -466,11 +473,13 @@ def test_resources_from_the_state_print_as_terraform_prints_them(tmp_path: Path,
     project.ok("init", "-plugin-dir", str(plugin_dir))
     project.state_file.write_bytes((terraform.workdir / "terraform.tfstate").read_bytes())
 
-    for expression in RESOURCE_EXPRESSIONS:
-        theirs = subprocess.run([str(terraform.binary), "console"], cwd=terraform.workdir, env=terraform.env,
-                                input=(expression + "\n").encode(), capture_output=True, timeout=120)
-        ours = subprocess.run([CTL, "console"], cwd=project.root, env=clean_env(),
-                              input=(expression + "\n").encode(), capture_output=True, timeout=120)
-        assert theirs.returncode == 0, theirs.stderr.decode()
-        assert ours.returncode == 0, ours.stderr.decode()
-        assert ours.stdout.decode() == theirs.stdout.decode(), expression
+    # One console session each: Terraform's at a pseudo-terminal, ctl's piped (it prints every line's result).
+    theirs = console_answers(terraform.binary, terraform.workdir, terraform.env, None, RESOURCE_EXPRESSIONS)
+    done = subprocess.run([CTL, "console"], cwd=project.root, env=clean_env(),
+                          input=with_separators(RESOURCE_EXPRESSIONS).encode(), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    ours = split_answers(done.stdout.decode(), done.stderr.decode(), len(RESOURCE_EXPRESSIONS))
+    for expression, answer, mine in zip(RESOURCE_EXPRESSIONS, theirs, ours, strict=True):
+        assert answer.returncode == 0, answer.stderr
+        assert mine.returncode == 0, mine.stderr
+        assert mine.stdout == answer.stdout, expression
