@@ -64,6 +64,22 @@ def test_yamldecode_nested_too_deeply_is_refused() -> None:
             call("yamldecode", "[" * depth + "]" * depth)
 
 
+def test_yamldecode_at_the_limit_decodes_lists_and_block_mappings() -> None:
+    value = call("yamldecode", "[" * MAX_DECODED_NESTING + "]" * MAX_DECODED_NESTING)
+    for _ in range(MAX_DECODED_NESTING - 1):
+        assert isinstance(value, list) and len(value) == 1
+        value = value[0]
+    assert value == []
+    block = "".join("  " * level + "k:\n" for level in range(MAX_DECODED_NESTING - 1))
+    value = call("yamldecode", block + "  " * (MAX_DECODED_NESTING - 1) + "k: 1\n")
+    for _ in range(MAX_DECODED_NESTING):
+        assert isinstance(value, dict)
+        value = value["k"]
+    assert value == 1
+    with pytest.raises(FunctionError, match="MAX_DECODED_NESTING"):
+        call("yamldecode", block + "  " * (MAX_DECODED_NESTING - 1) + "k:\n" + "  " * MAX_DECODED_NESTING + "k: 1\n")
+
+
 def test_parseint_of_a_hundred_thousand_hex_digits_is_refused() -> None:
     with pytest.raises(FunctionError, match="MAX_NUMBER_DIGITS"):
         call("parseint", "f" * 100_000, 16)
