@@ -21,11 +21,6 @@ PLUGIN = REPO / "examples" / "adapter-plugin"
 ADDR = "example_note.hello"
 
 
-# One worker of a parallel run (pytest-xdist, --dist loadgroup) takes every test here:
-# the plug-in is installed by pip once, for the module.
-pytestmark = pytest.mark.xdist_group("adapter-plugin-site")
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The plug-in installed by pip into a directory of its own."""

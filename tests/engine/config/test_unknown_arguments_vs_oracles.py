@@ -337,11 +337,6 @@ class Oracle:
         return _verdict(proc.stdout, proc.stderr)
 
 
-# One worker of a parallel run (pytest-xdist, --dist loadgroup) takes every test here:
-# the reference tools are unpacked once, for the module.
-pytestmark = pytest.mark.xdist_group("unknown-arguments-oracles")
-
-
 @pytest.fixture(scope="module")
 def oracles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Oracle]]:
     if not (MIRROR / "registry.terraform.io" / "hashicorp" / "random").is_dir():

@@ -87,11 +87,6 @@ def console(project: Project, text: str, *args: str, env: Mapping[str, str] | No
     return Result(["console", *args], proc.returncode, proc.stdout, proc.stderr)
 
 
-# One worker of a parallel run (pytest-xdist, --dist loadgroup) takes every test here:
-# the configuration is applied once, for the module.
-pytestmark = pytest.mark.xdist_group("console-applied")
-
-
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """The configuration above, applied once for every test that only reads it."""

@@ -257,11 +257,6 @@ NEWER = {
 }
 
 
-# One worker of a parallel run (pytest-xdist, --dist loadgroup) takes every test here:
-# Terraform's and OpenTofu's answers are computed once, for the module.
-pytestmark = pytest.mark.xdist_group("console-render-oracles")
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tree(tmp_path_factory.mktemp("console") / "cfg", FILES).resolve()
