@@ -204,7 +204,7 @@ def decode(text: str) -> Any:
         raise
     except yaml.YAMLError as exc:
         raise YamlError(str(exc).replace("\n", " ")) from exc
-    except RecursionError:  # deep nesting of another kind than lists and mappings
+    except RecursionError:  # should any other part of the parser recurse past the limit
         raise YamlError(_TOO_DEEP) from None
     if len(docs) > 1:
         raise YamlError("only one YAML document is allowed")
