@@ -286,3 +286,42 @@ def release_lock(project: Project, lock_id: str) -> None:
     from backends.local.store import LocalStore
 
     LocalStore(project.state_file).unlock("default", lock_id)
+
+
+class SharedWithOpenTofu:
+    """A configuration directory that OpenTofu and ctl both run in, each given the same variables.
+
+    OpenTofu runs with a home of its own beside the directory (no user CLI configuration) and ctl in
+    ``clean_env``; every run is checked for a traceback and, unless ``code`` is None, its exit status.
+    """
+
+    timeout = 180.0
+
+    def __init__(self, root: Path, tofu: Path) -> None:
+        self.root, self.tofu_binary = root, tofu
+        root.mkdir(parents=True, exist_ok=True)
+
+    def run_tofu(self, args: tuple[str, ...], variables: Mapping[str, str], code: int | None) -> Result:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TF_") and k != "HOME"}
+        home = self.root.parent / f"{self.root.name}-home"
+        home.mkdir(exist_ok=True)
+        (home / ".terraformrc").touch()
+        env.update(HOME=str(home), CHECKPOINT_DISABLE="1", TF_IN_AUTOMATION="1", **variables)
+        flags = ["-input=false", "-no-color"] if args[0] != "state" else []
+        return self.run([str(self.tofu_binary), *args, *flags], env, code)
+
+    def run_ctl(self, args: tuple[str, ...], variables: Mapping[str, str], code: int | None) -> Result:
+        return self.run([CTL, *args], clean_env(variables), code)
+
+    def run(self, argv: list[str], env: dict[str, str], code: int | None) -> Result:
+        proc = subprocess.run(argv, cwd=self.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=self.timeout)
+        result = Result(argv[1:], proc.returncode, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr, str(result)
+        if code is not None:
+            assert proc.returncode == code, f"{argv[0]} {argv[1:]}:\n{result}"
+        return result
+
+    @property
+    def state(self) -> bytes:
+        return (self.root / "terraform.tfstate").read_bytes()

@@ -11,16 +11,13 @@ Under CI=true a missing OpenTofu is a failure, never a skip.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import CTL, Result, clean_env
+from tests.e2e.helpers import Result, SharedWithOpenTofu
 from tests.plugin.terraform_cli import opentofu_executable
 
-TIMEOUT = 180.0
 PASSPHRASE = "correct-horse-battery-staple"
 SECRET = "s3cret-db-password"
 
@@ -84,12 +81,11 @@ def tofu(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return opentofu_executable(tmp_path_factory.mktemp("tofu"))
 
 
-class Dir:
+class Dir(SharedWithOpenTofu):
     """One configuration directory that both programs run in, with the same variables."""
 
     def __init__(self, root: Path, tofu: Path, *, backend: bool = True, extra: str = "") -> None:
-        self.root, self.tofu_binary = root, tofu
-        root.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, tofu)
         self.configure(backend=backend, extra=extra)
 
     def configure(self, *, backend: bool = True, extra: str = "") -> None:
@@ -100,29 +96,10 @@ class Dir:
         return given if passphrase is None else {**given, "TF_VAR_passphrase": passphrase}
 
     def tofu(self, *args: str, passphrase: str = PASSPHRASE, code: int | None = 0) -> Result:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TF_") and k != "HOME"}
-        home = self.root.parent / f"{self.root.name}-home"
-        home.mkdir(exist_ok=True)
-        (home / ".terraformrc").touch()
-        env.update(HOME=str(home), CHECKPOINT_DISABLE="1", TF_IN_AUTOMATION="1", **self.variables(passphrase))
-        return self._run([str(self.tofu_binary), *args, *(["-input=false", "-no-color"] if args[0] != "state" else [])],
-                         env, code)
+        return self.run_tofu(args, self.variables(passphrase), code)
 
     def ctl(self, *args: str, passphrase: str | None = PASSPHRASE, code: int | None = 0) -> Result:
-        return self._run([CTL, *args], clean_env(self.variables(passphrase)), code)
-
-    def _run(self, argv: list[str], env: dict[str, str], code: int | None) -> Result:
-        proc = subprocess.run(argv, cwd=self.root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=TIMEOUT)
-        result = Result(argv[1:], proc.returncode, proc.stdout, proc.stderr)
-        assert "Traceback" not in proc.stderr, str(result)
-        if code is not None:
-            assert proc.returncode == code, f"{argv[0]} {argv[1:]}:\n{result}"
-        return result
-
-    @property
-    def state(self) -> bytes:
-        return (self.root / "terraform.tfstate").read_bytes()
+        return self.run_ctl(args, self.variables(passphrase), code)
 
 
 def _sealed_in_opentofus_layout(data: bytes) -> dict[str, object]:
