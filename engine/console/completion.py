@@ -1,8 +1,8 @@
 """Tab completion for the console: names in scope, their attributes, and function names.
 
 A word with no dot completes to the names the root module sees (``var.``, ``local.``, ``module.``,
-``data.``, ``path.``, ``terraform.``, resource types), the functions (``cidrsubnet(``) and the
-literals. After a dot, the part before it is evaluated by the engine (it is a plain reference, so
+``data.``, ``path.``, ``terraform.``, resource types), the functions (``cidrsubnet(``; ``type(``,
+the console's own, too) and the literals. After a dot, the part before it is evaluated by the engine (it is a plain reference, so
 this is cheap and has no effect) and the names in the object it yields are offered: variable
 names after ``var.``, outputs after ``module.net.``, attributes after ``aws_s3_bucket.logs.``.
 Resources the state holds but the configuration no longer declares are offered too, since the
@@ -15,6 +15,7 @@ import functools
 import re
 
 from engine.console.scope import ConsoleScope
+from engine.console.types import TYPE_FUNCTION
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
 from vocab.errors import CtlError
@@ -31,7 +32,7 @@ _COMMANDS = ("exit", "help")
 def _function_names() -> tuple[str, ...]:
     from engine.lang.functions import function_names
 
-    return tuple(sorted(function_names()))
+    return tuple(sorted(function_names() | {TYPE_FUNCTION}))
 
 
 def candidates(scope: ConsoleScope, text: str) -> list[str]:

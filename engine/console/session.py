@@ -13,11 +13,21 @@ from dataclasses import dataclass, replace
 from engine.console.completion import candidates
 from engine.console.render import render, render_type
 from engine.console.scope import ConsoleScope
-from engine.console.types import type_of
+from engine.console.types import (
+    DYNAMIC,
+    TYPE_FUNCTION,
+    TYPE_TYPE,
+    CtyType,
+    ObjectType,
+    TupleType,
+    element,
+    type_of,
+)
 from engine.lang import ast
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
 from vocab.errors import CtlError, Diagnostic
+from vocab.values import unmark
 
 INPUT_NAME = "<console-input>"  # the "file" errors point into, as Terraform names it
 
@@ -85,33 +95,92 @@ class Session:
         ``x`` as OpenTofu's console prints it."""
         try:
             expr = parse_expression(text, INPUT_NAME)
-            subject = _type_subject(expr)
-            value = evaluate(expr if subject is None else subject, self.scope.ctx)
+            call = _type_call(_bare(expr))
+            if call is not None:
+                return render_type(self._type_given(call))
+            _refuse_type_calls(expr)
+            value = evaluate(expr, self.scope.ctx)
         except CtlError as err:
             raise ConsoleInputError(err, text) from None
-        if subject is not None:
-            return render_type(type_of(self.scope.typer.type_of(subject, self.scope.ctx), value))
         return render(value, self.scope.typer.type_of(expr, self.scope.ctx))
+
+    def _type_given(self, call: ast.FunctionCall) -> CtyType:
+        """What ``type(...)`` answers: the type of its one argument (spread from a list with ``...``)."""
+        if len(call.args) != 1:
+            raise _arity_error(call)
+        (arg,) = call.args
+        if not call.expand_final:
+            return self._type_of(arg)
+        _refuse_type_calls(arg)
+        spread, _marks = unmark(evaluate(arg, self.scope.ctx))
+        if not isinstance(spread, list):
+            raise CtlError("Invalid expanding argument value", range=arg.rng,
+                           detail="The expanding argument (indicated by ...) must be of a tuple, list, or set type.")
+        if len(spread) != 1:
+            raise _arity_error(call, len(spread))
+        return type_of(element(self.scope.typer.type_of(arg, self.scope.ctx), 0), spread[0])
+
+    def _type_of(self, expr: ast.Expr) -> CtyType:
+        """The type of ``expr``, where a ``type(...)`` call, directly or as an element of a tuple or an
+        attribute of an object written out, is a value of the type ``type``, as in OpenTofu's
+        console (``type([type(1)])`` is ``tuple([type])``)."""
+        expr = _bare(expr)
+        call = _type_call(expr)
+        if call is not None:
+            self._type_given(call)  # what it is asked about must still evaluate
+            return TYPE_TYPE
+        if isinstance(expr, ast.TupleCons) and _has_type_call(expr):
+            return TupleType(tuple(self._type_of(item) for item in expr.items))
+        if isinstance(expr, ast.ObjectCons) and _has_type_call(expr):
+            attributes: dict[str, CtyType] = {}
+            for item in expr.items:
+                _refuse_type_calls(item.key)
+                alone = ast.ObjectCons(item.key.rng, (ast.ObjectItem(item.key, ast.Literal(item.key.rng, None)),))
+                key, _marks = unmark(evaluate(alone, self.scope.ctx))  # the key as an object's key is made
+                if not isinstance(key, dict):  # a key not known yet: so is the object's type
+                    return DYNAMIC
+                attributes[next(iter(key))] = self._type_of(item.value)
+            return ObjectType(attributes)
+        _refuse_type_calls(expr)
+        value = evaluate(expr, self.scope.ctx)
+        return type_of(self.scope.typer.type_of(expr, self.scope.ctx), value)
 
     def complete(self, text: str) -> list[str]:
         """What ``text`` (the end of the line, up to the cursor) may be completed to."""
         return candidates(self.scope, text)
 
 
-def _type_subject(expr: ast.Expr) -> ast.Expr | None:
-    """``x`` when the line is ``type(x)``: the console's own function, whose answer is a type, not a
-    value. Anywhere else in an expression it is refused, as OpenTofu refuses it (a type is no value
-    to compute with)."""
+def _bare(expr: ast.Expr) -> ast.Expr:
     while isinstance(expr, ast.Parens):
         expr = expr.inner
-    top = expr if isinstance(expr, ast.FunctionCall) and expr.name == "type" else None
-    subject = top.args[0] if top is not None and len(top.args) == 1 and not top.expand_final else None
-    for node in ast.walk(expr if subject is None else subject):
-        if isinstance(node, ast.FunctionCall) and node.name == "type" and node is not top:
-            raise CtlError("Invalid use of type function",
-                           detail='The console-only "type" function cannot be used as part of an expression.',
-                           hint="Ask for the type on a line of its own: type(EXPRESSION).")
-    return subject
+    return expr
+
+
+def _type_call(expr: ast.Expr) -> ast.FunctionCall | None:
+    return expr if isinstance(expr, ast.FunctionCall) and expr.name == TYPE_FUNCTION else None
+
+
+def _has_type_call(expr: ast.Expr) -> bool:
+    return any(_type_call(node) is not None for node in ast.walk(expr))
+
+
+def _refuse_type_calls(expr: ast.Expr) -> None:
+    """``type()`` is the console's own function, whose answer is a type, not a value to compute with:
+    inside any other expression it is refused, as OpenTofu refuses it."""
+    if _has_type_call(expr):
+        raise CtlError("Invalid use of type function",
+                       detail='The console-only "type" function cannot be used as part of an expression.',
+                       hint="Ask for the type on a line of its own: type(EXPRESSION).")
+
+
+def _arity_error(call: ast.FunctionCall, given: int | None = None) -> CtlError:
+    """OpenTofu's words for ``type()`` or ``type(a, b)``."""
+    count = len(call.args) if given is None else given
+    if count == 0:
+        return CtlError("Not enough function arguments", range=call.rng,
+                        detail='Function "type" expects 1 argument(s). Missing value for "value".')
+    return CtlError("Too many function arguments", range=call.rng,
+                    detail='Function "type" expects only 1 argument(s).')
 
 
 __all__ = ["HELP", "INPUT_NAME", "ConsoleInputError", "Reply", "Session"]

@@ -24,6 +24,7 @@ from vocab.types import (
     Collection,
     CtyType,
     ObjectType,
+    Primitive,
     Repeated,
     TupleType,
     TypeSpecError,
@@ -38,12 +39,18 @@ from vocab.unify import unify_or_dynamic as unify
 from vocab.values import ListValue, MapValue, Marked, Null, SetValue, Unknown
 
 __all__ = [
-    "BOOL", "DYNAMIC", "NUMBER", "STRING", "Collection", "CtyType", "ObjectType", "Repeated", "TupleType",
+    "BOOL", "DYNAMIC", "NUMBER", "STRING", "TYPE_FUNCTION", "TYPE_TYPE", "Collection", "CtyType", "ObjectType",
+    "Repeated", "TupleType",
     "attribute", "element", "from_constraint", "from_schema", "list_of", "map_of", "members", "of_value",
     "set_of", "settled", "type_of", "unify",
 ]
 
 from_constraint = to_cty
+
+# ``type()`` is the console's own function, as in OpenTofu: no configuration can call it. Its answer
+# is a value of one more type, ``type``, which only ``type(type(x))`` ever shows.
+TYPE_FUNCTION = "type"
+TYPE_TYPE = Primitive("type")
 
 
 def from_schema(rt: Any) -> CtyType:

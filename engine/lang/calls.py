@@ -13,6 +13,7 @@ from typing import Any
 from engine.lang import ast
 from engine.lang.evaluation import EvalContext, EvalError, Evaluate, did_you_mean
 from vocab.errors import CtlError
+from vocab.positions import SourceRange
 from vocab.values import UNKNOWN, Marked, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
 
 
@@ -39,12 +40,28 @@ def _error_types(ctx: EvalContext) -> tuple[type[BaseException], ...]:
 
 
 def _unknown_function(node: ast.FunctionCall, names: Iterable[str]) -> EvalError:
+    hint = did_you_mean(node.name, names)
+    if node.name == "type":
+        hint = 'type() is a function of `ctl console` only: its answer is a type, not a value.'
     return EvalError(
         "Call to unknown function",
         detail=f'There is no function named "{node.name}".',
-        hint=did_you_mean(node.name, names),
-        range=node.rng,
+        hint=hint,
+        range=_name_range(node),
     )
+
+
+def _name_range(node: ast.FunctionCall) -> SourceRange:
+    """Where the call's name is written, which is where OpenTofu and Terraform point when there is
+    no such function; the whole call where the name is not spelt out at its start (a template
+    embedded in JSON or YAML)."""
+    rng = node.rng
+    text = rng.text
+    start = rng.byte_span()[0]
+    name = node.name.encode()
+    if text is None or text.src[start:start + len(name)] != name:
+        return rng
+    return SourceRange.in_text(text, start, start + len(name))
 
 
 def eval_call(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:

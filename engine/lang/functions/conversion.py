@@ -1,5 +1,8 @@
 """Type conversion and sensitivity functions: issensitive nonsensitive sensitive tobool tolist tomap
-tonumber toset tostring type.
+tonumber toset tostring.
+
+``type()`` is not here: as in OpenTofu it is the console's own (``engine.console``), whose answer
+is a type rather than a value, so a configuration that calls it is told there is no such function.
 
 The ``to*`` functions turn ``null`` into a null of their type (``tostring(null)`` is a null string,
 ``tolist(null)`` a null list of dynamic), as OpenTofu and Terraform since 1.1 do, and convert only
@@ -9,8 +12,6 @@ other function the registry removes marks before the call and puts them back on 
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from engine.lang.functions._args import describe, make_set, parse_number, unify, want_str
 from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
@@ -141,17 +142,6 @@ def _tomap(a: Args, _c: FunctionContext) -> object:
     return MapValue(zip(keys, unify([v[k] for k in keys], 0, "map"), strict=True))
 
 
-def type_string(v: Any) -> str:
-    """The type of ``v`` the way the console prints it, on one line: ``tuple([string, number])``."""
-    if isinstance(v, Unknown):
-        return v.type_hint or "dynamic"
-    return cty.type_string(cty.type_of_value(v))
-
-
-def _type(a: Args, _c: FunctionContext) -> str:
-    return type_string(a[0])
-
-
 FUNCTIONS = {
     "issensitive": fn(_issensitive, "value", raw=True),
     "nonsensitive": fn(_nonsensitive, "value", raw=True),
@@ -162,5 +152,4 @@ FUNCTIONS = {
     "tonumber": fn(_tonumber, "v", typed_nulls=True),
     "toset": fn(_toset, "v", typed_nulls=True, unknown_ok=True),
     "tostring": fn(_tostring, "v", typed_nulls=True),
-    "type": fn(_type, "value", typed_nulls=True, unknown_ok=True),
 }

@@ -236,11 +236,15 @@ TYPES = [
     "type(module.counted)", "type(module.child.mapped)", 'type(merge({a = tostring(null)}, {b = 1}))',
     "type(merge(tomap({a = 1}), tomap({b = 2})))", 'type(merge(tomap({a = 1}), tomap({b = "x"})))',
     'type(zipmap(["a"], tolist([1])))', 'type(flatten([[tostring(null)], [1]]))', "type(merge(var.map, {c = 3}))",
+    # type() asked about itself: a value of the type "type", alone or inside a tuple or object written out.
+    "type(type(1))", "type(type(type(var.list)))", "type((type(null)))", 'type([type(1), "x", [type(var.map)]])',
+    "type({a = type(1), (var.list[0]) = [1]})", "type([var.list]...)",
 ]
 CORPUS = (MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
           + TYPES)
 # type() is the console's own: inside an expression both references refuse it, and so does ctl.
-TYPE_INSIDE_EXPRESSIONS = ['[type("a")]', 'type("a") == "string"', '[for s in var.list : s if type(s) == "string"]']
+TYPE_INSIDE_EXPRESSIONS = ['[type("a")]', 'type("a") == "string"', '[for s in var.list : s if type(s) == "string"]',
+                           "[type(type(1))]", 'type(type(1)) == "type"']
 
 # Where ctl's value (not its printing) differs from Terraform's: each is expected to fail, strictly, so
 # that fixing the cause turns it into a failure to remove from here.

@@ -1,10 +1,11 @@
-"""Type conversion, type() and the sensitivity functions."""
+"""Type conversion and the sensitivity functions, and the types of what they return."""
 
 from pathlib import Path
 
 import pytest
 
-from engine.lang.functions import FunctionContext, FunctionError, call_function
+from engine.lang.functions import FunctionContext, FunctionError, call_function, function_names
+from vocab.types import type_of_value, type_string
 from vocab.values import UNKNOWN, Marked, Null, Unknown, is_marked
 
 CTX = FunctionContext(base_dir=Path("."), module_dir=Path("."))
@@ -14,10 +15,15 @@ def call(name: str, *args: object) -> object:
     return call_function(name, list(args), CTX)
 
 
-def type_of(value: object) -> object:
-    """A null's type as ``type()`` gives it; the value itself must be null."""
+def type_text(value: object) -> str:
+    """The type of ``value`` on one line, as the language's type model gives it: ``tuple([string, number])``."""
+    return type_string(type_of_value(value))
+
+
+def type_of(value: object) -> str:
+    """A null's type; the value itself must be null."""
     assert isinstance(value, Null)
-    return call("type", value)
+    return type_text(value)
 
 
 def test_a_conversion_of_null_is_a_null_of_that_type() -> None:
@@ -26,21 +32,21 @@ def test_a_conversion_of_null_is_a_null_of_that_type() -> None:
     assert type_of(call("tomap", None)) == "map(dynamic)"
     assert type_of(call("tonumber", call("tostring", None))) == "number"
     assert type_of(call("tolist", call("toset", None))) == "list(dynamic)"
-    assert call("type", [call("tostring", None), None]) == "tuple([string, dynamic])"
-    assert call("type", call("tolist", [None, call("tonumber", None)])) == "list(number)"
+    assert type_text([call("tostring", None), None]) == "tuple([string, dynamic])"
+    assert type_text(call("tolist", [None, call("tonumber", None)])) == "list(number)"
 
 
 def test_functions_that_move_elements_keep_the_types_of_their_nulls() -> None:
     """As OpenTofu's: the corpus (tests/fixtures/expressions/types.tf) compares the same with it."""
     null_string = call("tostring", None)
-    assert call("type", call("merge", {"a": null_string}, {"b": 1})) == "object({a: string, b: number})"
-    assert call("type", call("merge", call("tomap", {"a": null_string}), call("tomap", {"b": "x"}))) == "map(string)"
-    assert call("type", call("merge", call("tomap", {"a": 1}), call("tomap", {"b": "x"}))) == (
+    assert type_text(call("merge", {"a": null_string}, {"b": 1})) == "object({a: string, b: number})"
+    assert type_text(call("merge", call("tomap", {"a": null_string}), call("tomap", {"b": "x"}))) == "map(string)"
+    assert type_text(call("merge", call("tomap", {"a": 1}), call("tomap", {"b": "x"}))) == (
         "object({a: number, b: string})")
-    assert call("type", call("zipmap", ["a", "b"], [null_string, 1])) == "object({a: string, b: number})"
-    assert call("type", call("zipmap", ["a"], call("tolist", [null_string]))) == "map(string)"
-    assert call("type", call("flatten", [[null_string], [call("tonumber", None)]])) == "tuple([string, number])"
-    assert call("type", call("coalescelist", [], [null_string])) == "tuple([string])"
+    assert type_text(call("zipmap", ["a", "b"], [null_string, 1])) == "object({a: string, b: number})"
+    assert type_text(call("zipmap", ["a"], call("tolist", [null_string]))) == "map(string)"
+    assert type_text(call("flatten", [[null_string], [call("tonumber", None)]])) == "tuple([string, number])"
+    assert type_text(call("coalescelist", [], [null_string])) == "tuple([string])"
     assert call("coalescelist", call("tolist", None), ["a"]) == ["a"]
     with pytest.raises(FunctionError, match="null"):
         call("zipmap", [null_string], [1])
@@ -102,20 +108,23 @@ def test_tomap() -> None:
         call("tomap", ["a"])
 
 
-def test_type() -> None:
-    assert call("type", "x") == "string"
-    assert call("type", 1) == "number"
-    assert call("type", True) == "bool"
-    assert call("type", ["a", 1]) == "tuple([string, number])"
-    assert call("type", []) == "tuple([])"
-    assert call("type", {"b": "x", "a": {"c": True}}) == "object({a: object({c: bool}), b: string})"
-    assert call("type", [{"foo": "bar", "map": {"bleep": "bloop"}}, {"beep": "boop"}]) == (
+def test_type_is_no_function_of_the_library() -> None:
+    """As in OpenTofu, ``type()`` is the console's own (tests/engine/console): a configuration cannot call it."""
+    assert "type" not in function_names()
+    with pytest.raises(FunctionError, match='unknown function "type"'):
+        call("type", 1)
+
+
+def test_types_of_values() -> None:
+    assert type_text("x") == "string"
+    assert type_text(1) == "number"
+    assert type_text(True) == "bool"
+    assert type_text(["a", 1]) == "tuple([string, number])"
+    assert type_text([]) == "tuple([])"
+    assert type_text({"b": "x", "a": {"c": True}}) == "object({a: object({c: bool}), b: string})"
+    assert type_text([{"foo": "bar", "map": {"bleep": "bloop"}}, {"beep": "boop"}]) == (
         "tuple([object({foo: string, map: object({bleep: string})}), object({beep: string})])"
     )
-
-
-def test_type_of_an_unknown_value_is_known() -> None:
-    assert call("type", Unknown("string")) == "string"
 
 
 def test_sensitive_marks_the_value() -> None:
