@@ -27,7 +27,7 @@ from engine.lang import ast
 from engine.lang.eval import evaluate
 from engine.lang.hcl import parse_expression
 from vocab.errors import CtlError, Diagnostic
-from vocab.values import unmark
+from vocab.values import Unknown, unmark
 
 INPUT_NAME = "<console-input>"  # the "file" errors point into, as Terraform names it
 
@@ -113,6 +113,8 @@ class Session:
             return self._type_of(arg)
         _refuse_type_calls(arg)
         spread, _marks = unmark(evaluate(arg, self.scope.ctx))
+        if isinstance(spread, Unknown):  # how many arguments it spreads is not known yet
+            return DYNAMIC
         if not isinstance(spread, list):
             raise CtlError("Invalid expanding argument value", range=arg.rng,
                            detail="The expanding argument (indicated by ...) must be of a tuple, list, or set type.")
