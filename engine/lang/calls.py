@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.lang import ast
-from engine.lang.evaluation import EvalContext, EvalError, Evaluate, did_you_mean
+from engine.lang.evaluation import CallsUnknown, EvalContext, EvalError, Evaluate, did_you_mean
 from vocab.errors import CtlError
 from vocab.positions import SourceRange
 from vocab.values import UNKNOWN, Marked, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
@@ -66,12 +66,14 @@ def _name_range(node: ast.FunctionCall) -> SourceRange:
 
 def eval_call(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """The value of a function call: a special form, a provider's function or the library's."""
+    fns = ctx.functions
+    if fns is not None and type(fns) is CallsUnknown:
+        return UNKNOWN
     special = _SPECIAL_FORMS.get(node.name)
     if special is not None:
         return special(node, ctx, evaluate)
     if node.name.startswith("provider::"):
         return _eval_provider_call(node, ctx, evaluate)
-    fns = ctx.functions
     fn: Callable[[list[Any]], object] | None = None
     if fns is not None:
         fn = fns.get(node.name)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.lang import ast, calls, template_eval, traversal
-from engine.lang.evaluation import EvalContext, EvalError, condition, iteration
+from engine.lang.evaluation import CallsUnknown, EvalContext, EvalError, condition, iteration
 from engine.lang.operators import (
     LOGICAL_OPS,
     OperandError,
@@ -288,4 +288,4 @@ _DISPATCH: dict[type, Callable[[Any, EvalContext], Any]] = {
     ast.Parens: _eval_inner,
 }
 
-__all__ = ["EvalContext", "EvalError", "Reference", "evaluate", "references", "render_template"]
+__all__ = ["CallsUnknown", "EvalContext", "EvalError", "Reference", "evaluate", "references", "render_template"]

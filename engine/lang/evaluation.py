@@ -58,6 +58,13 @@ class EvalContext:
         return out
 
 
+class CallsUnknown(dict[str, Callable[[list[Any]], object]]):
+    """``EvalContext.functions`` under which every call is unknown, ``try``'s and ``can``'s too, its
+    arguments never evaluated: an expression read with no functions at all, as Terraform reads one
+    to describe a configuration (the plan JSON's ``configuration`` gives ``upper("a")`` no constant
+    value, yet ``true ? "a" : upper("b")`` the constant ``"a"``)."""
+
+
 class Evaluate(Protocol):
     """The evaluator's entry point, as the rules it dispatches to receive it."""
 

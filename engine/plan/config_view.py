@@ -15,9 +15,9 @@ from typing import Any
 from adapters.registry import Registry
 from engine.config.model import Module, ModuleCall, Resource
 from engine.lang import ast
-from engine.lang.eval import EvalContext, evaluate
+from engine.lang.eval import CallsUnknown, EvalContext, evaluate
 from engine.lang.references import references
-from engine.lang.syntax import Body
+from engine.lang.syntax import Attribute, Body
 from vocab.errors import CtlError
 from vocab.types import plain_data
 from vocab.values import SENSITIVE, contains_unknown, mark
@@ -58,7 +58,11 @@ def provider_config_key(key: str, path: tuple[str, ...], configured: Configured)
 
 
 def expression(expr: ast.Expr) -> dict[str, Any]:
-    """``{"constant_value": v}`` or ``{"references": [...]}`` (``{}`` when neither can be told)."""
+    """``{"constant_value": v}`` or ``{"references": [...]}`` (``{}`` when neither can be told).
+
+    As Terraform and OpenTofu tell it: read with no variables and no functions, so a function call
+    is no constant (``tostring(null)``, ``"${upper("a")}"`` give ``{}``) unless the branch it is in
+    is not taken (``true ? "a" : upper("b")`` is ``"a"``)."""
     refs = references(expr)
     if refs:
         out: list[str] = []
@@ -68,7 +72,7 @@ def expression(expr: ast.Expr) -> dict[str, Any]:
                     out.append(text)
         return {"references": out}
     try:
-        value = evaluate(expr, EvalContext(variables={}))
+        value = evaluate(expr, EvalContext(variables={}, functions=CallsUnknown()))
     except CtlError:
         return {}
     if contains_unknown(value):
@@ -123,13 +127,21 @@ def _resource(res: Resource, registry: Registry, path: tuple[str, ...], configur
         "expressions": _body(res.body),
         "schema_version": rt.schema_version if rt is not None else 0,
     }
-    if res.count is not None:
-        out["count_expression"] = expression(res.count.expr)
-    if res.for_each is not None:
-        out["for_each_expression"] = expression(res.for_each.expr)
+    out.update(_repetition(res.count, res.for_each))
     deps = [_depends_on(e) for e in res.depends_on]
     if deps:
         out["depends_on"] = deps
+    return out
+
+
+def _repetition(count: Attribute | None, for_each: Attribute | None) -> dict[str, Any]:
+    """``count_expression`` and ``for_each_expression``, each left out when it says nothing (a
+    function call), as both references leave them out."""
+    out: dict[str, Any] = {}
+    for key, attr in (("count_expression", count), ("for_each_expression", for_each)):
+        told = expression(attr.expr) if attr is not None else {}
+        if told:
+            out[key] = told
     return out
 
 
@@ -144,10 +156,7 @@ def _module_call(call: ModuleCall, child: Module | None, registry: Registry, pat
         "source": call.source,
         "expressions": {name: expression(attr.expr) for name, attr in call.inputs.items()},
     }
-    if call.count is not None:
-        out["count_expression"] = expression(call.count.expr)
-    if call.for_each is not None:
-        out["for_each_expression"] = expression(call.for_each.expr)
+    out.update(_repetition(call.count, call.for_each))
     if child is not None:
         out["module"] = _module(child, registry, path, configured)
     deps = [_depends_on(e) for e in call.depends_on]
