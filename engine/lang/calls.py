@@ -51,17 +51,22 @@ def _unknown_function(node: ast.FunctionCall, names: Iterable[str]) -> EvalError
     )
 
 
-def _name_range(node: ast.FunctionCall) -> SourceRange:
-    """Where the call's name is written, which is where OpenTofu and Terraform point when there is
-    no such function; the whole call where the name is not spelt out at its start (a template
-    embedded in JSON or YAML)."""
+def _name_range(node: ast.FunctionCall, *, paren: bool = False) -> SourceRange:
+    """Where the call's name is written (with ``paren``, through its opening parenthesis), which is
+    where OpenTofu and Terraform point when there is no such function (or, with the parenthesis,
+    when it fails as a whole); the whole call where the name is not spelt out at its start (a
+    template embedded in JSON or YAML)."""
     rng = node.rng
     text = rng.text
     start = rng.byte_span()[0]
     name = node.name.encode()
     if text is None or text.src[start:start + len(name)] != name:
         return rng
-    return SourceRange.in_text(text, start, start + len(name))
+    end = start + len(name)
+    if paren:
+        opening = text.src.find(b"(", end, rng.byte_span()[1])
+        end = opening + 1 if opening >= 0 and not text.src[end:opening].strip() else end
+    return SourceRange.in_text(text, start, end)
 
 
 def eval_call(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
@@ -141,7 +146,7 @@ def _call_args(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> 
 
 def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
     idx = getattr(e, "arg_index", None)
-    rng = node.rng
+    rng = node.rng if isinstance(idx, int) else _name_range(node, paren=True)
     if isinstance(idx, int) and idx >= 0 and node.args:
         if idx < len(node.args):
             rng = node.args[idx].rng
@@ -151,6 +156,8 @@ def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
     extra = getattr(e, "detail", "")
     message = f"{summary}: {extra}" if extra else summary
     message = message.removeprefix(f'Call to function "{node.name}" failed: ')  # said once, below
+    if not isinstance(idx, int) and not message.endswith("."):
+        message += "."  # a sentence, as HCL words a call that failed as a whole
     return EvalError(
         "Invalid function argument" if isinstance(idx, int) else "Error in function call",
         detail=f'Call to function "{node.name}" failed: {message}',

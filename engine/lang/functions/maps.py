@@ -85,9 +85,14 @@ def _zipmap(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or isinstance(a[1], Unknown) or contains_unknown(a[0]):
         return UNKNOWN
     plain_keys, key_marks = deep_unmark(a[0])  # a sensitive key marks the whole map: keys are shown
-    keys, vals = want_str_list(plain_keys, 0), want_list(a[1], 1)
-    if len(keys) != len(vals):
-        raise CallError(f"number of keys ({len(keys)}) does not match number of values ({len(vals)})")
+    vals = want_list(a[1], 1)
+    if isinstance(plain_keys, list):  # the counts, then the nulls, as OpenTofu and Terraform check them
+        if len(plain_keys) != len(vals):
+            raise CallError(f"number of keys ({len(plain_keys)}) does not match number of values ({len(vals)})")
+        for index, key in enumerate(plain_keys):
+            if key is None or type(key) is Null:
+                raise CallError(f"keys list has null value at index {index}")
+    keys = want_str_list(plain_keys, 0)
     zipped = dict(zip(keys, vals, strict=True))
     if isinstance(vals, ListValue):  # a list's elements make a map of its element type, a tuple's an object
         return mark(MapValue(zipped, vals.element), key_marks)
