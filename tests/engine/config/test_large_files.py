@@ -164,18 +164,24 @@ def _main_yaml(n: int, text_bytes: int = 0) -> str:
     return "\n".join(out) + "\n"
 
 
-@pytest.fixture
-def json_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ``.tf.json`` files this process parsed (the rest came from the parse cache)."""
+def _count_parses(monkeypatch: pytest.MonkeyPatch, parser: str) -> list[str]:
+    """The files the loader's ``parser`` parsed in this process (the rest came from the parse cache)."""
     parsed: list[str] = []
-    real = loader.parse_json_file
+    real = getattr(loader, parser)
 
     def counting(src: bytes, filename: str, schema: BlockSchema) -> Body:
         parsed.append(filename)
-        return real(src, filename, schema)
+        parsed_body: Body = real(src, filename, schema)
+        return parsed_body
 
-    monkeypatch.setattr(loader, "parse_json_file", counting)
+    monkeypatch.setattr(loader, parser, counting)
     return parsed
+
+
+@pytest.fixture
+def json_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``.tf.json`` files this process parsed."""
+    return _count_parses(monkeypatch, "parse_json_file")
 
 
 def test_a_large_tf_json_is_read_back_from_the_parse_cache(make_config: MakeConfig, json_parses: list[str]) -> None:
@@ -201,16 +207,8 @@ def test_a_large_tf_json_is_read_back_from_the_parse_cache(make_config: MakeConf
 
 @pytest.fixture
 def yaml_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ``.tf.yaml`` files this process parsed (the rest came from the parse cache)."""
-    parsed: list[str] = []
-    real = loader.parse_yaml_file
-
-    def counting(src: bytes, filename: str, schema: BlockSchema) -> Body:
-        parsed.append(filename)
-        return real(src, filename, schema)
-
-    monkeypatch.setattr(loader, "parse_yaml_file", counting)
-    return parsed
+    """The ``.tf.yaml`` files this process parsed."""
+    return _count_parses(monkeypatch, "parse_yaml_file")
 
 
 def test_a_large_tf_yaml_is_read_back_from_the_parse_cache(make_config: MakeConfig, yaml_parses: list[str]) -> None:
