@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.lang import ast
 from engine.lang.evaluation import CallsUnknown, EvalContext, EvalError, Evaluate, did_you_mean
+from engine.lang.operators import scalar_to_string
 from vocab.errors import CtlError
 from vocab.positions import SourceRange
 from vocab.values import UNKNOWN, Marked, Unknown, contains_unknown, deep_unmark, mark, type_name, unmark
@@ -145,25 +146,84 @@ def _call_args(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> 
 
 
 def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
+    """A failed call as HCL reports it: a bad argument at where that argument starts, the call as a
+    whole at its name and parenthesis, too few arguments at the closing parenthesis."""
     idx = getattr(e, "arg_index", None)
-    rng = node.rng if isinstance(idx, int) else _name_range(node, paren=True)
-    if isinstance(idx, int) and idx >= 0 and node.args:
-        if idx < len(node.args):
-            rng = node.args[idx].rng
-        elif node.expand_final:
-            rng = node.args[-1].rng
+    heading = getattr(e, "heading", None)
     summary = getattr(e, "summary", None) or str(e)
     extra = getattr(e, "detail", "")
     message = f"{summary}: {extra}" if extra else summary
+    if not message.endswith("."):
+        message += "."  # a sentence, as HCL words every failed call
+    if heading == "Not enough function arguments":
+        return EvalError(heading, detail=message, range=_closing_range(node))
+    rng = _name_range(node, paren=True)
+    if isinstance(idx, int) and idx >= 0 and node.args:
+        if idx < len(node.args):
+            rng = start_range(node.args[idx])
+        elif node.expand_final:
+            rng = node.args[-1].rng
+    if heading is not None:
+        return EvalError(heading, detail=message, range=rng)
+    if hasattr(e, "heading") and isinstance(idx, int):  # the library's own wording, as HCL's
+        return EvalError("Invalid function argument", detail=message, hint=getattr(e, "hint", ""), range=rng)
     message = message.removeprefix(f'Call to function "{node.name}" failed: ')  # said once, below
-    if not isinstance(idx, int) and not message.endswith("."):
-        message += "."  # a sentence, as HCL words a call that failed as a whole
     return EvalError(
         "Invalid function argument" if isinstance(idx, int) else "Error in function call",
         detail=f'Call to function "{node.name}" failed: {message}',
         hint=getattr(e, "hint", ""),
-        range=rng,
+        range=rng if isinstance(idx, int) else _name_range(node, paren=True),
     )
+
+
+def _closing_range(node: ast.FunctionCall) -> SourceRange:
+    """The call's closing parenthesis, where HCL points when arguments are missing."""
+    rng = node.rng
+    text = rng.text
+    end = rng.byte_span()[1]
+    if text is None or text.src[end - 1:end] != b")":
+        return rng
+    return SourceRange.in_text(text, end - 1, end)
+
+
+def start_range(expr: ast.Expr) -> SourceRange:
+    """Where an expression starts, as HCL's ``StartRange`` has it: a bad function argument is shown
+    there, not over the whole argument. A constructor starts at its bracket, a conditional or an
+    operation at its first operand, a call at its name and parenthesis, a quoted string at the text
+    inside the quotes; anything else is its whole range."""
+    if isinstance(expr, ast.Conditional):
+        return start_range(expr.cond)
+    if isinstance(expr, ast.BinaryOp):
+        return start_range(expr.left)
+    if isinstance(expr, ast.FunctionCall):
+        return _name_range(expr, paren=True)
+    rng = expr.rng
+    text = rng.text
+    if text is None:
+        return rng
+    start, end = rng.byte_span()
+    if isinstance(expr, ast.TupleCons | ast.ObjectCons | ast.ForExpr | ast.UnaryOp):
+        return SourceRange.in_text(text, start, start + 1)
+    if isinstance(expr, ast.Literal | ast.Template) and text.src[start:start + 1] == b'"' and end - start >= 2:
+        if isinstance(expr, ast.Template) and expr.parts and not isinstance(expr.parts[0], str):
+            first = expr.parts[0]
+            return start_range(first) if isinstance(first, ast.Expr) else rng
+        return SourceRange.in_text(text, start + 1, _literal_end(text.src, start + 1, end - 1))
+    return rng
+
+
+def _literal_end(src: bytes, start: int, end: int) -> int:
+    """Where the literal text that opens a quoted template ends: at its first ``${`` or ``%{`` that
+    is not escaped (``$${``), or at the closing quote."""
+    i = start
+    while i < end:
+        if src[i:i + 2] in (b"${", b"%{"):
+            return i
+        if src[i:i + 3] in (b"$${", b"%%{"):
+            i += 3
+            continue
+        i += 2 if src[i:i + 1] == b"\\" else 1
+    return end
 
 
 def _eval_try(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
@@ -225,16 +285,18 @@ def _eval_templatestring(node: ast.FunctionCall, ctx: EvalContext, evaluate: Eva
     marks = text_marks | given_marks
     if isinstance(text, Unknown) or contains_unknown(given):
         return mark(Unknown("string"), marks)
-    if not isinstance(text, str):
-        raise EvalError("Invalid function argument",
-                        detail=f"The template must be a string, not {type_name(text)}.", range=source.rng)
+    template = text if isinstance(text, str) else scalar_to_string(text)  # "${1 + 1}" is the number 2
+    if template is None:
+        reason = "argument must not be null" if text is None else f"string required, but have {type_name(text)}"
+        raise EvalError("Invalid function argument", detail=f'Invalid value for "data" parameter: {reason}.',
+                        range=start_range(source))
     if not isinstance(given, dict):
-        raise EvalError("Invalid function argument",
-                        detail=f"The variables must be a map or object, not {type_name(given)}.",
-                        range=variables.rng)
+        reason = "argument must not be null" if given is None else "invalid vars value: must be a map"
+        raise EvalError("Invalid function argument", detail=f'Invalid value for "vars" parameter: {reason}.',
+                        range=start_range(variables))
     from engine.lang.hcl import parse_template
 
-    expr = parse_template(text, source.rng.filename, source.rng.start.line, source.rng.start.column)
+    expr = parse_template(template, source.rng.filename, source.rng.start.line, source.rng.start.column)
     inner = EvalContext(variables=dict(given), func_ctx=ctx.func_ctx, functions=ctx.functions)
     return mark(evaluate(expr, inner), marks)
 

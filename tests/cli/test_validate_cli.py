@@ -42,7 +42,7 @@ KEY_FACTS = {
     "syntax": ["not valid HCL"],
     "unknown_function": ['"uper"'],
     "unknown_reference": ['"nope"', "root module"],
-    "wrong_arg_type": ['"upper"', "string required"],
+    "wrong_arg_type": ['Invalid value for "str" parameter', "string required, but have tuple"],
 }
 
 

@@ -97,10 +97,10 @@ variable "db_pass" {{
 
 @pytest.mark.parametrize(("config", "command", "shown"), [
     ('locals { port = tonumber(var.db_pass) }\noutput "port" {\n  value     = local.port\n  sensitive = true\n}',
-     "plan", 'Invalid value for argument 1 ("v") of tonumber(): an argument is sensitive'),
+     "plan", 'Invalid value for "v" parameter: an argument is sensitive'),
     ('locals { part = substr(lower(var.db_pass), 0, -5) }\noutput "p" {\n  value     = local.part\n'
      '  sensitive = true\n}\nlocals { y = cidrhost(local.part, 1) }',
-     "plan", 'Invalid value for argument 1 ("prefix") of cidrhost(): an argument is sensitive'),
+     "plan", 'Invalid value for "prefix" parameter: an argument is sensitive'),
     ('resource "terraform_data" "a" {\n  input = var.db_pass\n  lifecycle {\n    precondition {\n'
      '      condition     = length(var.db_pass) > 40\n      error_message = "Password ${var.db_pass} is short."\n'
      '    }\n  }\n}',

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, Literal, overload
 
-from engine.lang.functions._core import ArgError
+from engine.lang.functions._core import ArgError, CallError
 from engine.lang.operators import format_number
 from engine.lang.types import ConversionError, Ununifiable, unify_values
 from vocab.values import Null, SetValue, normalize_number, type_name
@@ -25,7 +25,7 @@ _INT_RE = re.compile(r"[+-]?\d+")
 
 
 def describe(v: object) -> str:
-    """The type name used in "X required, got Y" messages."""
+    """The type name used in "X required, but have Y" messages."""
     return type_name(v)
 
 
@@ -58,13 +58,13 @@ def want_str(v: object, i: int) -> str:
         return "true" if v else "false"
     if isinstance(v, int | float):
         return num_to_str(v)
-    raise ArgError(i, f"string required, got {describe(v)}")
+    raise ArgError(i, f"string required, but have {describe(v)}")
 
 
 def want_num(v: object, i: int) -> int | float:
     """A number argument; a string holding a decimal number converts."""
     if isinstance(v, bool):
-        raise ArgError(i, "number required, got bool")
+        raise ArgError(i, "number required, but have bool")
     if isinstance(v, int | float):
         return v
     if v is None or type(v) is Null:
@@ -72,9 +72,12 @@ def want_num(v: object, i: int) -> int | float:
     if isinstance(v, str):
         n = parse_number(v)
         if n is None:
-            raise ArgError(i, f'cannot convert "{v}" to number; a decimal number is required')
+            raise ArgError(i, "a number is required")
         return n
-    raise ArgError(i, f"number required, got {describe(v)}")
+    raise ArgError(i, f"number required, but have {describe(v)}")
+
+
+NOT_WHOLE = "value must be a whole number, between -9223372036854775808 and 9223372036854775807"
 
 
 def want_int(v: object, i: int) -> int:
@@ -82,7 +85,7 @@ def want_int(v: object, i: int) -> int:
     n = want_num(v, i)
     if isinstance(n, float):
         if not n.is_integer():
-            raise ArgError(i, f"a whole number is required, got {num_to_str(n)}")
+            raise CallError(NOT_WHOLE)  # cty's conversion to a Go int, which fails the call as a whole
         return int(n)
     return n
 
@@ -97,25 +100,27 @@ def want_bool(v: object, i: int) -> bool:
         return True
     if v == "false":
         return False
-    raise ArgError(i, f"bool required, got {describe(v)}")
+    if isinstance(v, str):
+        raise ArgError(i, "a bool is required")
+    raise ArgError(i, f"bool required, but have {describe(v)}")
 
 
-def want_list(v: object, i: int) -> list[object]:
-    """A list, tuple or set argument."""
+def want_list(v: object, i: int, kind: str = "list of dynamic") -> list[object]:
+    """A list, tuple or set argument; ``kind`` is the parameter's type as the refusal names it."""
     if isinstance(v, list):
         return v
     if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
-    raise ArgError(i, f"list required, got {describe(v)}")
+    raise ArgError(i, f"{kind} required, but have {describe(v)}")
 
 
-def want_map(v: object, i: int) -> dict[str, object]:
-    """A map or object argument."""
+def want_map(v: object, i: int, kind: str = "map of dynamic") -> dict[str, object]:
+    """A map or object argument; ``kind`` is the parameter's type as the refusal names it."""
     if isinstance(v, dict):
         return v
     if v is None or type(v) is Null:
         raise ArgError(i, "argument must not be null")
-    raise ArgError(i, f"map required, got {describe(v)}")
+    raise ArgError(i, f"{kind} required, but have {describe(v)}")
 
 
 @overload
@@ -124,7 +129,7 @@ def want_str_list(v: object, i: int, *, allow_null: Literal[False] = False) -> l
 def want_str_list(v: object, i: int, *, allow_null: bool) -> list[str | None]: ...
 def want_str_list(v: object, i: int, *, allow_null: bool = False) -> list[str] | list[str | None]:
     """A list of strings (elements converted); nulls kept as None only when ``allow_null``."""
-    items = want_list(v, i)
+    items = want_list(v, i, "list of string")
     out: list[str | None] = []
     for n, x in enumerate(items):
         if x is None or type(x) is Null:
@@ -136,7 +141,7 @@ def want_str_list(v: object, i: int, *, allow_null: bool = False) -> list[str] |
         elif isinstance(x, bool | int | float):
             out.append(want_str(x, i))
         else:
-            raise ArgError(i, f"list of strings required, but element {n} is {describe(x)}")
+            raise ArgError(i, f"element {n}: string required, but have {describe(x)}")
     return out
 
 

@@ -25,11 +25,17 @@ Args = list[object]
 
 
 class FunctionError(CtlError):
-    """A function call a user wrote failed; ``arg_index`` (0-based) says which argument was bad, if any."""
+    """A function call a user wrote failed; ``arg_index`` (0-based) says which argument was bad, if any.
 
-    def __init__(self, summary: str, *, arg_index: int | None = None, **kw: Unpack[ErrorFields]) -> None:
+    ``heading`` is the diagnostic's summary where it is not the one a bad argument or a failed call
+    gets ("Not enough function arguments"): HCL words those apart, and so does the evaluator.
+    """
+
+    def __init__(self, summary: str, *, arg_index: int | None = None, heading: str | None = None,
+                 **kw: Unpack[ErrorFields]) -> None:
         super().__init__(summary, **kw)
         self.arg_index = arg_index
+        self.heading = heading
 
 
 @dataclass
@@ -118,14 +124,16 @@ def fn(
     *params: str,
     optional: tuple[str, ...] = (),
     variadic: str | None = None,
-    min_variadic: int = 0,
     unknown_ok: bool = False,
     raw: bool = False,
     element_marks: bool = False,
     typed_nulls: bool = False,
 ) -> Callable[[str], FunctionSpec]:
-    """Declare a function compactly; the registry supplies the name when it collects the tables."""
-    min_args = len(params) + (min_variadic if variadic else 0)
+    """Declare a function compactly; the registry supplies the name when it collects the tables.
+
+    A variadic parameter may be given no value, as in cty: a function that needs some says so
+    itself, as a failed call ("must pass at least one number")."""
+    min_args = len(params)
     max_args = None if variadic else len(params) + len(optional)
 
     def build(name: str) -> FunctionSpec:

@@ -54,8 +54,9 @@ def read_bytes(path: str, i: int, ctx: FunctionContext) -> bytes:
     except FileNotFoundError as exc:
         raise ArgError(
             i,
-            f'no file exists at "{path}"; this function works only with files that are part of the '
-            "configuration, not files created while applying it",
+            f'no file exists at "{path}"; this function works only with files that are distributed as part '
+            "of the configuration source code, so if this file will be created by a resource in this "
+            "configuration you must instead obtain this result from an attribute of that resource",
         ) from exc
     except OSError as exc:
         raise ArgError(i, f'failed to read "{path}": {exc.strerror}') from exc

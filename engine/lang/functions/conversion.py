@@ -85,7 +85,7 @@ def _tonumber(a: Args, _c: FunctionContext) -> object:
         n = parse_number(v)
         if n is None:
             raise ArgError(
-                0, f'cannot convert "{v}" to number; the string must be a decimal representation of a number'
+                0, f'cannot convert "{v}" to number; given string must be a decimal representation of a number'
             )
         return n
     raise ArgError(0, f"cannot convert {describe(v)} to number")
@@ -107,7 +107,7 @@ def _tolist(a: Args, _c: FunctionContext) -> object:
     if isinstance(v, Unknown):
         return v
     if not isinstance(v, list):
-        raise ArgError(0, f"cannot convert {describe(v)} to list")
+        raise ArgError(0, f"cannot convert {describe(v)} to list of any single type")
     if isinstance(v, SetValue) and contains_unknown(v):
         return UNKNOWN  # a set's order is not known while an element is not
     return ListValue(unify(list(v), 0))
@@ -122,7 +122,7 @@ def _toset(a: Args, _c: FunctionContext) -> object:
     if isinstance(v, Unknown):
         return v
     if not isinstance(v, list):
-        raise ArgError(0, f"cannot convert {describe(v)} to set")
+        raise ArgError(0, f"cannot convert {describe(v)} to set of any single type")
     unknown = [x for x in v if contains_unknown(x)]
     if not unknown:
         return make_set(v, 0)
@@ -137,7 +137,7 @@ def _tomap(a: Args, _c: FunctionContext) -> object:
     if isinstance(v, Unknown):
         return v
     if not isinstance(v, dict):
-        raise ArgError(0, f"cannot convert {describe(v)} to map")
+        raise ArgError(0, f"cannot convert {describe(v)} to map of any single type")
     keys = list(v)
     return MapValue(zip(keys, unify([v[k] for k in keys], 0, "map"), strict=True))
 

@@ -32,7 +32,8 @@ def _b64decode(text: str, i: int) -> bytes:
     try:
         return base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError, ValueError) as exc:
-        raise ArgError(i, "failed to decode base64 data") from exc
+        # The call fails as a whole, quoting the text (a sensitive one is withheld by the registry).
+        raise CallError(f"failed to decode base64 data {json.dumps(text, ensure_ascii=False)}") from exc
 
 
 def _base64decode(a: Args, _c: FunctionContext) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from engine.lang.functions._args import (
+    NOT_WHOLE,
+    describe,
     typed_key,
     unify,
     values_equal,
-    want_int,
     want_list,
+    want_num,
 )
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
 from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
@@ -23,26 +25,35 @@ from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
 def _contains(a: Args, _c: FunctionContext) -> bool:
     if a[1] is None:
         raise ArgError(1, "argument must not be null")
+    if not isinstance(a[0], list):
+        raise CallError("argument must be list, tuple, or set")
     key = typed_key(a[1])
-    return any(typed_key(x) == key for x in want_list(a[0], 0))
+    return any(typed_key(x) == key for x in a[0])
 
 
 def _element(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], SetValue):  # a set has no order to index by, as both references say
         of = type_name(a[0][0]) if a[0] else "dynamic"
-        raise ArgError(0, f"cannot read elements from set of {of}")
+        raise CallError(f"cannot read elements from set of {of}")
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
-    items, index = want_list(a[0], 0), want_int(a[1], 1)
+    if not isinstance(a[0], list):
+        raise CallError(f"cannot read elements from {describe(a[0])}")
+    items, index = a[0], want_num(a[1], 1)
+    if isinstance(index, float) and not index.is_integer():
+        raise CallError(f"invalid index: {NOT_WHOLE}")
+    index = int(index)
     if not items:
-        raise ArgError(0, "cannot use element function with an empty list")
+        raise CallError("cannot use element function with an empty list")
     # A negative index counts from the end and wraps like a positive one (-1 is the last element),
     # as in the newest language (OpenTofu 1.12); Terraform 1.0.3 refused it.
     return items[index % len(items)]
 
 
 def _index(a: Args, _c: FunctionContext) -> int:
-    for n, x in enumerate(want_list(a[0], 0)):
+    if not isinstance(a[0], list) or isinstance(a[0], SetValue):
+        raise CallError("argument must be a list or tuple")
+    for n, x in enumerate(a[0]):
         if values_equal(x, a[1]):
             return n
     raise CallError("item not found")

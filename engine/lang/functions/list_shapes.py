@@ -14,8 +14,8 @@ from engine.lang.functions._args import (
     want_int,
     want_list,
 )
-from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
-from vocab.values import UNKNOWN, ListValue, Marked, Unknown, contains_unknown, mark, unmark
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
+from vocab.values import UNKNOWN, ListValue, Marked, SetValue, Unknown, contains_unknown, mark, unmark
 
 
 def _flatten_into(items: list[Any], out: list[Any]) -> bool:
@@ -47,7 +47,7 @@ def _chunklist(a: Args, _c: FunctionContext) -> object:
         return UNKNOWN
     items, size = want_list(a[0], 0), want_int(a[1], 1)
     if size < 0:
-        raise ArgError(1, "the size argument must be positive")
+        raise CallError("the size argument must be positive")
     if not items:
         return ListValue()
     if size == 0:
@@ -61,7 +61,7 @@ def _concat(a: Args, _c: FunctionContext) -> object:
         if isinstance(v, Unknown):
             return UNKNOWN
         if not isinstance(v, list):
-            raise ArgError(i, f"all arguments must be lists or tuples, got {describe(v)}")
+            raise ArgError(i, f"all arguments must be lists or tuples; got {describe(v)}")
         out.extend(v)
     return out
 
@@ -69,22 +69,33 @@ def _concat(a: Args, _c: FunctionContext) -> object:
 def _flatten(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
+    if not isinstance(a[0], list):
+        raise CallError("can only flatten lists, sets and tuples")
     out: list[Any] = []
-    return out if _flatten_into(want_list(a[0], 0), out) else UNKNOWN
+    return out if _flatten_into(a[0], out) else UNKNOWN
 
 
 def _reverse(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    return list(reversed(want_list(a[0], 0)))
+    if not isinstance(a[0], list):  # a set is reversed in its order, as the references do
+        raise ArgError(0, f"can only reverse list or tuple values, not {describe(a[0])}")
+    return list(reversed(a[0]))
 
 
 def _slice(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or contains_unknown(a[1]) or contains_unknown(a[2]):
         return UNKNOWN
-    items, start, end = want_list(a[0], 0), want_int(a[1], 1), want_int(a[2], 2)
+    if isinstance(a[0], SetValue):
+        raise ArgError(0, "cannot slice a set, because its elements do not have indices; explicitly convert to a "
+                          "list if the ordering of the result is not important")
+    if not isinstance(a[0], list):
+        raise ArgError(0, "must be a list or tuple value")
+    items, start, end = a[0], want_int(a[1], 1), want_int(a[2], 2)
     if start < 0:
         raise ArgError(1, "start index must not be less than zero")
+    if start > len(items):
+        raise ArgError(1, "start index must not be greater than the length of the list")
     if end > len(items):
         raise ArgError(2, "end index must not be greater than the length of the list")
     if start > end:

@@ -78,6 +78,6 @@ def _sort(a: Args, _c: FunctionContext) -> list[Any]:
 FUNCTIONS = {
     "compact": fn(returns_list(_compact, STRING), "list"),
     "distinct": fn(returns_list(_distinct), "list"),
-    "range": fn(returns_list(_range, NUMBER), "start", optional=("limit", "step")),
+    "range": fn(returns_list(_range, NUMBER), "params", optional=("params", "params")),  # one variadic parameter in cty
     "sort": fn(returns_list(_sort, STRING), "list"),
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.lang.functions._args import (
-    want_list,
+    describe,
     want_map,
     want_str,
     want_str_list,
@@ -23,14 +23,22 @@ from vocab.values import UNKNOWN, ListValue, MapValue, Null, Unknown, contains_u
 def _keys(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    m = want_map(a[0], 0)
+    if a[0] is None:
+        raise ArgError(0, "argument must not be null")
+    if not isinstance(a[0], dict):
+        raise ArgError(0, "must have map or object type")
+    m = a[0]
     return ListValue(sorted(m), STRING) if isinstance(m, MapValue) else sorted(m)  # an object's are a tuple
 
 
 def _lookup(a: Args, _c: FunctionContext) -> object:
+    if len(a) > 3:  # cty declares the default as a variadic parameter, and counts here
+        raise CallError(f"lookup() takes two or three arguments, got {len(a)}")
     if isinstance(a[0], Unknown) or contains_unknown(a[1]):
         return UNKNOWN
-    m, key = want_map(a[0], 0), want_str(a[1], 1)
+    if not isinstance(a[0], dict):
+        raise ArgError(0, "lookup() requires a map as the first argument")
+    m, key = a[0], want_str(a[1], 1)
     if key in m:
         return m[key]
     if len(a) > 2:
@@ -40,12 +48,14 @@ def _lookup(a: Args, _c: FunctionContext) -> object:
 
 def _merge(a: Args, _c: FunctionContext) -> object:
     out: dict[str, Any] = {}
-    for i, v in enumerate(a):
+    for v in a:
         if v is None or type(v) is Null:
             continue
         if isinstance(v, Unknown):
             return UNKNOWN
-        out.update(want_map(v, i))
+        if not isinstance(v, dict):
+            raise CallError(f'arguments must be maps or objects, got "{describe(v)}"')
+        out.update(v)
     kind = _same_map_type(a)
     return out if kind is None else MapValue(out, kind.element)
 
@@ -63,11 +73,13 @@ def _same_map_type(args: Args) -> Collection | None:
 
 
 def _transpose(a: Args, _c: FunctionContext) -> dict[str, Any]:
-    m = want_map(a[0], 0)
+    m = want_map(a[0], 0, "map of list of string")
     out: dict[str, list[str]] = {}
     for key in sorted(m):
         if m[key] is None:
             raise ArgError(0, f'the value for key "{key}" is null; a list of strings is required')
+        if not isinstance(m[key], list):
+            raise ArgError(0, f'element "{key}": list of string required, but have {describe(m[key])}')
         for v in want_str_list(m[key], 0):
             out.setdefault(v, []).append(key)
     return {k: out[k] for k in sorted(out)}
@@ -76,7 +88,9 @@ def _transpose(a: Args, _c: FunctionContext) -> dict[str, Any]:
 def _values(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    m = want_map(a[0], 0)
+    if not isinstance(a[0], dict):
+        raise CallError("values() requires a map as the first argument")
+    m = a[0]
     found = [m[k] for k in sorted(m)]
     return ListValue(found, m.element) if isinstance(m, MapValue) else found
 
@@ -85,7 +99,9 @@ def _zipmap(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown) or isinstance(a[1], Unknown) or contains_unknown(a[0]):
         return UNKNOWN
     plain_keys, key_marks = deep_unmark(a[0])  # a sensitive key marks the whole map: keys are shown
-    vals = want_list(a[1], 1)
+    if not isinstance(a[1], list):
+        raise CallError("values argument must be a list or tuple value")
+    vals = a[1]
     if isinstance(plain_keys, list):  # the counts, then the nulls, as OpenTofu and Terraform check them
         if len(plain_keys) != len(vals):
             raise CallError(f"number of keys ({len(plain_keys)}) does not match number of values ({len(vals)})")
@@ -101,9 +117,9 @@ def _zipmap(a: Args, _c: FunctionContext) -> object:
 
 FUNCTIONS = {
     "keys": fn(_keys, "inputMap", unknown_ok=True, element_marks=True),
-    "lookup": fn(_lookup, "inputMap", "key", optional=("default",), unknown_ok=True, element_marks=True, typed_nulls=True),
+    "lookup": fn(_lookup, "inputMap", "key", variadic="default", unknown_ok=True, element_marks=True, typed_nulls=True),
     "merge": fn(_merge, variadic="maps", unknown_ok=True, element_marks=True, typed_nulls=True),
     "transpose": fn(_transpose, "values"),
     "values": fn(_values, "mapping", unknown_ok=True, element_marks=True, typed_nulls=True),
-    "zipmap": fn(_zipmap, "keyslist", "valueslist", unknown_ok=True, element_marks=True, typed_nulls=True),
+    "zipmap": fn(_zipmap, "keys", "values", unknown_ok=True, element_marks=True, typed_nulls=True),
 }

@@ -44,10 +44,14 @@ def _log(a: Args, _c: FunctionContext) -> int | float:
 
 
 def _max(a: Args, _c: FunctionContext) -> int | float:
+    if not a:
+        raise CallError("must pass at least one number")
     return normalize_number(max((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
 
 
 def _min(a: Args, _c: FunctionContext) -> int | float:
+    if not a:
+        raise CallError("must pass at least one number")
     return normalize_number(min((want_num(x, i) for i, x in enumerate(a)), key=_by_value))
 
 
@@ -76,7 +80,7 @@ def _signum(a: Args, _c: FunctionContext) -> int:
 
 def _parseint(a: Args, _c: FunctionContext) -> int:
     if not isinstance(a[0], str):
-        raise ArgError(0, f"string required, got {'null' if a[0] is None else 'number'}")
+        raise ArgError(0, f"string required, but have {'null' if a[0] is None else 'number'}")
     text = want_str(a[0], 0)
     base = want_int(a[1], 1)
     if not 2 <= base <= 62:
@@ -110,8 +114,8 @@ FUNCTIONS = {
     "ceil": fn(_ceil, "num"),
     "floor": fn(_floor, "num"),
     "log": fn(_log, "num", "base"),
-    "max": fn(_max, variadic="numbers", min_variadic=1),
-    "min": fn(_min, variadic="numbers", min_variadic=1),
+    "max": fn(_max, variadic="numbers"),
+    "min": fn(_min, variadic="numbers"),
     "parseint": fn(_parseint, "number", "base"),
     "pow": fn(_pow, "num", "power"),
     "signum": fn(_signum, "num"),

@@ -12,7 +12,6 @@ from typing import Any
 
 from engine.lang import numbers
 from engine.lang.functions._args import (
-    describe,
     unify,
     want_bool,
     want_list,
@@ -24,14 +23,16 @@ from vocab.values import UNKNOWN, Null, SetValue, Unknown, contains_unknown
 
 
 def _alltrue(a: Args, _c: FunctionContext) -> bool:
-    return all(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
+    return all(x is not None and want_bool(x, 0) for x in want_list(a[0], 0, "list of bool"))
 
 
 def _anytrue(a: Args, _c: FunctionContext) -> bool:
-    return any(x is not None and want_bool(x, 0) for x in want_list(a[0], 0))
+    return any(x is not None and want_bool(x, 0) for x in want_list(a[0], 0, "list of bool"))
 
 
 def _coalesce(a: Args, _c: FunctionContext) -> object:
+    if not a:  # no type to unify to, as cty words it
+        raise CallError("all arguments must have the same type")
     try:
         args = unify(list(a), 0)
     except ArgError as exc:
@@ -43,6 +44,8 @@ def _coalesce(a: Args, _c: FunctionContext) -> object:
 
 
 def _coalescelist(a: Args, _c: FunctionContext) -> list[Any]:
+    if not a:
+        raise CallError("at least one argument is required")
     for i, v in enumerate(a):
         if v is None or type(v) is Null:
             continue
@@ -64,13 +67,15 @@ def _length(a: Args, _c: FunctionContext) -> object:
         return len(v)
     if v is None:
         raise ArgError(0, "argument must not be null")
-    raise ArgError(0, f"argument must be a string, a list or a map, got {describe(v)}")
+    raise CallError("argument must be a string, a collection type, or a structural type")
 
 
 def _sum(a: Args, _c: FunctionContext) -> int | float:
-    items = want_list(a[0], 0)
+    if not isinstance(a[0], list):
+        raise ArgError(0, "cannot sum noniterable")
+    items = a[0]
     if not items:
-        raise CallError("cannot sum an empty list")
+        raise ArgError(0, "cannot sum an empty list")
     total = Fraction(0)
     for x in items:
         if x is None:
@@ -84,8 +89,8 @@ def _sum(a: Args, _c: FunctionContext) -> int | float:
 FUNCTIONS = {
     "alltrue": fn(_alltrue, "list"),
     "anytrue": fn(_anytrue, "list"),
-    "coalesce": fn(_coalesce, variadic="vals", min_variadic=1),
-    "coalescelist": fn(_coalescelist, variadic="vals", min_variadic=1, typed_nulls=True),
+    "coalesce": fn(_coalesce, variadic="vals"),
+    "coalescelist": fn(_coalescelist, variadic="vals", typed_nulls=True),
     "length": fn(_length, "value", unknown_ok=True, element_marks=True),
     "sum": fn(_sum, "list"),
 }

@@ -97,20 +97,17 @@ def _unknown_function(name: str) -> FunctionError:
     return FunctionError(f'Call to unknown function "{name}"', hint=hint)
 
 
-def _plural(n: int) -> str:
-    return f"{n} argument" if n == 1 else f"{n} arguments"
-
-
 def _arity_error(spec: FunctionSpec, got: int) -> FunctionError:
-    lo, hi = spec.min_args, spec.max_args
-    if hi is None:
-        want = f"at least {_plural(lo)}"
-    elif lo == hi:
-        want = f"exactly {_plural(lo)}"
-    else:
-        want = f"{lo} to {hi} arguments"
-    index = min(got, hi) if hi is not None and got > hi else None
-    return FunctionError(f'Function "{spec.name}" expects {want}, got {got}', arg_index=index)
+    """A call with too few or too many arguments, worded as HCL words it: the count of the declared
+    parameters (``at least`` when more may follow) and the first one missing, or the first argument
+    past the end (``arg_index``)."""
+    if got < spec.min_args:
+        qualifier = " at least" if spec.max_args is None or spec.max_args > spec.min_args else ""
+        return FunctionError(f'Function "{spec.name}" expects{qualifier} {spec.min_args} argument(s). '
+                             f'Missing value for "{spec.param_name(got)}"', heading="Not enough function arguments")
+    hi = spec.max_args if spec.max_args is not None else got
+    return FunctionError(f'Function "{spec.name}" expects only {hi} argument(s)', arg_index=hi,
+                         heading="Too many function arguments")
 
 
 def _scan(v: Any) -> tuple[bool, bool, bool]:
@@ -146,7 +143,7 @@ def _invoke(spec: FunctionSpec, args: list[Any], ctx: FunctionContext) -> object
         result = spec.impl(args, ctx)
         return nfc(result) if type(result) is str else result
     except ArgError as exc:
-        summary = f'Invalid value for argument {exc.index + 1} ("{spec.param_name(exc.index)}") of {spec.name}(): {exc.message}'
+        summary = f'Invalid value for "{spec.param_name(exc.index)}" parameter: {exc.message}'
         raise FunctionError(summary, arg_index=exc.index) from None
     except CallError as exc:
         raise FunctionError(f'Call to function "{spec.name}" failed: {exc.message}') from None
@@ -216,8 +213,7 @@ def _withheld(spec: FunctionSpec, exc: FunctionError) -> FunctionError:
     """
     reason = "an argument is sensitive, so the reason is not shown"
     if exc.arg_index is not None and exc.arg_index >= 0:
-        summary = (f'Invalid value for argument {exc.arg_index + 1} ("{spec.param_name(exc.arg_index)}") '
-                   f"of {spec.name}(): {reason}")
+        summary = f'Invalid value for "{spec.param_name(exc.arg_index)}" parameter: {reason}'
     else:
         summary = f'Call to function "{spec.name}" failed: {reason}'
     return FunctionError(summary, arg_index=exc.arg_index,

@@ -15,29 +15,33 @@ from engine.lang.functions._core import Args, CallError, FunctionContext, fn
 from vocab.limits import MAX_COLLECTION_LENGTH
 from vocab.values import SetValue
 
+_SET = "set of dynamic"  # the parameters' type, as a refusal names it
+
 
 def _setintersection(a: Args, _c: FunctionContext) -> list[Any]:
-    first = make_set(want_list(a[0], 0), 0)
+    first = make_set(want_list(a[0], 0, _SET), 0)
     for i in range(1, len(a)):
-        other = {typed_key(x) for x in make_set(want_list(a[i], i), i)}
+        other = {typed_key(x) for x in make_set(want_list(a[i], i, _SET), i)}
         first = SetValue(x for x in first if typed_key(x) in other)
     return first
 
 
 def _setsubtract(a: Args, _c: FunctionContext) -> list[Any]:
-    remove = {typed_key(x) for x in make_set(want_list(a[1], 1), 1)}
-    return SetValue(x for x in make_set(want_list(a[0], 0), 0) if typed_key(x) not in remove)
+    remove = {typed_key(x) for x in make_set(want_list(a[1], 1, _SET), 1)}
+    return SetValue(x for x in make_set(want_list(a[0], 0, _SET), 0) if typed_key(x) not in remove)
 
 
 def _setunion(a: Args, _c: FunctionContext) -> list[Any]:
     items: list[Any] = []
     for i, v in enumerate(a):
-        items.extend(want_list(v, i))
+        items.extend(want_list(v, i, _SET))
     return make_set(items, 0)
 
 
 def _setproduct(a: Args, _c: FunctionContext) -> list[Any]:
-    inputs = [unify(list(want_list(v, i)), i) for i, v in enumerate(a)]
+    if len(a) < 2:
+        raise CallError("at least two arguments are required")
+    inputs = [unify(list(want_list(v, i, _SET)), i) for i, v in enumerate(a)]
     size = math.prod(len(items) for items in inputs)
     if size > MAX_COLLECTION_LENGTH:
         raise CallError(f"the product would have {size:,} elements; at most {MAX_COLLECTION_LENGTH:,} are "
@@ -50,7 +54,7 @@ def _setproduct(a: Args, _c: FunctionContext) -> list[Any]:
 
 FUNCTIONS = {
     "setintersection": fn(_setintersection, "first_set", variadic="other_sets"),
-    "setproduct": fn(_setproduct, variadic="sets", min_variadic=2),
+    "setproduct": fn(_setproduct, variadic="sets"),
     "setsubtract": fn(_setsubtract, "a", "b"),
     "setunion": fn(_setunion, "first_set", variadic="other_sets"),
 }

@@ -49,6 +49,8 @@ def _indent(a: Args, _c: FunctionContext) -> str:
 
 
 def _join(a: Args, _c: FunctionContext) -> str:
+    if len(a) < 2:
+        raise CallError("at least one list is required")
     sep = want_str(a[0], 0)
     parts: list[str] = []
     for i in range(1, len(a)):
@@ -165,7 +167,7 @@ FUNCTIONS = {
     "chomp": fn(_chomp, "str"),
     "endswith": fn(_endswith, "str", "suffix"),
     "indent": fn(_indent, "spaces", "str"),
-    "join": fn(_join, "separator", variadic="lists", min_variadic=1),
+    "join": fn(_join, "separator", variadic="lists"),
     "lower": fn(_lower, "str"),
     "split": fn(returns_list(_split, STRING), "separator", "str"),
     "startswith": fn(_startswith, "str", "prefix"),

@@ -240,8 +240,12 @@ TYPES = [
     "type(type(1))", "type(type(type(var.list)))", "type((type(null)))", 'type([type(1), "x", [type(var.map)]])',
     "type({a = type(1), (var.list[0]) = [1]})", "type([var.list]...)",
 ]
+# templatestring (Terraform 1.9, OpenTofu 1.7) takes any string, a number or bool converted to one: the
+# template "${1 + 1}" is the number 2 before it is the template "2".
+TEMPLATESTRING = ['templatestring("${1 + 1}", {})', "templatestring(true, {})", "templatestring(1.5, {})",
+                  'templatestring("$${x}-$${y}", {x = 1, y = "b"})']
 CORPUS = (MARKS + NUMBERS + STRINGS + SCALARS + COLLECTIONS + REFERENCES + EXPRESSIONS_AND_FUNCTIONS + TYPES_FLOWING
-          + TYPES)
+          + TYPES + TEMPLATESTRING)
 # type() is the console's own: inside an expression both references refuse it, and so does ctl.
 TYPE_INSIDE_EXPRESSIONS = ['[type("a")]', 'type("a") == "string"', '[for s in var.list : s if type(s) == "string"]',
                            "[type(type(1))]", 'type(type(1)) == "type"']
@@ -258,6 +262,7 @@ NEWER = {
     "tostring(null)": "a typed null: a null string, which the console names (1.0.3 had a null of no type)",
     "[tostring(null)]": "a typed null: a null string, which the console names (1.0.3 had a null of no type)",
     **{e: "type() is the console's own function (Terraform 1.1; OpenTofu prints the type bare)" for e in TYPES},
+    **{e: "templatestring is Terraform 1.9's and OpenTofu 1.7's" for e in TEMPLATESTRING},
 }
 
 

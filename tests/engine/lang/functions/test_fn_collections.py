@@ -28,10 +28,10 @@ def test_chunklist() -> None:
     assert call("chunklist", ["a", "b", "c", "d", "e"], 1) == [["a"], ["b"], ["c"], ["d"], ["e"]]
 
 
-def test_chunklist_rejects_a_negative_size() -> None:
-    with pytest.raises(FunctionError) as exc:
+def test_chunklist_rejects_a_negative_size_as_a_failed_call() -> None:
+    with pytest.raises(FunctionError, match="the size argument must be positive") as exc:
         call("chunklist", ["a"], -1)
-    assert exc.value.arg_index == 1
+    assert exc.value.arg_index is None
 
 
 def test_coalesce() -> None:
@@ -126,7 +126,7 @@ def test_keys_and_values_are_in_key_order() -> None:
 
 
 def test_keys_of_a_list_is_a_type_error() -> None:
-    with pytest.raises(FunctionError, match="map required"):
+    with pytest.raises(FunctionError, match="must have map or object type"):
         call("keys", ["a"])
 
 
@@ -166,9 +166,9 @@ def test_merge() -> None:
 
 def test_merge_skips_null_and_rejects_lists() -> None:
     assert call("merge", None, {"a": 1}) == {"a": 1}
-    with pytest.raises(FunctionError) as exc:
+    with pytest.raises(FunctionError, match='arguments must be maps or objects, got "tuple"') as exc:
         call("merge", {"a": 1}, ["b"])
-    assert exc.value.arg_index == 1
+    assert exc.value.arg_index is None  # the call fails as a whole, as cty's merge fails
 
 
 def test_one() -> None:

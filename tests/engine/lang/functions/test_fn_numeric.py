@@ -51,7 +51,7 @@ def test_max_and_min() -> None:
 
 
 def test_max_needs_at_least_one_number() -> None:
-    with pytest.raises(FunctionError, match="at least 1 argument"):
+    with pytest.raises(FunctionError, match="must pass at least one number"):
         call("max")
 
 
@@ -60,12 +60,11 @@ def test_numeric_strings_are_converted_to_numbers() -> None:
     assert call("abs", "-2.5") == 2.5
 
 
-def test_a_non_numeric_string_is_a_type_error_naming_the_function_and_position() -> None:
+def test_a_non_numeric_string_is_a_type_error_naming_the_parameter() -> None:
     with pytest.raises(FunctionError) as exc:
         call("max", 1, "many")
     assert exc.value.arg_index == 1
-    assert "max()" in str(exc.value)
-    assert "argument 2" in str(exc.value)
+    assert str(exc.value) == 'Invalid value for "numbers" parameter: a number is required'
 
 
 def test_pow() -> None:

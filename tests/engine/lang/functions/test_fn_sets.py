@@ -46,7 +46,7 @@ def test_setproduct_converts_mixed_elements_to_strings() -> None:
 
 
 def test_setproduct_needs_two_arguments() -> None:
-    with pytest.raises(FunctionError, match="at least 2"):
+    with pytest.raises(FunctionError, match="at least two arguments are required"):
         call("setproduct", ["a"])
 
 
