@@ -16,12 +16,14 @@ every reference on it.
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from engine.config.model import Module, Resource
 from engine.lang import ast
+from engine.lang.evaluation import name_suggestion
 from engine.lang.references import Reference, references
 from engine.lang.syntax import Body
 from vocab.errors import Diagnostics, SourceRange
@@ -35,6 +37,26 @@ VAR, LOCAL, OUTPUT, RESOURCE, MODCALL, MODOUT, PROVIDER, CHECK = (
 )
 
 _CONTEXT_ROOTS = frozenset({"count", "each", "self", "path", "terraform"})
+_PATH_ATTRIBUTES = frozenset({"module", "root", "cwd"})
+
+
+def _suggesting(detail: str, near: str) -> str:
+    """A detail with Terraform's suggestion after it, when there is one."""
+    return f'{detail} Did you mean "{near}"?' if near else detail
+
+
+def _leading(ref: Reference, count: int) -> SourceRange:
+    """The range of ``ref``'s root and its first ``count`` names, read from the source (the whole
+    reference where the source is not at hand or is written another way)."""
+    rng = ref.rng
+    text = rng.text
+    if text is None:
+        return rng
+    start, end = rng.byte_span()
+    pattern = re.escape(ref.root.encode()) + b"".join(
+        rb"\s*\.\s*" + re.escape(str(part).encode()) for part in ref.parts[:count])
+    found = re.compile(pattern).match(text.src, start, end)
+    return SourceRange.in_text(text, start, found.end()) if found else rng
 
 
 # ``Edge(...)`` calls a generated Python ``__new__`` that makes the tuple with this; ``Graph.depend``,
@@ -382,56 +404,80 @@ class _Resolver:
             return Node((*self.path, name), OUTPUT, rest[at])
         return Node(self.path, MODOUT, name)
 
-    def _refuse(self, ref: Reference, summary: str, detail: str) -> None:
-        """A reference that resolves to nothing: an error at it (its range made only then)."""
-        self.diags.error(summary, detail=detail, range=ref.rng)
+    def _refuse(self, ref: Reference, summary: str, detail: str, *, leading: int | None = None) -> None:
+        """A reference that resolves to nothing: an error at it (its range made only then), or, with
+        ``leading``, at its root and that many names after it (a resource's address, not the
+        attribute read from it), where Terraform points."""
+        self.diags.error(summary, detail=detail, range=ref.rng if leading is None else _leading(ref, leading))
 
     def resolve(self, ref: Reference, *, counted: bool, eached: bool) -> Node | None:
+        """The node ``ref`` reads, or None after an error worded as Terraform words it (summaries
+        without the name, which the range shows; Terraform's suggestions within two edits)."""
         root, parts = ref.root, ref.parts
         m, err = self.module, self._refuse
         first = parts[0] if parts and isinstance(parts[0], str) else None
         if root in _CONTEXT_ROOTS:
-            if root == "count" and not counted:
-                err(ref, 'Reference to "count" in non-counted context',
-                    detail='"count.index" is only available in blocks that set "count".')
-            elif root == "each" and not eached:
-                err(ref, 'Reference to "each" in context without for_each',
-                    detail='"each.key" and "each.value" are only available in blocks that set "for_each".')
+            self._check_context(ref, first, counted=counted, eached=eached)
             return None
         if root == "var":
             if first is None or first not in m.variables:
-                err(ref, f'Reference to undeclared input variable "{first}"',
-                    detail=f'An input variable with the name "{first}" has not been declared in {self.where}.')
+                near = name_suggestion(first or "", m.variables)
+                err(ref, "Reference to undeclared input variable",
+                    detail=f'An input variable with the name "{first}" has not been declared. '
+                           + (f'Did you mean "{near}"?' if near else
+                              f'This variable can be declared with a variable "{first}" {{}} block.'))
                 return None
             return self._node(VAR, first)
         if root == "local":
             if first is None or first not in m.locals:
-                err(ref, f'Reference to undeclared local value "{first}"',
-                    detail=f'A local value with the name "{first}" has not been declared in {self.where}.')
+                err(ref, "Reference to undeclared local value",
+                    detail=_suggesting(f'A local value with the name "{first}" has not been declared.',
+                                       name_suggestion(first or "", m.locals)))
                 return None
             return self._node(LOCAL, first)
         if root == "module":
             if first is None or first not in m.module_calls:
-                err(ref, f'Reference to undeclared module "{first}"',
-                    detail=f'No module call named "{first}" is declared in {self.where}.')
+                err(ref, "Reference to undeclared module",
+                    detail=_suggesting(f'No module call named "{first}" is declared in {self.where}.',
+                                       name_suggestion(first or "", m.module_calls)))
                 return None
             return self._module_output(first, parts[1:])
         if root == "data":
             second = parts[1] if len(parts) > 1 and isinstance(parts[1], str) else None
             addr = f"data.{first}.{second}"
             if first is None or second is None or addr not in m.resources:
-                err(ref, f'Reference to undeclared resource "{addr}"',
-                    detail=f'A data resource "{first}" "{second}" has not been declared in {self.where}.')
+                err(ref, "Reference to undeclared resource", leading=2,
+                    detail=f'There is no data resource "{first}" "{second}" definition in {self.where}.')
                 return None
             return self._node(RESOURCE, addr)
         if first is None:
             err(ref, "Invalid reference",
-                detail=f'"{root}" is not a known name; a resource reference needs its type and name, like '
-                       f'"{root}.example".')
+                detail="A reference to a resource type must be followed by at least one attribute access, "
+                       "specifying the resource name.")
             return None
         addr = f"{root}.{first}"
         if addr not in m.resources:
-            err(ref, f'Reference to undeclared resource "{addr}"',
-                detail=f'A managed resource "{root}" "{first}" has not been declared in {self.where}.')
+            err(ref, "Reference to undeclared resource", leading=1,
+                detail=f'There is no managed resource "{root}" "{first}" definition in {self.where}.')
             return None
         return self._node(RESOURCE, addr)
+
+    def _check_context(self, ref: Reference, first: str | None, *, counted: bool, eached: bool) -> None:
+        """``count``, ``each``, ``path`` and ``terraform`` where they cannot be read, or naming what
+        they do not have; ``self`` is checked where it is evaluated, which knows the block."""
+        root, err = ref.root, self._refuse
+        if root == "count" and not counted:
+            err(ref, 'Reference to "count" in non-counted context',
+                detail='The "count" object can only be used in "module", "resource", and "data" blocks, and only '
+                       'when the "count" argument is set.')
+        elif root == "each" and not eached:
+            err(ref, 'Reference to "each" in context without for_each',
+                detail='The "each" object can be used only in "module" or "resource" blocks, and only when the '
+                       '"for_each" argument is set.')
+        elif root == "path" and first is not None and first not in _PATH_ATTRIBUTES:
+            err(ref, 'Invalid "path" attribute', leading=1,
+                detail=f'The "path" object does not have an attribute named "{first}".')
+        elif root == "terraform" and first is not None and first != "workspace":
+            err(ref, 'Invalid "terraform" attribute', leading=1,
+                detail=f'The "terraform" object does not have an attribute named "{first}". The only supported '
+                       "attribute is terraform.workspace, the name of the currently-selected workspace.")

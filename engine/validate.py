@@ -22,6 +22,7 @@ from engine.config.names import check_provider_body
 from engine.config.removals import check_removed_blocks
 from engine.config.variables import RawValue, collect_values, resolve_root_variables
 from engine.graph import Graph, build_graph
+from engine.lang.evaluation import name_suggestion
 from engine.lang.references import forget_remembered, references
 from engine.plugins.functions import resolver as functions_resolver
 from engine.state.gc_pause import gc_paused_then_frozen
@@ -134,18 +135,8 @@ def _type_suggestion(registry: Registry, local: str, res: Resource) -> str:
                     'using a "resource" block instead of a "data" block.')
         return (f'\n\nDid you intend to use the data source "{res.type}"? If so, declare this using a '
                 '"data" block instead of a "resource" block.')
-    near = sorted((_edits(res.type, name), name) for name in same)
-    return f' Did you mean "{near[0][1]}"?' if near and near[0][0] < 3 else ""
-
-
-def _edits(a: str, b: str) -> int:
-    """The Levenshtein distance between two names (what Terraform's suggestions measure)."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
+    near = name_suggestion(res.type, same)
+    return f' Did you mean "{near}"?' if near else ""
 
 
 def _plugin_source(registry: Registry, local: str) -> str | None:

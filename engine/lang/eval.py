@@ -52,7 +52,9 @@ def render_template(template: ast.Template | ast.TemplateWrap, ctx: EvalContext)
 
 
 def _operand_error(e: OperandError, node: ast.BinaryOp | ast.UnaryOp) -> EvalError:
-    if isinstance(node, ast.UnaryOp):
+    if not e.side:  # the operation itself failed
+        rng = node.rng
+    elif isinstance(node, ast.UnaryOp):
         rng = node.operand.rng
     else:
         rng = {"left": node.left.rng, "right": node.right.rng}.get(e.side, node.rng)
@@ -99,7 +101,7 @@ def _eval_unary(node: ast.UnaryOp, ctx: EvalContext) -> Any:
 
 
 def _eval_conditional(node: ast.Conditional, ctx: EvalContext) -> Any:
-    b, marks = condition(evaluate(node.cond, ctx), node.cond, "condition expression")
+    b, marks = condition(evaluate(node.cond, ctx), node.cond)
     if isinstance(b, Unknown):
         return mark(_unknown_result(node, ctx), marks)
     chosen, other = (node.true, node.false) if b else (node.false, node.true)
@@ -107,6 +109,28 @@ def _eval_conditional(node: ast.Conditional, ctx: EvalContext) -> Any:
 
 
 _SCALARS = frozenset({str, int, float, bool})
+
+
+def _mismatch(true_type: cty.CtyType, false_type: cty.CtyType) -> str:
+    """Where two result types part, as HCL describes it: the first object attribute one side lacks
+    or has of another type, the tuples' lengths or first differing element, else both types."""
+    if isinstance(true_type, cty.ObjectType) and isinstance(false_type, cty.ObjectType):
+        ours, theirs = true_type.attributes, false_type.attributes
+        for name in sorted(ours):
+            if name not in theirs:
+                return f"The 'true' value includes object attribute \"{name}\", which is absent in the 'false' value"
+            if ours[name] != theirs[name]:
+                return f'Type mismatch for object attribute "{name}": {_mismatch(ours[name], theirs[name])}'
+        for name in sorted(theirs.keys() - ours.keys()):
+            return f"The 'false' value includes object attribute \"{name}\", which is absent in the 'true' value"
+    if isinstance(true_type, cty.TupleType) and isinstance(false_type, cty.TupleType):
+        if len(true_type.elements) != len(false_type.elements):
+            return (f"The 'true' tuple has length {len(true_type.elements)}, but the 'false' tuple has length "
+                    f"{len(false_type.elements)}")
+        for index, (left, right) in enumerate(zip(true_type.elements, false_type.elements, strict=True)):
+            if left != right:
+                return f"Type mismatch for tuple element {index}: {_mismatch(left, right)}"
+    return f"The 'true' value is {true_type.friendly_name}, but the 'false' value is {false_type.friendly_name}"
 
 
 def _result_types(node: ast.Conditional, values: tuple[Any, Any]) -> cty.CtyType:
@@ -117,8 +141,8 @@ def _result_types(node: ast.Conditional, values: tuple[Any, Any]) -> cty.CtyType
     if found is None:
         raise EvalError(
             "Inconsistent conditional result types",
-            detail="The true and false result expressions must have consistent types. The given "
-            f"expressions are {true_type.friendly_name} and {false_type.friendly_name}, respectively.",
+            detail="The true and false result expressions must have consistent types. "
+                   f"{_mismatch(true_type, false_type)}.",
             hint="Convert one result to the other's type (tostring(), tolist(), tomap()), or make both the same kind.",
             range=node.true.rng.to(node.false.rng),
         )
@@ -174,17 +198,22 @@ def _eval_tuple(node: ast.TupleCons, ctx: EvalContext) -> list[Any]:
     return [item.value if type(item) is ast.Literal else evaluate(item, ctx) for item in node.items]
 
 
-def _key_string(value: Any, node: ast.Expr, what: str) -> str:
+def _key_string(value: Any, node: ast.Expr, holder: ast.Expr | None) -> str:
+    """An object key as a string, or HCL's error: for an object constructor's key (its value,
+    ``holder``, is where a null key is shown), else for a ``for`` expression's key."""
+    s = None if value is None else scalar_to_string(value)
+    if s is not None:
+        return s
+    reason = "string required, but have " + type_name(value)
+    if holder is not None:
+        if value is None:
+            raise EvalError("Null value as key", detail="Can't use a null value as a key.", range=holder.rng)
+        raise EvalError("Incorrect key type", detail=f"Can't use this value as a key: {reason}.", range=node.rng)
     if value is None:
-        raise EvalError("Invalid object key", detail=f"The {what} must not be null.", range=node.rng)
-    s = scalar_to_string(value)
-    if s is None:
-        raise EvalError(
-            "Invalid object key",
-            detail=f"The {what} must be a string, not {type_name(value)}.",
-            range=node.rng,
-        )
-    return s
+        raise EvalError("Invalid object key", detail="Key expression in 'for' expression must not produce a null value.",
+                        range=node.rng)
+    raise EvalError("Invalid object key", detail=f"The key expression produced an invalid result: {reason}.",
+                    range=node.rng)
 
 
 def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
@@ -202,7 +231,7 @@ def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
                 unknown = True
                 evaluate(item.value, ctx)
                 continue
-            key = _key_string(k, kn, "object key")
+            key = _key_string(k, kn, item.value)
         value = item.value
         out[key] = value.value if type(value) is ast.Literal else evaluate(value, ctx)  # most leaves: no call
     if unknown:
@@ -225,9 +254,7 @@ def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
             bindings[key_var] = k
         bindings[value_var] = v
         if node.cond is not None:
-            keep, cmarks = condition(
-                evaluate(node.cond, scope), node.cond, "'if' clause of a 'for' expression"
-            )
+            keep, cmarks = condition(evaluate(node.cond, scope), node.cond, for_clause=True)
             marks |= cmarks
             if isinstance(keep, Unknown):
                 return mark(UNKNOWN, marks)
@@ -240,14 +267,15 @@ def _eval_for(node: ast.ForExpr, ctx: EvalContext) -> Any:
         marks |= kmarks
         if isinstance(kv, Unknown):
             return mark(UNKNOWN, marks)
-        key = _key_string(kv, key_expr, "key expression of a 'for' expression")
+        key = _key_string(kv, key_expr, None)
         val = evaluate(node.value_expr, scope)
         if node.group:
             out_map.setdefault(key, []).append(val)
         elif key in out_map:
             raise EvalError(
                 "Duplicate object key",
-                detail=f"Two different items produced the key \"{key}\" in this 'for' expression.",
+                detail=f"Two different items produced the key \"{key}\" in this 'for' expression. If duplicates are "
+                       "expected, use the ellipsis (...) after the value expression to enable grouping by key.",
                 hint="If duplicates are expected, add an ellipsis (...) after the value expression "
                 "to group the values by key.",
                 range=key_expr.rng,

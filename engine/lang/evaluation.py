@@ -77,22 +77,43 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f'Did you mean "{close[0]}"?' if close else ""
 
 
-def condition(value: Any, node: ast.Expr, what: str) -> tuple[bool | Unknown, frozenset[str]]:
-    """A condition's value as a bool (or unknown) and its marks; null or non-bool is an error."""
+def name_suggestion(name: str, candidates: Iterable[str]) -> str:
+    """Terraform's own suggestion for a misspelt name: the candidate fewest edits away, if within two
+    (its ``didyoumean``; ``did_you_mean`` above is looser, for ctl's own hints), or ''."""
+    near = sorted((edit_distance(name, candidate), candidate) for candidate in candidates)
+    return near[0][1] if near and near[0][0] < 3 else ""
+
+
+def edit_distance(a: str, b: str) -> int:
+    """The Levenshtein distance between two names (what Terraform's suggestions measure)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def condition(value: Any, node: ast.Expr, *, for_clause: bool = False) -> tuple[bool | Unknown, frozenset[str]]:
+    """A condition's value as a bool (or unknown) and its marks; null or non-bool is an error, worded
+    as HCL words a conditional's or a template ``if``'s, or (``for_clause``) a ``for``'s ``if``."""
     v, marks = unmark(value)
     if isinstance(v, Unknown):
         return v, marks
     if v is None:
-        raise EvalError(
-            "Null condition", detail=f"The {what} is null; it must be true or false.", range=node.rng
-        )
+        if for_clause:
+            raise EvalError("Condition is null", detail="The value of the 'if' clause must not be null.",
+                            range=node.rng)
+        raise EvalError("Null condition", detail="The condition value is null. Conditions must either be true or false.",
+                        range=node.rng)
     b = to_bool(v)
     if b is None:
-        raise EvalError(
-            "Incorrect condition type",
-            detail=f"The {what} must be of type bool, not {type_name(v)}.",
-            range=node.rng,
-        )
+        if for_clause:
+            reason = "a bool is required" if isinstance(v, str) else f"bool required, but have {type_name(v)}"
+            raise EvalError("Invalid 'for' condition", detail=f"The 'if' clause value is invalid: {reason}.",
+                            range=node.rng)
+        raise EvalError("Incorrect condition type", detail="The condition expression must be of type bool.",
+                        range=node.rng)
     return b, marks
 
 

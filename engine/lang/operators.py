@@ -154,10 +154,17 @@ def _number_operand(v: Any, side: str) -> int | float | Unknown:
         return v
     n = to_number(v)
     if n is None:
-        raise OperandError(
-            "Invalid operand", f"Unsuitable value for {side} operand: a number is required.", side
-        )
+        raise _unsuitable(v, "number", side)
     return n
+
+
+def _unsuitable(v: Any, kind: str, side: str) -> OperandError:
+    """An operand of the wrong type, in cty's words: a null fails the operation itself, a string that
+    does not convert needs "a number" (or "a bool"), anything else names the type it has."""
+    if v is None or type(v) is Null:
+        return OperandError("Operation failed", "Error during operation: argument must not be null.")
+    reason = f"a {kind} is required" if isinstance(v, str) else f"{kind} required, but have {cty.type_of_value(v).friendly_name}"
+    return OperandError("Invalid operand", f"Unsuitable value for {side} operand: {reason}.", side)
 
 
 def _remainder(a: int | float, b: int | float) -> int | float:
@@ -269,9 +276,7 @@ def bool_operand(v: Any, side: str) -> bool | Unknown:
         return v
     b = to_bool(v)
     if b is None:
-        raise OperandError(
-            "Invalid operand", f"Unsuitable value for {side} operand: a bool is required.", side
-        )
+        raise _unsuitable(v, "bool", side)
     return b
 
 

@@ -73,7 +73,7 @@ def _interpolate(value: Any, node: ast.Expr, acc: _Rendered) -> None:
 
 
 def _render_if(part: ast.TemplateIf, ctx: EvalContext, acc: _Rendered, evaluate: Evaluate) -> None:
-    b, marks = condition(evaluate(part.cond, ctx), part.cond, "condition of an 'if' directive")
+    b, marks = condition(evaluate(part.cond, ctx), part.cond)
     acc.marks |= marks
     if isinstance(b, Unknown):
         acc.unknown = True
@@ -89,7 +89,7 @@ def _render_for(part: ast.TemplateFor, ctx: EvalContext, acc: _Rendered, evaluat
         return
     bindings: dict[str, object] = {}
     scope = ctx.child(bindings)
-    for k, v in iteration(coll, part.collection, "'for' directive"):
+    for k, v in iteration(coll, part.collection, "'for' expression"):  # as HCL words a directive's too
         if part.key_var is not None:
             bindings[part.key_var] = k
         bindings[part.value_var] = v

@@ -12,8 +12,9 @@ from engine.lang import ast
 from engine.lang.evaluation import MISSING, EvalContext, EvalError, Evaluate, did_you_mean
 from engine.lang.operators import scalar_to_string, to_number
 from engine.lang.references import MANAGED_PREFIX
+from vocab import types as cty
 from vocab.errors import SourceRange
-from vocab.values import UNKNOWN, SetValue, Unknown, mark, type_name, unmark
+from vocab.values import UNKNOWN, MapValue, SetValue, Unknown, mark, type_name, unmark
 
 # --- names, attributes and indexes ---------------------------------------------------------------
 
@@ -25,6 +26,14 @@ def eval_scope(node: ast.ScopeTraversal, ctx: EvalContext, evaluate: Evaluate) -
     if v is MISSING and name == MANAGED_PREFIX and steps and isinstance(steps[0], ast.AttrStep):
         name, steps = steps[0].name, steps[1:]  # ``resource.TYPE.NAME``: ``TYPE.NAME`` spelt out
         v = _lookup(name, ctx)
+    if v is MISSING and name == "self":  # bound only in provisioners, connections and postconditions
+        rng = node.rng
+        text = rng.text
+        start = rng.byte_span()[0]
+        raise EvalError('Invalid "self" reference',
+                        detail='The "self" object is not available in this context. This object can be used only in '
+                               "resource provisioner, connection, and postcondition blocks.",
+                        range=SourceRange.in_text(text, start, start + len("self")) if text is not None else rng)
     if v is MISSING:
         raise EvalError(
             f'Reference to undeclared name "{name}"',
@@ -77,6 +86,9 @@ def _get_attr(value: Any, step: ast.AttrStep) -> Any:
     if isinstance(v, dict):
         if name in v:
             return mark(v[name], marks)
+        if isinstance(v, MapValue):
+            raise EvalError("Missing map element", detail=f'This map does not have an element with the key "{name}".',
+                            range=step.rng)
         raise EvalError(
             "Unsupported attribute",
             detail=f'This object does not have an attribute named "{name}".',
@@ -92,18 +104,30 @@ def _get_attr(value: Any, step: ast.AttrStep) -> Any:
     if isinstance(v, list):
         if name.isdigit():  # legacy ``list.0`` form
             return index_value(value, int(name), step.rng)
-        raise EvalError(
-            "Unsupported attribute",
-            detail="Can't access attributes on a list of objects. Did you mean to access an attribute "
-            "for a specific element of the list, or across all elements of the list?",
-            hint=f"Use [0].{name} for one element or [*].{name} for all of them.",
-            range=step.rng,
-        )
+        raise _no_attributes(v, name, step.rng)
     raise EvalError(
         "Unsupported attribute",
         detail=f"Can't access attributes on a primitive-typed value ({type_name(v)}).",
         range=step.rng,
     )
+
+
+def _no_attributes(v: list[Any], name: str, rng: SourceRange) -> EvalError:
+    """An attribute read from a list, set or tuple, as HCL words it: only a list or set of objects
+    gets the question whether an element, or all of them, was meant."""
+    element = cty.type_of_value(v)
+    if isinstance(element, cty.Collection) and isinstance(element.element, cty.ObjectType):
+        if element.kind == "set":
+            return EvalError("Unsupported attribute", range=rng,
+                             detail="Can't access attributes on a set of objects. Did you mean to access an attribute "
+                                    "across all elements of the set?", hint=f"Use [*].{name} for all of them.")
+        return EvalError("Unsupported attribute", range=rng,
+                         detail="Can't access attributes on a list of objects. Did you mean to access an attribute "
+                                "for a specific element of the list, or across all elements of the list?",
+                         hint=f"Use [0].{name} for one element or [*].{name} for all of them.")
+    of_objects = bool(v) and all(isinstance(x, dict) for x in v)  # a counted resource's instances, say
+    return EvalError("Unsupported attribute", detail="This value does not have any attributes.", range=rng,
+                     hint=f"Use [0].{name} for one element or [*].{name} for all of them." if of_objects else "")
 
 
 def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
@@ -138,37 +162,35 @@ def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
         if s is None:
             raise EvalError(
                 "Invalid index",
-                detail="The given key does not identify an element in this collection value: string required.",
+                detail="The given key does not identify an element in this collection value: string required, but "
+                       f"have {type_name(k)}.",
                 range=rng,
             )
         if s in c:
             return mark(c[s], marks)
-        shown = "the given key" if marks else f'no key "{s}"'  # never echo part of a secret
         raise EvalError(
             "Invalid index",
-            detail=f"The given key does not identify an element in this collection value: {shown}.",
+            detail="The given key does not identify an element in this collection value.",
             hint="" if marks else did_you_mean(s, c.keys()),
             range=rng,
         )
-    raise EvalError(
-        "Invalid index", detail=f"This value does not have any indices ({type_name(c)}).", range=rng
-    )
+    raise EvalError("Invalid index", detail="This value does not have any indices.", range=rng)
 
 
 def _list_position(c: list[Any], k: Any, rng: SourceRange) -> int:
     n = to_number(k)
     if n is None or (isinstance(n, float) and not n.is_integer()):
-        raise EvalError(
-            "Invalid index",
-            detail="The given key does not identify an element in this collection value: "
-            "a whole number is required.",
-            range=rng,
-        )
+        reason = ("indexing a sequence requires a whole number, but the given index has a fractional part"
+                  if n is not None else "a number is required" if isinstance(k, str) else
+                  f"number required, but have {type_name(k)}")
+        raise EvalError("Invalid index", range=rng,
+                        detail=f"The given key does not identify an element in this collection value: {reason}.")
     i = int(n)
     if i < 0:
         detail = "a negative number is not a valid index for a sequence."
     elif i >= len(c):
-        detail = f"the collection has {len(c)} element{'s' if len(c) != 1 else ''}."
+        raise EvalError("Invalid index", detail="The given key does not identify an element in this collection value.",
+                        range=rng)
     else:
         return i
     raise EvalError(

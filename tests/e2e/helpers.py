@@ -325,3 +325,29 @@ class SharedWithOpenTofu:
     @property
     def state(self) -> bytes:
         return (self.root / "terraform.tfstate").read_bytes()
+
+
+def validate_diagnostics(tool: str, workdir: Path, config: str, tofu: Path) -> list[dict[str, Any]]:
+    """The diagnostics ``validate -json`` gives for ``config`` (a ``main.tf`` needing no provider) in a
+    new ``workdir``, by ``tool``: "ctl", or a reference, "opentofu" (the binary ``tofu``) or
+    "terraform" (1.0.3), each initialised first with no user CLI configuration. Exit 1 is required:
+    every configuration given here is refused."""
+    from tests.plugin.terraform_cli import OpenTofuDir, TerraformDir
+
+    workdir.mkdir()
+    (workdir / "main.tf").write_text(config)
+    if tool == "ctl":
+        done = Project(workdir).ctl("validate", "-json")
+        assert "Traceback" not in done.stderr, str(done)
+        code, text = done.code, done.stdout
+    else:
+        nothing = Path("/nonexistent")  # no provider is needed
+        reference = OpenTofuDir(workdir, nothing, tofu) if tool == "opentofu" else TerraformDir(workdir, nothing)
+        (workdir / "tofurc").write_text("")
+        reference.env["TF_CLI_CONFIG_FILE"] = str(workdir / "tofurc")  # OpenTofu warns when there is none
+        reference.run("init", "-input=false", "-no-color")
+        ran = reference.run("validate", "-json", expect=None)
+        code, text = ran.returncode, ran.stdout
+    assert code == 1, f"{tool} validate: exit {code}\n{text}"
+    diagnostics: list[dict[str, Any]] = json.loads(text)["diagnostics"]
+    return diagnostics

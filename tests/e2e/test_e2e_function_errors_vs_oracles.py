@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import Project
-from tests.plugin.terraform_cli import OpenTofuDir, TerraformDir, opentofu_executable
+from tests.e2e.helpers import validate_diagnostics
+from tests.plugin.terraform_cli import opentofu_executable
 
 CASES = {
     "null_key": 'zipmap(["a", null], [1, 2])',
@@ -126,28 +126,13 @@ KNOWN_DIFFERENCES = {
 
 ALL = {**CASES, **NEWEST}
 CONFIG = "".join(f"output {json.dumps(name)} {{ value = {text} }}\n" for name, text in ALL.items())
-NO_PLUGINS = Path("/nonexistent")  # nothing here needs a provider
 
 
 def _validated(tool: str, workdir: Path, tofu: Path) -> dict[str, Any]:
     """``validate -json`` of CONFIG by ``tool``: each diagnostic by the output it is in."""
-    workdir.mkdir()
-    (workdir / "main.tf").write_text(CONFIG)
-    if tool == "ctl":
-        done = Project(workdir).ctl("validate", "-json")
-        assert "Traceback" not in done.stderr, str(done)
-        code, text = done.code, done.stdout
-    else:
-        reference = OpenTofuDir(workdir, NO_PLUGINS, tofu) if tool == "opentofu" else TerraformDir(workdir, NO_PLUGINS)
-        (workdir / "tofurc").write_text("")
-        reference.env["TF_CLI_CONFIG_FILE"] = str(workdir / "tofurc")  # OpenTofu warns when there is none
-        reference.run("init", "-input=false", "-no-color")
-        ran = reference.run("validate", "-json", expect=None)
-        code, text = ran.returncode, ran.stdout
-    assert code == 1, f"{tool} validate: exit {code}\n{text}"
     names = list(ALL)
     return {names[d["range"]["start"]["line"] - 1]: (d["severity"], d["summary"], d["detail"], d["range"])
-            for d in json.loads(text)["diagnostics"]}
+            for d in validate_diagnostics(tool, workdir, CONFIG, tofu)}
 
 
 @pytest.fixture(scope="module")
