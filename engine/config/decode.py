@@ -37,6 +37,7 @@ from engine.config.model import (
 )
 from engine.config.names import DYNAMIC, NameCheck, is_structured
 from engine.config.provisioners import CONNECTION, decode_provisioners
+from engine.config.shape import ShapeCheck
 from engine.lang import ast
 from engine.lang.evaluation import did_you_mean
 from engine.lang.hcl import parse_expression
@@ -53,6 +54,7 @@ class ModuleDecoder:
         self.diags = diags
         self._seen: dict[str, Located] = {}
         self._names = NameCheck(diags, structured=False)  # set again for each file's syntax
+        self._shape = ShapeCheck(diags)
 
     def add_file(self, body: Body) -> None:
         self._names = NameCheck(self.diags, structured=is_structured(body))
@@ -62,18 +64,12 @@ class ModuleDecoder:
             if self._names.structured:
                 self._names.argument(attr, FILE_SCHEMA, "a configuration file", known=frozenset(FILE_SCHEMA.blocks))
                 continue
-            self.diags.error(
-                f'Unsupported argument "{name}" at the top level',
-                detail="Only blocks (resource, variable, output, …) may appear at the top level of a file.",
-                range=attr.name_rng,
-            )
+            self.diags.error("Unsupported argument", detail=f'An argument named "{name}" is not expected here.',
+                             hint="Only blocks (resource, variable, output, …) may appear at the top level of a file.",
+                             range=attr.name_rng)
         for block in body.blocks:
-            want = LABELS.get(block.type, 0)
-            if block.type in LABELS and len(block.labels) != want:
-                self.diags.error(
-                    f'A "{block.type}" block needs {want} label{"s" if want > 1 else ""}, found {len(block.labels)}',
-                    range=block.rng,
-                )
+            if block.type in LABELS and len(block.labels) != LABELS[block.type]:
+                self._shape.wrong_labels(block)
                 continue
             handler = getattr(self, f"_block_{block.type}", None)
             if handler is None:
@@ -90,16 +86,13 @@ class ModuleDecoder:
     # ---- helpers ---------------------------------------------------------------------------
 
     def _claim(self, key: str, what: str, rng: Located) -> bool:
-        """Record a definition; a second definition of the same thing is an error naming both.
-        The ranges are kept as the syntax keeps them, made ``SourceRange``s only for an error."""
+        """Record a definition; a second definition of the same thing is an error naming both, in
+        Terraform's words for each kind. The ranges are kept as the syntax keeps them, made
+        ``SourceRange``s only for an error."""
         first = self._seen.get(key)
         if first is not None:
             name = key.split(":", 1)[1]
-            self.diags.error(
-                f'Duplicate {what} "{name}" definition',
-                detail=f'{what.capitalize()} "{name}" was already defined at {as_range(first)}.',
-                range=as_range(rng),
-            )
+            self._shape.duplicate(what, name, as_range(first), as_range(rng))
             return False
         self._seen[key] = rng
         return True
@@ -116,7 +109,7 @@ class ModuleDecoder:
         """``ephemeral = true`` is the newest language's and is accepted; ctl does not yet keep such
         a value out of state and plan files, which the author is told rather than left to assume."""
         attr = body.attr("ephemeral")
-        if attr is not None and self._constant(attr, bool, "ephemeral"):
+        if attr is not None and self._shape.constant(attr, bool):
             self.diags.warning(f"An ephemeral {what} is stored like any other value",
                                detail="ctl does not yet keep ephemeral values out of the state and plan files.",
                                hint="" if body.attr("sensitive") is not None else
@@ -149,22 +142,11 @@ class ModuleDecoder:
                         range=key.rng)
         return required_provider_entry(name, attr)
 
-    def _constant(self, attr: Attribute | None, kind: type, what: str) -> object:
-        """A literal value of an argument that must not be an expression (``sensitive = true``)."""
-        if attr is None:
-            return None
-        expr = unwrap(attr.expr)
-        if isinstance(expr, ast.Literal) and isinstance(expr.value, kind):
-            return expr.value
-        self.diags.error(f"{what} must be a literal {kind.__name__ if kind is not str else 'string'}", range=attr.expr.rng)
-        return None
-
     def _conditions(self, blocks: list[Block]) -> list[Condition]:
         out: list[Condition] = []
         for b in blocks:
             cond, msg = b.body.attr("condition"), b.body.attr("error_message")
-            if cond is None or msg is None:
-                self.diags.error(f'A "{b.type}" block needs "condition" and "error_message"', range=b.rng)
+            if not self._shape.required(b, "condition", "error_message") or cond is None or msg is None:
                 continue
             out.append(Condition(cond.expr, msg.expr, cond.expr.rng))
         return out
@@ -175,7 +157,7 @@ class ModuleDecoder:
         body = block.body
         rv = body.attr("required_version")
         if rv is not None:
-            self.module.required_version = str(self._constant(rv, str, "required_version") or "")
+            self.module.required_version = str(self._shape.constant(rv, str) or "")
         for b in body.blocks:
             if b.type == "backend":
                 if self.module.backend is not None:
@@ -209,7 +191,7 @@ class ModuleDecoder:
 
     def _block_provider(self, block: Block) -> None:
         name = block.labels[0]
-        alias = self._constant(block.body.attr("alias"), str, "alias")
+        alias = self._shape.constant(block.body.attr("alias"), str)
         cfg = ProviderConfig(name, alias if isinstance(alias, str) else None, block.body, block.rng)
         if self._claim(f"provider:{cfg.key}", "provider configuration", block.rng):
             self.module.providers[cfg.key] = cfg
@@ -220,6 +202,8 @@ class ModuleDecoder:
 
         name = block.labels[0]
         body = block.body
+        if not self._shape.valid_name(block, "variable"):
+            return
         var = Variable(name, block.rng)
         type_attr = body.attr("type")
         if type_attr is not None:
@@ -234,18 +218,19 @@ class ModuleDecoder:
             except CtlError as err:
                 self.diags.add(err)
         default = body.attr("default")
-        if default is not None:
+        if default is not None and self._shape.static(default.expr):
             var.default = default.expr
             check_default(var, self.diags)
-        var.description = str(self._constant(body.attr("description"), str, "description") or "")
-        var.sensitive = bool(self._constant(body.attr("sensitive"), bool, "sensitive") or False)
-        nullable = self._constant(body.attr("nullable"), bool, "nullable")
+        var.description = str(self._shape.constant(body.attr("description"), str) or "")
+        var.sensitive = bool(self._shape.constant(body.attr("sensitive"), bool) or False)
+        nullable = self._shape.constant(body.attr("nullable"), bool)
         var.nullable = True if nullable is None else bool(nullable)
         self._ephemeral(body, "variable")
         for v in body.blocks_of("validation"):
             cond, msg = v.body.attr("condition"), v.body.attr("error_message")
-            if cond is None or msg is None:
-                self.diags.error('A "validation" block needs "condition" and "error_message"', range=v.rng)
+            if cond is not None:
+                self._shape.validation_reads_its_variable(name, cond.expr)
+            if not self._shape.required(v, "condition", "error_message") or cond is None or msg is None:
                 continue
             var.validations.append(Validation(cond.expr, msg.expr, cond.expr.rng))
         if self._claim(f"variable:{name}", "variable", block.rng):
@@ -255,19 +240,18 @@ class ModuleDecoder:
         self._report_duplicate_attributes(block.body)
         self._attributes_only(block.body)
         for name, attr in block.body.attributes.items():
-            if self._claim(f"local:{name}", "local value", attr.name_rng):
+            if self._claim(f"local:{name}", "local value", attr._rng):  # the whole definition, as Terraform shows it
                 self.module.locals[name] = Local(name, attr.expr, attr.rng)
 
     def _block_output(self, block: Block) -> None:
         name = block.labels[0]
         body = block.body
         value = body.attr("value")
-        if value is None:
-            self.diags.error(f'Output "{name}" needs a "value"', range=block.rng)
+        if not self._shape.required(block, "value") or value is None or not self._shape.valid_name(block, "output"):
             return
         out = Output(name, value.expr, block.rng)
-        out.sensitive = bool(self._constant(body.attr("sensitive"), bool, "sensitive") or False)
-        out.description = str(self._constant(body.attr("description"), str, "description") or "")
+        out.sensitive = bool(self._shape.constant(body.attr("sensitive"), bool) or False)
+        out.description = str(self._shape.constant(body.attr("description"), str) or "")
         out.depends_on = self._traversal_list(body.attr("depends_on"))
         out.preconditions = self._conditions(body.blocks_of("precondition"))
         self._ephemeral(body, "output")
@@ -280,6 +264,8 @@ class ModuleDecoder:
 
     def _block_resource(self, block: Block, mode: str = "managed") -> None:
         rtype, name = block.labels
+        if not self._shape.valid_name(block, "data source" if mode == "data" else "resource"):
+            return
         body = block.body
         self._report_duplicate_attributes(body)
         # Most resources have arguments only: their body is their arguments as it is, not a copy.
@@ -339,10 +325,9 @@ class ModuleDecoder:
         name = block.labels[0]
         body = block.body
         source_attr = body.attr("source")
-        if source_attr is None:
-            self.diags.error(f'Module "{name}" needs a "source"', range=block.rng)
+        if not self._shape.required(block, "source") or source_attr is None or not self._shape.valid_name(block, "module instance"):
             return
-        source = self._constant(source_attr, str, "source")
+        source = self._shape.constant(source_attr, str)
         if not isinstance(source, str):
             return
         call = ModuleCall(name, source, block.rng, source_attr.expr.rng)
@@ -422,7 +407,7 @@ class ModuleDecoder:
                                 "Run the command yourself before applying, or keep the resource until it has run.")
         destroy = True
         for lc in block.body.blocks_of("lifecycle"):
-            value = self._constant(lc.body.attr("destroy"), bool, "destroy")
+            value = self._shape.constant(lc.body.attr("destroy"), bool)
             destroy = True if value is None else bool(value)
         self.module.removed.append(Removed(text, destroy, block.rng))
 
@@ -446,9 +431,9 @@ class ModuleDecoder:
                                     'Keep the resource in the configuration, or use a "removed" block with '
                                     "lifecycle { destroy = false } when it is taken out.")
         create_before_destroy = bool(
-            self._constant(body.attr("create_before_destroy"), bool, "create_before_destroy") or False
+            self._shape.constant(body.attr("create_before_destroy"), bool) or False
         )
-        prevent_destroy = bool(self._constant(body.attr("prevent_destroy"), bool, "prevent_destroy") or False)
+        prevent_destroy = bool(self._shape.constant(body.attr("prevent_destroy"), bool) or False)
         ignore_changes: tuple[str, ...] | str = ()
         ignore = body.attr("ignore_changes")
         if ignore is not None:
@@ -472,7 +457,7 @@ class ModuleDecoder:
             return []
         expr = unwrap(attr.expr)
         if not isinstance(expr, ast.TupleCons):
-            self.diags.error(f'"{attr.name}" must be a list of references', range=attr.expr.rng)
+            self.diags.error("Invalid expression", detail="A static list expression is required.", range=attr.expr.rng)
             return []
         out: list[ast.Expr] = []
         for item in expr.items:
@@ -481,7 +466,10 @@ class ModuleDecoder:
                 r = item.rng
                 item = parse_expression(item.value, r.filename, r.start.line, text_column(item))
             if not isinstance(item, ast.ScopeTraversal | ast.RelativeTraversal):
-                self.diags.error(f'"{attr.name}" entries must be references', range=item.rng)
+                self.diags.error("Invalid expression", range=item.rng,
+                                 detail="A single static variable reference is required: only attribute access and "
+                                        "indexing with constant keys. No calculations, function calls, template "
+                                        "expressions, etc are allowed here.")
                 continue
             out.append(item)
         return out

@@ -14,7 +14,7 @@ name is close.
 
 from __future__ import annotations
 
-from engine.lang.evaluation import did_you_mean
+from engine.lang.evaluation import did_you_mean, name_suggestion
 from engine.lang.syntax import Attribute, Block, BlockSchema, Body
 from vocab.errors import Diagnostics
 from vocab.positions import SourceRange, as_range
@@ -67,9 +67,8 @@ class NameCheck:
         if name in schema.blocks:
             hint = f'Did you mean to define a block of type "{name}"?'
         else:
-            hint = did_you_mean(name, names)
-        self.diags.error(f'Unsupported argument "{name}"',
-                         detail=_with(f'An argument named "{name}" is not expected in {where}.', hint),
+            hint = _suggestion(name, names)
+        self.diags.error("Unsupported argument", detail=_with(f'An argument named "{name}" is not expected here.', hint),
                          hint=advice, range=attr.name_rng)
 
     def block(self, block: Block, schema: BlockSchema, where: str, *,
@@ -83,9 +82,8 @@ class NameCheck:
         if block.type in attributes:
             hint = f'Did you mean to define argument "{block.type}"? If so, use the equals sign to assign it a value.'
         else:
-            hint = did_you_mean(block.type, names)
-        self.diags.error(f'Unsupported block type "{block.type}"',
-                         detail=_with(f'Blocks of type "{block.type}" are not expected in {where}.', hint),
+            hint = _suggestion(block.type, names)
+        self.diags.error("Unsupported block type", detail=_with(f'Blocks of type "{block.type}" are not expected here.', hint),
                          hint=advice, range=as_range(block._rng))
 
     def _extraneous(self, name: str, names: frozenset[str] | set[str], where: str, rng: SourceRange,
@@ -94,6 +92,12 @@ class NameCheck:
                          detail=_with(f'No argument or block type is named "{name}" in {where}.',
                                       did_you_mean(name, names)),
                          hint=advice, range=rng)
+
+
+def _suggestion(name: str, names: frozenset[str] | set[str]) -> str:
+    """Terraform's "Did you mean" for a misspelt name: a known name within two edits, or ''."""
+    near = name_suggestion(name, names)
+    return f'Did you mean "{near}"?' if near else ""
 
 
 def _with(detail: str, suggestion: str) -> str:

@@ -79,12 +79,17 @@ def _parse_keyword(expr: ast.ScopeTraversal) -> Type:
         )
     if name in ("object", "tuple", "optional"):
         raise _invalid(expr, f'The "{name}" type constructor needs an argument.')
-    raise _invalid(expr, f'The keyword "{name}" is not a valid type.')
+    raise _invalid(expr, f'The keyword "{name}" is not a valid type specification.')
 
 
 def _single_arg(expr: ast.FunctionCall) -> ast.Expr:
+    """The one argument of ``list(…)``, ``object(…)`` and the like; a second one is refused where it
+    is written, as HCL refuses it."""
     if expr.expand_final or len(expr.args) != 1:
-        raise _invalid(expr, f'The "{expr.name}" type constructor takes exactly one argument.')
+        what = "the element type" if expr.name in COLLECTIONS else "the attribute types" if expr.name == "object" \
+            else "the element types" if expr.name == "tuple" else "the type"
+        at = expr.args[1] if len(expr.args) > 1 else expr
+        raise _invalid(at, f"The {expr.name} type constructor requires one argument specifying {what}.")
     return expr.args[0]
 
 

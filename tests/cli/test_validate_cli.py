@@ -36,7 +36,7 @@ def validate_json(capsys: pytest.CaptureFixture[str], *args: str, after: tuple[s
 KEY_FACTS = {
     "bad_variable_value": ["terraform.tfvars", "number"],
     "cycle": ["local.prefix", "main.tf:3:20"],
-    "duplicate": ["main.tf:1:1"],
+    "duplicate": ["main.tf:1,1-36"],
     "failed_validation": ["The environment must be one of dev, staging or prod."],
     "schema_violation": ["random_integer.port", "whole number required, got string"],
     "syntax": ["not valid HCL"],

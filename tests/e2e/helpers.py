@@ -327,15 +327,19 @@ class SharedWithOpenTofu:
         return (self.root / "terraform.tfstate").read_bytes()
 
 
-def validate_diagnostics(tool: str, workdir: Path, config: str, tofu: Path) -> list[dict[str, Any]]:
-    """The diagnostics ``validate -json`` gives for ``config`` (a ``main.tf`` needing no provider) in a
-    new ``workdir``, by ``tool``: "ctl", or a reference, "opentofu" (the binary ``tofu``) or
-    "terraform" (1.0.3), each initialised first with no user CLI configuration. Exit 1 is required:
-    every configuration given here is refused."""
+def validate_diagnostics(tool: str, workdir: Path, config: str, tofu: Path,
+                         files: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The diagnostics ``validate -json`` gives for ``config`` (a ``main.tf`` needing no provider, with
+    ``files`` beside it) in a new ``workdir``, by ``tool``: "ctl", or a reference, "opentofu" (the
+    binary ``tofu``) or "terraform" (1.0.3), each initialised first with no user CLI configuration.
+    Exit 1 is required: every configuration given here is refused."""
     from tests.plugin.terraform_cli import OpenTofuDir, TerraformDir
 
     workdir.mkdir()
     (workdir / "main.tf").write_text(config)
+    for name, text in (files or {}).items():
+        (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / name).write_text(text)
     if tool == "ctl":
         done = Project(workdir).ctl("validate", "-json")
         assert "Traceback" not in done.stderr, str(done)
@@ -345,7 +349,7 @@ def validate_diagnostics(tool: str, workdir: Path, config: str, tofu: Path) -> l
         reference = OpenTofuDir(workdir, nothing, tofu) if tool == "opentofu" else TerraformDir(workdir, nothing)
         (workdir / "tofurc").write_text("")
         reference.env["TF_CLI_CONFIG_FILE"] = str(workdir / "tofurc")  # OpenTofu warns when there is none
-        reference.run("init", "-input=false", "-no-color")
+        reference.run("init", "-input=false", "-no-color", expect=None)  # init refuses a bad configuration too
         ran = reference.run("validate", "-json", expect=None)
         code, text = ran.returncode, ran.stdout
     assert code == 1, f"{tool} validate: exit {code}\n{text}"

@@ -62,17 +62,17 @@ def test_files_in_three_syntaxes_form_one_module(make_config: MakeConfig) -> Non
     ("first", "second", "summary", "first_at"),
     [
         ('resource "terraform_data" "r" {}\n', 'resource "terraform_data" "r" {}\n',
-         'Duplicate resource "terraform_data.r" definition', "a.tf:1:1"),
+         'Duplicate resource "terraform_data" configuration', "a.tf:1,1-30"),
         ('data "local_file" "f" {\n  filename = "x"\n}\n', 'data "local_file" "f" {\n  filename = "y"\n}\n',
-         'Duplicate data source "data.local_file.f" definition', "a.tf:1:1"),
-        ('variable "v" {}\n', 'variable "v" {}\n', 'Duplicate variable "v" definition', "a.tf:1:1"),
-        ('output "o" {\n  value = 1\n}\n', 'output "o" {\n  value = 2\n}\n', 'Duplicate output "o" definition',
-         "a.tf:1:1"),
-        ("locals {\n  l = 1\n}\n", "locals {\n  l = 2\n}\n", 'Duplicate local value "l" definition', "a.tf:2:3"),
+         'Duplicate data "local_file" configuration', "a.tf:1,1-22"),
+        ('variable "v" {}\n', 'variable "v" {}\n', 'Duplicate variable declaration', "a.tf:1,1-13"),
+        ('output "o" {\n  value = 1\n}\n', 'output "o" {\n  value = 2\n}\n', 'Duplicate output definition',
+         "a.tf:1,1-11"),
+        ("locals {\n  l = 1\n}\n", "locals {\n  l = 2\n}\n", 'Duplicate local value definition', "a.tf:2,3-8"),
         ('module "m" {\n  source = "./m"\n}\n', 'module "m" {\n  source = "./m"\n}\n',
-         'Duplicate module call "m" definition', "a.tf:1:1"),
+         'Duplicate module call', "a.tf:1,1-11"),
         ('provider "random" {\n  alias = "x"\n}\n', 'provider "random" {\n  alias = "x"\n}\n',
-         'Duplicate provider configuration "random.x" definition', "a.tf:1:1"),
+         'Duplicate provider configuration "random.x" definition', "a.tf:1,1-18"),
     ],
 )
 def test_a_definition_in_two_files_names_both_places(
@@ -85,7 +85,7 @@ def test_a_definition_in_two_files_names_both_places(
     d = dupes[0]
     assert d.summary == summary
     assert d.range is not None and d.range.filename == "b.tf"  # reported at the second definition …
-    assert f"already defined at {first_at}" in d.detail  # … naming the first
+    assert f" at {first_at}." in d.detail  # … naming the first, as HCL writes a place
 
 
 def test_duplicate_across_syntaxes(make_config: MakeConfig) -> None:
@@ -94,8 +94,8 @@ def test_duplicate_across_syntaxes(make_config: MakeConfig) -> None:
         "vars.tf.yaml": "variable:\n  env:\n    default: prod\n",
     })
     _, diags = load_config(root)
-    assert errors(diags.items) == [("vars.tf.yaml:2:3", 'Duplicate variable "env" definition')]
-    assert "main.tf:1:1" in diags.errors()[0].detail
+    assert errors(diags.items) == [("vars.tf.yaml:2:3", "Duplicate variable declaration")]
+    assert "main.tf:1,1-15" in diags.errors()[0].detail
 
 
 def test_providers_with_different_aliases_are_not_duplicates(make_config: MakeConfig) -> None:
@@ -195,6 +195,6 @@ def test_a_syntax_error_in_one_file_is_reported_with_the_problems_of_the_others(
     _, diags = load_config(root)
     assert errors(diags.items) == [
         ("a.tf:2:7", 'Invalid syntax: unexpected ")"'),
-        ("b.tf:2:1", 'Duplicate variable "v" definition'),
+        ("b.tf:2:1", "Duplicate variable declaration"),
         ("c.tf.json:1:18", "Invalid JSON: Expecting value"),
     ]
