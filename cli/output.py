@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -81,6 +82,27 @@ def write_lines(con: Console, lines: Iterable[str]) -> None:
 def stderr() -> Console:
     return Console(file=sys.stderr, no_color=not color_enabled(sys.stderr), highlight=False, emoji=False,
                    force_terminal=color_enabled(sys.stderr), soft_wrap=True)
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    """``d`` as the JSON diagnostics of ``validate -json`` and the ``-json`` stream give it: with the
+    references' ``snippet`` when its file can be read."""
+    out = d.to_json()
+    if d.range is None:
+        return out
+    src: bytes | None
+    try:
+        root = _state["root"]
+        assert isinstance(root, Path)
+        src = (root / d.range.filename).read_bytes()
+    except OSError:
+        text = d.range.text
+        src = text.src if text is not None else (d.snippet.encode() if d.snippet is not None else None)
+    if src is not None:
+        from engine.lang.snippets import json_snippet
+
+        out["snippet"] = json_snippet(d, src)
+    return out
 
 
 def _snippet(d: Diagnostic, files: dict[str, list[str] | None]) -> str | None:

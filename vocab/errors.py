@@ -43,6 +43,8 @@ class Diagnostic:
     address: str | None = None
     hint: str = ""
     snippet: str | None = None
+    # What the source snippet shows around ``range`` (a whole function call around its bad argument).
+    context: SourceRange | None = None
 
     def sort_key(self) -> tuple[int, str, int, int, str]:
         if self.range is not None:
@@ -61,8 +63,6 @@ class Diagnostic:
             out["address"] = self.address
         if self.range is not None:
             out["range"] = self.range.to_json()
-        if self.snippet is not None:
-            out["snippet"] = {"code": self.snippet}
         return out
 
 
@@ -74,6 +74,7 @@ class DiagnosticFields(TypedDict, total=False):
     address: str | None
     hint: str
     snippet: str | None
+    context: SourceRange | None
 
 
 class ErrorFields(DiagnosticFields, total=False):
@@ -96,6 +97,7 @@ class CtlError(Exception):
         range: SourceRange | None = None,
         address: str | None = None,
         snippet: str | None = None,
+        context: SourceRange | None = None,
         exit_code: ExitCode | None = None,
     ) -> None:
         super().__init__(summary)
@@ -105,6 +107,7 @@ class CtlError(Exception):
         self.range = range
         self.address = address
         self.snippet = snippet
+        self.context = context
         if exit_code is not None:
             self.exit_code = exit_code
 
@@ -130,6 +133,7 @@ class CtlError(Exception):
                 address=self.address,
                 hint=self.hint,
                 snippet=self.snippet,
+                context=self.context,
             )
         ]
 

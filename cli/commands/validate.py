@@ -52,7 +52,7 @@ def validate_command(
             "valid": not errors,
             "error_count": len(errors),
             "warning_count": len(warnings),
-            "diagnostics": [d.to_json() for d in diags],
+            "diagnostics": [output.diagnostic_json(d) for d in diags],
         })
     else:
         output.print_diagnostics(diags)

@@ -103,9 +103,10 @@ def _text_lines(s: str) -> list[str]:
     return lines[:-1] if s.endswith("\n") else lines
 
 
-def _action(before: Any, after: Any) -> str | None:
-    gone_before = before is _ABSENT or before is None
-    gone_after = after is _ABSENT or after is None
+def _action(before: Any, after: Any, nulls: bool = False) -> str | None:
+    """The marker of one entry; a null is no value (a resource's unset attribute) unless ``nulls``."""
+    gone_before = before is _ABSENT or (before is None and not nulls)
+    gone_after = after is _ABSENT or (after is None and not nulls)
     if gone_before and gone_after:
         return None
     if gone_before:
@@ -123,11 +124,18 @@ def _plural(n: int, noun: str) -> str:
 
 
 class Differ:
-    """Renders values and value changes as Terraform's annotated, aligned lines."""
+    """Renders values and value changes as Terraform's annotated, aligned lines.
 
-    def __init__(self, paint: Painter, replace_paths: Sequence[Sequence[str | int]] = ()) -> None:
+    With ``values`` it renders values with no schema (outputs) as both references do: a null inside
+    one is shown (``+ a = null``), not left out as a resource's unset attribute is, and a key is
+    bare where it is an identifier (quoted otherwise), as OpenTofu writes an object's attributes.
+    """
+
+    def __init__(self, paint: Painter, replace_paths: Sequence[Sequence[str | int]] = (), *,
+                 values: bool = False) -> None:
         self.p = paint
         self.forces = {tuple(p) for p in replace_paths}
+        self.values = values
 
     def entry(
         self,
@@ -141,7 +149,7 @@ class Differ:
         in_deleted: bool = False,
     ) -> list[str]:
         """One attribute, map element or list element: its marker, label and (old ->) new value."""
-        act = _action(before, after)
+        act = _action(before, after, self.values and bool(path))
         if act is None:
             return []
         tail = ""
@@ -235,11 +243,11 @@ class Differ:
         hidden = width = 0
         for k in sorted(set(before) | set(after)):
             b, a = before.get(k, _ABSENT), after.get(k, _ABSENT)
-            act = _action(b, a)
+            act = _action(b, a, self.values)
             if act is None:
                 continue
             # Like Terraform, names align over every non-null entry, hidden ones included.
-            label = _label(k, top)
+            label = _attribute_label(k) if self.values else _label(k, top)
             width = max(width, len(label))
             if act == " " and hide and not (top and k in _IDENTIFYING):
                 hidden += 1
@@ -249,37 +257,51 @@ class Differ:
         for k, label, b, a in shown:
             lines += self.entry(indent, label.ljust(width) + " = ", b, a, (*path, k), in_deleted=in_deleted)
         if hidden:
-            noun = "unchanged attribute" if top else "unchanged element"
+            noun = "unchanged attribute" if top or self.values else "unchanged element"
             lines.append(" " * indent + "    " + f"# ({_plural(hidden, noun)} hidden)")
         return lines
 
     def _list_lines(
         self, before: list[Any], after: list[Any], indent: int, path: tuple[str | int, ...], *, hide: bool
     ) -> list[str]:
+        """A list's elements as Terraform lays out their diff: unchanged ones counted when ``hide``,
+        but for one on each side of a change, shown as context."""
         if not before or not after:  # a list created or destroyed: every element added or removed
             return [line for i, x in enumerate(before or after)
                     for line in self.entry(indent, "", x if before else _ABSENT, x if after else _ABSENT,
                                            (*path, i), elem=True)]
-        matcher = difflib.SequenceMatcher(None, [_key(x) for x in before], [_key(x) for x in after], False)
+        steps = _sequence_diff(before, after)
         lines: list[str] = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                if hide:
-                    count = _plural(i2 - i1, "unchanged element")
-                    lines.append(" " * indent + "    " + f"# ({count} hidden)")
-                else:
-                    for j in range(j1, j2):
-                        lines += self.entry(indent, "", after[j], after[j], (*path, j), elem=True)
-                continue
-            pairs = tag == "replace" and i2 - i1 == j2 - j1
-            if pairs and all(_same_shape(before[i1 + n], after[j1 + n]) for n in range(i2 - i1)):
-                for n in range(i2 - i1):
-                    lines += self.entry(indent, "", before[i1 + n], after[j1 + n], (*path, j1 + n), elem=True)
-                continue
-            for i in range(i1, i2):
-                lines += self.entry(indent, "", before[i], _ABSENT, (*path, i), elem=True)
-            for j in range(j1, j2):
-                lines += self.entry(indent, "", _ABSENT, after[j], (*path, j), elem=True)
+
+        def show(n: int) -> None:
+            b, a, at = steps[n]
+            lines.extend(self.entry(indent, "", b, a, (*path, at), elem=True))
+
+        suppressed: list[int] = []
+        change_shown = False
+        n = 0
+        while n < len(steps):
+            while hide and n < len(steps) and _unchanged(steps[n]):
+                suppressed.append(n)
+                n += 1
+            if suppressed:
+                if change_shown:
+                    show(suppressed.pop(0))
+                hidden = len(suppressed)
+                context = None
+                if hidden and n < len(steps):
+                    hidden -= 1
+                    context = suppressed[hidden]
+                if hidden:
+                    lines.append(" " * indent + "    " + f"# ({_plural(hidden, 'unchanged element')} hidden)")
+                if context is not None:
+                    show(context)
+                suppressed = []
+            if n >= len(steps):
+                break
+            show(n)
+            change_shown = True
+            n += 1
         return lines
 
     def _heredoc_diff(self, before: str, after: str, indent: int) -> list[str]:
@@ -294,19 +316,80 @@ class Differ:
         return lines
 
 
+# Beyond this many element pairs a list's diff is difflib's, not Terraform's quadratic one.
+_LCS_CELLS = 1_000_000
+
+
+def _unchanged(step: tuple[Any, Any, int]) -> bool:
+    return step[0] is not _ABSENT and step[1] is not _ABSENT and _action(step[0], step[1], True) == " "
+
+
+def _sequence_diff(before: list[Any], after: list[Any]) -> list[tuple[Any, Any, int]]:
+    """(before, after, index in after) for each element, as Terraform pairs them: along a longest
+    common subsequence, an object replaced by an object as one change; an absent side is ``_ABSENT``."""
+    old, new = [_key(x) for x in before], [_key(x) for x in after]
+    common = _common(old, new)
+    out: list[tuple[Any, Any, int]] = []
+    i = j = k = 0
+    while i < len(old) or j < len(new) or k < len(common):
+        while i < len(old) and (k >= len(common) or old[i] != common[k]):
+            if isinstance(_unmark(before[i]), dict) and j < len(new) and isinstance(_unmark(after[j]), dict):
+                out.append((before[i], after[j], j))
+                i += 1
+                j += 1
+                continue
+            out.append((before[i], _ABSENT, max(j - 1, 0)))
+            i += 1
+        while j < len(new) and (k >= len(common) or new[j] != common[k]):
+            out.append((_ABSENT, after[j], j))
+            j += 1
+        if k < len(common):
+            out.append((before[i], after[j], j))
+            i, j, k = i + 1, j + 1, k + 1
+    return out
+
+
+def _common(xs: list[Any], ys: list[Any]) -> list[Any]:
+    """Terraform's longest common subsequence of two lists of keys (its ties broken its way)."""
+    if not xs or not ys:
+        return []
+    if len(xs) * len(ys) > _LCS_CELLS:
+        matcher = difflib.SequenceMatcher(None, xs, ys, False)
+        return [x for block in matcher.get_matching_blocks() for x in xs[block.a:block.a + block.size]]
+    w = len(xs)
+    c = [0] * (len(xs) * len(ys))
+    for y in range(len(ys)):
+        for x in range(w):
+            if xs[x] == ys[y]:
+                c[w * y + x] = 1 if x == 0 or y == 0 else c[w * (y - 1) + x - 1] + 1
+            else:
+                left = c[w * y + x - 1] if x > 0 else 0
+                up = c[w * (y - 1) + x] if y > 0 else 0
+                c[w * y + x] = left if left > up else up
+    seq: list[Any] = []
+    x, y = len(xs) - 1, len(ys) - 1
+    while x > -1 and y > -1:
+        if xs[x] == ys[y]:
+            seq.append(xs[x])
+            x, y = x - 1, y - 1
+        else:
+            left = c[w * y + x - 1] if x > 0 else 0
+            up = c[w * (y - 1) + x] if y > 0 else 0
+            if left > up:
+                x -= 1
+            else:
+                y -= 1
+    seq.reverse()
+    return seq
+
+
+def _attribute_label(key: str) -> str:
+    """An attribute name bare where it is an HCL identifier (letters, digits, ``_`` and ``-``, not
+    starting with a digit or ``-``), quoted otherwise."""
+    bare = key[:1] != "-" and key.replace("-", "_").isidentifier()
+    return key if bare else _quoted(key)
+
+
 def _label(key: str, top: bool) -> str:
     """Attribute names are bare; map keys are quoted (they may hold any characters)."""
     return key if top else _quoted(key)
-
-
-def _same_shape(a: Any, b: Any) -> bool:
-    """Both collections of one kind: such list elements are diffed in place, not removed and re-added."""
-    a, b = _unmark(a), _unmark(b)
-    return (isinstance(a, dict) and isinstance(b, dict)) or (
-        isinstance(a, list | tuple) and isinstance(b, list | tuple)
-    )
-
-
-# -- resource blocks ------------------------------------------------------------------------------
-
-

@@ -22,6 +22,7 @@ import threading
 from datetime import datetime
 from typing import Any, TextIO
 
+from cli import output
 from cli.progress import ProgressView
 from cli.progress.tracker import Ticker, Tracker
 from cli.progress.words import format_elapsed, shown_id, verbs
@@ -111,7 +112,7 @@ class JsonUI(ProgressView):
         for d in diags:
             label = "Error" if d.severity == "error" else "Warning"
             self.emit("diagnostic", f"{label}: {d.summary}", level="error" if d.severity == "error" else "warn",
-                      diagnostic=d.to_json())
+                      diagnostic=output.diagnostic_json(d))
 
     def warn(self, message: str) -> None:
         self.diagnostics([Diagnostic("warning", message)])

@@ -268,7 +268,7 @@ def _output_lines(outputs: list[Any], p: Painter) -> list[str]:
         return Marked(v) if sensitive and v is not None and not isinstance(v, Marked) else v
 
     width = max(len(o.name) for o in outputs)
-    differ = Differ(p)
+    differ = Differ(p, values=True)
     lines: list[str] = []
     for o in outputs:
         before, after = masked(o.before, o.sensitive), masked(o.after, o.sensitive)

@@ -156,7 +156,7 @@ def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
     if not message.endswith("."):
         message += "."  # a sentence, as HCL words every failed call
     if heading == "Not enough function arguments":
-        return EvalError(heading, detail=message, range=_closing_range(node))
+        return EvalError(heading, detail=message, range=_closing_range(node), context=node.rng)
     rng = _name_range(node, paren=True)
     if isinstance(idx, int) and idx >= 0 and node.args:
         if idx < len(node.args):
@@ -164,15 +164,17 @@ def _function_error(e: BaseException, node: ast.FunctionCall) -> EvalError:
         elif node.expand_final:
             rng = node.args[-1].rng
     if heading is not None:
-        return EvalError(heading, detail=message, range=rng)
+        return EvalError(heading, detail=message, range=rng, context=node.rng)
     if hasattr(e, "heading") and isinstance(idx, int):  # the library's own wording, as HCL's
-        return EvalError("Invalid function argument", detail=message, hint=getattr(e, "hint", ""), range=rng)
+        return EvalError("Invalid function argument", detail=message, hint=getattr(e, "hint", ""), range=rng,
+                         context=node.rng)
     message = message.removeprefix(f'Call to function "{node.name}" failed: ')  # said once, below
     return EvalError(
         "Invalid function argument" if isinstance(idx, int) else "Error in function call",
         detail=f'Call to function "{node.name}" failed: {message}',
         hint=getattr(e, "hint", ""),
         range=rng if isinstance(idx, int) else _name_range(node, paren=True),
+        context=node.rng,
     )
 
 
@@ -233,9 +235,8 @@ def _eval_try(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> A
     result is then unknown rather than a guess.
     """
     if not node.args:
-        raise EvalError(
-            "Invalid function argument", detail='Function "try" needs at least one argument.', range=node.rng
-        )
+        raise EvalError("Error in function call", range=_name_range(node, paren=True), context=node.rng,
+                        detail='Call to function "try" failed: at least one argument is required.')
     failures: list[EvalError] = []
     for arg in node.args:
         try:
@@ -256,10 +257,12 @@ def _eval_try(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> A
 
 def _eval_can(node: ast.FunctionCall, ctx: EvalContext, evaluate: Evaluate) -> Any:
     """``can(x)``: whether ``x`` evaluates without error (unknown while it depends on unknowns)."""
-    if len(node.args) != 1:
-        raise EvalError(
-            "Invalid function argument", detail='Function "can" takes exactly one argument.', range=node.rng
-        )
+    if not node.args:
+        raise EvalError("Not enough function arguments", range=_closing_range(node), context=node.rng,
+                        detail='Function "can" expects 1 argument(s). Missing value for "expression".')
+    if len(node.args) > 1:
+        raise EvalError("Too many function arguments", range=start_range(node.args[1]), context=node.rng,
+                        detail='Function "can" expects only 1 argument(s).')
     try:
         v = evaluate(node.args[0], ctx)
     except EvalError:

@@ -304,7 +304,10 @@ class NodeReader:
         line_no = node.start_point[0]
         src_lines = self.src.split(b"\n")
         line = src_lines[line_no] if line_no < len(src_lines) else b""
-        rng = as_range(self.rng(node))
+        first = node
+        while first.children and first.end_point[0] > first.start_point[0]:
+            first = first.children[0]  # a span over lines is shown by its first token, as HCL shows it
+        rng = as_range(self.rng(first))
         if at_end:
             end = Pos(rng.start.line, len(line.rstrip(b" \t\r").decode("utf-8", "replace")) + 1, 0)
             rng = SourceRange(rng.filename, end, end)

@@ -26,24 +26,50 @@ class Reference(ast.Ranged):
 # ``resource.aws_vpc.main`` is ``aws_vpc.main`` written out in full, as Terraform (0.12+) accepts it.
 MANAGED_PREFIX = "resource"
 
-# Within ``remembered()``: each expression's references by its id, with the expression itself
-# (held, so the id cannot be reused while the entry lives).
-_memo: ContextVar[dict[int, tuple[ast.Expr, tuple[Reference, ...]]] | None] = ContextVar("references", default=None)
+
+@dataclass(slots=True, frozen=True)
+class _Found:
+    """What one expression reads: the traversals as written and the references they make."""
+
+    expr: ast.Expr  # held, so its id cannot be reused while the memo holds this
+    traversals: tuple[ast.ScopeTraversal, ...]
+    references: tuple[Reference, ...]
+
+
+# Within ``remembered()``: what each expression reads, by the expression's id.
+_memo: ContextVar[dict[int, _Found] | None] = ContextVar("references", default=None)
 
 
 def references(expr: ast.Expr) -> tuple[Reference, ...]:
     """Every name ``expr`` reads, in source order, except names bound by enclosing ``for``s."""
+    return _found(expr).references
+
+
+def traversals(expr: ast.Expr) -> tuple[ast.ScopeTraversal, ...]:
+    """The traversals behind ``references(expr)``, one each, as written: a plan's ``configuration``
+    view spells every step (``var.m["k"]`` and ``var.m.k`` are different text, the same reference)."""
+    return _found(expr).traversals
+
+
+def _found(expr: ast.Expr) -> _Found:
     memo = _memo.get()
     if memo is not None:
         hit = memo.get(id(expr))
-        if hit is not None and hit[0] is expr:
-            return hit[1]
-    out: list[Reference] = []
-    _collect(expr, frozenset(), out)
-    found = tuple(out)
+        if hit is not None and hit.expr is expr:
+            return hit
+    nodes: list[ast.ScopeTraversal] = []
+    _collect(expr, frozenset(), nodes)
+    found = _Found(expr, tuple(nodes), tuple(_reference(node) for node in nodes))
     if memo is not None:
-        memo[id(expr)] = (expr, found)
+        memo[id(expr)] = found
     return found
+
+
+def _reference(node: ast.ScopeTraversal) -> Reference:
+    parts = _static_parts(node.steps)
+    if node.root == MANAGED_PREFIX and parts and isinstance(parts[0], str):
+        return Reference(parts[0], parts[1:], node._rng)  # ``resource.TYPE.NAME``
+    return Reference(node.root, parts, node._rng)
 
 
 @contextmanager
@@ -87,7 +113,7 @@ def _static_parts(steps: tuple[ast.Step, ...]) -> tuple[str | int, ...]:
     return tuple(parts)
 
 
-def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list[Reference]) -> None:
+def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list[ast.ScopeTraversal]) -> None:
     for s in steps:
         if type(s) is ast.IndexStep:
             _collect(s.key, bound, out)
@@ -95,17 +121,13 @@ def _collect_steps(steps: tuple[ast.Step, ...], bound: frozenset[str], out: list
             _collect_steps(s.each, bound, out)
 
 
-def _collect(node: Any, bound: frozenset[str], out: list[Reference]) -> None:
+def _collect(node: Any, bound: frozenset[str], out: list[ast.ScopeTraversal]) -> None:
     t = type(node)
     if t is ast.Literal or t is str:
         return
     if t is ast.ScopeTraversal:
         if node.root not in bound:
-            parts = _static_parts(node.steps)
-            if node.root == MANAGED_PREFIX and parts and isinstance(parts[0], str):
-                out.append(Reference(parts[0], parts[1:], node._rng))  # ``resource.TYPE.NAME``
-            else:
-                out.append(Reference(node.root, parts, node._rng))
+            out.append(node)
         _collect_steps(node.steps, bound, out)
     elif t is ast.RelativeTraversal or t is ast.Splat:
         _collect(node.source, bound, out)

@@ -10,20 +10,20 @@ came from. A sensitive variable's default stays marked, so it is masked like eve
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from adapters.plugin.numbers import go_g10
+from adapters.plugin.set_order import go_quote
 from adapters.registry import Registry
 from engine.config.model import Module, ModuleCall, Resource
 from engine.lang import ast
 from engine.lang.eval import CallsUnknown, EvalContext, evaluate
-from engine.lang.references import references
+from engine.lang.references import MANAGED_PREFIX, traversals
 from engine.lang.syntax import Attribute, Body
 from vocab.errors import CtlError
 from vocab.types import plain_data
 from vocab.values import SENSITIVE, contains_unknown, mark
-
-# Names whose reference is just their subject (``var.x``, ``each.value``), never a resource.
-_SUBJECT_ONLY = frozenset({"var", "local", "count", "each", "path", "terraform", "self"})
 
 
 def configuration(root: Module, registry: Registry) -> dict[str, Any]:
@@ -63,14 +63,9 @@ def expression(expr: ast.Expr) -> dict[str, Any]:
     As Terraform and OpenTofu tell it: read with no variables and no functions, so a function call
     is no constant (``tostring(null)``, ``"${upper("a")}"`` give ``{}``) unless the branch it is in
     is not taken (``true ? "a" : upper("b")`` is ``"a"``)."""
-    refs = references(expr)
-    if refs:
-        out: list[str] = []
-        for ref in refs:
-            for text in _reference_strings(ref.root, ref.parts):
-                if text not in out:
-                    out.append(text)
-        return {"references": out}
+    found = traversals(expr)
+    if found:  # each traversal in turn, repeats kept, as both references list them
+        return {"references": [text for node in found for text in _reference_strings(node)]}
     try:
         value = evaluate(expr, EvalContext(variables={}, functions=CallsUnknown()))
     except CtlError:
@@ -80,24 +75,104 @@ def expression(expr: ast.Expr) -> dict[str, Any]:
     return {"constant_value": plain_data(value)}  # JSON knows a null, not its type
 
 
-def _reference_strings(root: str, parts: tuple[str | int, ...]) -> list[str]:
-    """The traversal as written, then the object it belongs to (``a.b[0].id``, ``a.b[0]``, ``a.b``)."""
-    if root in _SUBJECT_ONLY:
-        return [_traversal(root, parts[:1])]
-    named = parts[:2] if root == "data" else parts[:1]  # data.TYPE.NAME, TYPE.NAME, module.NAME
-    rest = parts[len(named):]
-    out = [_traversal(root, parts)]
-    if rest and isinstance(rest[0], int):
-        out.append(_traversal(root, (*named, rest[0])))
-    out.append(_traversal(root, named))
-    return list(dict.fromkeys(out))
+# Names read as ``NAME.ATTR``: the attribute is the subject (``var.x``), the rest a path into it.
+_SINGLE_ATTR = frozenset({"var", "local", "count", "each", "path", "terraform"})
 
 
-def _traversal(root: str, parts: tuple[str | int, ...]) -> str:
-    text = root
-    for p in parts:
-        text += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return text
+def _reference_strings(node: ast.ScopeTraversal) -> list[str]:
+    """What Terraform and OpenTofu list for one traversal: the subject with each leading part of
+    the rest, longest first (``var.m["k"].x``, ``var.m["k"]``), the subject (``var.m``), then the
+    resource or module call the subject is an instance of (``aws_x.y[0]`` → ``aws_x.y``)."""
+    found = _subject(node)
+    if found is None:
+        return []
+    subject, rest, extra = found
+    out = [subject + "".join(_step_text(s) for s in rest[:n]) for n in range(len(rest), 0, -1)]
+    return [*out, subject, *extra]
+
+
+def _subject(node: ast.ScopeTraversal) -> tuple[str, list[str | _Index], list[str]] | None:
+    """The object a traversal names, the steps into it, and what that object is an instance of,
+    as Terraform parses a reference; None for a traversal that names no object (``var`` alone, a
+    resource key neither a string nor a whole number), which both references leave out."""
+    root, steps = node.root, _static_steps(node.steps)
+    if root == MANAGED_PREFIX and steps and isinstance(steps[0], str):
+        root, steps = steps[0], steps[1:]  # ``resource.TYPE.NAME`` is ``TYPE.NAME``
+    extra: list[str] = []
+    if root == "self":
+        return "self", steps, extra
+    if root in _SINGLE_ATTR or root == "module":
+        if not steps or not isinstance(steps[0], str):
+            return None
+        subject, rest = f"{root}.{steps[0]}", steps[1:]
+        if root == "module" and rest:
+            call = subject
+            if isinstance(rest[0], _Index):
+                key = _instance_key(rest[0].key)
+                if key is None:
+                    return None
+                subject, rest = call + key, rest[1:]
+                extra = [call]
+            if rest:  # an output of the call, or of one instance of it
+                if not isinstance(rest[0], str):
+                    return None
+                extra = [subject]
+                subject, rest = f"{subject}.{rest[0]}", rest[1:]
+        return subject, rest, extra
+    named = 2 if root == "data" else 1  # data.TYPE.NAME, TYPE.NAME
+    if len(steps) < named or not all(isinstance(s, str) for s in steps[:named]):
+        return None
+    subject = ".".join((root, *(str(s) for s in steps[:named])))
+    rest = steps[named:]
+    if rest and isinstance(rest[0], _Index):
+        key = _instance_key(rest[0].key)
+        if key is None:
+            return None
+        extra = [subject]
+        subject, rest = subject + key, rest[1:]
+    return subject, rest, extra
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """``[key]`` with a literal key: kept apart from ``.name``, which is written differently."""
+
+    key: Any
+
+
+def _static_steps(steps: tuple[ast.Step, ...]) -> list[str | _Index]:
+    """The leading steps that are part of the traversal: names and literal keys, up to the first
+    splat or computed key (``var.m[var.k]`` reads ``var.m``, then ``var.k``)."""
+    out: list[str | _Index] = []
+    for s in steps:
+        if isinstance(s, ast.AttrStep):
+            out.append(s.name)
+        elif isinstance(s, ast.IndexStep) and type(s.key) is ast.Literal:
+            out.append(_Index(s.key.value))
+        else:
+            break
+    return out
+
+
+def _step_text(step: str | _Index) -> str:
+    """A step as both references write it: ``.name``, or the key as a diagnostic shows a value."""
+    if isinstance(step, str):
+        return f".{step}"
+    key = step.key
+    if isinstance(key, str):
+        return f"[{go_quote(key)}]"
+    if isinstance(key, int | float) and not isinstance(key, bool):
+        return f"[{go_g10(key)}]"
+    return "[...]"  # OpenTofu's text for any other key (Terraform 1.0.3 writes a bool as [])
+
+
+def _instance_key(key: Any) -> str | None:
+    """A resource or module instance key as its address writes it; None for one that is no key."""
+    if isinstance(key, str):
+        return f"[{go_quote(key)}]"
+    if isinstance(key, bool) or not isinstance(key, int | float) or not float(key).is_integer():
+        return None
+    return f"[{int(key)}]"
 
 
 def _body(body: Body) -> dict[str, Any]:
@@ -124,9 +199,11 @@ def _resource(res: Resource, registry: Registry, path: tuple[str, ...], configur
         "type": res.type,
         "name": res.name,
         "provider_config_key": provider,
-        "expressions": _body(res.body),
-        "schema_version": rt.schema_version if rt is not None else 0,
     }
+    expressions = _body(res.body)
+    if expressions:  # both references leave out an empty one
+        out["expressions"] = expressions
+    out["schema_version"] = rt.schema_version if rt is not None else 0
     out.update(_repetition(res.count, res.for_each))
     deps = [_depends_on(e) for e in res.depends_on]
     if deps:
@@ -146,16 +223,17 @@ def _repetition(count: Attribute | None, for_each: Attribute | None) -> dict[str
 
 
 def _depends_on(expr: ast.Expr) -> str:
-    refs = references(expr)
-    return _traversal(refs[0].root, refs[0].parts) if refs else ""
+    """What ``depends_on`` names, as the references write the object (``aws_x.y["k"]``)."""
+    found = traversals(expr)
+    subject = _subject(found[0]) if found else None
+    return subject[0] if subject is not None else ""
 
 
 def _module_call(call: ModuleCall, child: Module | None, registry: Registry, path: tuple[str, ...],
                  configured: Configured) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "source": call.source,
-        "expressions": {name: expression(attr.expr) for name, attr in call.inputs.items()},
-    }
+    out: dict[str, Any] = {"source": call.source}
+    if call.inputs:
+        out["expressions"] = {name: expression(attr.expr) for name, attr in call.inputs.items()}
     out.update(_repetition(call.count, call.for_each))
     if child is not None:
         out["module"] = _module(child, registry, path, configured)
@@ -214,7 +292,9 @@ def _provider_config(root: Module, registry: Registry) -> dict[str, Any]:
                 entry["module_address"] = _module_address(path)
             if cfg.name in module.required_providers and module.required_providers[cfg.name].version:
                 entry["version_constraint"] = module.required_providers[cfg.name].version
-            entry["expressions"] = _body(cfg.body)
+            expressions = _body(cfg.body)
+            if expressions:
+                entry["expressions"] = expressions
             out[prefix + key] = entry
         for name, required in module.required_providers.items():  # each module's requirements
             entry = out.setdefault(prefix + name, {"name": name, "full_name": _full_name(name, registry)})

@@ -292,6 +292,7 @@ def test_nested_maps_and_lists_on_create() -> None:
 
 
 def test_nested_changes_hide_unchanged_elements() -> None:
+    """Unchanged list elements are counted, but for the one next to a change, shown as context."""
     c = rc(
         "random_id.a",
         ACTIONS_UPDATE,
@@ -308,7 +309,8 @@ def test_nested_changes_hide_unchanged_elements() -> None:
                     # (1 unchanged element hidden)
                 }
               ~ zones   = [
-                    # (2 unchanged elements hidden)
+                    # (1 unchanged element hidden)
+                    "b",
                   - "c",
                   + "x",
                 ]

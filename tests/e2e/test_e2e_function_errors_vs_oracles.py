@@ -33,6 +33,26 @@ CASES = {
     "null_key_in_a_list": 'zipmap(tolist(["a", "b", null]), [1, 2, 3])',
     "counts_before_nulls": 'zipmap(["a", null], ["x"])',
     "index_not_found": 'index(["a"], "b")',
+    # range as cty has it: one variadic parameter, a zero step let through (cty compares it the wrong way)
+    "range_zero_step": "range(1, 2, 0)",
+    "range_zero_step_down": "range(2, 1, 0)",
+    "range_negative_step_up": "range(0, 1, -1)",
+    "range_positive_step_down": "range(2, 1, 1)",
+    "range_nothing": "range()",
+    "range_too_many": "range(1, 2, 3, 4)",
+    "range_too_long": "range(5000)",
+    "range_text_end": 'range(1.5, "a")',
+    "lookup_missing_attribute": 'lookup({ a = 1 }, "b")',
+    "one_of_two": "one([1, 2])",
+    "one_of_a_set_of_two": "one(toset([1, 2]))",
+    "one_of_text": 'one("a")',
+    "one_of_an_object": "one({ a = 1 })",
+    "one_of_a_number": "one(1)",
+    "coalescelist_all_empty": "coalescelist([], [])",
+    "sum_text_element": 'sum([1, "a"])',
+    "can_nothing": "can()",
+    "can_two": "can(1, 2)",
+    "try_nothing": "try()",
 }
 
 # Calls both references refuse in the same words as OpenTofu 1.12.6, or where only it is followed.
@@ -116,6 +136,8 @@ NEWEST = {
     "templatestring_number_vars": 'templatestring("a", 1)',
     "cidrhost_garbage": 'cidrhost("x", 1)',
     "timeadd_garbage": 'timeadd("x", "1h")',
+    "lookup_missing_key": 'lookup(tomap({ a = "x" }), "b")',
+    "sum_text_elements": 'sum(["a"])',
 }
 
 # Where ctl still words a refusal its own way; each is a strict xfail, so a fix shows.
@@ -165,6 +187,21 @@ def test_a_bad_argument_written_out(diagnostics: dict[str, dict[str, Any]]) -> N
     line = CONFIG.splitlines()[list(ALL).index("tuple_for_string")]
     column = line.index("[1]") + 1
     assert (where["start"]["column"], where["end"]["column"]) == (column, column + 1)  # the bracket
+
+
+def test_the_issues_three_calls_written_out(diagnostics: dict[str, dict[str, Any]]) -> None:
+    """range(1, 2, 0), lookup({a = 1}, "b") and one([1, 2]), as both references report them."""
+    _s, summary, detail, _where = diagnostics["ctl"]["range_zero_step"]
+    assert (summary, detail) == ("Error in function call", 'Call to function "range" failed: more than 1024 values '
+                                 "were generated; either decrease the difference between start and end or use a "
+                                 "smaller step.")
+    for name, text, param, reason in (
+            ("lookup_missing_attribute", "{ a = 1 }", "inputMap", 'the given object has no attribute "b"'),
+            ("one_of_two", "[1, 2]", "list", "must be a list, set, or tuple value with either zero or one elements")):
+        _s, summary, detail, where = diagnostics["ctl"][name]
+        assert (summary, detail) == ("Invalid function argument", f'Invalid value for "{param}" parameter: {reason}.')
+        column = CONFIG.splitlines()[list(ALL).index(name)].index(text) + 1
+        assert (where["start"]["column"], where["end"]["column"]) == (column, column + 1)  # its bracket
 
 
 def test_the_null_keys_message_written_out(diagnostics: dict[str, dict[str, Any]]) -> None:

@@ -38,6 +38,16 @@ SHAPES = {
     "ref_local": "local.l",
     "ref_in_call": "upper(var.x)",
     "ref_index": 'var.m["k"]',
+    "ref_index_escaped": 'try(var.m["a\\"b\\n"], null)',
+    "ref_number_index": "var.l[0]",
+    "ref_legacy_index": "var.l.0",
+    "ref_computed_index": "try(var.m[var.x], null)",
+    "ref_bool_index": "try(var.m[true], null)",
+    "ref_attribute_chain": "local.o.a.b",
+    "ref_repeated": '"${var.x}${var.x}"',
+    "ref_module_instance": "module.m[0]",
+    "ref_module_output": "module.m[0].o",
+    "ref_path": "path.module",
     "tmpl_literal": '"a${"b"}c"',
     "tmpl_ref": '"x-${var.x}"',
     "tmpl_call": '"x-${upper("a")}"',
@@ -54,19 +64,21 @@ SHAPES = {
 }
 
 # Terraform 1.0.3 evaluates both sides of && (so the call makes it unknown); OpenTofu and ctl stop at false.
-NEWER = {"and_call_short_circuit"}
+# A bool key is var.m[] in Terraform 1.0.3's text, var.m[...] in OpenTofu's.
+NEWER = {"and_call_short_circuit", "ref_bool_index"}
 
 # Where ctl still differs: expected to fail, strictly, so that fixing it shows.
-KNOWN_DIFFERENCES = {
-    "ref_index": 'both references list each step of a reference to a variable or local (var.m["k"], then '
-                 "var.m); ctl lists var.m alone, its references keeping no difference between .k and [\"k\"]",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 CONFIG = """\
 variable "x" { default = "v" }
 variable "b" { default = true }
 variable "m" { default = { k = "v" } }
-locals { l = "loc" }
+variable "l" { default = ["a"] }
+locals {
+  l = "loc"
+  o = { a = { b = 1 } }
+}
 
 module "m" {
   source = "./m"
@@ -99,6 +111,13 @@ resource "terraform_data" "each_literal" {
   for_each = { a = 1 }
   input    = "${"x"}y"
 }
+
+resource "terraform_data" "refs" {
+  input      = [terraform_data.counted[0].output, terraform_data.each_call["a"].input[1], terraform_data.each_literal]
+  depends_on = [terraform_data.each_call["a"], terraform_data.counted]
+}
+
+resource "terraform_data" "empty" {}
 """
 
 NO_PLUGINS = Path("/nonexistent")  # nothing here needs a provider plugin
@@ -177,6 +196,17 @@ def test_a_function_call_is_no_constant(shown: dict[str, dict[str, Any]]) -> Non
     assert ours["ref_in_call"] == {"references": ["var.x"]}
 
 
+def test_a_reference_lists_each_step_of_its_traversal(shown: dict[str, dict[str, Any]]) -> None:
+    """What changed, written out: every leading part of a traversal, each repeat kept."""
+    ours = _outputs(shown["ctl"])
+    assert ours["ref_index"] == {"references": ['var.m["k"]', "var.m"]}
+    assert ours["ref_attribute_chain"] == {"references": ["local.o.a.b", "local.o.a", "local.o"]}
+    assert ours["ref_legacy_index"] == ours["ref_number_index"] == {"references": ["var.l[0]", "var.l"]}
+    assert ours["ref_index_escaped"] == {"references": ['var.m["a\\"b\\n"]', "var.m"]}
+    assert ours["ref_module_output"] == {"references": ["module.m[0].o", "module.m[0]"]}
+    assert ours["ref_repeated"] == {"references": ["var.x", "var.x"]}
+
+
 def test_a_module_calls_expressions_are_the_references(shown: dict[str, dict[str, Any]]) -> None:
     calls = {tool: shown[tool]["root_module"]["module_calls"]["m"] for tool in shown}
     for theirs in (calls["opentofu"], calls["terraform"]):
@@ -191,8 +221,18 @@ def test_resources_expressions_are_opentofus(tmp_path: Path, tofu: Path) -> None
     for tool in ("ctl", "opentofu"):
         _write(tmp_path / tool, RESOURCES, module=False)
         resources = _configuration(tool, tmp_path / tool, tofu)["root_module"]["resources"]
-        found[tool] = {r["address"]: {k: v for k, v in r.items() if k.endswith("expression") or k == "expressions"}
+        found[tool] = {r["address"]: {k: v for k, v in r.items()
+                                      if k.endswith("expression") or k in ("expressions", "depends_on")}
                        for r in resources}
     assert found["ctl"] == found["opentofu"]
     assert found["ctl"]["terraform_data.counted"] == {"expressions": {"input": {}}}
+    assert found["ctl"]["terraform_data.empty"] == {}
+    assert found["ctl"]["terraform_data.refs"] == {
+        "expressions": {"input": {"references": [
+            "terraform_data.counted[0].output", "terraform_data.counted[0]", "terraform_data.counted",
+            'terraform_data.each_call["a"].input[1]', 'terraform_data.each_call["a"].input',
+            'terraform_data.each_call["a"]', "terraform_data.each_call",
+            "terraform_data.each_literal"]}},
+        "depends_on": ['terraform_data.each_call["a"]', "terraform_data.counted"],
+    }
     assert found["ctl"]["terraform_data.each_literal"]["for_each_expression"] == {"constant_value": {"a": 1}}

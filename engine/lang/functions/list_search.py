@@ -19,7 +19,7 @@ from engine.lang.functions._args import (
     want_num,
 )
 from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn, returns_list
-from vocab.values import UNKNOWN, SetValue, Unknown, contains_unknown, type_name
+from vocab.values import UNKNOWN, Null, SetValue, Unknown, contains_unknown, type_name
 
 
 def _contains(a: Args, _c: FunctionContext) -> bool:
@@ -71,8 +71,8 @@ def _matchkeys(a: Args, _c: FunctionContext) -> list[Any]:
 def _one(a: Args, _c: FunctionContext) -> object:
     if isinstance(a[0], Unknown):
         return UNKNOWN
-    items = want_list(a[0], 0)
-    if len(items) > 1:
+    items = want_list(a[0], 0) if a[0] is None or type(a[0]) is Null else a[0]
+    if not isinstance(items, list) or len(items) > 1:
         raise ArgError(0, "must be a list, set, or tuple value with either zero or one elements")
     return items[0] if items else None
 

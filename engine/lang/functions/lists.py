@@ -38,6 +38,11 @@ def _distinct(a: Args, _c: FunctionContext) -> list[Any]:
 
 
 def _range(a: Args, _c: FunctionContext) -> list[Any]:
+    """cty's ``range``, messages and all: a zero step is let through (cty means to refuse it but
+    compares the wrong way), so it gives no values when start is end and too many when start is
+    below end."""
+    if not 1 <= len(a) <= 3:  # one variadic parameter in cty, counted here
+        raise CallError("must have one, two, or three arguments")
     nums = [
         Decimal(repr(n)) if isinstance(n, float) else Decimal(n)
         for n in (want_num(x, i) for i, x in enumerate(a))
@@ -48,19 +53,18 @@ def _range(a: Args, _c: FunctionContext) -> list[Any]:
         start, limit, step = nums[0], nums[1], nums[2] if len(nums) > 2 else None
     if step is None:
         step = Decimal(1) if limit >= start else Decimal(-1)
-    if step == 0:
-        raise ArgError(2, "step must not be zero")
-    if step < 0 and limit > start:
-        raise ArgError(1, "limit must be less than start when step is negative")
-    if step > 0 and limit < start:
-        raise ArgError(1, "limit must be greater than start when step is positive")
+    down = step < 0
+    if down and limit > start:
+        raise ArgError(1, "end must be less than start when step is negative")
+    if not down and limit < start:
+        raise ArgError(1, "end must be greater than start when step is positive")
     out: list[Any] = []
     num = start
-    while (num < limit) if step > 0 else (num > limit):
+    while (num > limit) if down else (num < limit):
         if len(out) >= _RANGE_LIMIT:
             raise CallError(
                 "more than 1024 values were generated; either decrease the difference between "
-                "start and limit or use a smaller step"
+                "start and end or use a smaller step"
             )
         out.append(normalize_number(int(num) if num == num.to_integral_value() else float(num)))
         num += step
@@ -78,6 +82,6 @@ def _sort(a: Args, _c: FunctionContext) -> list[Any]:
 FUNCTIONS = {
     "compact": fn(returns_list(_compact, STRING), "list"),
     "distinct": fn(returns_list(_distinct), "list"),
-    "range": fn(returns_list(_range, NUMBER), "params", optional=("params", "params")),  # one variadic parameter in cty
+    "range": fn(returns_list(_range, NUMBER), variadic="params"),  # one variadic parameter in cty
     "sort": fn(returns_list(_sort, STRING), "list"),
 }

@@ -43,6 +43,8 @@ def _lookup(a: Args, _c: FunctionContext) -> object:
         return m[key]
     if len(a) > 2:
         return a[2]
+    if not isinstance(m, MapValue):  # an object: its attributes are known before the call
+        raise ArgError(0, f'the given object has no attribute "{key}"')
     raise CallError(f'lookup failed to find key "{key}"')
 
 

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from engine.lang.functions._args import want_int, want_str
-from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _IPV4_LEADING_ZERO = re.compile(r"(?<![0-9])0+(?=[0-9])")
@@ -52,9 +52,7 @@ def _cidrhost(a: Args, _c: FunctionContext) -> str:
     if hostnum < 0:
         hostnum += size
     if not 0 <= hostnum < size:
-        raise ArgError(
-            1, f"prefix of {net.prefixlen} does not accommodate a host numbered {want_int(a[1], 1)}"
-        )
+        raise CallError(f"prefix of {net.prefixlen} does not accommodate a host numbered {want_int(a[1], 1)}")
     return _host(net, hostnum)
 
 
@@ -71,9 +69,9 @@ def _cidrsubnet(a: Args, _c: FunctionContext) -> str:
         raise ArgError(1, "newbits must not be negative")
     newlen = net.prefixlen + newbits
     if newlen > net.max_prefixlen:
-        raise ArgError(1, f"insufficient address space to extend prefix of {net.prefixlen} by {newbits}")
+        raise CallError(f"insufficient address space to extend prefix of {net.prefixlen} by {newbits}")
     if not 0 <= netnum < (1 << newbits):
-        raise ArgError(2, f"prefix extension of {newbits} does not accommodate a subnet numbered {netnum}")
+        raise CallError(f"prefix extension of {newbits} does not accommodate a subnet numbered {netnum}")
     start = int(net.network_address) + (netnum << (net.max_prefixlen - newlen))
     return f"{_addr(net, start)}/{newlen}"
 

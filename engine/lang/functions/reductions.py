@@ -52,7 +52,7 @@ def _coalescelist(a: Args, _c: FunctionContext) -> list[Any]:
         items = want_list(v, i)
         if items:
             return items
-    raise CallError("no non-null, non-empty list arguments")
+    raise CallError("no non-null arguments")
 
 
 def _length(a: Args, _c: FunctionContext) -> object:
@@ -80,7 +80,11 @@ def _sum(a: Args, _c: FunctionContext) -> int | float:
     for x in items:
         if x is None:
             raise ArgError(0, "argument must be a list of numbers without nulls")
-        total = numbers.rounded(total + numbers.exact(want_num(x, 0)))  # one addition at a time
+        try:
+            number = want_num(x, 0)
+        except ArgError:
+            raise ArgError(0, "argument must be list, set, or tuple of number values") from None
+        total = numbers.rounded(total + numbers.exact(number))  # one addition at a time
     if total == 0 and all(numbers.is_negative_zero(x) for x in items):
         return numbers.NEGATIVE_ZERO  # only negative zeros add up to one, as IEEE adds them
     return numbers.make(total)

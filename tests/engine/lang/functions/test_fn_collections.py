@@ -202,8 +202,14 @@ def test_range_limit_of_1024_elements() -> None:
 
 
 def test_range_step_errors() -> None:
-    with pytest.raises(FunctionError, match="zero"):
+    """cty lets a zero step through: no values when start is end, too many when it is below."""
+    with pytest.raises(FunctionError, match="more than 1024 values were generated"):
         call("range", 1, 5, 0)
+    with pytest.raises(FunctionError, match="end must be greater than start when step is positive"):
+        call("range", 5, 1, 0)
+    assert call("range", 1, 1, 0) == []
+    with pytest.raises(FunctionError, match="must have one, two, or three arguments"):
+        call("range")
     with pytest.raises(FunctionError):
         call("range", 1, 5, -1)
 

@@ -32,7 +32,7 @@ def test_cidrhost(prefix: str, hostnum: int, expected: str) -> None:
 def test_cidrhost_out_of_range() -> None:
     with pytest.raises(FunctionError, match="does not accommodate") as exc:
         call("cidrhost", "10.1.2.240/28", 16)
-    assert exc.value.arg_index == 1
+    assert exc.value.arg_index is None  # the call fails as a whole, as cty's cidrhost says
 
 
 def test_cidrnetmask() -> None:
@@ -58,10 +58,10 @@ def test_cidrsubnet(prefix: str, newbits: int, netnum: int, expected: str) -> No
 def test_cidrsubnet_errors() -> None:
     with pytest.raises(FunctionError, match="does not accommodate") as exc:
         call("cidrsubnet", "10.1.2.0/24", 4, 16)
-    assert exc.value.arg_index == 2
+    assert exc.value.arg_index is None
     with pytest.raises(FunctionError, match="insufficient address space") as exc:
         call("cidrsubnet", "10.1.2.0/24", 9, 0)
-    assert exc.value.arg_index == 1
+    assert exc.value.arg_index is None
     with pytest.raises(FunctionError, match="invalid CIDR") as exc:
         call("cidrsubnet", "10.1.2.0", 4, 1)
     assert exc.value.arg_index == 0
