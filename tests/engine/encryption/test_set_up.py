@@ -148,7 +148,7 @@ def test_pbkdf2_settings_are_checked_at_set_up_and_its_upstream_asked(tmp_path: 
     state {{
       method = method.aes_gcm.main
     }}""")
-    with pytest.raises(EncryptionError, match="key_provider.external.up: .* is not a program of OpenTofu's external"):
+    with pytest.raises(EncryptionError, match=r"key_provider\.external\.up: .* is not a program of OpenTofu's external"):
         set_up_in(tmp_path)
 
 
