@@ -130,6 +130,8 @@ def _format_number(verb: _Verb, v: Any) -> str:
             if not n.is_integer():
                 raise CallError(f"unsupported value for {verb.raw!r}: an integer is required")
             n = int(n)
+        elif n.bit_length() > numbers.PRECISION:  # Go writes out the 512-bit value's every digit
+            n = int(numbers.exact(n))
         body = format(abs(n), {"b": "b", "d": "d", "o": "o", "x": "x", "X": "X"}[mode])
         if verb.prec is not None and len(body) < verb.prec:
             body = "0" * (verb.prec - len(body)) + body
