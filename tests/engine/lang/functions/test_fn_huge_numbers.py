@@ -8,6 +8,7 @@ from a few ordinary values, so that most calls get past the other arguments' che
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,8 @@ def test_a_huge_or_tiny_number_is_an_answer_or_a_refusal(name: str, huge: str, s
     for others in itertools.product(ORDINARY, repeat=size - 1):
         args = list(others)
         args.insert(position, HUGE[huge])
-        try:
+        with contextlib.suppress(FunctionError):  # a refusal is fine; any other exception fails the test
             call_function(name, args, CTX)
-        except FunctionError:
-            pass
 
 
 def test_the_three_are_held_exactly_as_the_references_hold_them() -> None:
