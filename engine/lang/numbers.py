@@ -122,6 +122,13 @@ def is_zero(n: int | float) -> bool:
     return n.exact == 0 if type(n) is BigFloat else n == 0
 
 
+def is_whole(n: int | float) -> bool:
+    """A whole number by its exact value (``1e-400`` has the double 0.0 but is a fraction)."""
+    if type(n) is BigFloat:
+        return n.exact.denominator == 1
+    return not isinstance(n, float) or n.is_integer()
+
+
 def is_negative_zero(n: object) -> bool:
     """True for the negative zero (``-0``, ``0 * -1``, ``tonumber("-0")``): a float zero with its sign set."""
     return type(n) is float and n == 0 and math.copysign(1.0, n) < 0
@@ -219,4 +226,4 @@ def _plain_decimal(x: Fraction) -> str:
 
 
 __all__ = ["NEGATIVE_ZERO", "PRECISION", "BigFloat", "NumberOutOfRange", "exact", "in_range", "is_negative",
-           "is_negative_zero", "is_zero", "make", "negate", "parse", "rounded", "signed", "to_text", "zero_sign"]
+           "is_negative_zero", "is_whole", "is_zero", "make", "negate", "parse", "rounded", "signed", "to_text", "zero_sign"]

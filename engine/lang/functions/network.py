@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.lang.functions._args import want_int, want_str
+from engine.lang.functions._args import want_int, want_str, want_whole
 from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
 from engine.lang.functions.ip_bytes import (
     AddressOverflow,
@@ -49,11 +49,8 @@ def _parsed(text: str) -> Prefix | None:
 
 
 def _bit_count(value: object, i: int) -> int:
-    """A count of bits, which the references hold in a signed 64-bit integer."""
-    n = want_int(value, i)
-    if not -_INT64 <= n < _INT64:
-        raise ArgError(i, f"value must be a whole number, between {-_INT64} and {_INT64 - 1}")
-    return n
+    """A count of bits, which the references hold in a signed 64-bit integer (``want_int``'s range)."""
+    return want_int(value, i)
 
 
 def _signed_low_word(n: int) -> int:
@@ -63,7 +60,7 @@ def _signed_low_word(n: int) -> int:
 
 
 def _cidrhost(a: Args, _c: FunctionContext) -> str:
-    net, hostnum = _prefix(a[0], 0), want_int(a[1], 1)
+    net, hostnum = _prefix(a[0], 0), want_whole(a[1], 1)
     ones, bits = net.lengths
     largest = (1 << (bits - ones)) - 1
     if hostnum < 0:  # counted back from the last address
@@ -89,7 +86,7 @@ def _cidrnetmask(a: Args, _c: FunctionContext) -> str:
 
 
 def _cidrsubnet(a: Args, _c: FunctionContext) -> str:
-    net, newbits, netnum = _prefix(a[0], 0), _bit_count(a[1], 1), want_int(a[2], 2)
+    net, newbits, netnum = _prefix(a[0], 0), _bit_count(a[1], 1), want_whole(a[2], 2)
     ones, bits = net.lengths
     newlen = ones + newbits
     if newlen > bits:
