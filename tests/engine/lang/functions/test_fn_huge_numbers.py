@@ -50,3 +50,15 @@ def test_the_three_are_held_exactly_as_the_references_hold_them() -> None:
     assert call_function("tostring", [HUGE["1e400"]], CTX) == "1" + "0" * 400
     assert call_function("tostring", [HUGE["1e-400"]], CTX) == "0." + "0" * 399 + "1"
     assert call_function("format", ["%.2e", HUGE["1e400"]], CTX) == "1.00e+400"
+
+
+def test_the_references_answers_and_refusals_where_a_number_meets_a_go_int() -> None:
+    assert call_function("tonumber", ["1e400"], CTX) == 10**400  # a number, never infinity
+    assert call_function("range", [HUGE["1e-400"]], CTX) == [0]
+    for name, args in (("element", [["a"], HUGE["1e400"]]), ("substr", ["abc", 0, HUGE["-1e400"]]),
+                       ("chunklist", [["a"], HUGE["1e400"]])):
+        with pytest.raises(FunctionError, match="value must be a whole number, between -9223372036854775808 and "
+                                                "9223372036854775807"):
+            call_function(name, args, CTX)
+    with pytest.raises(FunctionError, match="a whole number is required"):
+        call_function("substr", ["abc", HUGE["1e-400"], 1], CTX)  # its double is 0.0; it is not zero
