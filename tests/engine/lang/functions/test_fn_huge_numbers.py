@@ -60,5 +60,7 @@ def test_the_references_answers_and_refusals_where_a_number_meets_a_go_int() -> 
         with pytest.raises(FunctionError, match="value must be a whole number, between -9223372036854775808 and "
                                                 "9223372036854775807"):
             call_function(name, args, CTX)
-    with pytest.raises(FunctionError, match="a whole number is required"):
+    with pytest.raises(FunctionError, match="value must be a whole number"):
         call_function("substr", ["abc", HUGE["1e-400"], 1], CTX)  # its double is 0.0; it is not zero
+    with pytest.raises(FunctionError, match="invalid index: value must be a whole number"):
+        call_function("element", [["a"], HUGE["1e-400"]], CTX)
