@@ -196,12 +196,12 @@ def open_store(root_dir: Path, root: Module | None, var_args: list[tuple[str, st
     ``var_args`` (the command's ``--var``/``--var-file``) reach encryption settings that name variables.
     """
     from backends import factory
-    from engine.encryption.lookup import state_target
+    from engine.encryption.lookup import set_up
     from engine.encryption.store import encrypting_store
 
     kind, settings = resolved_backend(root_dir, root)
     store = factory.make_store(kind, settings, root_dir)
-    target = state_target(root, var_args)
+    target = set_up(root, var_args)  # the key providers asked now, before anything is planned
     return store if target is None else encrypting_store(store, target, root_dir / CTL_DIR)
 
 

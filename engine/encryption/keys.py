@@ -112,6 +112,17 @@ class KeyProvider:
                     self._read[cache] = found
             return found
 
+    def check(self) -> int:
+        """The length in bytes of the key this run writes with, found out when encryption is set up.
+
+        OpenTofu asks every key provider of a target's method for its key when it sets encryption
+        up, before it plans: a key program or a KMS that fails stops the command there, not at the
+        first write after a plan was shown. Here the write key is fetched now and kept for that write,
+        so the program still runs once (``Pbkdf2`` checks its settings and its upstream, and derives
+        the key only when it writes: deriving costs a fraction of a second and cannot fail).
+        """
+        return len(self.write_key()[0])
+
     def _new_key(self, upstream: bytes | None) -> tuple[bytes, dict[str, Any]]:
         """A fresh key and its metadata; ``upstream`` is the chained key provider's key, if any."""
         raise NotImplementedError
@@ -152,15 +163,25 @@ class Pbkdf2(KeyProvider):
                                   "to 1024")
         return passphrase, iterations, hash_name, key_length, salt_length
 
+    def check(self) -> int:
+        settings = self._settings()
+        if self.upstream is not None:
+            self._upstream_fits(self.upstream, self.upstream.check())
+        return settings[3]
+
+    def _upstream_fits(self, upstream: KeyProvider, length: int) -> None:
+        """Refuse a chained key too short to be a passphrase."""
+        if length < MIN_PASSPHRASE:
+            raise EncryptionError(f"key_provider.{self.ref}: the key of key_provider.{upstream.ref}, which it "
+                                  f"is chained from, is {length} bytes; a passphrase takes at least "
+                                  f"{MIN_PASSPHRASE}")
+
     def _passphrase(self, upstream: bytes | None, settings: tuple[str, int, str, int, int]) -> bytes:
         """The configured passphrase, or the key of the key provider this one is chained from (its raw
         bytes, as OpenTofu takes them, at least as long as a passphrase must be)."""
         if upstream is None or self.upstream is None:
             return settings[0].encode()
-        if len(upstream) < MIN_PASSPHRASE:
-            raise EncryptionError(f"key_provider.{self.ref}: the key of key_provider.{self.upstream.ref}, which it "
-                                  f"is chained from, is {len(upstream)} bytes; a passphrase takes at least "
-                                  f"{MIN_PASSPHRASE}")
+        self._upstream_fits(self.upstream, len(upstream))
         return upstream
 
     def _new_key(self, upstream: bytes | None) -> tuple[bytes, dict[str, Any]]:

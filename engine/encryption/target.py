@@ -66,6 +66,23 @@ class Target:
         assert key is not None and provider is not None  # aes_gcm always has keys (checked in config)
         return seal(plaintext, _aes_key(key, provider, "encryption"), metas, facts or {})
 
+    def check(self) -> None:
+        """Ask the method's key provider for this run's key now, as OpenTofu does when it sets encryption
+        up: a failing key program, or a key aes_gcm cannot take, stops the command before it plans.
+
+        Only the method's key provider is asked, as in OpenTofu: the fallback's is asked when a file
+        it wrote is read, and an ``external`` method's own programs run when there is something to
+        encrypt or decrypt.
+        """
+        if not self.encrypts:
+            return
+        method, provider = self._sealing[0]
+        if provider is None:
+            return
+        length = provider.check()
+        if method.kind == "aes_gcm":
+            _aes_key_fits(length, provider, "encryption")
+
     def read_by_fallback(self, data: bytes) -> bool:
         """Whether ``data`` is not what the method itself writes (plaintext, or another key): the
         next write should replace it, completing a migration or a key rotation."""
@@ -144,11 +161,15 @@ class Target:
 def _aes_key(key: bytes, provider: KeyProvider, use: str) -> bytes:
     """``key``, when AES-GCM can use it: a key provider's own keys always fit, but a chain's or an external
     program's length is whatever it gives."""
-    if len(key) not in (16, 24, 32):
-        raise EncryptionError(f"key_provider.{provider.ref} gave a {len(key)}-byte {use} key; aes_gcm takes 16, 24 "
+    _aes_key_fits(len(key), provider, use)
+    return key
+
+
+def _aes_key_fits(length: int, provider: KeyProvider, use: str) -> None:
+    if length not in (16, 24, 32):
+        raise EncryptionError(f"key_provider.{provider.ref} gave a {length}-byte {use} key; aes_gcm takes 16, 24 "
                               "or 32 bytes", hint="Set key_length (pbkdf2), or have the program give a key of "
                                                   "one of those lengths.")
-    return key
 
 
 def facts_of(doc: dict[str, Any]) -> dict[str, Any]:

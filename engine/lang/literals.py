@@ -1,8 +1,8 @@
 """Checks on literal text that Python would otherwise turn into an internal error.
 
 A configuration file can hold bytes that are not UTF-8, a number with thousands of digits (Python
-refuses to convert it), a number too large for a float (``1e400`` becomes infinity, which no state
-or plan file can hold) or an escape naming half a surrogate pair (``"\\ud800"``, which cannot be
+refuses to convert it), a number past the magnitudes ctl holds (``1e400`` is held, as Terraform
+holds it, ``1e5000`` is not: ``engine.lang.numbers``) or an escape naming half a surrogate pair (``"\\ud800"``, which cannot be
 written as UTF-8). Each reader calls these and turns ``LiteralError`` into a positioned error.
 ``nfc`` puts string literals in the one normal form the language compares them in.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from fractions import Fraction
 
 from engine.lang import numbers
 from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange
@@ -51,10 +52,16 @@ def number(text: str) -> int | float:
     if digits > MAX_NUMBER_DIGITS:
         raise LiteralError(f"This number has {digits} digits; ctl accepts at most {MAX_NUMBER_DIGITS} "
                            "(MAX_NUMBER_DIGITS).")
-    if any(ch in text for ch in ".eE") and not text.lower().startswith(("0x", "-0x", "+0x")):
-        checked_float(float(text))
-        return numbers.parse(text)
-    return int(text, 0) if text.lower().startswith(("0x", "-0x", "+0x", "0o", "0b")) else int(text)
+    try:
+        if any(ch in text for ch in ".eE") and not text.lower().startswith(("0x", "-0x", "+0x")):
+            return numbers.parse(text)
+        whole = int(text, 0) if text.lower().startswith(("0x", "-0x", "+0x", "0o", "0b")) else int(text)
+        # Past 2^512 a literal is the nearest 512-bit number, as Terraform reads it.
+        return whole if whole.bit_length() <= numbers.PRECISION else numbers.make(Fraction(whole))
+    except numbers.NumberOutOfRange:
+        raise LiteralError(f"This number is beyond what ctl holds: numbers range from 1e-{MAX_NUMBER_DIGITS} "
+                           f"to 1e{MAX_NUMBER_DIGITS} in magnitude (MAX_NUMBER_DIGITS); write a smaller "
+                           "number, or a string.") from None
 
 
 def nfc(text: str) -> str:

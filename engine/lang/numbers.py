@@ -6,6 +6,13 @@ is false, and why ``tostring(2 / 3)`` has 155 digits. Whole numbers are exact in
 2^512, so they stay Python ints here; a fractional number is a ``BigFloat``: a ``float`` (so JSON,
 state files and every ``isinstance(v, float)`` keep working) that also carries its exact 512-bit
 value, which the operators, comparisons and the number-to-text conversion use.
+
+Past 2^512 a 512-bit number is whole but no longer every whole number: ``1e400`` is the 512-bit
+number nearest to it. Such a number is held as the int with the fewest significant digits that
+rounds to it (``10**400``), so it prints and encodes as Terraform prints it (``1`` and 400 zeros),
+compares as it does, and ``exact`` gives back the 512-bit value for arithmetic. Python prints ints
+of at most ``MAX_NUMBER_DIGITS`` digits, so numbers are held up to ±10^4300 and down to 10^-4300:
+beyond, ``NumberOutOfRange`` (an ``OverflowError``, which every caller reports as a refusal).
 """
 
 from __future__ import annotations
@@ -13,9 +20,21 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from vocab.limits import MAX_NUMBER_DIGITS
 from vocab.values import normalize_number
 
 PRECISION = 512  # bits of mantissa, as Terraform's numbers have
+_LARGEST = Fraction(10) ** MAX_NUMBER_DIGITS  # numbers are held below this magnitude
+_SMALLEST = 1 / _LARGEST  # and, when not zero, at or above this one
+_BITS_OF_LIMIT = _LARGEST.numerator.bit_length()
+
+
+class NumberOutOfRange(OverflowError):
+    """A number whose magnitude ctl does not hold (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the number is beyond the magnitudes ctl holds (10^-{MAX_NUMBER_DIGITS} to "
+                         f"10^{MAX_NUMBER_DIGITS}, MAX_NUMBER_DIGITS)")
 
 
 class BigFloat(float):
@@ -25,7 +44,7 @@ class BigFloat(float):
     exact: Fraction
 
     def __new__(cls, exact: Fraction) -> BigFloat:
-        number = float.__new__(cls, float(exact))
+        number = float.__new__(cls, float(exact))  # 0.0 below a double's range: see ``is_zero``
         number.exact = exact
         return number
 
@@ -49,19 +68,39 @@ def rounded(x: Fraction) -> Fraction:
 
 def exact(n: int | float) -> Fraction:
     """The value the language computes with: a ``BigFloat``'s own; for a plain float (read from a
-    JSON or state file), the decimal it was written as, read as Terraform reads it."""
+    JSON or state file), the decimal it was written as, read as Terraform reads it; for an int past
+    2^512, the 512-bit number it stands for."""
     if type(n) is BigFloat:
         return n.exact
     if isinstance(n, float):
         return rounded(Fraction(repr(n)))
+    if n.bit_length() > PRECISION:
+        return rounded(Fraction(n))
     return Fraction(n)
+
+
+def in_range(x: Fraction) -> Fraction:
+    """``x``, when its magnitude is one ctl holds; NumberOutOfRange otherwise."""
+    if x:
+        scale = abs(x.numerator).bit_length() - x.denominator.bit_length()
+        if abs(scale) >= _BITS_OF_LIMIT - 4 and not _SMALLEST <= abs(x) < _LARGEST:
+            raise NumberOutOfRange
+    return x
 
 
 def make(x: Fraction) -> int | float:
     """A computed value as a number: a whole number as an int, anything else a ``BigFloat``."""
+    in_range(x)
     if x.denominator == 1:
-        return int(x)
+        whole = int(x)
+        return whole if whole.bit_length() <= PRECISION else _fewest_digits(rounded(x))
     return BigFloat(rounded(x))
+
+
+def _fewest_digits(value: Fraction) -> int:
+    """The int with the fewest significant digits that rounds to ``value`` (a 512-bit number past 2^512)."""
+    digits = _fewest(value)
+    return int(_significant(value, digits))
 
 
 def negate(n: int | float) -> int | float:
@@ -75,6 +114,19 @@ def negate(n: int | float) -> int | float:
 
 
 NEGATIVE_ZERO = -0.0
+
+
+def is_zero(n: int | float) -> bool:
+    """Zero by its exact value: a ``BigFloat`` below a double's range (``1e-400``) has the double 0.0
+    but is not zero."""
+    return n.exact == 0 if type(n) is BigFloat else n == 0
+
+
+def is_whole(n: int | float) -> bool:
+    """A whole number by its exact value (``1e-400`` has the double 0.0 but is a fraction)."""
+    if type(n) is BigFloat:
+        return n.exact.denominator == 1
+    return not isinstance(n, float) or n.is_integer()
 
 
 def is_negative_zero(n: object) -> bool:
@@ -110,7 +162,16 @@ def signed(text: str, n: int | float) -> int | float:
 
 
 def parse(text: str) -> int | float:
-    """A decimal numeral (``42``, ``-1.5``, ``1e3``, ``-0``) at Terraform's precision."""
+    """A decimal numeral (``42``, ``-1.5``, ``1e3``, ``-0``) at Terraform's precision.
+
+    An exponent far past the magnitudes ctl holds is refused before its power of ten is built
+    (``1e999999999`` would take minutes and gigabytes to write out).
+    """
+    mantissa, e, exponent = text.strip().lower().partition("e")
+    if e and exponent.lstrip("+-").isdigit() and abs(int(exponent)) > 2 * MAX_NUMBER_DIGITS + len(mantissa):
+        if mantissa.strip("+-0."):
+            raise NumberOutOfRange
+        return signed(text, 0)  # zero, whatever the exponent
     return signed(text, make(rounded(Fraction(text))))
 
 
@@ -121,6 +182,11 @@ def to_text(n: BigFloat) -> str:
     exponent, as Terraform writes numbers in strings.
     """
     value = n.exact
+    return _plain_decimal(_significant(value, _fewest(value)))
+
+
+def _fewest(value: Fraction) -> int:
+    """The fewest significant decimal digits that read back as ``value`` at 512 bits."""
     low, high = 1, 160
     while low < high:  # reading back is monotonic in the digit count: search for the fewest
         digits = (low + high) // 2
@@ -128,17 +194,20 @@ def to_text(n: BigFloat) -> str:
             high = digits
         else:
             low = digits + 1
-    return _plain_decimal(_significant(value, low))
+    return low
 
 
 def _significant(x: Fraction, digits: int) -> Fraction:
     """``x`` rounded to ``digits`` significant decimal digits."""
     magnitude = abs(x)
-    exponent = math.floor(math.log10(magnitude)) if magnitude else 0
-    if Fraction(10) ** exponent > magnitude:  # log10 of a huge fraction can be off by one
-        exponent -= 1
-    if Fraction(10) ** (exponent + 1) <= magnitude:
-        exponent += 1
+    exponent = 0
+    if magnitude:  # from the bit lengths (a float log10 fails past a double's range), then corrected
+        bits = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+        exponent = math.floor(bits * math.log10(2))
+        while Fraction(10) ** exponent > magnitude:
+            exponent -= 1
+        while Fraction(10) ** (exponent + 1) <= magnitude:
+            exponent += 1
     scale = Fraction(10) ** (digits - 1 - exponent)
     return Fraction(round(x * scale)) / scale
 
@@ -156,5 +225,5 @@ def _plain_decimal(x: Fraction) -> str:
     return f"{sign}{units[:-places]}.{units[-places:]}".rstrip("0").rstrip(".")
 
 
-__all__ = ["NEGATIVE_ZERO", "PRECISION", "BigFloat", "exact", "is_negative", "is_negative_zero", "make", "negate",
-           "parse", "rounded", "signed", "to_text", "zero_sign"]
+__all__ = ["NEGATIVE_ZERO", "PRECISION", "BigFloat", "NumberOutOfRange", "exact", "in_range", "is_negative",
+           "is_negative_zero", "is_whole", "is_zero", "make", "negate", "parse", "rounded", "signed", "to_text", "zero_sign"]

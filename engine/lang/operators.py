@@ -169,10 +169,10 @@ def _unsuitable(v: Any, kind: str, side: str) -> OperandError:
 
 def _remainder(a: int | float, b: int | float) -> int | float:
     """``a % b`` with the sign of the dividend (``-5 % 3 == -2``), as Terraform computes it."""
-    if isinstance(a, int) and isinstance(b, int):
+    if isinstance(a, int) and isinstance(b, int) and max(a.bit_length(), b.bit_length()) <= numbers.PRECISION:
         r = abs(a) % abs(b)
         return -r if a < 0 else r
-    if not (math.isfinite(a) and math.isfinite(b)):
+    if not (_finite(a) and _finite(b)):
         return math.fmod(a, b)
     fa, fb = numbers.exact(a), numbers.exact(b)
     quotient = math.trunc(numbers.rounded(fa / fb))  # a - b * trunc(a / b), each step at 512 bits
@@ -194,6 +194,11 @@ _EXACT: dict[str, Callable[[Fraction, Fraction], Fraction]] = {
 }
 
 
+def _finite(n: int | float) -> bool:
+    """Not an infinity or NaN (which only a float can be: an int past a double's range is finite)."""
+    return not isinstance(n, float) or math.isfinite(n)
+
+
 def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
     """Integers stay exact; anything fractional is computed at Terraform's 512 bits (``numbers``).
 
@@ -201,12 +206,18 @@ def _arithmetic(op: str, a: int | float, b: int | float) -> int | float:
     """
     if type(a) is int and type(b) is int and op != "/":
         exact: int = _ARITH[op](a, b)
-        return exact if exact or op != "*" else numbers.zero_sign(op, a, b)
-    if op == "%" or not (math.isfinite(a) and math.isfinite(b)):
+        if exact.bit_length() <= numbers.PRECISION and max(a.bit_length(), b.bit_length()) <= numbers.PRECISION:
+            return exact if exact or op != "*" else numbers.zero_sign(op, a, b)
+        if op != "%":  # past 2^512 a whole number is a 512-bit one too (``1e308 * 10``)
+            return numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))
+    if not (_finite(a) and _finite(b)):
         result = normalize_number(_ARITH[op](a, b))
+    elif op == "%":
+        result = normalize_number(_remainder(a, b))
     else:
         result = numbers.make(numbers.rounded(_EXACT[op](numbers.exact(a), numbers.exact(b))))
-    return result if result else numbers.zero_sign(op, a, b)  # ``0 * -1`` is ``-0``, as IEEE signs it
+    # ``0 * -1`` is ``-0``, as IEEE signs it
+    return result if not numbers.is_zero(result) else numbers.zero_sign(op, a, b)
 
 
 def _exactly(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
@@ -214,7 +225,7 @@ def _exactly(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     def check(a: Any, b: Any) -> bool:
         if type(a) is not numbers.BigFloat and type(b) is not numbers.BigFloat:
             return compare(a, b)
-        if not (math.isfinite(a) and math.isfinite(b)):
+        if not (_finite(a) and _finite(b)):
             return compare(float(a), float(b))
         return compare(numbers.exact(a), numbers.exact(b))
     return check
@@ -253,13 +264,16 @@ def binary(op: str, left: Any, right: Any) -> Any:
         if isinstance(na, Unknown) or isinstance(nb, Unknown):
             result: Any = Unknown("number")
         else:
-            if op == "/" and nb == 0:
+            if op == "/" and numbers.is_zero(nb):
                 raise OperandError(
                     "Operation failed", "Error during operation: can't divide by zero.", "right"
                 )
             # ``5 % 0`` is 5 in Terraform and OpenTofu (cty's Modulo leaves a number whose divisor
             # is zero as it is), where ``5 / 0`` is an error.
-            result = na if op == "%" and nb == 0 else _arithmetic(op, na, nb)
+            try:
+                result = na if op == "%" and numbers.is_zero(nb) else _arithmetic(op, na, nb)
+            except numbers.NumberOutOfRange as exc:
+                raise OperandError("Operation failed", f"Error during operation: {exc}.") from None
     elif op in _COMPARE:
         if isinstance(na, Unknown) or isinstance(nb, Unknown):
             result = Unknown("bool")

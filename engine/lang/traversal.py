@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang import ast
+from engine.lang import ast, numbers
 from engine.lang.evaluation import MISSING, EvalContext, EvalError, Evaluate, did_you_mean
 from engine.lang.operators import scalar_to_string, to_number
 from engine.lang.references import MANAGED_PREFIX
@@ -179,7 +179,7 @@ def index_value(collection: Any, key: Any, rng: SourceRange) -> Any:
 
 def _list_position(c: list[Any], k: Any, rng: SourceRange) -> int:
     n = to_number(k)
-    if n is None or (isinstance(n, float) and not n.is_integer()):
+    if n is None or (isinstance(n, float) and not numbers.is_whole(n)):
         reason = ("indexing a sequence requires a whole number, but the given index has a fractional part"
                   if n is not None else "a number is required" if isinstance(k, str) else
                   f"number required, but have {type_name(k)}")

@@ -180,3 +180,43 @@ def test_a_key_program_that_fails_is_one_clear_error_and_nothing_is_written(tofu
     if mode == "crash":
         assert "key service unreachable: connection refused" in failed.stderr  # its stderr, shown
     assert {p.name: p.read_bytes() for p in work.root.iterdir() if p.is_file()} == before
+
+
+DIRECT = """
+    key_provider "external" "service" {
+      command = [%s, %s, %s]
+    }
+""" + AES_GCM.replace("pbkdf2.main", "external.service")
+
+
+@pytest.mark.parametrize(("mode", "keys", "words"), [
+    ("crash", "chain", "exited with status 3"),
+    ("garbage", "chain", "did not answer with a JSON document after its header"),
+    ("bad-header", "chain", "is not a program of OpenTofu's external protocol"),
+    ("odd-key", "direct", "gave a 20-byte encryption key; aes_gcm takes 16, 24 or 32 bytes"),
+])
+def test_a_failing_key_program_stops_plan_before_any_plan_is_shown(tofu: Path, tmp_path: Path, mode: str,
+                                                                    keys: str, words: str) -> None:
+    """Both tools ask the state method's key program for a key when they set encryption up: with no
+    state yet, nothing else would run it before the first write, after the plan was shown."""
+    def config(mode: str) -> str:
+        return external(mode) if keys == "chain" else \
+            DIRECT % (json.dumps(sys.executable), json.dumps(str(PROGRAM)), json.dumps(mode))
+
+    work = Dir(tmp_path / "w", tofu, config("ok"))
+    work.tofu("init")
+    work.ctl("init")
+    work.configure(config(mode))
+    before = sorted(p.name for p in work.root.iterdir())
+
+    theirs = work.tofu("plan", code=1)
+    ours = work.ctl("plan", code=1)
+    for shown in (theirs.stdout, ours.stdout):
+        assert "will be created" not in shown and "Plan:" not in shown, shown
+    assert "Unable to fetch encryption key data" in theirs.stderr or "Invalid method configuration" in theirs.stderr
+    lines = ours.stderr.strip().splitlines()
+    assert lines[0].startswith("Error: key_provider.external.service") and words in lines[0], ours.stderr
+    assert sum(line.startswith("Error") for line in lines) == 1, ours.stderr
+    if mode == "crash":
+        assert "key service unreachable: connection refused" in ours.stderr  # its stderr, shown
+    assert sorted(p.name for p in work.root.iterdir()) == before  # no state, no lock left behind

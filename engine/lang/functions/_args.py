@@ -15,10 +15,11 @@ import json
 import re
 from typing import Any, Literal, overload
 
+from engine.lang import numbers
 from engine.lang.functions._core import ArgError, CallError
 from engine.lang.operators import format_number
 from engine.lang.types import ConversionError, Ununifiable, unify_values
-from vocab.values import Null, SetValue, normalize_number, type_name
+from vocab.values import Null, SetValue, type_name
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -45,7 +46,10 @@ def parse_number(s: str) -> int | float | None:
         return None
     if _INT_RE.fullmatch(s):
         return -0.0 if s[0] == "-" and int(s) == 0 else int(s)  # "-0" is the negative zero
-    return normalize_number(float(s))
+    try:
+        return numbers.parse(s)  # at 512 bits, as a literal: "1e400" is a number, not infinity
+    except numbers.NumberOutOfRange:
+        return None
 
 
 def want_str(v: object, i: int) -> str:
@@ -80,13 +84,32 @@ def want_num(v: object, i: int) -> int | float:
 NOT_WHOLE = "value must be a whole number, between -9223372036854775808 and 9223372036854775807"
 
 
+_INT64 = 1 << 63
+
+
 def want_int(v: object, i: int) -> int:
-    """A whole-number argument (an index, a count, a bit length)."""
+    """A whole-number argument (an index, a count, a length), which the references convert to a Go
+    ``int``: a fraction, or a number past ±2^63 (``1e400``), fails the call as a whole."""
+    n = _whole_or_none(v, i)
+    if n is None or not -_INT64 <= n < _INT64:
+        raise CallError(NOT_WHOLE)  # cty's conversion to a Go int, which fails the call as a whole
+    return n
+
+
+def want_whole(v: object, i: int) -> int:
+    """A whole-number argument of any size (a host number in a 128-bit network: a Go ``big.Int``)."""
+    n = _whole_or_none(v, i)
+    if n is None:
+        raise CallError("value must be a whole number")
+    return n
+
+
+def _whole_or_none(v: object, i: int) -> int | None:
+    """The number as an int, or None when it has a fractional part (by its exact value: ``1e-400``
+    has the double 0.0 but is a fraction)."""
     n = want_num(v, i)
     if isinstance(n, float):
-        if not n.is_integer():
-            raise CallError(NOT_WHOLE)  # cty's conversion to a Go int, which fails the call as a whole
-        return int(n)
+        return int(numbers.exact(n)) if numbers.is_whole(n) else None
     return n
 
 

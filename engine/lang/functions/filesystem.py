@@ -67,8 +67,11 @@ def _filebase64(a: Args, ctx: FunctionContext) -> str:
 def _fileexists(a: Args, ctx: FunctionContext) -> bool:
     path = want_str(a[0], 0)
     full = _paths.resolve(path, 0, ctx)
-    if not full.exists():
-        return False
+    try:
+        if not full.exists():
+            return False
+    except OSError as exc:  # a name too long for the file system, say: Terraform's stat fails too
+        raise ArgError(0, f'failed to stat "{path}": {exc.strerror or exc}') from None
     if not full.is_file():
         raise ArgError(0, f'"{path}" exists but is not a regular file')
     return True
@@ -188,7 +191,7 @@ def _fileset(a: Args, ctx: FunctionContext) -> list[Any]:
     if ".." in literal:  # ``fileset(".", "../*.txt")`` lists "../a.txt", as Terraform's does
         _paths.resolve(str(start), 1, ctx)  # unless it leaves the sandbox
     found: list[str] = []
-    if start.is_dir():
+    if os.path.isdir(start):  # False for a path the file system refuses (too long), as a glob finds nothing there
         for dirpath, _dirs, files in os.walk(start):
             for name in files:
                 rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")

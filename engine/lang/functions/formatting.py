@@ -127,9 +127,11 @@ def _format_number(verb: _Verb, v: Any) -> str:
     sign = "-" if negative else ("+" if "+" in verb.flags else (" " if " " in verb.flags else ""))
     if mode in "bdoxX":
         if isinstance(n, float):
-            if not n.is_integer():
+            if not numbers.is_whole(n):
                 raise CallError(f"unsupported value for {verb.raw!r}: an integer is required")
             n = int(n)
+        elif n.bit_length() > numbers.PRECISION:  # Go writes out the 512-bit value's every digit
+            n = int(numbers.exact(n))
         body = format(abs(n), {"b": "b", "d": "d", "o": "o", "x": "x", "X": "X"}[mode])
         if verb.prec is not None and len(body) < verb.prec:
             body = "0" * (verb.prec - len(body)) + body

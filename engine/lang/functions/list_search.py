@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.lang import numbers
 from engine.lang.functions._args import (
     NOT_WHOLE,
     describe,
@@ -39,10 +40,12 @@ def _element(a: Args, _c: FunctionContext) -> object:
         return UNKNOWN
     if not isinstance(a[0], list):
         raise CallError(f"cannot read elements from {describe(a[0])}")
-    items, index = a[0], want_num(a[1], 1)
-    if isinstance(index, float) and not index.is_integer():
+    items, number = a[0], want_num(a[1], 1)
+    # A Go int, as the references convert it: a fraction (by its exact value: 1e-400 is one) or a
+    # number past ±2^63 (1e400) is refused.
+    index = int(numbers.exact(number)) if numbers.is_whole(number) else None
+    if index is None or not -(1 << 63) <= index < 1 << 63:
         raise CallError(f"invalid index: {NOT_WHOLE}")
-    index = int(index)
     if not items:
         raise CallError("cannot use element function with an empty list")
     # A negative index counts from the end and wraps like a positive one (-1 is the last element),

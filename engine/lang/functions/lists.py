@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from engine.lang import numbers
 from engine.lang.functions._args import (
     typed_key,
     unify,
@@ -44,7 +45,9 @@ def _range(a: Args, _c: FunctionContext) -> list[Any]:
     if not 1 <= len(a) <= 3:  # one variadic parameter in cty, counted here
         raise CallError("must have one, two, or three arguments")
     nums = [
-        Decimal(repr(n)) if isinstance(n, float) else Decimal(n)
+        # A fraction's own digits: a double can be 0.0 where the number is not (``1e-400``).
+        Decimal(numbers.to_text(n)) if type(n) is numbers.BigFloat else Decimal(repr(n)) if isinstance(n, float)
+        else Decimal(n)
         for n in (want_num(x, i) for i, x in enumerate(a))
     ]
     if len(nums) == 1:

@@ -6,6 +6,7 @@ Integral results are returned as ``int`` so they print as ``4``, not ``4.0``, as
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 from engine.lang import numbers
@@ -34,8 +35,14 @@ def _floor(a: Args, _c: FunctionContext) -> int:
     return n if isinstance(n, int) else math.floor(numbers.exact(n) if math.isfinite(n) else n)
 
 
+_LARGEST_DOUBLE = int(sys.float_info.max)
+
+
 def _log(a: Args, _c: FunctionContext) -> int | float:
     num, base = want_num(a[0], 0), want_num(a[1], 1)
+    for i, n in enumerate((num, base)):  # the references take the logarithm of a double
+        if isinstance(n, int) and abs(n) > _LARGEST_DOUBLE:
+            raise ArgError(i, f"value must be between {-_LARGEST_DOUBLE} and {_LARGEST_DOUBLE}")
     if num <= 0:
         raise ArgError(0, "the logarithm is only defined for numbers greater than zero")
     if base <= 0 or base == 1:
@@ -57,7 +64,7 @@ def _min(a: Args, _c: FunctionContext) -> int | float:
 
 def _by_value(n: int | float) -> Fraction | float:
     """The exact value to order numbers by; two ``BigFloat`` can share a double."""
-    return numbers.exact(n) if math.isfinite(n) else n
+    return numbers.exact(n) if not isinstance(n, float) or math.isfinite(n) else n
 
 
 def _pow(a: Args, _c: FunctionContext) -> int | float:
