@@ -135,6 +135,16 @@ NEWEST = {
     "templatestring_null_vars": 'templatestring("a", null)',
     "templatestring_number_vars": 'templatestring("a", 1)',
     "cidrhost_garbage": 'cidrhost("x", 1)',
+    "cidrhost_past_the_end": 'cidrhost("10.1.2.240/28", 16)',
+    "cidrsubnet_past_the_end": 'cidrsubnet("10.1.2.0/24", 4, 16)',
+    "cidrsubnet_too_long": 'cidrsubnet("10.1.2.0/24", 9, 0)',
+    "cidrsubnet_no_length": 'cidrsubnet("10.1.2.0", 4, 1)',
+    "cidrnetmask_ipv6": 'cidrnetmask("fd00::/8")',
+    "cidrsubnets_no_bits": 'cidrsubnets("10.0.0.0/8", 0)',
+    "cidrsubnets_too_many_bits": 'cidrsubnets("10.0.0.0/8", 33)',
+    "cidrcontains_garbage": 'cidrcontains("10.0.0.0/8", "x")',
+    "cidrcontains_garbage_prefix": 'cidrcontains("x", "10.0.0.1")',
+    "cidrcontains_families": 'cidrcontains("10.0.0.0/8", "fd00::/8")',
     "timeadd_garbage": 'timeadd("x", "1h")',
     "lookup_missing_key": 'lookup(tomap({ a = "x" }), "b")',
     "sum_text_elements": 'sum(["a"])',
@@ -142,7 +152,6 @@ NEWEST = {
 
 # Where ctl still words a refusal its own way; each is a strict xfail, so a fix shows.
 KNOWN_DIFFERENCES = {
-    "cidrhost_garbage": "ctl names the form a prefix takes; OpenTofu quotes Go's address parser",
     "timeadd_garbage": "OpenTofu quotes Go's time parser (\"cannot use \"x\" as year\"); ctl names RFC 3339's form",
 }
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.lang.functions._args import want_int, want_str, want_whole
-from engine.lang.functions._core import ArgError, Args, FunctionContext, fn
+from engine.lang.functions._core import ArgError, Args, CallError, FunctionContext, fn
 from engine.lang.functions.ip_bytes import (
     AddressOverflow,
     Prefix,
@@ -38,7 +38,7 @@ def _prefix(value: object, i: int) -> Prefix:
     text = want_str(value, i)
     found = _parsed(text)
     if found is None:
-        raise ArgError(i, f"invalid CIDR expression: invalid CIDR address: {text}")
+        raise CallError(f"invalid CIDR expression: invalid CIDR address: {text}")
     return found
 
 
@@ -70,18 +70,18 @@ def _cidrhost(a: Args, _c: FunctionContext) -> str:
         below = _signed_low_word(hostnum)
     refusal = f"prefix of {ones} does not accommodate a host numbered {hostnum}"
     if below > largest:
-        raise ArgError(1, refusal)
+        raise CallError(refusal)
     address = net.address or b""
     try:  # an IPv4-mapped network counts hosts from the IPv4 part's low bit, as the references do
         return address_text(with_number(address, hostnum, 32 if as_ipv4(address) else 128))
     except AddressOverflow:
-        raise ArgError(1, refusal) from None
+        raise CallError(refusal) from None
 
 
 def _cidrnetmask(a: Args, _c: FunctionContext) -> str:
     net = _prefix(a[0], 0)
     if as_ipv4(net.address) is None:
-        raise ArgError(0, f"IPv6 addresses cannot have a netmask: {want_str(a[0], 0)}")
+        raise CallError(f"IPv6 addresses cannot have a netmask: {want_str(a[0], 0)}")
     return address_text(net.mask)  # an IPv4-mapped prefix's mask is all 128 bits, printed as IPv6
 
 
@@ -90,16 +90,16 @@ def _cidrsubnet(a: Args, _c: FunctionContext) -> str:
     ones, bits = net.lengths
     newlen = ones + newbits
     if newlen > bits:
-        raise ArgError(1, f"insufficient address space to extend prefix of {ones} by {newbits}")
+        raise CallError(f"insufficient address space to extend prefix of {ones} by {newbits}")
     shift = newbits % _WORD
     highest = (((1 << shift) if shift < 64 else 0) - 1) % _WORD
     refusal = f"prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"
     if abs(netnum) % _WORD > highest:
-        raise ArgError(2, refusal)
+        raise CallError(refusal)
     try:
         address = with_number(net.address or b"", netnum, newlen)
     except AddressOverflow:
-        raise ArgError(2, refusal) from None
+        raise CallError(refusal) from None
     return prefix_text(Prefix(address, prefix_mask(newlen, bits)))
 
 
@@ -145,16 +145,16 @@ def _cidrcontains(a: Args, _c: FunctionContext) -> bool:
     text, inner = want_str(a[0], 0), want_str(a[1], 1)
     net = _parsed(text)
     if net is None:
-        raise ArgError(0, f"invalid CIDR address: {text}")
+        raise CallError(f"invalid CIDR address: {text}")
     first = parse_address(inner)
     last: bytes | None = None
     if first is None:
         contained = _parsed(inner)
         if contained is None:
-            raise ArgError(1, f"invalid IP address or prefix: {inner}")
+            raise CallError(f"invalid IP address or prefix: {inner}")
         first, last = contained.address or b"", last_address(contained)
     if (as_ipv4(first) is None) != (as_ipv4(net.address) is None):
-        raise ArgError(1, f"address family mismatch: {text} vs. {inner}")
+        raise CallError(f"address family mismatch: {text} vs. {inner}")
     return contains(net, first) and (last is None or contains(net, last))
 
 
