@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from vocab.errors import CtlError
+from vocab.schema.form import Block
 
 
 class AdapterError(CtlError):
@@ -104,16 +105,9 @@ class ResourceType:
     id_attribute: str = "id"
     state_only: bool = False  # the object lives only in state (random values, sleeps): nothing to find
     remote_plan: bool = False  # planning waits on another process (a plugin): instances plan concurrently
-
-    def check_arguments(self, config: dict[str, Any]) -> list[ArgumentProblem] | None:
-        """The problems of one instance's evaluated arguments, by the type's own schema form.
-
-        None means the type has no schema but ``schema``, and the engine checks that JSON Schema.
-        A type described in the provider schema form (blocks, attributes, cty types) answers here
-        with Terraform's conversion rules, so an unknown value at any depth is accepted as
-        Terraform accepts it.
-        """
-        return None
+    # The arguments in the provider schema form, as a plugin reports them; the engine checks a type
+    # that has one with Terraform's decoder (vocab.schema.decode). None: only ``schema`` describes it.
+    block: Block | None = None
 
     def from_state(self, attributes: dict[str, Any]) -> dict[str, Any]:
         """Attributes read back from a state file, as this type's own answers give them.
@@ -224,7 +218,7 @@ class Provider:
         Terraform's validate asks every provider to check each block's arguments, values a plan
         could give unknown, without configuring it: its validators (a length of at least 1, two
         arguments that conflict, an ARN that is not one) run then, not first at plan. A native
-        adapter's checks are its schema checks (``ResourceType.check_arguments``), already made, so
+        adapter's checks are its schema checks (``engine.schema.check``), already made, so
         it has nothing to add.
         """
         return [[] for _ in configs], [[] for _ in provider_configs]

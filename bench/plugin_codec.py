@@ -17,9 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.plugin.config_shape import normalize_config, proposed_new
+from adapters.plugin.config_shape import proposed_new
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.schema import (
+from vocab.schema.decode import normalize_config
+from vocab.schema.form import (
     LIST,
     SET,
     SINGLE,

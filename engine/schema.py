@@ -18,6 +18,7 @@ from adapters.base import ArgumentProblem, ResourceType
 from engine.lang.syntax import Body
 from vocab.errors import Diagnostic
 from vocab.positions import Located, SourceRange, as_range
+from vocab.schema.decode import ConfigShapeError, check_config
 from vocab.values import Marked, Unknown, deep_unmark, type_name
 
 if TYPE_CHECKING:
@@ -84,10 +85,16 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
 
 def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: Located) -> list[Diagnostic]:
     """Schema problems of one instance's arguments (computed-only attributes excluded); ``fallback``
-    is where one goes that no argument's range places, made a range only then."""
-    problems = rt.check_arguments(config)
-    if problems is not None:
-        return [_problem_diagnostic(problem, address, body, fallback) for problem in problems]
+    is where one goes that no argument's range places, made a range only then.
+
+    A type described in the provider schema form (``rt.block``) is checked by Terraform's decoder
+    (``vocab.schema.decode``), the same for a plugin's types and a native adapter's: a value not
+    known yet is accepted at any depth. A plugin's provider refuses a computed-only attribute in its
+    own words (its check runs next, as in Terraform), so only a native type's is refused here.
+    """
+    if rt.block is not None:
+        found = check_config(rt.block, config, refuse_read_only=not rt.remote_plan)
+        return [_problem_diagnostic(_decoder_problem(err, body), address, body, fallback) for err in found]
     args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
@@ -108,6 +115,15 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
                                                   "plugin, which serves every type of the provider.")
         out.append(diag)
     return out
+
+
+def _decoder_problem(err: ConfigShapeError, body: Body) -> ArgumentProblem:
+    """What the decoder found, as Terraform words it: a name written as a block that the schema does
+    not have is an "Unsupported block type", not an argument."""
+    name = err.argument
+    if name is not None and not err.path and name not in body.attributes and body.blocks_of(name):
+        return ArgumentProblem((), "Unsupported block type", f'Blocks of type "{name}" are not expected here.', name)
+    return ArgumentProblem(tuple(err.path), err.title, err.detail, name)
 
 
 def _computed_only_set(rt: ResourceType, config: dict[str, Any], address: str, body: Body,

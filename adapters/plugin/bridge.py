@@ -18,19 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import ArgumentProblem, Provider, ResourceType
-from adapters.plugin.config_shape import ConfigShapeError, normalize_config
 from adapters.plugin.dynamic_value import msgpack_of
 from adapters.plugin.functions import ProviderFunctions
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import raise_for, sensitive_texts
 from adapters.plugin.resource_type import PluginResourceType, argument_problem
-from adapters.plugin.schema import Schema, implied_type, mark_sensitive
 from adapters.plugin.schema_json import schema_from_json
 from adapters.plugin.session import PluginSession
 from adapters.plugin.spec import PluginSpec
-from adapters.plugin.value_errors import PluginValueError
+from vocab.conversion.value_errors import PluginValueError
 from vocab.errors import CtlError, Diagnostic, SourceRange
+from vocab.schema.decode import ConfigShapeError, normalize_config
+from vocab.schema.form import Schema, implied_type, mark_sensitive
 
 
 class PluginProvider(Provider):

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.base import AdapterError, PartialResult
-from adapters.plugin.schema import (
+from vocab.errors import Diagnostic
+from vocab.schema.form import (
     LIST,
     SET,
     SINGLE,
@@ -34,7 +35,6 @@ from adapters.plugin.schema import (
     attribute_type,
     implied_type,
 )
-from vocab.errors import Diagnostic
 from vocab.types import (
     BOOL,
     DYNAMIC,

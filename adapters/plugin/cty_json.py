@@ -14,12 +14,12 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.convert import ConversionError, as_set, convert
 from adapters.plugin.dynamic_types import DynamicTypes, overrides_for, record_json_types
 from adapters.plugin.msgpack_codec import UNKNOWN_WIRE, to_wire
-from adapters.plugin.numbers import NotANumber, number_text, parse_number
 from adapters.plugin.set_order import set_order
-from adapters.plugin.value_errors import PathSteps, PluginValueError
+from vocab.conversion.convert import ConversionError, as_set, convert
+from vocab.conversion.numbers import NotANumber, number_text, parse_number
+from vocab.conversion.value_errors import PathSteps, PluginValueError
 from vocab.types import (
     BOOL,
     Collection,

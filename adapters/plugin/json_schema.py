@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.plugin.schema import GROUP, MAP, SINGLE, Attribute, Block, NestedAttributeObject, NestedBlock
+from vocab.schema.form import GROUP, MAP, SINGLE, Attribute, Block, NestedAttributeObject, NestedBlock
 from vocab.types import (
     BOOL,
     DYNAMIC,

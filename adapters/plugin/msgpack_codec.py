@@ -23,12 +23,12 @@ from typing import Any
 
 import msgpack
 
-from adapters.plugin.convert import ConversionError, mismatch_message, to_bool, to_number, to_string
 from adapters.plugin.dynamic_types import DynamicTypes, overrides_for
 from adapters.plugin.msgpack_decode import decode, from_wire  # decoding, reached from here too
-from adapters.plugin.numbers import NotANumber, number_wire
 from adapters.plugin.set_order import sort_set
-from adapters.plugin.value_errors import ENCODE_HINT, Misfit
+from vocab.conversion.convert import ConversionError, mismatch_message, to_bool, to_number, to_string
+from vocab.conversion.numbers import NotANumber, number_wire
+from vocab.conversion.value_errors import ENCODE_HINT, Misfit
 from vocab.types import (
     BOOL,
     NUMBER,

@@ -14,10 +14,10 @@ from typing import Any
 
 import msgpack
 
-from adapters.plugin.convert import as_set
 from adapters.plugin.dynamic_types import DynamicTypes, record_wire_types
-from adapters.plugin.numbers import NotANumber, from_wire_float, parse_number
-from adapters.plugin.value_errors import DECODE_HINT, Misfit, PluginValueError
+from vocab.conversion.convert import as_set
+from vocab.conversion.numbers import NotANumber, from_wire_float, parse_number
+from vocab.conversion.value_errors import DECODE_HINT, Misfit, PluginValueError
 from vocab.types import (
     BOOL,
     DYNAMIC,

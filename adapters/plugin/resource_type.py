@@ -11,16 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.base import AdapterContext, AdapterError, ArgumentProblem, ResourceType
-from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
+from adapters.plugin.config_shape import proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
-from adapters.plugin.convert import with_collection_kinds
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.dynamic_value import decode_dynamic_value, msgpack_of
 from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import KeptProviderErrors, raise_for, safe_text, sensitive_texts
 from adapters.plugin.results import DynamicValue
-from adapters.plugin.schema import (
+from adapters.plugin.session import PlannedInstance, PluginSession
+from vocab.conversion.convert import with_collection_kinds
+from vocab.conversion.value_errors import PluginValueError
+from vocab.schema.decode import ConfigShapeError, normalize_config
+from vocab.schema.form import (
     Block,
     Schema,
     computed_attributes,
@@ -28,8 +31,6 @@ from adapters.plugin.schema import (
     implied_type,
     mark_sensitive,
 )
-from adapters.plugin.session import PlannedInstance, PluginSession
-from adapters.plugin.value_errors import PluginValueError, format_path
 from vocab.types import CtyType
 from vocab.values import UNKNOWN, Unknown, deep_unmark
 
@@ -78,16 +79,6 @@ class PluginResourceType(ResourceType):
     def from_state(self, attributes: dict[str, Any]) -> dict[str, Any]:
         typed: dict[str, Any] = with_collection_kinds(attributes, self.value_type)
         return typed
-
-    def check_arguments(self, config: dict[str, Any]) -> list[ArgumentProblem]:
-        """What Terraform's decoder would refuse in ``config`` for this schema: the same
-        ``normalize_config`` the plan runs, collecting every problem instead of stopping."""
-        problems: list[PluginValueError] = []
-        try:
-            normalize_config(self.block, config, problems=problems)
-        except PluginValueError as err:  # the arguments are not an object at all
-            problems.append(err)
-        return [_problem(err) for err in problems]
 
     def validate_with(self, client: Any, config: dict[str, Any]) -> list[ArgumentProblem]:
         """The provider's ValidateResourceConfig (or ValidateDataResourceConfig) of ``config`` on a
@@ -240,14 +231,6 @@ def argument_problem(diagnostic: PluginDiagnostic, secrets: frozenset[str]) -> A
     path = tuple(step.name if isinstance(step, AttributeStep) else step.key for step in diagnostic.path or ())
     return ArgumentProblem(path, safe_text(diagnostic.summary, secrets), safe_text(diagnostic.detail, secrets),
                            severity=diagnostic.severity)
-
-
-def _problem(err: PluginValueError) -> ArgumentProblem:
-    if isinstance(err, ConfigShapeError):
-        return ArgumentProblem(tuple(err.path), err.title, err.detail, err.argument)
-    where = format_path(err.path)
-    summary = f'Inappropriate value for attribute "{where}"' if where else "Inappropriate value"
-    return ArgumentProblem(tuple(err.path), summary, f"{err.message[:1].upper()}{err.message[1:]}.")
 
 
 def _blocks_with_computed(block: Block) -> frozenset[str]:

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from adapters.plugin.schema import (
+from vocab.schema.form import (
     ATTRIBUTE_NESTINGS,
     BLOCK_NESTINGS,
     Attribute,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.numbers import go_g10
+from vocab.conversion.numbers import go_g10
 from vocab.types import Collection, CtyType, ObjectType, TupleType, parse_type
 
 _KNOWN, _UNKNOWN, _NULL = 0, 1, 2

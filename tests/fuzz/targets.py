@@ -265,8 +265,8 @@ def _schema_response(name: str, data: bytes) -> None:
 
     from adapters.plugin import proto_schema
     from adapters.plugin.proto import tfplugin5_pb2, tfplugin6_pb2
-    from adapters.plugin.schema import implied_type
     from adapters.plugin.schema_json import schema_from_json
+    from vocab.schema.form import implied_type
 
     module = tfplugin5_pb2 if name.endswith("5") else tfplugin6_pb2
     try:

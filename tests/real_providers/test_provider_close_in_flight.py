@@ -22,9 +22,9 @@ import pytest
 
 from adapters.plugin.client import PluginClient
 from adapters.plugin.msgpack_codec import encode
-from adapters.plugin.schema import implied_type
 from adapters.plugin.schema_json import schema_from_json
 from tests.e2e.helpers import Project
+from vocab.schema.form import implied_type
 
 CONFIG = '''
 terraform {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.plugin.config_shape import normalize_config
-from adapters.plugin.schema import LIST, MAP, SET, SINGLE, Attribute, Block, NestedBlock
+from vocab.schema.decode import normalize_config
+from vocab.schema.form import LIST, MAP, SET, SINGLE, Attribute, Block, NestedBlock
 from vocab.types import STRING
 from vocab.values import Unknown
 

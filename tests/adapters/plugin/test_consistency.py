@@ -14,7 +14,7 @@ from adapters.plugin.consistency import (
     go_value,
     plan_problems,
 )
-from adapters.plugin.schema import SINGLE, Attribute, Block, NestedAttributeObject
+from vocab.schema.form import SINGLE, Attribute, Block, NestedAttributeObject
 from vocab.types import NUMBER, STRING, list_of, map_of, set_of
 from vocab.values import UNKNOWN
 

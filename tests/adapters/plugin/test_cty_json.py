@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from adapters.plugin.convert import ConversionError, convert
 from adapters.plugin.cty_json import decode_json, encode_json, from_json_value, to_json_value
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.value_errors import PluginValueError
+from vocab.conversion.convert import ConversionError, convert
+from vocab.conversion.value_errors import PluginValueError
 from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, set_of
 from vocab.values import UNKNOWN, Marked, SetValue, Unknown
 

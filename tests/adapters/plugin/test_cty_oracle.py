@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from adapters.plugin.convert import ConversionError, convert
 from adapters.plugin.cty_json import encode_json
 from adapters.plugin.msgpack_codec import decode, encode
+from vocab.conversion.convert import ConversionError, convert
 from vocab.types import (
     BOOL,
     DYNAMIC,

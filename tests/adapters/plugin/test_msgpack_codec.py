@@ -14,8 +14,8 @@ import msgpack
 import pytest
 
 from adapters.plugin.msgpack_codec import decode, encode, to_wire
-from adapters.plugin.numbers import WireFloat
-from adapters.plugin.value_errors import PluginValueError
+from vocab.conversion.numbers import WireFloat
+from vocab.conversion.value_errors import PluginValueError
 from vocab.errors import CtlError
 from vocab.types import (
     BOOL,

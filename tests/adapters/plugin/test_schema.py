@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.plugin.config_shape import ConfigShapeError, normalize_config, proposed_new
-from adapters.plugin.convert import ConversionError
+from adapters.plugin.config_shape import proposed_new
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.schema import (
+from vocab.conversion.convert import ConversionError
+from vocab.errors import CtlError
+from vocab.schema.decode import ConfigShapeError, normalize_config
+from vocab.schema.form import (
     GROUP,
     LIST,
     MAP,
@@ -27,7 +29,6 @@ from adapters.plugin.schema import (
     required_attributes,
     sensitive_paths,
 )
-from vocab.errors import CtlError
 from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, list_of, map_of, parse_type, type_json
 from vocab.values import UNKNOWN, Marked, SetValue, Unknown, unmark_paths
 
@@ -296,11 +297,6 @@ def test_normalize_nested_attributes_fill_optional_attributes() -> None:
             'name: Missing required argument: The argument "name" is required, but no definition was found.',
         ),
         ({"name": "a", "nmae": "b"}, 'Unsupported argument: An argument named "nmae" is not expected here.'),
-        (
-            {"name": "a", "id": "x"},
-            'id: Invalid or unknown key: Can\'t configure a value for "id": its value will be decided '
-            "automatically based on the result of applying this configuration.",
-        ),
         ({"name": "a", "size": "big"}, 'Inappropriate value for attribute "size": a number is required.'),
         ({"name": "a", "tags": ["x"]}, 'Inappropriate value for attribute "tags": map of string required.'),
         (
@@ -322,6 +318,19 @@ def test_normalize_refuses_what_terraform_refuses(config: dict, message: str) ->
     with pytest.raises(CtlError) as info:
         normalize_config(INSTANCE, config)
     assert str(info.value).startswith(message)
+
+
+def test_a_computed_only_attribute_is_left_to_the_provider_unless_asked() -> None:
+    """Terraform's decoder takes a value for a computed-only attribute; the provider's own check
+    refuses it (``Invalid Configuration for Read-Only Attribute`` from the plugin framework). A
+    native type has no such check after the decoder, so it asks the decoder to refuse it."""
+    assert normalize_config(INSTANCE, {"name": "a", "id": "x"})["id"] == "x"
+    with pytest.raises(ConfigShapeError) as info:
+        normalize_config(INSTANCE, {"name": "a", "id": "x"}, refuse_read_only=True)
+    assert info.value.title == "Invalid Configuration for Read-Only Attribute"
+    assert info.value.detail.startswith("Cannot set value for this attribute as the provider has marked it as "
+                                        "read-only. Remove the configuration line setting the value.")
+    assert info.value.path == ("id",)
 
 
 def test_minimum_block_counts() -> None:

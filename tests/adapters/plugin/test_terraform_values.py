@@ -20,8 +20,8 @@ import pytest
 
 from adapters.plugin.cty_json import decode_json, encode_json, from_json_value
 from adapters.plugin.msgpack_codec import decode, encode
-from adapters.plugin.schema import implied_type, required_attributes
 from adapters.plugin.schema_json import schema_from_json
+from vocab.schema.form import implied_type, required_attributes
 from vocab.types import type_json
 
 OUTPUTS = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.plugin.schema import implied_type
 from adapters.plugin.schema_json import schema_from_json
 from adapters.registry import Registry
 from engine.plugins.native_schema import cty_type, provider_schema
+from vocab.schema.form import implied_type
 
 _PROVIDERS = Registry.discover().providers()
 

@@ -13,10 +13,10 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from adapters.plugin.mismatch import constraint_name, convertible
-from adapters.plugin.mismatch import mismatch_message as type_mismatch_message
-from adapters.plugin.numbers import NotANumber, number_text, parse_number
-from adapters.plugin.value_errors import PathSteps, PluginValueError, format_path
+from vocab.conversion.mismatch import constraint_name, convertible
+from vocab.conversion.mismatch import mismatch_message as type_mismatch_message
+from vocab.conversion.numbers import NotANumber, number_text, parse_number
+from vocab.conversion.value_errors import PathSteps, PluginValueError, format_path
 from vocab.types import (
     BOOL,
     DYNAMIC,
