@@ -1,8 +1,13 @@
-"""Checking resource arguments against their adapter's JSON Schema, and shaping them like state.
+"""Checking resource arguments against their schema, and shaping them like state.
 
-Adapters describe their arguments with JSON Schema, checked with ``jsonschema``. Values not known
-until apply cannot be checked yet, so errors located at (or inside) an unknown value are dropped.
-Each error names the resource address, the attribute path, and the attribute's file:line.
+Every type's arguments are checked in the provider schema form (blocks, attributes, cty types,
+nesting) by Terraform's decoder, ``vocab.schema.decode``: a plugin's block as its provider reports
+it, a native adapter's read from its JSON Schema (``engine.plugins.native_schema``, the one
+translation). A value not known until apply is accepted at any depth, as Terraform accepts it.
+What a native JSON Schema says beyond types and nesting (``enum``, ``minimum``, ``oneOf`` …) is that
+adapter's own validation, run after the decoder found nothing, as a provider's ValidateResourceConfig
+runs after Terraform's decoding. Each problem names the resource address, and sits at the
+argument's file:line:col.
 
 ``normalize`` gives a configuration the shape Terraform's state has: every declared attribute
 present (null when unset) and a nested block written as a single JSON/YAML object wrapped in a list.
@@ -11,14 +16,17 @@ present (null when unset) and a nested block written as a single JSON/YAML objec
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import ArgumentProblem, ResourceType
 from engine.lang.syntax import Body
+from engine.plugins.native_schema import block_of
 from vocab.errors import Diagnostic
 from vocab.positions import Located, SourceRange, as_range
-from vocab.schema.decode import ConfigShapeError, check_config
+from vocab.schema.decode import READ_ONLY_SUMMARY, ConfigShapeError, check_config
+from vocab.schema.form import LIST, SET, Block
 from vocab.values import Marked, Unknown, deep_unmark, type_name
 
 if TYPE_CHECKING:
@@ -64,7 +72,54 @@ def _assertions_only(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": pruned}
 
 
+def schema_block(rt: ResourceType) -> Block:
+    """The type's arguments in the provider schema form: a plugin's own, a native type's translated."""
+    return rt.block if rt.block is not None else block_of(rt)
+
+
+@cache
+def _block_shape(block: Block) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Every argument and block type name of ``block``, and those of the nested blocks that repeat
+    in a list or set (a lone object written for one is wrapped in a list)."""
+    names = tuple(dict.fromkeys((*(a.name for a in block.attributes), *(b.type_name for b in block.block_types))))
+    return names, frozenset(b.type_name for b in block.block_types if b.nesting in (LIST, SET))
+
+
+def argument_names(rt: ResourceType) -> Collection[str]:
+    """The names the type declares (arguments, computed attributes and nested block types)."""
+    if rt.block is not None:
+        return _block_shape(rt.block)[0]
+    props: dict[str, Any] = rt.schema.get("properties", {})
+    return props.keys()
+
+
+def read_only(rt: ResourceType, name: str) -> bool:
+    """Whether ``name`` is a computed-only attribute: no configuration sets it."""
+    if rt.block is not None:
+        attribute = rt.block.attribute(name)
+        return attribute is not None and attribute.computed and not (attribute.optional or attribute.required)
+    prop = rt.schema.get("properties", {}).get(name)
+    return isinstance(prop, dict) and prop.get("readOnly") is True
+
+
+def repeated_block(rt: ResourceType, name: str) -> bool:
+    """Whether ``name`` is a nested block type written any number of times (a list or set of them)."""
+    if rt.block is not None:
+        return name in _block_shape(rt.block)[1]
+    prop = rt.schema.get("properties", {}).get(name)
+    return isinstance(prop, dict) and _is_block_list(prop)
+
+
 def normalize(rt: ResourceType, config: dict[str, Any]) -> dict[str, Any]:
+    if rt.block is not None:
+        names, repeated = _block_shape(rt.block)
+        shaped = dict(config)
+        for name in names:
+            if name not in shaped:
+                shaped[name] = None
+            elif name in repeated and isinstance(shaped[name], dict):
+                shaped[name] = [shaped[name]]
+        return shaped
     props: dict[str, Any] = rt.schema.get("properties", {})
     out = dict(config)
     for name, prop in props.items():
@@ -92,59 +147,55 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
     known yet is accepted at any depth. A plugin's provider refuses a computed-only attribute in its
     own words (its check runs next, as in Terraform), so only a native type's is refused here.
     """
-    if rt.block is not None:
-        found = check_config(rt.block, config, refuse_read_only=not rt.remote_plan)
-        return [_problem_diagnostic(_decoder_problem(err, body), address, body, fallback) for err in found]
+    found = check_config(schema_block(rt), config, refuse_read_only=not rt.remote_plan)
+    if found or rt.block is not None:
+        return [_decoder_diagnostic(rt, err, address, body, fallback) for err in found]
+    return _native_validation(rt, config, address, body, fallback)
+
+
+def _native_validation(rt: ResourceType, config: dict[str, Any], address: str, body: Body,
+                       fallback: Located) -> list[Diagnostic]:
+    """A native type's own checks beyond types and nesting: its JSON Schema's value constraints
+    (``enum``, ``minimum``, ``pattern``, one of several arguments …), with the words they always had.
+    A value not known yet cannot break one yet: a problem at or about it is left for the plan."""
     args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
-    out = _computed_only_set(rt, config, address, body, fallback)
     if _cannot_reject(rt, args):
-        return out
-    unknown_args = args
-    args = _fill_unknowns(args, _checked_schema(rt))
-    for err in _validator(rt).iter_errors(args):
+        return []
+    out = []
+    for err in _validator(rt).iter_errors(_fill_unknowns(args, _checked_schema(rt))):
         path = list(err.absolute_path)
-        if _at_unknown(unknown_args, path) or _involves_unknown(err):
+        if _at_unknown(args, path) or _involves_unknown(err):
             continue
-        diag = _diagnostic(err, path, address, body, fallback)
-        if err.validator == "additionalProperties" and not path and not rt.remote_plan:
-            diag = dataclasses.replace(diag, hint=f"ctl's native adapter for {rt.name} does not have it; Terraform's "
-                                                  "provider may. Run `ctl init`: it then selects the provider's "
-                                                  "plugin, which serves every type of the provider.")
-        out.append(diag)
+        out.append(_diagnostic(err, path, address, body, fallback))
     return out
+
+
+_NATIVE_HINT = ("ctl's native adapter for {name} does not have it{what}; Terraform's provider may. Run `ctl init`: "
+                "it then selects the provider's plugin, which serves every type of the provider.")
+
+
+def _decoder_diagnostic(rt: ResourceType, err: ConfigShapeError, address: str, body: Body,
+                        fallback: Located) -> Diagnostic:
+    """What the decoder found, at its argument; a native type's missing argument says how to get
+    the provider's plugin, which may have it."""
+    diag = _problem_diagnostic(_decoder_problem(err, body), address, body, fallback)
+    if rt.remote_plan or err.path[:-1] or (err.argument is None and err.title != READ_ONLY_SUMMARY):
+        return diag
+    what = " as an argument (it only records it)" if err.title == READ_ONLY_SUMMARY else ""
+    return dataclasses.replace(diag, hint=_NATIVE_HINT.format(name=rt.name, what=what))
 
 
 def _decoder_problem(err: ConfigShapeError, body: Body) -> ArgumentProblem:
     """What the decoder found, as Terraform words it: a name written as a block that the schema does
     not have is an "Unsupported block type", not an argument."""
     name = err.argument
-    if name is not None and not err.path and name not in body.attributes and body.blocks_of(name):
+    written_as_block = any(b.type == name or (b.type == "dynamic" and b.labels[:1] == [name]) for b in body.blocks)
+    if name is not None and not err.path and name not in body.attributes and written_as_block:
         return ArgumentProblem((), "Unsupported block type", f'Blocks of type "{name}" are not expected here.', name)
     return ArgumentProblem(tuple(err.path), err.title, err.detail, name)
-
-
-def _computed_only_set(rt: ResourceType, config: dict[str, Any], address: str, body: Body,
-                       fallback: Located) -> list[Diagnostic]:
-    """A computed-only (``readOnly``) attribute given a value: the adapter would silently drop it
-    (a native aws type records what the provider records, some of it arguments ctl does not manage,
-    such as a topic's ``delivery_policy``), so it is refused, and ``ctl init`` selects the plugin."""
-    props: dict[str, Any] = rt.schema.get("properties", {})
-    out = []
-    for name in sorted(config):
-        prop = props.get(name)
-        if config[name] is None or not isinstance(prop, dict) or not prop.get("readOnly"):
-            continue
-        hint = "" if rt.remote_plan else (
-            f"ctl's native adapter for {rt.name} does not have it as an argument (it only records it); "
-            "Terraform's provider may. Run "
-            "`ctl init`: it then selects the provider's plugin, which serves every type of the provider.")
-        out.append(Diagnostic("error", f'Unsupported argument "{name}"',
-                              detail=f'{address}: "{name}" is computed; it cannot be set in the configuration.',
-                              range=_name_range(name, body) or as_range(fallback), address=address, hint=hint))
-    return out
 
 
 # Root keywords that read only which arguments are set, or each one's own subschema: with no others
@@ -211,10 +262,12 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _fill_unknowns(value: Any, sub: dict[str, Any] | bool) -> Any:
-    """Unknown values replaced by a value of the type the schema expects there.
+    """Unknown values replaced by a value of the type the schema expects there, for a native type's
+    own validation only (the decoder checks types and takes an unknown at any depth as it is).
 
-    A value not known until apply cannot be checked, but its presence still counts (for
-    ``required`` and for "one of these arguments" rules), so it stands in as a typed placeholder.
+    A value not known until apply cannot break a constraint yet, but its presence still counts for
+    "exactly one of these arguments" rules (``oneOf`` alternatives that also say the argument's
+    type), so it stands in as a typed placeholder there.
     A collection with nothing unknown inside, the usual case, is returned as it is, not copied, and
     so is whatever a ``true`` subschema (``_assertions_only``) accepts: the check does not look
     inside it, so a placeholder there would change nothing — and ``terraform_data``'s ``input``,

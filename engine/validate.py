@@ -155,10 +155,15 @@ def check_provider_arguments(root: Module, registry: Registry, diags: Diagnostic
     for _, module in root.walk():
         for cfg in module.providers.values():
             provider = registry.provider(cfg.name)
+            plugin_schema = getattr(provider, "provider_schema", None)  # a plugin's, in the provider schema form
+            if plugin_schema is not None:
+                block = plugin_schema.block
+                names = frozenset((*(a.name for a in block.attributes), *(b.type_name for b in block.block_types)))
+                check_provider_body(cfg.body, names, diags, native="")
+                continue
             schema = provider.config_schema if provider is not None else {}
             if schema.get("additionalProperties", True) is False:
-                native = "" if getattr(provider, "provider_schema", None) is not None else cfg.name  # plugins have one
-                check_provider_body(cfg.body, frozenset(schema.get("properties", {})), diags, native=native)
+                check_provider_body(cfg.body, frozenset(schema.get("properties", {})), diags, native=cfg.name)
 
 
 @gc_paused_then_frozen

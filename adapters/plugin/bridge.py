@@ -20,7 +20,6 @@ from typing import Any
 from adapters.base import ArgumentProblem, Provider, ResourceType
 from adapters.plugin.dynamic_value import msgpack_of
 from adapters.plugin.functions import ProviderFunctions
-from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import raise_for, sensitive_texts
 from adapters.plugin.resource_type import PluginResourceType, argument_problem
@@ -114,8 +113,7 @@ def provider_from_spec(spec: PluginSpec) -> PluginProvider:
     """The provider ``spec`` describes, its types built from the recorded schema (no process)."""
     doc = spec.schema
     provider_schema = schema_from_json(doc.get("provider") or {"version": 0, "block": {}})
-    provider = PluginProvider(name=spec.local_name, source=spec.source,
-                              config_schema=block_schema(provider_schema.block))
+    provider = PluginProvider(name=spec.local_name, source=spec.source)
     provider.spec = spec
     provider.provider_schema = provider_schema
     provider.functions = ProviderFunctions(spec)

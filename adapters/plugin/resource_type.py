@@ -15,7 +15,6 @@ from adapters.plugin.config_shape import proposed_new
 from adapters.plugin.consistency import check_applied, check_planned, unknowns_as_null
 from adapters.plugin.diagnostics import AttributeStep, PluginDiagnostic
 from adapters.plugin.dynamic_value import decode_dynamic_value, msgpack_of
-from adapters.plugin.json_schema import block_schema
 from adapters.plugin.msgpack_codec import encode
 from adapters.plugin.outcome import KeptProviderErrors, raise_for, safe_text, sensitive_texts
 from adapters.plugin.results import DynamicValue
@@ -47,7 +46,6 @@ class PluginResourceType(ResourceType):
         rt = cls()
         rt.name, rt.mode = type_name, mode
         rt.block, rt.value_type = schema.block, implied_type(schema.block)
-        rt.schema = block_schema(schema.block)
         rt.schema_version = schema.version
         rt.computed = computed_attributes(schema.block) | _blocks_with_computed(schema.block)
         rt.sensitive = frozenset(a.name for a in schema.block.attributes if a.sensitive)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engine.schema import argument_names, read_only
 from vocab.redact import redacted_exception, secret_texts
 from vocab.values import (
     SENSITIVE,
@@ -34,14 +35,12 @@ def keep_ignored_changes(planned: dict[str, Any], prior: dict[str, Any], ignore:
     Plan and apply both call this, so the object applied is the object planned.
     """
     out = dict(planned)
-    properties = rt.schema.get("properties", {})
-    names = list(properties) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
+    names = list(argument_names(rt)) if ignore == "all" else [i.split(".")[0].split("[")[0] for i in ignore]
     for name in names:
         # An argument, also one the provider may compute when unset (Optional+Computed, as tags or a
         # queue's redrive policy often are), keeps its prior value; a computed-only attribute is no
         # argument, and the provider's value stands.
-        read_only = isinstance(properties.get(name), dict) and properties[name].get("readOnly") is True
-        if name in prior and not (name in rt.computed and read_only):
+        if name in prior and not (name in rt.computed and read_only(rt, name)):
             out[name] = prior[name]
     return out
 

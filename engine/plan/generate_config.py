@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.plan.imports import Target, import_targets, read_target
 from engine.providers import Providers
+from engine.schema import argument_names, repeated_block
 from vocab.errors import CtlError, Diagnostics, DiagnosticsError
 from vocab.values import Marked, deep_unmark
 
@@ -98,11 +99,10 @@ def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
     from hcl2.api import reverse_transform, writes
     from hcl2.builder import Builder
 
-    props: dict[str, Any] = rt.schema.get("properties", {})
     plain: dict[str, Any] = {}
     nested: dict[str, list[dict[str, Any]]] = {}
     secret: list[str] = []
-    for name in props:
+    for name in argument_names(rt):
         if name in rt.computed or name not in attrs:
             continue
         value = attrs[name]
@@ -110,7 +110,7 @@ def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
             secret.append(name)
             continue
         value = deep_unmark(value)[0]
-        if _is_block_list(props[name]) and isinstance(value, list):
+        if repeated_block(rt, name) and isinstance(value, list):
             nested[name] = [v for v in value if isinstance(v, dict)]
         else:
             plain[name] = _hcl_value(value)
@@ -124,12 +124,6 @@ def render_block(target: Target, rt: Any, attrs: dict[str, Any]) -> str:
         assert text.endswith("}")
         text = text[:-1] + "".join(f"  {name} = null # sensitive\n" for name in secret) + "}"
     return f'\n# __generated__ by ctl from "{target.id}"\n{text}\n'
-
-
-def _is_block_list(prop: dict[str, Any]) -> bool:
-    kinds = prop.get("type")
-    is_array = kinds == "array" or (isinstance(kinds, list) and "array" in kinds)
-    return bool(is_array and prop.get("items", {}).get("type") == "object")
 
 
 def _hcl_value(value: Any) -> Any:

@@ -190,7 +190,8 @@ class PlanHooks(WalkHooks):
             planned = keep_ignored_changes(planned, prior, lc.ignore_changes, rt)
         planned_plain = plain(planned)
         changed = changed_attributes(prior_plain or {}, planned_plain)
-        changed = [k for k in changed if k in rt.schema.get("properties", {})]
+        declared = schema.argument_names(rt)
+        changed = [k for k in changed if k in declared]
         forcing = rt.requires_replace(ctx, prior_plain or {}, planned_plain, changed)
         reason = "replace_because_cannot_update" if forcing else None
         if tainted:

@@ -1,19 +1,27 @@
-"""A native adapter's JSON Schema in the shape ``terraform providers schema -json`` prints.
+"""How a native adapter's schema is read: its JSON Schema in the provider schema form.
 
-Native adapters describe arguments with JSON Schema; tools that read provider schemas (editors,
-documentation generators, policy authors) expect Terraform's block/attribute form, the same form a
-plugin reports. An attribute is ``required`` when the schema requires it, ``computed`` when the
-adapter sets it (and ``optional`` too when the configuration may also set it), ``sensitive`` when
-the adapter always masks it. An array of objects is a nested block in ``list`` mode, as in state.
+Native adapters write their arguments as JSON Schema; everything that reads a schema — the argument
+check (``engine.schema``), and tools that read provider schemas (editors, documentation generators,
+policy authors, ``ctl providers schema --json``) — takes Terraform's block/attribute form, the same
+form a plugin reports. This module is the one translation. An attribute is ``required`` when the
+schema requires it, ``computed`` when the adapter sets it (and ``optional`` too when the
+configuration may also set it), ``sensitive`` when the adapter always masks it. An array of objects
+is a nested block in ``list`` mode, as in state. What JSON Schema says beyond types and nesting
+(``enum``, ``pattern``, ``minimum``, ``oneOf`` at the root …) has no place in the form: it is the
+adapter's own validation, run after the form's check, as a provider's ValidateResourceConfig is.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from adapters.base import Provider, ResourceType
+from adapters.plugin.schema_json import block_from_json
+from vocab.schema.form import Block
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "bool"}
+_ANY_SCALAR = {"string", "number", "boolean"}
 
 
 def provider_schema(provider: Provider) -> dict[str, Any]:
@@ -23,6 +31,12 @@ def provider_schema(provider: Provider) -> dict[str, Any]:
         "resource_schemas": {name: type_schema(rt) for name, rt in sorted(provider.resources.items())},
         "data_source_schemas": {name: type_schema(rt) for name, rt in sorted(provider.data_sources.items())},
     }
+
+
+@cache
+def block_of(rt: ResourceType) -> Block:
+    """The native type's arguments in the provider schema form, worked out once per type."""
+    return block_from_json(type_schema(rt)["block"])
 
 
 def type_schema(rt: ResourceType) -> dict[str, Any]:
@@ -36,6 +50,8 @@ def _block(schema: dict[str, Any], computed: frozenset[str], sensitive: frozense
     block_types: dict[str, Any] = {}
     required = required | set(schema.get("required", []))
     for name, prop in sorted((schema.get("properties") or {}).items()):
+        if not isinstance(prop, dict):  # ``true``: any value at all
+            prop = {}
         if _is_object_array(prop):
             item = prop["items"]
             nested: dict[str, Any] = {"nesting_mode": "list",
@@ -74,7 +90,9 @@ def cty_type(prop: dict[str, Any]) -> Any:
     kind = prop.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
-        kind = kinds[0] if len(kinds) == 1 else None
+        # A value of any scalar kind is one string once Terraform converts it (a map of them is how
+        # ``keepers`` and ``triggers`` say ``map(string)``); other unions hold values of several types.
+        kind = kinds[0] if len(kinds) == 1 else "string" if set(kinds) == _ANY_SCALAR else None
     if kind in _SCALARS:
         return _SCALARS[kind]
     if kind == "array":

@@ -33,7 +33,8 @@ class Thing(ResourceType):
 
 
 def _summaries(config: dict[str, Any]) -> list[str]:
-    return [d.summary for d in check(Thing(), config, "test_thing.a", Body({}, [], WHERE), WHERE)]
+    """What each problem says: its summary, then its detail."""
+    return [f"{d.summary}: {d.detail}" for d in check(Thing(), config, "test_thing.a", Body({}, [], WHERE), WHERE)]
 
 
 def test_an_annotation_only_argument_takes_any_value() -> None:
@@ -91,13 +92,19 @@ def _problems(rt: ResourceType, config: dict[str, Any]) -> list[str]:
     return [d.summary for d in check(rt, config, f"{rt.name}.a", Body({}, [], WHERE), WHERE)]
 
 
+def _details(rt: ResourceType, config: dict[str, Any]) -> list[str]:
+    return [d.detail for d in check(rt, config, f"{rt.name}.a", Body({}, [], WHERE), WHERE)]
+
+
 def test_a_secret_argument_is_checked_as_its_value() -> None:
     """Sensitive values are checked as what they hold: a secret of the right type passes, one of
     the wrong type fails, and a secret null is no more set than a plain one."""
     assert _summaries({"size": Marked(2), "anything": Marked({"deep": [Marked("s")]})}) == []
     assert len(_summaries({"size": Marked("big")})) == 1
     assert _problems(Holder(), {"payload": Marked({"key": Marked("value")})}) == []
-    assert _problems(Holder(), {"payload": Marked(None)}) == ['Missing required argument "payload"']
+    assert _problems(Holder(), {"payload": Marked(None)}) == ["Missing required argument"]
+    assert _details(Holder(), {"payload": Marked(None)}) == [
+        'test_holder.a: The argument "payload" is required, but no definition was found.']
 
 
 def test_an_argument_constrained_from_the_root_is_checked_through_its_secrets() -> None:
@@ -144,8 +151,9 @@ def test_a_root_that_checks_more_than_names_is_still_run() -> None:
     assert _problems(Wanting(), {"note": "n"}) == []
     assert _problems(Counted(), {"payload": 1}) != []
     assert _problems(Counted(), {"payload": 1, "note": "n"}) == []
-    assert any('"other"' in p for p in _problems(Holder(), {"payload": 1, "other": 2}))
-    assert _problems(Holder(), {}) == ['Missing required argument "payload"']
+    assert _details(Holder(), {"payload": 1, "other": 2}) == [
+        'test_holder.a: An argument named "other" is not expected here.']
+    assert _problems(Holder(), {}) == ["Missing required argument"]
 
 
 class Computing(ResourceType):
@@ -167,6 +175,7 @@ def test_a_computed_only_attribute_given_a_value_is_refused_not_dropped() -> Non
         return check(Computing(), config, "test_computing.a", Body({}, [], WHERE), WHERE)
 
     refused = found({"size": 1, "arn": "arn:made:up"})
-    assert [d.summary for d in refused] == ['Unsupported argument "arn"']
-    assert "computed" in refused[0].detail and "ctl init" in (refused[0].hint or "")
+    assert [d.summary for d in refused] == ["Invalid Configuration for Read-Only Attribute"]
+    assert "marked it as read-only" in refused[0].detail and "ctl init" in (refused[0].hint or "")
+    assert "native adapter for test_computing does not have it as an argument" in (refused[0].hint or "")
     assert found({"size": 1, "arn": None}) == []

@@ -207,14 +207,14 @@ def normalize_config(block: Block, config: Any, path: Path = (), problems: Probl
 
 
 def _attribute_value(a: Attribute, value: Any, path: Path, refuse_read_only: bool) -> Any:
-    if value is None:
+    if (value.value if isinstance(value, Marked) else value) is None:  # a secret null is no more set
         if a.required:
             raise ConfigShapeError(
                 "Missing required argument",
                 f'The argument "{a.name}" is required, but no definition was found.',
                 path,
             )
-        return None
+        return value
     if refuse_read_only and a.computed and not a.optional and not a.required:
         raise ConfigShapeError(READ_ONLY_SUMMARY, READ_ONLY_DETAIL, path)
     # Nested attributes convert against their type with optional markers, so absent optional
