@@ -38,7 +38,7 @@ KEY_FACTS = {
     "cycle": ["local.prefix", "main.tf:3:20"],
     "duplicate": ["main.tf:1,1-36"],
     "failed_validation": ["The environment must be one of dev, staging or prod."],
-    "schema_violation": ["random_integer.port", "whole number required, got string"],
+    "schema_violation": ["random_integer.port", 'Inappropriate value for attribute "min": a number is required.'],
     "syntax": ["not valid HCL"],
     "unknown_function": ['"uper"'],
     "unknown_reference": ['"nope"', 'a variable "nope" {} block'],

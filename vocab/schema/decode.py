@@ -166,7 +166,7 @@ def normalize_config(block: Block, config: Any, path: Path = (), problems: Probl
     for name in config:
         if name not in attributes and name not in blocks:
             # As HCL: the names not written already, attributes before blocks, in schema order.
-            close = suggestion(name, [n for n in (*attributes, *blocks) if n not in config])
+            close = suggestion(name, [n for n in (*attributes, *blocks) if config.get(n) is None])
             hint = f' Did you mean "{close}"?' if close else ""
             unsupported = ConfigShapeError(
                 "Unsupported argument", f'An argument named "{name}" is not expected here.{hint}', path
