@@ -139,8 +139,8 @@ def _is_block_list(prop: dict[str, Any]) -> bool:
 
 
 def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fallback: Located) -> list[Diagnostic]:
-    """Schema problems of one instance's arguments (computed-only attributes excluded); ``fallback``
-    is where one goes that no argument's range places, made a range only then.
+    """Schema problems of one instance's arguments; ``fallback`` is where one goes that no
+    argument's range places, made a range only then.
 
     A type described in the provider schema form (``rt.block``) is checked by Terraform's decoder
     (``vocab.schema.decode``), the same for a plugin's types and a native adapter's: a value not
@@ -179,8 +179,8 @@ _NATIVE_HINT = ("ctl's native adapter for {name} does not have it{what}; Terrafo
 
 def _decoder_diagnostic(rt: ResourceType, err: ConfigShapeError, address: str, body: Body,
                         fallback: Located) -> Diagnostic:
-    """What the decoder found, at its argument; a native type's missing argument says how to get
-    the provider's plugin, which may have it."""
+    """What the decoder found, at its argument; an argument a native type lacks (or only records)
+    comes with how to get the provider's plugin, which may take it."""
     diag = _problem_diagnostic(_decoder_problem(err, body), address, body, fallback)
     if rt.remote_plan or err.path[:-1] or (err.argument is None and err.title != READ_ONLY_SUMMARY):
         return diag

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.config.model import Module
 from engine.drift.detect import MASK, AttributeDrift, PathPart, literal
+from engine.schema import read_only
 from vocab.values import Marked
 
 
@@ -68,9 +69,8 @@ def variable_sources(module: Module, root_dir: Path, name: str) -> str:
 
 
 def computed_only(rt: Any, name: str) -> bool:
-    props = (getattr(rt, "schema", None) or {}).get("properties", {})
-    spec = props.get(name)
-    return isinstance(spec, dict) and bool(spec.get("readOnly"))
+    """Whether ``name`` is an attribute only the provider sets (no configuration can adopt it)."""
+    return rt is not None and read_only(rt, name)
 
 
 def raw(value: Any, path: tuple[PathPart, ...] | list[PathPart]) -> Any:
