@@ -72,11 +72,6 @@ def _assertions_only(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": pruned}
 
 
-def schema_block(rt: ResourceType) -> Block:
-    """The type's arguments in the provider schema form: a plugin's own, a native type's translated."""
-    return rt.block if rt.block is not None else block_of(rt)
-
-
 @cache
 def _block_shape(block: Block) -> tuple[tuple[str, ...], frozenset[str]]:
     """Every argument and block type name of ``block``, and those of the nested blocks that repeat
@@ -147,21 +142,36 @@ def check(rt: ResourceType, config: dict[str, Any], address: str, body: Body, fa
     known yet is accepted at any depth. A plugin's provider refuses a computed-only attribute in its
     own words (its check runs next, as in Terraform), so only a native type's is refused here.
     """
-    found = check_config(schema_block(rt), config, refuse_read_only=not rt.remote_plan)
-    if found or rt.block is not None:
+    if rt.block is not None:
+        found = check_config(rt.block, config, refuse_read_only=not rt.remote_plan)
         return [_decoder_diagnostic(rt, err, address, body, fallback) for err in found]
-    return _native_validation(rt, config, address, body, fallback)
-
-
-def _native_validation(rt: ResourceType, config: dict[str, Any], address: str, body: Body,
-                       fallback: Located) -> list[Diagnostic]:
-    """A native type's own checks beyond types and nesting: its JSON Schema's value constraints
-    (``enum``, ``minimum``, ``pattern``, one of several arguments …), with the words they always had.
-    A value not known yet cannot break one yet: a problem at or about it is left for the plan."""
     args = _plain_arguments(rt, config)
     for computed in rt.computed:
         if computed in args and config.get(computed) is None:
             args.pop(computed, None)
+    if _cannot_reject(rt, args) and args.keys().isdisjoint(_read_only_names(rt)):
+        # Every argument set takes any value and none is computed-only: neither the decoder nor the
+        # adapter's own validation can find anything (``terraform_data``, and most of a large plan).
+        return []
+    found = check_config(block_of(rt), config, refuse_read_only=True)
+    if found:
+        return [_decoder_diagnostic(rt, err, address, body, fallback) for err in found]
+    return _native_validation(rt, args, address, body, fallback)
+
+
+@cache
+def _read_only_names(rt: ResourceType) -> frozenset[str]:
+    """A native type's computed-only attributes (``readOnly`` in its JSON Schema)."""
+    props: dict[str, Any] = rt.schema.get("properties", {})
+    return frozenset(name for name, prop in props.items() if isinstance(prop, dict) and prop.get("readOnly"))
+
+
+def _native_validation(rt: ResourceType, args: dict[str, Any], address: str, body: Body,
+                       fallback: Located) -> list[Diagnostic]:
+    """A native type's own checks beyond types and nesting: its JSON Schema's value constraints
+    (``enum``, ``minimum``, ``pattern``, one of several arguments …), with the words they always had.
+    A value not known yet cannot break one yet: a problem at or about it is left for the plan.
+    ``args``: the arguments set, unmarked (``_plain_arguments``)."""
     if _cannot_reject(rt, args):
         return []
     out = []

@@ -12,6 +12,7 @@ one form, so one checker serves both; a value not known yet passes at any depth,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from vocab.conversion.convert import as_set, convert
@@ -29,7 +30,7 @@ from vocab.schema.form import (
     empty_value,
     nested_spec_type,
 )
-from vocab.types import BOOL, NUMBER, STRING, Collection, CtyType, ObjectType, TupleType
+from vocab.types import BOOL, DYNAMIC, NUMBER, STRING, Collection, CtyType, ObjectType, TupleType
 from vocab.values import Marked, Path, Unknown
 
 READ_ONLY_SUMMARY = "Invalid Configuration for Read-Only Attribute"
@@ -64,10 +65,100 @@ def check_config(block: Block, config: Any, *, refuse_read_only: bool) -> list[C
     """
     problems: Problems = []
     try:
-        normalize_config(block, config, problems=problems, refuse_read_only=refuse_read_only)
+        _check_object(block, config, (), problems, refuse_read_only)
     except PluginValueError as err:  # the arguments are not an object at all
         problems.append(err)
     return [p if isinstance(p, ConfigShapeError) else _type_problem(block, p) for p in problems]
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What checking a block's values needs, worked out once per block: every name it declares, and
+    per attribute its type, the Python type a plain value of it has, and whether a configuration
+    may set it."""
+
+    names: frozenset[str]
+    attributes: tuple[tuple[Attribute, CtyType, type | None, bool], ...]
+    block_types: tuple[NestedBlock, ...]
+
+
+# Keyed by identity, as ``form.implied_type``'s cache is (hashing a deep schema costs more than the
+# check); the block is kept alive by its entry so its id cannot be reused.
+_LAYOUTS: dict[int, tuple[Block, _Layout]] = {}
+
+
+def _layout(block: Block) -> _Layout:
+    hit = _LAYOUTS.get(id(block))
+    if hit is not None and hit[0] is block:
+        return hit[1]
+    attributes = []
+    for a in block.attributes:
+        ty = nested_spec_type(a.nested_type) if a.nested_type is not None else attribute_type(a)
+        attributes.append((a, ty, _PLAIN.get(ty), a.optional or a.required))
+    names = frozenset((*(a.name for a in block.attributes), *(b.type_name for b in block.block_types)))
+    taken = {a.name for a in block.attributes}
+    layout = _Layout(names, tuple(attributes), tuple(b for b in block.block_types if b.type_name not in taken))
+    _LAYOUTS[id(block)] = (block, layout)
+    return layout
+
+
+def _check_object(block: Block, config: Any, path: Path, problems: Problems, refuse_read_only: bool) -> None:
+    """``normalize_config``'s findings without building the value it returns: a check runs for every
+    resource of every plan, and most arguments are unset, a plain value of their type, or of a
+    ``dynamic`` attribute, which takes any value."""
+    if isinstance(config, Marked):
+        config = config.value
+    if config is None:
+        return _check_object(block, {}, path, problems, refuse_read_only)
+    if not isinstance(config, dict):
+        raise ConfigShapeError("Invalid block", "an object of arguments is required", path)
+    layout = _layout(block)
+    if not layout.names.issuperset(config):
+        problems.extend(_unsupported(block, config, path))
+    for a, ty, plain, settable in layout.attributes:
+        value = config.get(a.name)
+        if value is None or (type(value) is Marked and value.value is None):  # a secret null is no more set
+            if a.required:
+                problems.append(_missing(a, (*path, a.name)))
+            continue
+        if settable and (type(value) is plain or ty is DYNAMIC):
+            continue
+        try:
+            _attribute_value(a, value, (*path, a.name), refuse_read_only)
+        except PluginValueError as err:
+            problems.append(err)
+    for b in layout.block_types:
+        value = config.get(b.type_name)
+        if value is None and not b.min_items:
+            continue
+        try:
+            _block_value(b, value, (*path, b.type_name), problems, refuse_read_only)
+        except PluginValueError as err:
+            problems.append(err)
+    return None
+
+
+def _unsupported(block: Block, config: dict[str, Any], path: Path) -> list[ConfigShapeError]:
+    """An "Unsupported argument" for each name ``block`` does not declare, with HCL's suggestion."""
+    declared = (*(a.name for a in block.attributes), *(b.type_name for b in block.block_types))
+    out = []
+    for name in config:
+        if name not in declared:
+            # As HCL: the names not written already, attributes before blocks, in schema order.
+            close = suggestion(name, [n for n in declared if config.get(n) is None])
+            hint = f' Did you mean "{close}"?' if close else ""
+            unsupported = ConfigShapeError(
+                "Unsupported argument", f'An argument named "{name}" is not expected here.{hint}', path
+            )
+            unsupported.argument = name
+            out.append(unsupported)
+    return out
+
+
+def _missing(a: Attribute, path: Path) -> ConfigShapeError:
+    return ConfigShapeError(
+        "Missing required argument", f'The argument "{a.name}" is required, but no definition was found.', path
+    )
 
 
 def _type_problem(block: Block, err: PluginValueError) -> ConfigShapeError:
@@ -161,20 +252,11 @@ def normalize_config(block: Block, config: Any, path: Path = (), problems: Probl
         config = {}
     if not isinstance(config, dict):
         raise ConfigShapeError("Invalid block", "an object of arguments is required", path)
-    attributes = {a.name: a for a in block.attributes}
-    blocks = {b.type_name: b for b in block.block_types}
-    for name in config:
-        if name not in attributes and name not in blocks:
-            # As HCL: the names not written already, attributes before blocks, in schema order.
-            close = suggestion(name, [n for n in (*attributes, *blocks) if config.get(n) is None])
-            hint = f' Did you mean "{close}"?' if close else ""
-            unsupported = ConfigShapeError(
-                "Unsupported argument", f'An argument named "{name}" is not expected here.{hint}', path
-            )
-            unsupported.argument = name
-            if problems is None:
-                raise unsupported
-            problems.append(unsupported)
+    layout = _layout(block)
+    for unsupported in _unsupported(block, config, path) if not layout.names.issuperset(config) else ():
+        if problems is None:
+            raise unsupported
+        problems.append(unsupported)
     out: dict[str, Any] = {}
     for a in block.attributes:
         value = config.get(a.name)
@@ -192,9 +274,7 @@ def normalize_config(block: Block, config: Any, path: Path = (), problems: Probl
             except PluginValueError as err:
                 problems.append(err)
                 out[a.name] = None
-    for b in block.block_types:
-        if b.type_name in attributes:
-            continue
+    for b in layout.block_types:
         if problems is None:
             out[b.type_name] = _block_value(b, config.get(b.type_name), (*path, b.type_name), None, refuse_read_only)
             continue
@@ -209,11 +289,7 @@ def normalize_config(block: Block, config: Any, path: Path = (), problems: Probl
 def _attribute_value(a: Attribute, value: Any, path: Path, refuse_read_only: bool) -> Any:
     if (value.value if isinstance(value, Marked) else value) is None:  # a secret null is no more set
         if a.required:
-            raise ConfigShapeError(
-                "Missing required argument",
-                f'The argument "{a.name}" is required, but no definition was found.',
-                path,
-            )
+            raise _missing(a, path)
         return value
     if refuse_read_only and a.computed and not a.optional and not a.required:
         raise ConfigShapeError(READ_ONLY_SUMMARY, READ_ONLY_DETAIL, path)
