@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.plugin.numbers import go_g10
 from adapters.plugin.set_order import go_quote
 from adapters.registry import Registry
 from engine.config.model import Module, ModuleCall, Resource
@@ -21,6 +20,7 @@ from engine.lang import ast
 from engine.lang.eval import CallsUnknown, EvalContext, evaluate
 from engine.lang.references import MANAGED_PREFIX, traversals
 from engine.lang.syntax import Attribute, Body
+from vocab.conversion.numbers import go_g10
 from vocab.errors import CtlError
 from vocab.types import plain_data
 from vocab.values import SENSITIVE, contains_unknown, mark
