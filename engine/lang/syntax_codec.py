@@ -9,8 +9,8 @@ Every node is ``[kind, field, ...]``: ``kind`` indexes ``_CLASSES`` for the synt
 dataclasses (their fields in declaration order) or is one of the negative markers below for a
 range, a list, a tuple, a dict or a number JSON cannot carry exactly. Ranges leave out the file
 name: every range of one file has the same one, given back by the caller with the file's text. A
-range in the parsed file itself, nearly every one, is its two byte offsets packed in one int and
-written as that int's complement: a negative int among a node's fields is always such a range (a
+range in the parsed file itself, nearly every one, is its start and length packed in one int as
+``vocab.positions`` packs them (without the file's number) and written as that int's complement: a negative int among a node's fields is always such a range (a
 negative number in the tree is written as a big one), so it comes back without a list of its own,
 as the packed ``Located`` the parser itself gives a node. Ranges are half of a tree's
 nodes, so this saves a list per range when reading an entry back. The cache checks each entry whole before
@@ -32,9 +32,9 @@ from engine.lang import ast
 from engine.lang.numbers import BigFloat
 from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import SourceRange, SourceText
-from vocab.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
+from vocab.positions import INDEX_LIMIT, INDEX_MASK, LENGTH_SHIFT, Located, as_range, packed_in
 
-_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT = -1, -2, -3, -4, -5, -6
+_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
 _INT64 = 1 << 63
 
 _CLASSES: list[type] = [Attribute, Block, Body] + [
@@ -72,12 +72,12 @@ def encode_body(body: Body, filename: str) -> list[Any]:
     names and their attributes) are written field by field without that loop, which saves a good
     share of the instructions. Each must write what the loop would (``_SPECS``' field order).
     """
-    own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
-    span_mask = (1 << SPAN_SHIFT) - 1
+    text = as_range(body._rng).text
+    own = text.index if text is not None and text.name == filename and text.index < INDEX_LIMIT else -1
 
     def located(r: Any) -> Any:
-        if type(r) is int and r >> SPAN_SHIFT == own:  # a range of this file: nearly every one
-            return ~(r & span_mask)
+        if type(r) is int and r & INDEX_MASK == own:  # a range of this file: nearly every one
+            return ~(r >> LENGTH_SHIFT)
         return _encode_range(r, filename)
 
     def encode(o: Any) -> Any:
@@ -140,14 +140,14 @@ def encode_body(body: Body, filename: str) -> list[Any]:
 
 
 def _encode_range(located: Located, filename: str) -> Any:
-    span = span_in(located, filename)
-    if span is not None:
-        return ~span
+    """A range that is not a packed one of the file: its two byte offsets when it is in the parsed
+    file (one longer than a packed range holds), else its six numbers."""
     rng = as_range(located)
     if rng.filename != filename:
         raise Uncacheable("a range in another file")
-    packed = rng.packed_span()
-    return ~packed if packed is not None else [_RANGE, *rng.numbers()]
+    if rng.text is not None:
+        return [_SPAN, *rng.byte_span()]
+    return [_RANGE, *rng.numbers()]
 
 
 # How each field of a class is encoded, by position. A range field (``_rng``, ``_name_rng``) holds
@@ -188,17 +188,20 @@ class _Decoder:
 
     def __init__(self, text: SourceText) -> None:
         self.filename = text.name
-        base = packed_in(text, 0, 0)  # a range of this file is this plus its packed span
+        self.text = text
+        base = text.index  # a range of this file is its number plus its packed start and length
+        if base >= INDEX_LIMIT:  # packed ranges cannot name it: the caller parses the file instead
+            raise ValueError("too many files registered to pack this file's ranges")
 
         def node(x: list[Any]) -> Any:
             return kinds[x[0]](x)
 
         def value(y: Any) -> Any:
             return kinds[y[0]](y) if type(y) is list else intern(y) if type(y) is str \
-                else base | ~y if type(y) is int and y < 0 else y
+                else base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else y
 
         def rng(y: Any) -> Any:
-            return base | ~y if type(y) is int and y < 0 else self.marker(y)
+            return base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else self.marker(y)
 
         # A collection's items are nearly all nodes: each is built here, without ``value`` and ``node``.
         def items(x: list[Any]) -> list[Any]:
@@ -219,7 +222,7 @@ class _Decoder:
         kinds[_TUPLE] = lambda x: tuple([kinds[y[0]](y) if type(y) is list else value(y) for y in x[1:]])
         kinds[_DICT] = lambda x: {intern(x[i]): node(v) if type(v := x[i + 1]) is list else v
                                   for i in range(1, len(x), 2)}
-        for marker in (_RANGE, _BIG_INT, _BIG_FLOAT):
+        for marker in (_RANGE, _SPAN, _BIG_INT, _BIG_FLOAT):
             kinds[marker] = self.marker
         self.node = node
 
@@ -234,6 +237,9 @@ class _Decoder:
         if kind == _RANGE:
             _, sl, sc, sb, el, ec, eb = x
             return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
+        if kind == _SPAN:
+            _, start, end = x
+            return packed_in(self.text, int(start), int(end))
         if kind == _BIG_INT:
             _, digits = x
             return int(digits)
@@ -315,13 +321,13 @@ def _ranged_constructor(
 
         def ranged_node(x: list[Any]) -> Any:
             _, p, q = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), kinds[q[0]](q))
+            return cls(base | ~p << LENGTH_SHIFT if type(p) is int and p < 0 else marker(p), kinds[q[0]](q))
         return ranged_node
     if len(rest) == 1:
         (b,) = rest
 
         def two(x: list[Any]) -> Any:
             _, p, q = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), b(q))
+            return cls(base | ~p << LENGTH_SHIFT if type(p) is int and p < 0 else marker(p), b(q))
         return two
     return None
