@@ -15,7 +15,11 @@ negative number in the tree is written as a big one), so it comes back without a
 as the packed ``Located`` the parser itself gives a node. Ranges are half of a tree's
 nodes, so this saves a list per range when reading an entry back. The cache checks each entry whole before
 decoding it (``engine.config.parse_cache``), so a range is not checked again here. A node's string
-fields (names) are interned as they come back, as the parser interns them.
+fields (names) are interned as they come back, as the parser interns them, and an object's keys
+are interned by the node itself (``ast.ObjectItem``); a literal's text and a block's labels are not,
+as the parser leaves them: most are written once, and the interpreter's table of interned strings
+would hold an entry for each (a resource's type, the label that recurs, is interned where the
+configuration is decoded).
 """
 
 from __future__ import annotations
@@ -39,14 +43,24 @@ _INT64 = 1 << 63
 
 _CLASSES: list[type] = [Attribute, Block, Body] + [
     c for c in vars(ast).values()
-    if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == ast.__name__
+    if isinstance(c, type) and (dataclasses.is_dataclass(c) or c is ast.ObjectItem) and c.__module__ == ast.__name__
 ]
 _KIND = {c: i for i, c in enumerate(_CLASSES)}
+# An object's item is no dataclass (it keeps a literal key as its text): it is written as its key
+# node and its value node, and built back from the two (``_pair_constructor``).
+_ITEM_FIELDS: list[tuple[str, str]] = [("key", "Expr"), ("value", "Expr")]
+
+
+def _fields(cls: type) -> list[tuple[str, str]]:
+    """A class's fields as (name, declared type), in declaration order."""
+    if cls is ast.ObjectItem:
+        return _ITEM_FIELDS
+    return [(f.name, str(f.type)) for f in dataclasses.fields(cls)]
 
 
 def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     """A function giving an instance's field values as a tuple, in declaration order."""
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = [name for name, _ in _fields(cls)]
     if len(names) == 1:
         return lambda o: (getattr(o, names[0]),)
     return attrgetter(*names)
@@ -155,8 +169,8 @@ def _encode_range(located: Located, filename: str) -> Any:
 _AS_RANGE, _AS_RANGES, _AS_VALUE = "range", "ranges", "value"
 _SPECS = {
     c: (_KIND[c], _GETTERS[c], tuple(
-        _AS_RANGE if f.name in ("_rng", "_name_rng") else _AS_RANGES if f.name == "_label_rngs" else _AS_VALUE
-        for f in dataclasses.fields(c)
+        _AS_RANGE if name in ("_rng", "_name_rng") else _AS_RANGES if name == "_label_rngs" else _AS_VALUE
+        for name, _ in _fields(c)
     ))
     for c in _CLASSES
 }
@@ -197,8 +211,7 @@ class _Decoder:
             return kinds[x[0]](x)
 
         def value(y: Any) -> Any:
-            return kinds[y[0]](y) if type(y) is list else intern(y) if type(y) is str \
-                else base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else y
+            return kinds[y[0]](y) if type(y) is list else base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else y
 
         def rng(y: Any) -> Any:
             return base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else self.marker(y)
@@ -249,11 +262,10 @@ class _Decoder:
         raise ValueError(f"unknown kind {kind}")
 
 
-def _treatment(f: dataclasses.Field[Any]) -> str:
+def _treatment(name: str, declared: str) -> str:
     """How a field is read back, from its name and its declared type (annotations are strings here)."""
-    if f.name in ("_rng", "_name_rng"):
+    if name in ("_rng", "_name_rng"):
         return "range"
-    declared = str(f.type)
     if declared == "str":
         return "str"
     if declared in ("Expr", "Body") or declared.startswith(("tuple[", "list[", "dict[")):
@@ -261,7 +273,7 @@ def _treatment(f: dataclasses.Field[Any]) -> str:
     return "value"  # by its JSON type: a literal's value, an optional name or node, a flag
 
 
-_TREATMENTS = {c: [_treatment(f) for f in dataclasses.fields(c)] for c in _CLASSES}
+_TREATMENTS = {c: [_treatment(name, declared) for name, declared in _fields(c)] for c in _CLASSES}
 
 
 def _constructor(cls: type, fields: list[Callable[[Any], Any]]) -> Callable[[list[Any]], Any]:

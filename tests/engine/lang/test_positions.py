@@ -58,3 +58,12 @@ def test_a_range_longer_than_the_packed_length_is_kept_whole_and_comes_back_thro
     assert attr.rng.end.column == 70_012
     data = orjson.loads(orjson.dumps(encode_body(body, "long.tf")))
     assert decode_body(data, SourceText("long.tf", src)) == body
+
+
+def test_an_objects_literal_keys_are_kept_as_names_and_still_read_as_nodes_with_their_ranges() -> None:
+    src = b'locals {\n  o = { name = 1, "quoted" = 2, (var.k) = 3 }\n}\n'
+    obj = parse_hcl_file(src, "keys.tf").blocks[0].body.attributes["o"].expr
+    names = [item.name for item in obj.items]
+    assert names == ["name", "quoted", None]
+    assert [str(item.key.rng) for item in obj.items] == ["keys.tf:2:9", "keys.tf:2:19", "keys.tf:2:33"]
+    assert obj.items[0].key.value == "name" and type(obj.items[2].key).__name__ == "Parens"
