@@ -8,10 +8,10 @@ unknown, and every problem found along the way is reported at once, sorted by po
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from adapters.base import Provider, ResourceType
 from adapters.registry import Registry
@@ -317,8 +317,7 @@ def check_with_providers(loaded: Loaded, registry: Registry) -> None:
             if provider is None:
                 continue
             entry = asked.setdefault(provider.name, _Asked(provider))
-            entry.configs.append((rt, schema.normalize(rt, inst.config)))
-            entry.owners.append(inst)
+            entry.configs.add(rt, inst)
     seen: set[tuple[str, str, str]] = set()
     for entry in asked.values():
         found, own = entry.provider.validate_arguments(loaded.root.dir, entry.configs,
@@ -326,7 +325,7 @@ def check_with_providers(loaded: Loaded, registry: Registry) -> None:
         for (cfg, _), problems in zip(entry.blocks, own, strict=True):
             address = entry.provider.state_name()
             loaded.diags.extend(schema.provider_diagnostics(problems, address, cfg.body, cfg.rng, prefix=False))
-        for inst, problems in zip(entry.owners, found, strict=True):
+        for inst, problems in zip(entry.configs.instances, found, strict=True):
             res = inst.resource
             for diag in schema.provider_diagnostics(problems, inst.address, res.body, res.type_at):
                 key = (diag.summary, diag.detail.replace(inst.address, ""), str(diag.range))
@@ -335,11 +334,43 @@ def check_with_providers(loaded: Loaded, registry: Registry) -> None:
                     loaded.diags.extend([diag])
 
 
+class _Configs(Sequence[tuple[ResourceType, dict[str, Any]]]):
+    """Instances' arguments as a provider's check reads them, each normalized only when read.
+
+    A native provider has nothing to add to the schema checks already made and reads none of them;
+    a plugin reads one at a time. Normalized all at once, they were a copy of every instance's
+    arguments beside the walk's, the peak of a large validate.
+    """
+
+    def __init__(self) -> None:
+        self._types: list[ResourceType] = []
+        self.instances: list[ResourceInstance] = []  # whose arguments they are, in order
+
+    def add(self, rt: ResourceType, inst: ResourceInstance) -> None:
+        self._types.append(rt)
+        self.instances.append(inst)
+
+    def __len__(self) -> int:
+        return len(self.instances)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[ResourceType, dict[str, Any]]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[ResourceType, dict[str, Any]]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        rt, config = self._types[index], self.instances[index].config
+        assert config is not None  # only instances with arguments are added
+        return rt, schema.normalize(rt, config)
+
+
 @dataclass
 class _Asked:
     """What one provider is asked to check: its configuration blocks, then its resources' arguments."""
 
     provider: Provider
     blocks: list[tuple[ProviderConfig, dict[str, Any]]] = field(default_factory=list)
-    configs: list[tuple[ResourceType, dict[str, Any]]] = field(default_factory=list)
-    owners: list[ResourceInstance] = field(default_factory=list)
+    configs: _Configs = field(default_factory=_Configs)

@@ -3,8 +3,10 @@
 Every node of every parsed file has a range, so hundreds of thousands of them exist for a large
 configuration and their size is much of the parsed model's. A node of a parsed ``.tf`` file
 therefore keeps its range as one plain int (``Located``): the file's number in this process's
-register of source texts and the range's two byte offsets, packed. That is one small object, not
-two, and one the collector never has to visit. ``as_range`` gives the ``SourceRange`` back when
+register of source texts, the range's length and its start byte, packed. That is one small object,
+not two, and one the collector never has to visit. The fields are laid out so that the int has two
+of CPython's 30-bit digits for any file under 256 MiB (``packed_in``): a third digit would take each
+int from 32 to 48 bytes of the allocator, and a large configuration has millions of them. ``as_range`` gives the ``SourceRange`` back when
 something prints or compares it (an error, a sort), which is rare; its line and column are worked
 out from the file's shared ``SourceText`` only then. A range from anywhere else (a YAML or JSON
 file, text parsed inside a wrapper, a position built by hand) is a ``SourceRange`` with its six
@@ -70,13 +72,20 @@ class SourceText:
         return starts
 
 
-_BYTE_BITS = 32  # a packed span: start byte << _BYTE_BITS | end byte
+_BYTE_BITS = 32  # a ``SourceRange``'s span: start byte << _BYTE_BITS | end byte
 _BYTE_MASK = (1 << _BYTE_BITS) - 1
-_SPAN_BITS = 2 * _BYTE_BITS
-_SPAN_MASK = (1 << _SPAN_BITS) - 1
-# ``packed_in``'s layout, for the callers that pack or unpack ranges inline (the parser, the cache)
-START_SHIFT = _BYTE_BITS  # the start byte's place in a span
-SPAN_SHIFT = _SPAN_BITS  # the text's number's place in a packed range
+# ``packed_in``'s layout, for the callers that pack or unpack ranges inline (the parser, the cache):
+# start byte << START_SHIFT | length << LENGTH_SHIFT | the text's number. The start is the top field,
+# so any offset fits; the length and the number have fixed widths, and a range beyond them (longer
+# than 64 KiB, or in a process that has registered 65,536 texts) is kept as a ``SourceRange``.
+INDEX_BITS = 16
+INDEX_LIMIT = 1 << INDEX_BITS
+INDEX_MASK = INDEX_LIMIT - 1
+LENGTH_SHIFT = INDEX_BITS
+LENGTH_BITS = 16
+LENGTH_LIMIT = 1 << LENGTH_BITS
+LENGTH_MASK = LENGTH_LIMIT - 1
+START_SHIFT = LENGTH_SHIFT + LENGTH_BITS
 
 # The register of source texts a packed range names by number (entry 0 is never a file, so no
 # packed range is 0). Only ever appended to; see ``SourceText``.
@@ -121,13 +130,8 @@ class SourceRange:
         """The form a syntax node keeps: a packed int for a range of a parsed file, else the range itself."""
         span, text = self._span, self._file
         if type(span) is int and type(text) is SourceText:  # a packed span is always of a SourceText
-            return text.index << _SPAN_BITS | span
+            return packed_in(text, span >> _BYTE_BITS, span & _BYTE_MASK)
         return self
-
-    def packed_span(self) -> int | None:
-        """A parsed file's range as one int (its two byte offsets, without the file); None for any other."""
-        span = self._span
-        return span if type(span) is int else None
 
     @property
     def filename(self) -> str:
@@ -209,28 +213,24 @@ Located = int | SourceRange
 """A range as a syntax node keeps it: see the module's docstring, ``SourceRange.located`` and ``as_range``."""
 
 
-def packed_in(text: SourceText, start_byte: int, end_byte: int) -> int:
-    """The ``Located`` of bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path)."""
-    return text.index << _SPAN_BITS | start_byte << _BYTE_BITS | end_byte
-
-
-def span_in(located: Located, filename: str) -> int | None:
-    """The two byte offsets of a packed range of the parsed file ``filename``, packed as
-    ``packed_span`` gives them; None for any other range."""
-    if type(located) is not int:
-        return None
-    text = _TEXTS[located >> _SPAN_BITS]
-    return located & _SPAN_MASK if text is not None and text.name == filename else None
+def packed_in(text: SourceText, start_byte: int, end_byte: int) -> Located:
+    """The ``Located`` of bytes ``start_byte`` to ``end_byte`` of ``text`` (the parser's hot path):
+    one int, or for a range the layout cannot hold (see ``START_SHIFT``) a ``SourceRange``."""
+    length, index = end_byte - start_byte, text.index
+    if length < LENGTH_LIMIT and index < INDEX_LIMIT:
+        return start_byte << START_SHIFT | length << LENGTH_SHIFT | index
+    return SourceRange.in_text(text, start_byte, end_byte)
 
 
 def as_range(located: Located) -> SourceRange:
     """The ``SourceRange`` a syntax node's ``Located`` stands for."""
     if isinstance(located, SourceRange):
         return located
-    text = _TEXTS[located >> _SPAN_BITS]
+    text = _TEXTS[located & INDEX_MASK]
     assert text is not None  # entry 0, the only None, is no packed range's
+    start = located >> START_SHIFT
     r = SourceRange.__new__(SourceRange)
     r._file = text
-    r._span = located & _SPAN_MASK
+    r._span = start << _BYTE_BITS | start + (located >> LENGTH_SHIFT & LENGTH_MASK)
     return r
 

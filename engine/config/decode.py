@@ -6,6 +6,8 @@ only the parse of a single file stops at its first syntax error.
 
 from __future__ import annotations
 
+from sys import intern
+
 from engine.config.language import (
     DATA_META_BLOCKS,
     FILE_SCHEMA,
@@ -266,6 +268,7 @@ class ModuleDecoder:
         rtype, name = block.labels
         if not self._shape.valid_name(block, "data source" if mode == "data" else "resource"):
             return
+        rtype = intern(rtype)  # every resource of a type repeats its label: one string, as in the model's keys
         body = block.body
         self._report_duplicate_attributes(body)
         # Most resources have arguments only: their body is their arguments as it is, not a copy.

@@ -7,7 +7,7 @@ source range so every later error can point back at it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,9 +108,10 @@ class Resource(Ranged):
     for_each: Attribute | None = None
     provider: tuple[str, str | None] | None = None  # (local name, alias)
     provider_rng: SourceRange | None = None
-    depends_on: list[Expr] = field(default_factory=list)
+    # Empty tuples unless the block has these (most have neither): shared, not a list per resource.
+    depends_on: Sequence[Expr] = ()
     lifecycle: Lifecycle = NO_LIFECYCLE
-    provisioners: list[Provisioner] = field(default_factory=list)
+    provisioners: Sequence[Provisioner] = ()
     connection: Block | None = None
     # ``aws_s3_bucket.logs`` / ``data.local_file.x`` (relative to its module): made once, as it is
     # read several times per resource by every command (its key, its instances' addresses).

@@ -27,7 +27,7 @@ where a run finds it without the configuration (``TF_VAR_``/``CTL_VAR_``, ``.tfv
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,7 +153,7 @@ def _parse_env(text: str, name: str) -> Body:
                               range=err.range) from None
 
 
-def _keyed(blocks: list[Block]) -> dict[tuple[str, ...], Block]:
+def _keyed(blocks: Sequence[Block]) -> dict[tuple[str, ...], Block]:
     return {(b.type, *b.labels): b for b in blocks}
 
 

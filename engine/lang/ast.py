@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 from vocab.positions import Located, SourceRange, as_range
@@ -136,12 +137,52 @@ class TupleCons(Expr):
     items: tuple[Expr, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
 class ObjectItem:
-    """``key = value``; a bare identifier key is already a ``Literal`` string."""
+    """``key = value``; a bare identifier key is already a ``Literal`` string.
 
-    key: Expr
+    A key that is a literal string (a bare identifier or a quoted name: nearly every key) is kept
+    as its text (``name``) and range, not as a ``Literal`` node of its own: a large configuration
+    has hundreds of thousands of keys, and the node was a third of each one's memory. ``key``
+    makes the node when asked; a reader that only wants the text reads ``name``, interned, since
+    the same few names recur in every block. Built from, and equal and hashed as, the key and value
+    it was given.
+    """
+
+    __slots__ = ("_key", "name", "value")
+
+    name: str | None  # the key's text when it is a literal string, else None
+    _key: Located | Expr  # that key's range, or else the key expression itself
     value: Expr
+
+    def __init__(self, key: Expr, value: Expr) -> None:
+        if type(key) is Literal and type(key.value) is str:
+            self.name, self._key = intern(key.value), key._rng  # the same few names in every block
+        else:
+            self.name, self._key = None, key
+        self.value = value
+
+    @property
+    def key(self) -> Expr:
+        name, key = self.name, self._key
+        if name is None:
+            assert isinstance(key, Expr)
+            return key
+        assert not isinstance(key, Expr)
+        return Literal(key, name)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self._key, self.value)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ObjectItem:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"ObjectItem(key={self.key!r}, value={self.value!r})"
 
 
 @dataclass(slots=True, unsafe_hash=True)

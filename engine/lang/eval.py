@@ -221,10 +221,11 @@ def _eval_object(node: ast.ObjectCons, ctx: EvalContext) -> Any:
     marks: frozenset[str] = frozenset()
     unknown = False
     for item in node.items:
-        kn = item.key
-        if type(kn) is ast.Literal and type(kn.value) is str:
-            key = kn.value
+        name = item.name
+        if name is not None:
+            key = name
         else:
+            kn = item.key
             k, kmarks = unmark(evaluate(kn, ctx))
             marks |= kmarks
             if isinstance(k, Unknown):

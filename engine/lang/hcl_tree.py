@@ -18,7 +18,7 @@ from tree_sitter import Language, Node, Parser
 
 from engine.lang.literals import LiteralError, code_point, nfc
 from vocab.errors import Diagnostic, DiagnosticsError, Pos, SourceRange, SourceText
-from vocab.positions import START_SHIFT, Located, as_range, packed_in
+from vocab.positions import INDEX_LIMIT, LENGTH_LIMIT, LENGTH_SHIFT, START_SHIFT, Located, as_range, packed_in
 
 _LANGUAGE = Language(tree_sitter_hcl.language())
 _local = threading.local()
@@ -115,9 +115,11 @@ class NodeReader:
         # A whole file: its ranges are byte offsets into it, lines and columns worked out on demand.
         whole_file = (file_line, file_col, base_row, col_shift, line_indent, byte_of) == (1, 1, 0, 0, 0, None)
         self.source_text = SourceText(filename, src) if whole_file else None
-        # A range of a whole file is this plus the packed span, written out in ``rng``: a function
-        # call less for each of the thousands of ranges of a file.
-        self._base = packed_in(self.source_text, 0, 0) if self.source_text is not None else 0
+        # A range of a whole file is its text's number plus the packed start and length, written out
+        # in ``rng``: a function call less for each of the thousands of ranges of a file. Zero when
+        # the number does not fit the packed layout (``packed_in`` then keeps each a ``SourceRange``).
+        index = self.source_text.index if self.source_text is not None else 0
+        self._base = index if index < INDEX_LIMIT else 0
         # Text from another file (a JSON or YAML string) whose bytes ``byte_of`` finds in ``host``:
         # its ranges are packed offsets into that file, as the file's own are, not six numbers each.
         self.host = host if byte_of is not None else None
@@ -143,8 +145,13 @@ class NodeReader:
 
     def rng(self, node: Node) -> Located:
         """Where ``node`` is, as a syntax node keeps it (``as_range`` makes it a ``SourceRange``)."""
-        if self.source_text is not None:
-            return self._base | node.start_byte << START_SHIFT | node.end_byte
+        text = self.source_text
+        if text is not None:
+            start = node.start_byte
+            length = node.end_byte - start
+            if length < LENGTH_LIMIT and self._base:
+                return self._base | start << START_SHIFT | length << LENGTH_SHIFT
+            return packed_in(text, start, node.end_byte)
         if self.host is not None:
             return packed_in(self.host, self._point(node.start_point, node.start_byte)[2],
                              self._point(node.end_point, node.end_byte)[2])

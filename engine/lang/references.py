@@ -147,7 +147,7 @@ def _collect(node: Any, bound: frozenset[str], out: list[ast.ScopeTraversal]) ->
             _collect(p, bound, out)
     elif t is ast.ObjectCons:  # most of a large configuration's values: keys are names, many values literals
         for item in node.items:
-            if type(item.key) is not ast.Literal:
+            if item.name is None:  # a key written as a literal string refers to nothing
                 _collect(item.key, bound, out)
             if type(item.value) is not ast.Literal:
                 _collect(item.value, bound, out)

@@ -7,6 +7,7 @@ configuration decoder reads only this structure, so it never cares which syntax 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -39,13 +40,22 @@ class Block(Ranged):
         return [as_range(r) for r in self._label_rngs]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Body(Ranged):
     attributes: dict[str, Attribute]
-    blocks: list[Block]
+    blocks: Sequence[Block]
     _rng: Located
     # Attributes defined twice in one body: (first, second); reported by the decoder.
-    duplicates: list[tuple[Attribute, Attribute]] = field(default_factory=list)
+    duplicates: Sequence[tuple[Attribute, Attribute]]
+
+    def __init__(self, attributes: dict[str, Attribute], blocks: Sequence[Block], _rng: Located,
+                 duplicates: Sequence[tuple[Attribute, Attribute]] = ()) -> None:
+        # Most bodies have no nested block and no duplicate: an empty list each would be 56 bytes
+        # apiece for every resource of a large configuration, so they share the empty tuple.
+        self.attributes = attributes
+        self.blocks = blocks or ()
+        self._rng = _rng
+        self.duplicates = duplicates or ()
 
     def blocks_of(self, block_type: str) -> list[Block]:
         return [b for b in self.blocks if b.type == block_type]

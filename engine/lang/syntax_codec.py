@@ -9,13 +9,17 @@ Every node is ``[kind, field, ...]``: ``kind`` indexes ``_CLASSES`` for the synt
 dataclasses (their fields in declaration order) or is one of the negative markers below for a
 range, a list, a tuple, a dict or a number JSON cannot carry exactly. Ranges leave out the file
 name: every range of one file has the same one, given back by the caller with the file's text. A
-range in the parsed file itself, nearly every one, is its two byte offsets packed in one int and
-written as that int's complement: a negative int among a node's fields is always such a range (a
+range in the parsed file itself, nearly every one, is its start and length packed in one int as
+``vocab.positions`` packs them (without the file's number) and written as that int's complement: a negative int among a node's fields is always such a range (a
 negative number in the tree is written as a big one), so it comes back without a list of its own,
 as the packed ``Located`` the parser itself gives a node. Ranges are half of a tree's
 nodes, so this saves a list per range when reading an entry back. The cache checks each entry whole before
 decoding it (``engine.config.parse_cache``), so a range is not checked again here. A node's string
-fields (names) are interned as they come back, as the parser interns them.
+fields (names) are interned as they come back, as the parser interns them, and an object's keys
+are interned by the node itself (``ast.ObjectItem``); a literal's text and a block's labels are not,
+as the parser leaves them: most are written once, and the interpreter's table of interned strings
+would hold an entry for each (a resource's type, the label that recurs, is interned where the
+configuration is decoded).
 """
 
 from __future__ import annotations
@@ -32,21 +36,31 @@ from engine.lang import ast
 from engine.lang.numbers import BigFloat
 from engine.lang.syntax import Attribute, Block, Body
 from vocab.errors import SourceRange, SourceText
-from vocab.positions import SPAN_SHIFT, Located, as_range, packed_in, span_in
+from vocab.positions import INDEX_LIMIT, INDEX_MASK, LENGTH_SHIFT, Located, as_range, packed_in
 
-_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT = -1, -2, -3, -4, -5, -6
+_RANGE, _LIST, _TUPLE, _DICT, _BIG_INT, _BIG_FLOAT, _SPAN = -1, -2, -3, -4, -5, -6, -7
 _INT64 = 1 << 63
 
 _CLASSES: list[type] = [Attribute, Block, Body] + [
     c for c in vars(ast).values()
-    if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == ast.__name__
+    if isinstance(c, type) and (dataclasses.is_dataclass(c) or c is ast.ObjectItem) and c.__module__ == ast.__name__
 ]
 _KIND = {c: i for i, c in enumerate(_CLASSES)}
+# An object's item is no dataclass (it keeps a literal key as its text): it is written as its key
+# node and its value node, and built back from the two (``_pair_constructor``).
+_ITEM_FIELDS: list[tuple[str, str]] = [("key", "Expr"), ("value", "Expr")]
+
+
+def _fields(cls: type) -> list[tuple[str, str]]:
+    """A class's fields as (name, declared type), in declaration order."""
+    if cls is ast.ObjectItem:
+        return _ITEM_FIELDS
+    return [(f.name, str(f.type)) for f in dataclasses.fields(cls)]
 
 
 def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     """A function giving an instance's field values as a tuple, in declaration order."""
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = [name for name, _ in _fields(cls)]
     if len(names) == 1:
         return lambda o: (getattr(o, names[0]),)
     return attrgetter(*names)
@@ -72,12 +86,12 @@ def encode_body(body: Body, filename: str) -> list[Any]:
     names and their attributes) are written field by field without that loop, which saves a good
     share of the instructions. Each must write what the loop would (``_SPECS``' field order).
     """
-    own = body._rng >> SPAN_SHIFT if type(body._rng) is int and span_in(body._rng, filename) is not None else -1
-    span_mask = (1 << SPAN_SHIFT) - 1
+    text = as_range(body._rng).text
+    own = text.index if text is not None and text.name == filename and text.index < INDEX_LIMIT else -1
 
     def located(r: Any) -> Any:
-        if type(r) is int and r >> SPAN_SHIFT == own:  # a range of this file: nearly every one
-            return ~(r & span_mask)
+        if type(r) is int and r & INDEX_MASK == own:  # a range of this file: nearly every one
+            return ~(r >> LENGTH_SHIFT)
         return _encode_range(r, filename)
 
     def encode(o: Any) -> Any:
@@ -140,14 +154,14 @@ def encode_body(body: Body, filename: str) -> list[Any]:
 
 
 def _encode_range(located: Located, filename: str) -> Any:
-    span = span_in(located, filename)
-    if span is not None:
-        return ~span
+    """A range that is not a packed one of the file: its two byte offsets when it is in the parsed
+    file (one longer than a packed range holds), else its six numbers."""
     rng = as_range(located)
     if rng.filename != filename:
         raise Uncacheable("a range in another file")
-    packed = rng.packed_span()
-    return ~packed if packed is not None else [_RANGE, *rng.numbers()]
+    if rng.text is not None:
+        return [_SPAN, *rng.byte_span()]
+    return [_RANGE, *rng.numbers()]
 
 
 # How each field of a class is encoded, by position. A range field (``_rng``, ``_name_rng``) holds
@@ -155,8 +169,8 @@ def _encode_range(located: Located, filename: str) -> Any:
 _AS_RANGE, _AS_RANGES, _AS_VALUE = "range", "ranges", "value"
 _SPECS = {
     c: (_KIND[c], _GETTERS[c], tuple(
-        _AS_RANGE if f.name in ("_rng", "_name_rng") else _AS_RANGES if f.name == "_label_rngs" else _AS_VALUE
-        for f in dataclasses.fields(c)
+        _AS_RANGE if name in ("_rng", "_name_rng") else _AS_RANGES if name == "_label_rngs" else _AS_VALUE
+        for name, _ in _fields(c)
     ))
     for c in _CLASSES
 }
@@ -188,17 +202,19 @@ class _Decoder:
 
     def __init__(self, text: SourceText) -> None:
         self.filename = text.name
-        base = packed_in(text, 0, 0)  # a range of this file is this plus its packed span
+        self.text = text
+        base = text.index  # a range of this file is its number plus its packed start and length
+        if base >= INDEX_LIMIT:  # packed ranges cannot name it: the caller parses the file instead
+            raise ValueError("too many files registered to pack this file's ranges")
 
         def node(x: list[Any]) -> Any:
             return kinds[x[0]](x)
 
         def value(y: Any) -> Any:
-            return kinds[y[0]](y) if type(y) is list else intern(y) if type(y) is str \
-                else base | ~y if type(y) is int and y < 0 else y
+            return kinds[y[0]](y) if type(y) is list else base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else y
 
         def rng(y: Any) -> Any:
-            return base | ~y if type(y) is int and y < 0 else self.marker(y)
+            return base | ~y << LENGTH_SHIFT if type(y) is int and y < 0 else self.marker(y)
 
         # A collection's items are nearly all nodes: each is built here, without ``value`` and ``node``.
         def items(x: list[Any]) -> list[Any]:
@@ -219,7 +235,7 @@ class _Decoder:
         kinds[_TUPLE] = lambda x: tuple([kinds[y[0]](y) if type(y) is list else value(y) for y in x[1:]])
         kinds[_DICT] = lambda x: {intern(x[i]): node(v) if type(v := x[i + 1]) is list else v
                                   for i in range(1, len(x), 2)}
-        for marker in (_RANGE, _BIG_INT, _BIG_FLOAT):
+        for marker in (_RANGE, _SPAN, _BIG_INT, _BIG_FLOAT):
             kinds[marker] = self.marker
         self.node = node
 
@@ -234,6 +250,9 @@ class _Decoder:
         if kind == _RANGE:
             _, sl, sc, sb, el, ec, eb = x
             return SourceRange.of(self.filename, sl, sc, sb, el, ec, eb)
+        if kind == _SPAN:
+            _, start, end = x
+            return packed_in(self.text, int(start), int(end))
         if kind == _BIG_INT:
             _, digits = x
             return int(digits)
@@ -243,11 +262,10 @@ class _Decoder:
         raise ValueError(f"unknown kind {kind}")
 
 
-def _treatment(f: dataclasses.Field[Any]) -> str:
+def _treatment(name: str, declared: str) -> str:
     """How a field is read back, from its name and its declared type (annotations are strings here)."""
-    if f.name in ("_rng", "_name_rng"):
+    if name in ("_rng", "_name_rng"):
         return "range"
-    declared = str(f.type)
     if declared == "str":
         return "str"
     if declared in ("Expr", "Body") or declared.startswith(("tuple[", "list[", "dict[")):
@@ -255,7 +273,7 @@ def _treatment(f: dataclasses.Field[Any]) -> str:
     return "value"  # by its JSON type: a literal's value, an optional name or node, a flag
 
 
-_TREATMENTS = {c: [_treatment(f) for f in dataclasses.fields(c)] for c in _CLASSES}
+_TREATMENTS = {c: [_treatment(name, declared) for name, declared in _fields(c)] for c in _CLASSES}
 
 
 def _constructor(cls: type, fields: list[Callable[[Any], Any]]) -> Callable[[list[Any]], Any]:
@@ -315,13 +333,13 @@ def _ranged_constructor(
 
         def ranged_node(x: list[Any]) -> Any:
             _, p, q = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), kinds[q[0]](q))
+            return cls(base | ~p << LENGTH_SHIFT if type(p) is int and p < 0 else marker(p), kinds[q[0]](q))
         return ranged_node
     if len(rest) == 1:
         (b,) = rest
 
         def two(x: list[Any]) -> Any:
             _, p, q = x
-            return cls(base | ~p if type(p) is int and p < 0 else marker(p), b(q))
+            return cls(base | ~p << LENGTH_SHIFT if type(p) is int and p < 0 else marker(p), b(q))
         return two
     return None

@@ -100,7 +100,9 @@ class ConfigWalk:
         root_scope = ModuleScope((), graph.modules[()], ())
         root_scope.bind(self.fixed, self.func_ctx)
         self.scopes: dict[ModPath, list[ModuleScope]] = {(): [root_scope]}
-        self.instances: dict[Node, list[ResourceInstance]] = {}
+        # Each resource's instances, a tuple: most resources have one, and a list of one took twice
+        # the memory (its object and its array of slots).
+        self.instances: dict[Node, tuple[ResourceInstance, ...]] = {}
         self.root_outputs: dict[str, tuple[Any, bool]] = {}
         self.provider_configs: dict[tuple[ModPath, str], dict[str, Any]] = {}
         self.failed: set[Node] = set()
@@ -327,7 +329,7 @@ class ConfigWalk:
                 ctx = scope.ctx.child(bindings) if bindings else scope.ctx
                 config = self.eval_resource_body(res, ctx)
                 out.append(ResourceInstance(addr, res, scope, key, expansion, config, bindings))
-        self.instances[node] = out
+        self.instances[node] = tuple(out)
         return out
 
     def _check_without_instances(self, res: Resource, scope: ModuleScope, expansion: str) -> None:
@@ -351,7 +353,7 @@ class ConfigWalk:
         once a later walk has evaluated them, which can then use their memory."""
         if self.earlier is None:
             return None
-        taken = self.earlier.instances.pop(node, [])
+        taken = self.earlier.instances.pop(node, ())
         for scope in self.earlier.scopes.get(node.path, ()):
             scope.forget_resource(res)
         if node not in self.reusable:

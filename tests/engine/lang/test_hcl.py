@@ -421,9 +421,9 @@ def test_an_attribute_set_twice_in_one_body_is_recorded() -> None:
 
 def test_an_empty_file_has_an_empty_body() -> None:
     body = body_of("")
-    assert body.attributes == {} and body.blocks == []
+    assert body.attributes == {} and not body.blocks
     body = body_of("# only a comment\n")
-    assert body.attributes == {} and body.blocks == []
+    assert body.attributes == {} and not body.blocks
 
 
 # ---- positions ----------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ def test_json_duplicate_keys_are_recorded_for_the_decoder() -> None:
 
 def test_json_empty_file_is_an_empty_body() -> None:
     body = parse_json_file(b"{}", "main.tf.json", FILE_SCHEMA)
-    assert body.blocks == [] and body.attributes == {}
+    assert not body.blocks and body.attributes == {}
 
 
 # ---- YAML -------------------------------------------------------------------------------------
@@ -303,4 +303,4 @@ def test_yaml_top_level_must_be_a_mapping() -> None:
 
 def test_yaml_empty_document_is_an_empty_body() -> None:
     body = parse_yaml_file(b"# nothing yet\n", "main.yaml", FILE_SCHEMA)
-    assert body.blocks == [] and body.attributes == {}
+    assert not body.blocks and body.attributes == {}
