@@ -20,7 +20,7 @@ import hcl2
 import pytest
 
 from engine.fmt import format_source
-from engine.lang.ast import Literal, ScopeTraversal, TemplateWrap
+from engine.lang.ast import Literal, ObjectItem, ScopeTraversal, TemplateWrap
 from engine.lang.hcl import parse_expression, parse_hcl_file
 from engine.lang.syntax import Attribute, Block, Body
 from engine.lang.type_constraints import TypeConstraintError, parse_variable_type
@@ -124,6 +124,8 @@ def _meaning(node: object, in_variable: bool = False) -> object:
         return None
     if isinstance(node, TemplateWrap):  # "${x}" is x: fmt unwraps it, as Terraform's does
         return _meaning(node.inner, in_variable)
+    if isinstance(node, ObjectItem):  # holds a literal key as its name and range, not as a node
+        return ("ObjectItem", _meaning(node.key, in_variable), _meaning(node.value, in_variable))
     if isinstance(node, Block):
         return ("block", node.type, tuple(node.labels), _meaning(node.body, node.type == "variable"))
     if isinstance(node, Body):
