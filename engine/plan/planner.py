@@ -286,30 +286,44 @@ def _instance_nodes(walk: Any) -> dict[str, Node]:
 def resource_dependencies(graph: Graph) -> dict[Node, list[str]]:
     """For each resource node, the resources it depends on (through locals, modules and other
     resources: transitively, as Terraform records them, so a state moves between the two tools
-    with the same ``dependencies``), by address."""
-    memo: dict[Node, frozenset[Node]] = {}
-    out: dict[Node, list[str]] = {}
-    for node in graph.nodes:
-        if node.kind == RESOURCE:
-            out[node] = sorted({str(n) for n in _resources_under(graph, node, memo)})
-    return out
+    with the same ``dependencies``), by address, sorted.
+
+    A chain of resources makes these lists grow with the square of its length, so they are built to
+    hold as little as that allows: each address is one string shared by every list naming it, a
+    node whose dependencies are those of one other node shares that node's list, and no set outlives
+    the union it was made for. The lists are shared: never changed by a reader."""
+    names: dict[Node, str] = {}
+    memo: dict[Node, list[str]] = {}
+    return {node: _resources_under(graph, node, memo, names) for node in graph.nodes if node.kind == RESOURCE}
 
 
-def _resources_under(graph: Graph, node: Node, memo: dict[Node, frozenset[Node]]) -> frozenset[Node]:
-    """The resources ``node`` depends on, directly or through other nodes. A function of the
-    module, not a closure calling itself: that would be a reference cycle holding ``memo`` (50,000
-    sets at 50,000 resources) until a collection that, with the plan frozen, never comes."""
-    if node in memo:
-        return memo[node]
-    memo[node] = frozenset()  # cycles were rejected earlier; this guards recursion anyway
-    acc: set[Node] = set()
+def _resources_under(graph: Graph, node: Node, memo: dict[Node, list[str]], names: dict[Node, str]) -> list[str]:
+    """The addresses of the resources ``node`` depends on, directly or through other nodes. A
+    function of the module, not a closure calling itself: that would be a reference cycle holding
+    ``memo`` until a collection that, with the plan frozen, never comes."""
+    found = memo.get(node)
+    if found is not None:
+        return found
+    memo[node] = []  # cycles were rejected earlier; this guards recursion anyway
+    parts: list[list[str]] = []
     for e in graph.deps.get(node, ()):
         t = e.target
+        under = _resources_under(graph, t, memo, names)
         if t.kind == RESOURCE:
-            acc.add(t)
-        acc |= _resources_under(graph, t, memo)
-    memo[node] = frozenset(acc)
-    return memo[node]
+            name = names.get(t)
+            if name is None:
+                name = names[t] = str(t)
+            parts.append([name])
+        if under:
+            parts.append(under)
+    if not parts:
+        result: list[str] = []
+    elif len(parts) == 1 or all(p is parts[0] for p in parts):
+        result = parts[0]  # the one list this node's dependencies are: shared, not copied
+    else:
+        result = sorted(set().union(*parts))
+    memo[node] = result
+    return result
 
 
 def _plan_orphans(prior: State, visited: set[str], changes: dict[str, ResourceChange],
