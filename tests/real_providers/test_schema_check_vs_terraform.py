@@ -104,14 +104,20 @@ def _diagnostics(doc: dict[str, Any], *, detail: bool = True) -> list[tuple[str,
     return sorted(out)
 
 
-def test_an_unknown_inside_a_map_validates_and_plans_as_the_references(tmp_path: Path, real_providers: Path) -> None:
-    dirs = _dirs(tmp_path, UNKNOWN_INSIDE)
+def _initialised(tmp_path: Path, config: str, real_providers: Path) -> tuple[TerraformDir, OpenTofuDir, Project]:
+    """``config`` in three directories, initialised by Terraform 1.0.3, OpenTofu and ctl alike."""
+    dirs = _dirs(tmp_path, config)
     terraform = TerraformDir(dirs["terraform"], real_providers)
     terraform.init()
     opentofu = OpenTofuDir(dirs["opentofu"], real_providers, opentofu_executable(tmp_path / "bin"))
     opentofu.init()
     project = Project(dirs["ctl"])
     project.ok("init", "-plugin-dir", str(real_providers))
+    return terraform, opentofu, project
+
+
+def test_an_unknown_inside_a_map_validates_and_plans_as_the_references(tmp_path: Path, real_providers: Path) -> None:
+    terraform, opentofu, project = _initialised(tmp_path, UNKNOWN_INSIDE, real_providers)
 
     assert json.loads(terraform.run("validate", "-json").stdout)["valid"] is True
     ours = project.ctl("validate", "--json")
@@ -130,13 +136,7 @@ def test_an_unknown_inside_a_map_validates_and_plans_as_the_references(tmp_path:
 
 
 def test_schema_problems_are_the_references_diagnostics(tmp_path: Path, real_providers: Path) -> None:
-    dirs = _dirs(tmp_path, REFUSED)
-    terraform = TerraformDir(dirs["terraform"], real_providers)
-    terraform.init()
-    opentofu = OpenTofuDir(dirs["opentofu"], real_providers, opentofu_executable(tmp_path / "bin"))
-    opentofu.init()
-    project = Project(dirs["ctl"])
-    project.ok("init", "-plugin-dir", str(real_providers))
+    terraform, opentofu, project = _initialised(tmp_path, REFUSED, real_providers)
 
     ours = project.ctl("validate", "--json")
     assert ours.code == 1 and "Traceback" not in ours.stderr, str(ours)
