@@ -380,12 +380,16 @@ class ModuleDecoder:
     def _block_import(self, block: Block) -> None:
         to, id_ = block.body.attr("to"), block.body.attr("id")
         for_each = block.body.attr("for_each")
-        if for_each is not None:
-            self.diags.error("for_each in import blocks is not supported yet; write one import block per object",
-                             range=for_each.name_rng)
         identity = block.body.attr("identity")
         if identity is not None:
             self._not_supported(identity.name_rng, 'Importing by "identity"', 'Name the object with "id".')
+            return
+        if for_each is not None and to is not None and id_ is not None:
+            address = unwrap(to.expr)
+            if isinstance(address, ast.Literal) and isinstance(address.value, str):  # JSON: the address as text
+                r = address.rng
+                address = parse_expression(address.value, r.filename, r.start.line, text_column(address))
+            self.module.imports.append(ImportBlock("", id_.expr, block.rng, for_each.expr, address))
             return
         text = traversal_text(to.expr) if to is not None else None
         if to is None or id_ is None or not text:

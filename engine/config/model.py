@@ -179,9 +179,11 @@ class Moved:
 class ImportBlock:
     """An ``import`` block: adopt the object ``id`` names at the instance address ``to`` while planning."""
 
-    to: str  # the instance address, as written (keys as literals)
-    id: Expr  # evaluated in the root module's scope (variables, locals)
+    to: str  # the instance address, as written (keys as literals); "" with ``for_each``
+    id: Expr  # evaluated in the root module's scope (variables, locals), and ``each`` with ``for_each``
     rng: SourceRange
+    for_each: Expr | None = None  # one import per element: ``to``'s keys and ``id`` read ``each``
+    to_expr: Expr | None = None  # with ``for_each``: the address, its keys evaluated per element
 
 
 @dataclass(slots=True)

@@ -9,13 +9,17 @@ Apply records the adopted objects with the rest. As in Terraform, only the root 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from adapters.base import ResourceType
 from adapters.registry import Registry
 from engine.config.model import ImportBlock, Module, Resource
+from engine.lang import ast
 from engine.lang.eval import EvalContext, evaluate
+from engine.lang.evaluation import iteration
 from engine.limiter import Limiter
 from engine.plan.diff import mark_sensitive, stored_marks
 from engine.providers import Providers
@@ -44,11 +48,11 @@ def import_targets(root: Module, ctx: EvalContext, diags: Diagnostics) -> list[T
                             hint="Move the block to the root module and address the instance through the module.")
     out = []
     seen: dict[str, ImportBlock] = {}
-    for block in root.imports:
+    for block, to, scope in _expanded(root.imports, ctx, diags):
         try:
-            addr = InstanceAddress.parse(block.to)
+            addr = InstanceAddress.parse(to)
         except (CtlError, ValueError):
-            diags.error(f'"{block.to}" is not a resource instance address', range=block.rng)
+            diags.error(f'"{to}" is not a resource instance address', range=block.rng)
             continue
         if addr.mode != "managed":
             diags.error("Only managed resources can be imported", range=block.rng,
@@ -58,13 +62,62 @@ def import_targets(root: Module, ctx: EvalContext, diags: Diagnostics) -> list[T
             diags.error(f"Two import blocks name {addr}", range=block.rng)
             continue
         seen[str(addr)] = block
-        value = deep_unmark(evaluate(block.id, ctx))[0]
+        value = deep_unmark(evaluate(block.id, scope))[0]
         if not isinstance(value, str) or contains_unknown(value) or not value:
             diags.error(f"The import ID of {addr} must be a known, non-empty string", range=block.id.rng,
                         hint="Use a literal, a variable or a local value; not a resource attribute.")
             continue
         out.append(Target(addr, value, block, _resource(root, addr)))
     return out
+
+
+def _expanded(blocks: list[ImportBlock], ctx: EvalContext,
+              diags: Diagnostics) -> Iterator[tuple[ImportBlock, str, EvalContext]]:
+    """Each block's address and the scope its ID is read in: a block with ``for_each`` once per
+    element, with ``each`` bound (a map by its keys, a set by its values, a list by its indexes,
+    as OpenTofu and Terraform take them), its address's keys evaluated there."""
+    for block in blocks:
+        if block.for_each is None or block.to_expr is None:
+            yield block, block.to, ctx
+            continue
+        try:
+            collection = deep_unmark(evaluate(block.for_each, ctx))[0]
+            if contains_unknown(collection):
+                diags.error("Invalid for_each argument", range=block.for_each.rng,
+                            detail="The for_each value of an import block must be known while planning.")
+                continue
+            for key, value in iteration(collection, block.for_each, "'for_each' argument"):
+                scope = ctx.child({"each": {"key": key, "value": value}})
+                to = _address_text(block.to_expr, scope)
+                if to is None:
+                    diags.error("Invalid import address", range=block.to_expr.rng,
+                                detail="The import block's to argument must be a resource instance address whose "
+                                       "keys are strings or whole numbers.")
+                    break
+                yield block, to, scope
+        except CtlError as err:
+            diags.add(err)
+
+
+def _address_text(expr: ast.Expr, scope: EvalContext) -> str | None:
+    """The instance address ``expr`` names (``random_id.x[each.key]``), its keys evaluated in ``scope``."""
+    if not isinstance(expr, ast.ScopeTraversal):
+        return None
+    text = expr.root
+    for step in expr.steps:
+        if isinstance(step, ast.AttrStep):
+            text += "." + step.name
+            continue
+        if not isinstance(step, ast.IndexStep):
+            return None
+        key = deep_unmark(evaluate(step.key, scope))[0]
+        if isinstance(key, str):
+            text += f"[{json.dumps(key, ensure_ascii=False)}]"
+        elif isinstance(key, int | float) and not isinstance(key, bool) and float(key).is_integer():
+            text += f"[{int(key)}]"
+        else:
+            return None
+    return text
 
 
 def _resource(root: Module, addr: InstanceAddress) -> Resource | None:
