@@ -21,6 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import ArgumentProblem, ResourceType
+from engine.config.shape import brace_after
 from engine.lang.syntax import Body
 from engine.plugins.native_schema import block_of
 from vocab.errors import Diagnostic
@@ -352,6 +353,8 @@ def _problem_diagnostic(problem: ArgumentProblem, address: str, body: Body, fall
         rng = _name_range(problem.argument, body) or as_range(fallback)
     else:
         rng = _range_at(list(problem.path), body, fallback)
+    if problem.summary == "Missing required argument":
+        rng = brace_after(rng)  # where Terraform points: the brace that opens the body lacking it
     detail = f"{address}: {problem.detail}" if prefix else problem.detail
     return Diagnostic(problem.severity, problem.summary, detail=detail, range=rng, address=address)
 

@@ -121,13 +121,18 @@ class ShapeCheck:
 
 def opening_brace(block: Block) -> SourceRange:
     """The brace that opens a block's body, where HCL points at what the body lacks."""
-    rng = block.rng
+    return brace_after(block.rng)
+
+
+def brace_after(rng: SourceRange) -> SourceRange:
+    """The first brace after ``rng`` on its line (a block header, or a label of one): the brace that
+    opens the block's body; ``rng`` itself where there is none (a block read from JSON)."""
     text = rng.text
     if text is None:
         return rng
     end = rng.byte_span()[1]
     brace = text.src.find(b"{", end)
-    if brace < 0 or text.src[end:brace].strip():
+    if brace < 0 or b"\n" in text.src[end:brace]:
         return rng
     return SourceRange.in_text(text, brace, brace + 1)
 

@@ -18,12 +18,13 @@ from typing import Any
 
 from engine.config.language import MODULE_META
 from engine.config.model import Check, Local, Module, ModuleCall, Output, ProviderConfig, Resource, Variable
+from engine.config.shape import brace_after
 from engine.config.variables import check_validations, finalize
 from engine.graph import RESOURCE, Graph, ModPath, Node
 from engine.lang import ast
 from engine.lang.conditions import failed_condition
 from engine.lang.eval import EvalContext, evaluate
-from engine.lang.evaluation import did_you_mean
+from engine.lang.evaluation import name_suggestion
 from engine.lang.functions import FunctionContext
 from engine.lang.syntax import Body
 from engine.walk.addresses import (
@@ -280,15 +281,15 @@ class ConfigWalk:
     def _check_inputs(self, call: ModuleCall, child: Module) -> None:
         for name, attr in call.inputs.items():
             if name not in child.variables:
-                close = did_you_mean(name, [*child.variables, *MODULE_META])
-                self.diags.error(f'Unsupported argument "{name}"',
-                                 detail=f'Module "{call.name}" declares no variable named "{name}". {close}'.strip(),
-                                 range=attr.name_rng)
+                near = name_suggestion(name, [*child.variables, *MODULE_META])
+                suggestion = f' Did you mean "{near}"?' if near else ""
+                self.diags.error("Unsupported argument", range=attr.name_rng,
+                                 detail=f'An argument named "{name}" is not expected here.{suggestion}',
+                                 hint=f'Module "{call.name}" declares no variable named "{name}".')
         for name, var in child.variables.items():
             if var.default is None and name not in call.inputs:
-                self.diags.error(f'Missing required argument "{name}"',
-                                 detail=f'Module "{call.name}" requires a value for variable "{name}".',
-                                 range=call.rng)
+                self.diags.error("Missing required argument", range=brace_after(call.rng),
+                                 detail=f'The argument "{name}" is required, but no definition was found.')
 
     def _module_func_ctx(self, module: Module) -> FunctionContext:
         fc = ModeWatch(base_dir=self.func_ctx.base_dir, module_dir=module.dir,

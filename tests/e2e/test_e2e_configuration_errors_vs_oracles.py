@@ -1,8 +1,9 @@
 """A block of the wrong shape is reported as OpenTofu 1.12.6 and Terraform 1.0.3 report it.
 
 Unsupported arguments and blocks, labels missing or one too many, required arguments left out,
-names no address can hold, names defined twice, variables and values where Terraform reads with no
-evaluation context, type constraints it cannot read, validation conditions that check nothing: two
+names no address can hold, names defined twice, module arguments the module does not declare or
+leaves out, variables and values where Terraform reads with no
+evaluation context, type constraints it cannot read, validation conditions that check nothing:
 configurations made of such blocks, one case a line, validated with ``validate -json`` by ctl and by
 both references. ctl's diagnostics on each line (severity, summary, detail and range) must be
 OpenTofu's; where Terraform 1.0.3 words one otherwise (``NEWER``, listed in
@@ -106,7 +107,12 @@ output "v" {
 }
 """
 
-CONFIGS = {"blocks": BLOCKS, "shapes": SHAPES}
+# Module calls whose arguments are not the called module's variables ("r" declares two). Each is a
+# configuration of its own: the references report one module call's problems and stop there.
+CALL_UNKNOWN = 'module "w" {\n  source = "./m"\n  bogus  = 1\n}\n'
+CALL_MISSING = 'module "r" {\n  source = "./r"\n  nam    = 2\n}\n'
+
+CONFIGS = {"blocks": BLOCKS, "shapes": SHAPES, "call_unknown": CALL_UNKNOWN, "call_missing": CALL_MISSING}
 
 # Lines where Terraform 1.0.3 reports otherwise and ctl follows the newest language.
 NEWER = {
@@ -129,7 +135,8 @@ def _by_line(config: str, diagnostics: list[dict[str, Any]]) -> dict[Case, set[t
     return out
 
 
-CALLED = {"m/main.tf": 'output "x" {\n  value = 1\n}\n'}  # the module both configurations call
+# The modules the configurations call.
+CALLED = {"m/main.tf": 'output "x" {\n  value = 1\n}\n', "r/main.tf": 'variable "need" {}\nvariable "name" {}\n'}
 
 
 @pytest.fixture(scope="module")

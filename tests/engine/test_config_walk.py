@@ -279,10 +279,14 @@ def test_module_call_argument_errors(make_config: MakeConfig) -> None:
         "m/main.tf": 'variable "name" {\n  type = string\n}\nvariable "size" {\n  type = number\n}\n',
     }))
     assert errors(loaded) == [
-        ("main.tf:1:1", 'Missing required argument "name"'),
-        ("main.tf:1:1", 'Missing required argument "size"'),
-        ("main.tf:3:3", 'Unsupported argument "nmae"'),
+        ("main.tf:1:12", "Missing required argument"),  # at the brace, as Terraform points
+        ("main.tf:1:12", "Missing required argument"),
+        ("main.tf:3:3", "Unsupported argument"),
     ]
+    details = [d.detail for d in loaded.diags.errors()]
+    assert details == ['The argument "name" is required, but no definition was found.',
+                       'The argument "size" is required, but no definition was found.',
+                       'An argument named "nmae" is not expected here. Did you mean "name"?']
 
 
 def test_module_input_of_the_wrong_type(make_config: MakeConfig) -> None:

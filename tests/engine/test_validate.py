@@ -75,7 +75,7 @@ def test_schema_violations_name_address_attribute_and_position(make_config: Make
     assert problems(loaded) == [
         ("main.tf:2:12", "Incorrect attribute value type", "random_integer.port"),
         ("main.tf:4:3", "Unsupported argument", "random_integer.port"),
-        ("main.tf:6:10", "Missing required argument", "random_id.missing"),
+        ("main.tf:6:32", "Missing required argument", "random_id.missing"),  # at its body's brace
         ("main.tf:11:17", "Incorrect attribute value type", "random_id.keep"),
         ("main.tf:14:12", 'Invalid value for attribute "length"', "random_string.short"),
         ("main.tf:17:17", "Missing required argument", "random_id.explicit_null"),
