@@ -283,10 +283,10 @@ def test_module_call_argument_errors(make_config: MakeConfig) -> None:
         ("main.tf:1:12", "Missing required argument"),
         ("main.tf:3:3", "Unsupported argument"),
     ]
-    details = [d.detail for d in loaded.diags.errors()]
-    assert details == ['The argument "name" is required, but no definition was found.',
-                       'The argument "size" is required, but no definition was found.',
-                       'An argument named "nmae" is not expected here. Did you mean "name"?']
+    details = sorted(d.detail for d in loaded.diags.errors())
+    assert details == ['An argument named "nmae" is not expected here. Did you mean "name"?',
+                       'The argument "name" is required, but no definition was found.',
+                       'The argument "size" is required, but no definition was found.']
 
 
 def test_module_input_of_the_wrong_type(make_config: MakeConfig) -> None:
