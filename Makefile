@@ -52,8 +52,17 @@ providers: venv
 	$(BIN)/python -m tests.plugin_providers
 	$(BIN)/python -m tests.opa_oracle
 
+# The whole suite, as CI runs it (.ci/run), spread over every core by pytest-xdist a test file to a
+# worker, as `make check` does, so a module's fixtures (a reference tool's answers, an apply) run once.
+# Every test is safe beside another: each worker starts the servers it needs (moto, Azurite,
+# fake-gcs-server, the HTTPS registries) on loopback ports and in temporary directories of its own;
+# the Go-built providers and oracles are built ahead by `providers`, and rebuilt under a file lock
+# when a worker finds them stale; ctl and the tools run in each test's own directory and HOME; a test
+# signals only the process (or the process group started with start_new_session) it started. So no
+# file has to run alone. TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= auto
 test: venv lint providers
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The everyday loop: lint, and the tests that need no server, spread over every core by pytest-xdist,
 # a test file to one worker, so a module's fixtures (a reference tool's answers, an apply, a pip install)

@@ -93,7 +93,10 @@ def test_a_command_does_not_outlive_a_kill_of_ctl(project: Project) -> None:
     pids = [int(project.path(name).read_text()) for name in ("shell.pid", "child.pid")]
     try:
         wait_until(lambda: not any(_alive(pid) for pid in pids), timeout=30, what="the command to be gone")
-    finally:
-        for pid in pids:  # never leave the test's own orphans behind when it fails
+    except AssertionError:
+        # Never leave the test's own orphans behind when it fails; only then, and only those still
+        # running: a number freed once they are gone may already be another process's.
+        for pid in filter(_alive, pids):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        raise
