@@ -333,7 +333,8 @@ def _sequence_diff(before: list[Any], after: list[Any]) -> list[tuple[Any, Any, 
     i = j = k = 0
     while i < len(old) or j < len(new) or k < len(common):
         while i < len(old) and (k >= len(common) or old[i] != common[k]):
-            if isinstance(_unmark(before[i]), dict) and j < len(new) and isinstance(_unmark(after[j]), dict):
+            if (isinstance(_unmark(before[i]), dict) and j < len(new) and isinstance(_unmark(after[j]), dict)
+                    and (k >= len(common) or new[j] != common[k])):  # never the next common element
                 out.append((before[i], after[j], j))
                 i += 1
                 j += 1

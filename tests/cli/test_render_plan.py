@@ -319,6 +319,30 @@ def test_nested_changes_hide_unchanged_elements() -> None:
     ) in render_plan(plan_of(c), color=False)
 
 
+def test_an_object_removed_before_a_kept_one_is_shown_as_removed() -> None:
+    """An object element pairs with the one at its place only when that one is not kept: removing
+    the first of two indexes is a removal, not a change of the first into the second (the kept one
+    is shown beside the change, as Terraform shows one unchanged element either side)."""
+    gone, kept = {"name": "by_zone", "keys": "zone"}, {"name": "by_owner", "keys": "owner"}
+    c = rc("random_id.a", ACTIONS_UPDATE, {"indexes": [gone, kept]}, {"indexes": [kept]})
+    assert block(
+        """
+          ~ resource "random_id" "a" {
+              ~ indexes = [
+                  - {
+                      - "keys" = "zone"
+                      - "name" = "by_zone"
+                    },
+                    {
+                        "keys" = "owner"
+                        "name" = "by_owner"
+                    },
+                ]
+            }
+        """
+    ) in render_plan(plan_of(c), color=False)
+
+
 def test_multi_line_strings_are_heredocs() -> None:
     create = rc("local_file.a", ACTIONS_CREATE, None, {"content": "one\ntwo\n"})
     update = rc("local_file.b", ACTIONS_UPDATE, {"content": "one\ntwo\n"}, {"content": "one\n2\n"})
