@@ -104,7 +104,7 @@ def cty_type(prop: dict[str, Any]) -> Any:
             return ["object", {n: cty_type(p) for n, p in sorted(prop["properties"].items())}]
         if isinstance(extra, dict):
             return ["map", cty_type(extra)]
-        return ["map", "string"]
+        return "dynamic"  # any object at all (a remote state's backend settings nest objects)
     return "dynamic"
 
 
