@@ -410,8 +410,8 @@ def _diagnostic(err: ValidationError, path: list[Any], address: str, body: Body,
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         summary = f'Inappropriate value for attribute "{attr_path}"'
         detail = f"{_tf_type(want)} required, got {type_name(err.instance)}."
-    else:
-        summary = f'Invalid value for attribute "{attr_path}"'
+    else:  # a rule over the whole block (one of these, not both) has no attribute to name
+        summary = f'Invalid value for attribute "{attr_path}"' if attr_path else "Invalid combination of arguments"
         detail = err.message
     return Diagnostic("error", summary, detail=f"{address}: {detail}", range=rng, address=address)
 
