@@ -143,7 +143,7 @@ def test_apply_without_input_or_auto_approve_exits_1_with_a_hint(project: Projec
 ERRORS = {
     "syntax": ('resource "terraform_data" "a" {\n  input = \n}\n', ("plan",), "main.tf:2"),
     "undeclared": ('resource "terraform_data" "a" {\n  input = var.nope\n}\n', ("apply", "--auto-approve"),
-                   'undeclared input variable "nope"'),
+                   'An input variable with the name "nope" has not been declared.'),
     "required_var": ('variable "x" { type = string }\n', ("plan",), 'No value for required variable "x"'),
     "unknown_type": ('resource "nosuch_thing" "a" {\n}\n', ("plan",), "nosuch_thing"),
     "missing_plan": (GOOD, ("apply", "missing.plan"), "missing.plan does not exist"),
@@ -179,4 +179,4 @@ def test_ctl_log_debug_shows_the_traceback(project: Project) -> None:
     res = project.ctl("plan", env={"CTL_LOG": "debug"})
     assert res.code == 1, res
     assert "Traceback" in res.stderr
-    assert 'undeclared input variable "nope"' in res.stderr
+    assert "Reference to undeclared input variable" in res.stderr

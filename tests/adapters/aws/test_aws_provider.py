@@ -150,7 +150,8 @@ provider "aws" {
 """)
     res = aws.ctl("plan")
     assert res.code == 1 and "Traceback" not in res.output
-    assert 'main.tf:3:3: Unsupported block type "assume_role"' in res.output  # refused before configuring
+    assert "main.tf:3:3: Unsupported block type" in res.output  # refused before configuring
+    assert 'Blocks of type "assume_role" are not expected here.' in res.output
 
     aws.setup('resource "aws_sns_topic" "t" {\n  name = "x"\n}\n', provider='provider "aws" {}\n')
     res = aws.ctl("plan", without=("AWS_DEFAULT_REGION",))

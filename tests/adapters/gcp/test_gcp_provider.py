@@ -174,7 +174,7 @@ def test_unsupported_provider_argument(tmp_path: Path, fake_gcs: FakeGcsServer) 
     """)
     res = project.ctl("plan")
     assert res.code == 1, str(res)
-    assert 'Unsupported argument "projcet"' in res.output and 'Did you mean "project"?' in res.output
+    assert 'An argument named "projcet" is not expected here.' in res.output and 'Did you mean "project"?' in res.output
     assert "Traceback" not in res.output
 
 
@@ -195,5 +195,5 @@ def test_invalid_arguments_are_reported_by_validate(tmp_path: Path, fake_gcs: Fa
     """)
     res = project.ctl("validate")
     assert res.code == 1, str(res)
-    assert 'Unsupported argument "colour"' in res.output
+    assert 'An argument named "colour" is not expected here.' in res.output
     assert "google_storage_bucket.b" in res.output and "google_storage_bucket_object.o" in res.output
